@@ -1,0 +1,255 @@
+"""Golden datasets and suites: typed cases loaded from YAML with ``file:line`` errors.
+
+Golden file (seed 001 section 3.2)::
+
+    golden_datasets:
+      - name: ...
+        description: ...
+        evaluation_mode: automatic | expert_review   # optional, inherited by queries
+        queries:
+          - id: ...
+            query: ...
+            ground_truth: ...            # optional
+            minimum_scores: {name: min}  # any registered score name
+            required_mentions: [...]
+            forbidden_claims: [...]
+            rubric: [{dimension, weight, criteria}]
+            evaluation_mode: ...         # optional
+            expected: {type: exact|numeric|regex|choice|any_of|python, ...}
+            context: [...]               # optional, for RAGAS / hallucination
+            tags: [...]
+
+Suite file: ``suite: {name, description, challenges: [... same fields plus category ...]}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from harness.errors import DatasetError
+from harness.expected import Expected
+from harness.model import Frozen
+from harness.scores import SCORE_NAMES
+from harness.yamlio import LocatedYaml, load_yaml
+
+EvaluationMode = Literal["automatic", "expert_review"]
+DatasetKind = Literal["golden", "suite"]
+
+
+class RubricCriterion(Frozen):
+    """A case-specific rubric dimension (seed 001's ``rubric:`` list)."""
+
+    dimension: str = Field(min_length=1)
+    weight: float = Field(ge=0, le=1)
+    criteria: str = Field(min_length=1)
+
+
+class Case(Frozen):
+    """One query with everything needed to judge an answer to it."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    query: str = Field(min_length=1)
+    ground_truth: str | None = None
+    minimum_scores: dict[str, float] = {}
+    required_mentions: tuple[str, ...] = ()
+    forbidden_claims: tuple[str, ...] = ()
+    rubric: tuple[RubricCriterion, ...] = ()
+    evaluation_mode: EvaluationMode = "automatic"
+    expected: Expected | None = None
+    context: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    category: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    # where it came from (filled by the loader)
+    dataset: str = ""
+    source: str = ""
+
+    @field_validator("minimum_scores")
+    @classmethod
+    def _known_scores(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(k for k in v if k not in SCORE_NAMES)
+        if unknown:
+            raise ValueError(
+                f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORE_NAMES))}"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _rubric_weights(self) -> Case:
+        if self.rubric:
+            total = sum(c.weight for c in self.rubric)
+            if abs(total - 1.0) > 0.001:
+                raise ValueError(f"rubric weights must sum to 1 (within 0.001), they sum to {total:.4f}")
+        return self
+
+    @property
+    def nodeid_part(self) -> str:
+        return f"{self.dataset}::{self.id}"
+
+
+class Dataset(Frozen):
+    """A named list of cases from one file."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    description: str = ""
+    kind: DatasetKind = "golden"
+    evaluation_mode: EvaluationMode = "automatic"
+    cases: tuple[Case, ...]
+    path: str = ""
+
+
+_CASE_KEYS = set(Case.model_fields) - {"dataset", "source"}
+
+
+def _fmt_loc(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+_UNION_TAGS = {"exact", "numeric", "regex", "choice", "any_of", "python"}
+
+
+def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Drop pydantic's discriminator tag (``expected.numeric.value`` -> ``expected.value``)."""
+    return tuple(
+        p for i, p in enumerate(loc) if not (i > 0 and loc[i - 1] == "expected" and p in _UNION_TAGS)
+    )
+
+
+def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[Any, ...]) -> DatasetError:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = tuple(err["loc"])
+        shown = _without_union_tags(loc)
+        where = located.where(prefix + shown)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check its spelling)"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        parts.append(f"{where}: '{_fmt_loc(shown)}': {msg}")
+    more = len(exc.errors()) - 5
+    tail = f" (and {more} more)" if more > 0 else ""
+    first_where, _, rest = parts[0].partition(": ")
+    return DatasetError("; ".join([rest] + parts[1:]) + tail, first_where)
+
+
+def _load_cases(
+    located: LocatedYaml, items: Any, items_loc: tuple[Any, ...], dataset: str,
+    default_mode: str, require_category: bool,
+) -> tuple[Case, ...]:
+    if not isinstance(items, list):
+        raise DatasetError("expected a list of cases", located.where(items_loc))
+    if not items:
+        raise DatasetError("the dataset has no cases", located.where(items_loc))
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for i, raw in enumerate(items):
+        loc = items_loc + (i,)
+        if not isinstance(raw, dict):
+            raise DatasetError("expected a mapping with at least 'id' and 'query'", located.where(loc))
+        data = dict(raw)
+        data.setdefault("evaluation_mode", default_mode)
+        where = located.where(loc)
+        try:
+            case = Case.model_validate({**data, "dataset": dataset, "source": where})
+        except ValidationError as exc:
+            raise _validation_error(exc, located, loc) from None
+        if require_category and case.category is None:
+            raise DatasetError("'category': required for suite challenges", where)
+        if case.id in seen:
+            raise DatasetError(f"duplicate case id '{case.id}' (first at {seen[case.id]})", where)
+        seen[case.id] = where
+        cases.append(case)
+    return tuple(cases)
+
+
+def load_datasets(path: Path | str) -> list[Dataset]:
+    """Load every dataset in a golden or suite YAML file.
+
+    Raises:
+        DatasetError: naming ``file:line`` and what was expected.
+    """
+    located = load_yaml(path)
+    data = located.data
+    if not isinstance(data, dict) or not ({"golden_datasets", "suite"} & set(data)):
+        raise DatasetError(
+            "expected a top-level 'golden_datasets:' list or a 'suite:' mapping", located.where(())
+        )
+    extra = sorted(set(data) - {"golden_datasets", "suite"})
+    if extra:
+        raise DatasetError(f"unknown top-level key(s) {extra}", located.where((extra[0],)))
+    datasets: list[Dataset] = []
+    if "golden_datasets" in data:
+        entries = data["golden_datasets"]
+        if not isinstance(entries, list) or not entries:
+            raise DatasetError("'golden_datasets' must be a non-empty list", located.where(("golden_datasets",)))
+        for i, entry in enumerate(entries):
+            datasets.append(_dataset(located, entry, ("golden_datasets", i), "golden", "queries"))
+    if "suite" in data:
+        datasets.append(_dataset(located, data["suite"], ("suite",), "suite", "challenges"))
+    names = [d.name for d in datasets]
+    for name in names:
+        if names.count(name) > 1:
+            raise DatasetError(f"duplicate dataset name '{name}'", located.where(()))
+    return datasets
+
+
+def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, items_key: str) -> Dataset:
+    if not isinstance(entry, dict):
+        raise DatasetError("expected a mapping with 'name' and '" + items_key + "'", located.where(loc))
+    allowed = {"name", "description", "evaluation_mode", items_key}
+    unknown = sorted(set(entry) - allowed)
+    if unknown:
+        raise DatasetError(
+            f"unknown key '{unknown[0]}' in dataset; expected {sorted(allowed)}", located.where(loc + (unknown[0],))
+        )
+    for key in ("name", items_key):
+        if key not in entry:
+            raise DatasetError(f"'{key}': required key is missing", located.where(loc))
+    name = entry["name"]
+    if not isinstance(name, str):
+        raise DatasetError("'name' must be a string", located.where(loc + ("name",)))
+    mode = entry.get("evaluation_mode", "automatic")
+    if mode not in ("automatic", "expert_review"):
+        raise DatasetError(
+            f"'evaluation_mode' must be 'automatic' or 'expert_review', got {mode!r}",
+            located.where(loc + ("evaluation_mode",)),
+        )
+    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite")
+    try:
+        return Dataset(
+            name=name, description=str(entry.get("description", "")), kind=kind,  # type: ignore[arg-type]
+            evaluation_mode=mode, cases=cases, path=str(located.path),
+        )
+    except ValidationError as exc:
+        raise _validation_error(exc, located, loc) from None
+
+
+def is_dataset_file(path: Path) -> bool:
+    """Cheap check used by collection: a YAML file whose top level names datasets or a suite."""
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return any(line.startswith(("golden_datasets:", "suite:")) for line in head.splitlines())
+
+
+def discover(paths: list[Path]) -> list[Dataset]:
+    """Load every dataset file under the given files or folders, sorted by path."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*.y*ml") if is_dataset_file(f)))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise DatasetError("no such file or folder", str(p))
+    out: list[Dataset] = []
+    for f in files:
+        out.extend(load_datasets(f))
+    return out

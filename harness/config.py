@@ -1,0 +1,298 @@
+"""Configuration: ``council-harness.yaml`` plus ``LLM_COUNCIL_*`` environment variables.
+
+Precedence: explicit overrides (CLI/pytest options) > environment > YAML file > defaults.
+Every field is documented in README.md's config reference. Invalid values raise
+:class:`~harness.errors.ConfigError` naming the environment variable or ``file:line``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+
+from harness.errors import ConfigError
+from harness.yamlio import LocatedYaml, load_yaml
+
+ENV_PREFIX = "LLM_COUNCIL_"
+DEFAULT_CONFIG_FILE = "council-harness.yaml"
+EMBEDDED_MODELS = ("smollm2-135m", "gemma3-270m")
+_EMBEDDED_ALIASES = {"smollm2": "smollm2-135m", "gemma3": "gemma3-270m"}
+CacheModeName = Literal["off", "readwrite", "replay"]
+
+
+class MemberSpec(BaseModel):
+    """One council member (or the baseline/chairman/judge model).
+
+    Args:
+        id: the member's name in transcripts and reports (unique).
+        provider: ``local`` (embedded llama.cpp) or ``openai`` (the configured endpoint).
+        model: the model name (an embedded model, or the endpoint's model id).
+        temperature, top_p: sampling, passed explicitly on every call.
+        max_tokens: generation limit for this member's answers (``None``: the global default).
+        system_prompt: an optional persona.
+        seed: sampling seed offset added to the global seed.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    provider: Literal["local", "openai"] = "local"
+    model: str = Field(min_length=1)
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(default=None, ge=1, le=32768)
+    system_prompt: str | None = None
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _embedded_exists(self) -> MemberSpec:
+        if self.provider == "local" and self.model not in EMBEDDED_MODELS:
+            raise ValueError(
+                f"embedded model '{self.model}' is unknown; expected one of {list(EMBEDDED_MODELS)}"
+            )
+        return self
+
+
+class RubricWeights(BaseModel):
+    """Rubric dimension weights (seed 004): non-negative, summing to 1 within 0.001."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    accuracy: float = 0.35
+    relevance: float = 0.10
+    completeness: float = 0.20
+    conciseness: float = 0.15
+    clarity: float = 0.20
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> RubricWeights:
+        values = self.model_dump()
+        bad = [k for k, v in values.items() if not math.isfinite(v) or v < 0]
+        if bad:
+            raise ValueError(f"weights must be finite and non-negative; bad: {bad}")
+        total = sum(values.values())
+        if abs(total - 1.0) > 0.001:
+            raise ValueError(f"weights must sum to 1 (within 0.001), they sum to {total:.4f}")
+        return self
+
+
+def default_members() -> list[MemberSpec]:
+    """The embedded default council: SmolLM2 in two sampling personas plus Gemma 3 270M."""
+    return [
+        MemberSpec(
+            id="smollm2-precise", model="smollm2-135m", temperature=0.2,
+            system_prompt="You are a careful assistant. Answer correctly and concisely.",
+        ),
+        MemberSpec(
+            id="smollm2-explainer", model="smollm2-135m", temperature=0.8, seed=1,
+            system_prompt="You are a helpful teacher. Give the answer first, then explain briefly.",
+        ),
+        MemberSpec(id="gemma3", model="gemma3-270m", temperature=0.3, seed=2),
+    ]
+
+
+_yaml_source: ContextVar[LocatedYaml | None] = ContextVar("_yaml_source", default=None)
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        located = _yaml_source.get()
+        return dict(located.data) if located is not None else {}
+
+
+def _is_finite(v: float, name: str) -> float:
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number")
+    return v
+
+
+class Settings(BaseSettings):
+    """All harness settings. Environment names are ``LLM_COUNCIL_`` + the field name upper-cased."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, extra="forbid", frozen=True, case_sensitive=False
+    )
+
+    # the council
+    models: Annotated[list[MemberSpec], NoDecode] = Field(default_factory=default_members)
+    chairman: str | None = None
+    baseline: str | None = None
+    judge: str | None = None
+    # the OpenAI-compatible endpoint
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    request_timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    member_timeout: float = Field(default=180.0, gt=0)
+    # generation
+    seed: int = 42
+    answer_max_tokens: int = Field(default=160, ge=8, le=32768)
+    review_max_tokens: int = Field(default=320, ge=16, le=32768)
+    synthesis_max_tokens: int = Field(default=200, ge=8, le=32768)
+    # scoring
+    quality_metrics: bool = True
+    quality_tier: Literal["core", "standard", "enterprise"] = "core"
+    grounding_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    rubric_scoring: bool = True
+    safety_gate: bool = True
+    weights: RubricWeights = Field(default_factory=RubricWeights)
+    # storage
+    cache_mode: CacheModeName = "readwrite"
+    cache_path: Path = Path(".council-cache/cache.sqlite")
+    reports_dir: Path = Path("reports")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _YamlSource(settings_cls))
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_from_names(cls, value: Any) -> Any:
+        """``LLM_COUNCIL_MODELS=a,b,c``: model names; embedded names run locally."""
+        if isinstance(value, str):
+            names = [n.strip() for n in value.split(",") if n.strip()]
+            if not names:
+                raise ValueError("expected a comma-separated list of model names")
+            members, seen = [], set()
+            for i, name in enumerate(names):
+                model = _EMBEDDED_ALIASES.get(name, name)
+                member_id = name if name not in seen else f"{name}#{i + 1}"
+                seen.add(name)
+                provider = "local" if model in EMBEDDED_MODELS else "openai"
+                members.append({"id": member_id, "provider": provider, "model": model, "seed": i})
+            return members
+        return value
+
+    @field_validator("request_timeout", "member_timeout")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        return _is_finite(v, "timeout")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        ids = [m.id for m in self.models]
+        if not ids:
+            raise ValueError("models: at least one council member is required")
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"models: member ids must be unique, repeated: {dupes}")
+        for role in ("chairman", "baseline", "judge"):
+            name = getattr(self, role)
+            if name is not None and self.find_member(name) is None and not self._resolvable(name):
+                raise ValueError(f"{role}: '{name}' is not a council member id or model name")
+        if any(m.provider == "openai" for m in self.all_specs()) and not self.base_url:
+            raise ValueError(
+                "base_url: a member uses provider 'openai' but no endpoint is configured "
+                "(set LLM_COUNCIL_BASE_URL)"
+            )
+        return self
+
+    def _resolvable(self, name: str) -> bool:
+        return _EMBEDDED_ALIASES.get(name, name) in EMBEDDED_MODELS or bool(self.base_url)
+
+    def find_member(self, name: str) -> MemberSpec | None:
+        return next((m for m in self.models if m.id == name), None) or next(
+            (m for m in self.models if m.model == name), None
+        )
+
+    def role_spec(self, role: Literal["chairman", "baseline", "judge"]) -> MemberSpec:
+        """The spec for a role: a member by id or model name, else a new spec for that model."""
+        name = getattr(self, role)
+        if role == "baseline" and name is None:
+            name = self.chairman
+        if role == "judge" and name is None:
+            name = self.chairman
+        if name is None:
+            return self.models[0]
+        found = self.find_member(name)
+        if found is not None:
+            return found
+        model = _EMBEDDED_ALIASES.get(name, name)
+        provider = "local" if model in EMBEDDED_MODELS else "openai"
+        return MemberSpec(id=name, provider=provider, model=model, temperature=0.2)
+
+    def all_specs(self) -> list[MemberSpec]:
+        specs = list(self.models)
+        for role in ("chairman", "baseline", "judge"):
+            name = getattr(self, role)
+            if name is not None and self.find_member(name) is None:
+                model = _EMBEDDED_ALIASES.get(name, name)
+                specs.append(
+                    MemberSpec(
+                        id=name, model=model,
+                        provider="local" if model in EMBEDDED_MODELS else "openai",
+                    )
+                )
+        return specs
+
+    def public_dict(self) -> dict[str, Any]:
+        """Settings for manifests and reports (no secrets: only the *name* of the key variable)."""
+        return self.model_dump(mode="json")
+
+
+def _describe_error(err: dict[str, Any], located: LocatedYaml | None) -> str:
+    loc = tuple(err.get("loc", ()))
+    msg = err.get("msg", "invalid value")
+    key = loc[0] if loc else None
+    if isinstance(key, str):
+        env_name = ENV_PREFIX + key.upper()
+        if env_name in os.environ:
+            return f"environment variable {env_name}: {msg}"
+        if located is not None and key in located.data:
+            where = located.where(loc)
+            dotted = ".".join(str(p) for p in loc)
+            return f"{where}: '{dotted}': {msg}"
+        dotted = ".".join(str(p) for p in loc)
+        return f"setting '{dotted}': {msg}"
+    return f"configuration: {msg}"
+
+
+def load_settings(
+    config_path: Path | str | None = None, **overrides: Any
+) -> Settings:
+    """Load settings from the YAML file (if any), the environment and explicit overrides.
+
+    Args:
+        config_path: the YAML file; ``None`` uses ``$COUNCIL_HARNESS_CONFIG`` or
+            ``./council-harness.yaml`` when it exists.
+        overrides: values that win over everything (CLI and pytest options); ``None`` is ignored.
+    """
+    path = config_path or os.environ.get("COUNCIL_HARNESS_CONFIG")
+    if path is None and Path(DEFAULT_CONFIG_FILE).exists():
+        path = DEFAULT_CONFIG_FILE
+    located: LocatedYaml | None = None
+    if path is not None:
+        p = Path(path)
+        if not p.exists():
+            raise ConfigError("config file not found", str(p))
+        located = load_yaml(p)
+        if located.data is None:
+            located = located.with_data({})
+        if not isinstance(located.data, dict):
+            raise ConfigError("expected a mapping of settings at the top level", f"{p}:1")
+    token = _yaml_source.set(located)
+    try:
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        return Settings(**clean)
+    except ValidationError as exc:
+        lines = [_describe_error(e, located) for e in exc.errors()]
+        raise ConfigError("invalid configuration: " + "; ".join(lines)) from None
+    finally:
+        _yaml_source.reset(token)

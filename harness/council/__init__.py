@@ -1,0 +1,1 @@
+"""The subjects: the native three-stage council and the single-model baseline."""

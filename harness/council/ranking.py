@@ -1,0 +1,196 @@
+"""Stage 2: anonymized presentation, ballot parsing and normalized Borda aggregation."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import string
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from harness.transcript import AggregateRank, Ballot, Review
+
+RUBRIC_DIMENSIONS: tuple[str, ...] = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL | re.IGNORECASE)
+_LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")
+_LABEL_ITEM = re.compile(r"^\s*(?:response\s+)?([A-Za-z])\s*$", re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"^\s*(?:I\s+(?:cannot|can't|can not|won't|will not|am unable|'m unable|refuse|must decline)"
+    r"|I'm sorry|Sorry,|As an AI)",
+    re.IGNORECASE,
+)
+DELIM_OPEN = "<<<"
+DELIM_CLOSE = ">>>"
+
+
+def labels_for(n: int) -> list[str]:
+    """``Response A`` .. for ``n`` candidates (at most 26)."""
+    if n > len(string.ascii_uppercase):
+        raise ValueError(f"at most 26 council members can be anonymized, got {n}")
+    return [f"Response {c}" for c in string.ascii_uppercase[:n]]
+
+
+def presentation_order(labels: Sequence[str], seed: int) -> tuple[str, ...]:
+    """The order one reviewer sees the candidates in, shuffled with a recorded seed."""
+    order = list(labels)
+    random.Random(seed).shuffle(order)
+    return tuple(order)
+
+
+def escape_candidate(text: str) -> str:
+    """Keep candidate text from closing or forging its delimiters."""
+    return text.replace(DELIM_OPEN, "\u2039\u2039\u2039").replace(DELIM_CLOSE, "\u203a\u203a\u203a")
+
+
+def render_candidates(order: Sequence[str], texts: Mapping[str, str]) -> str:
+    """Candidates in presentation order, each inside ``<<<Response X>>> ... <<<end>>>`` delimiters."""
+    blocks = [
+        f"{DELIM_OPEN}{label}{DELIM_CLOSE}\n{escape_candidate(texts[label]).strip()}\n"
+        f"{DELIM_OPEN}end {label}{DELIM_CLOSE}"
+        for label in order
+    ]
+    return "\n\n".join(blocks)
+
+
+def _normalize_label(item: object, valid: set[str]) -> str | None:
+    if not isinstance(item, str):
+        return None
+    m = _LABEL_ITEM.match(item)
+    if not m:
+        return None
+    label = f"Response {m.group(1).upper()}"
+    return label if label in valid else None
+
+
+def _clean(labels: Sequence[str | None]) -> tuple[str, ...]:
+    seen: list[str] = []
+    for label in labels:
+        if label is not None and label not in seen:
+            seen.append(label)
+    return tuple(seen)
+
+
+def _json_ballot(obj: dict, valid: set[str], method: str) -> Ballot | None:
+    ranking = obj.get("ranking")
+    if not isinstance(ranking, list):
+        return None
+    cleaned = _clean([_normalize_label(x, valid) for x in ranking])
+    scores: dict[str, dict[str, float]] = {}
+    holistic = False
+    raw_scores = obj.get("scores")
+    if isinstance(raw_scores, dict):
+        for key, value in raw_scores.items():
+            label = _normalize_label(key, valid)
+            if label is None:
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                holistic = True
+            elif isinstance(value, dict):
+                dims = {
+                    str(d).lower(): float(v)
+                    for d, v in value.items()
+                    if isinstance(v, int | float) and not isinstance(v, bool) and 1 <= v <= 10
+                }
+                if dims:
+                    scores[label] = dims
+    critique = obj.get("critique")
+    return Ballot(
+        ranking=cleaned,
+        scores={} if holistic else scores,
+        critique=critique.strip() if isinstance(critique, str) else "",
+        method=method,  # type: ignore[arg-type]
+        abstained=not cleaned,
+        holistic=holistic,
+    )
+
+
+def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
+    """Parse a reviewer's reply into a cleaned ballot; never raises.
+
+    Order: fenced JSON ``{"ranking": [...], "scores": {...}}``, raw JSON, a ``FINAL RANKING:``
+    numbered list, then any ``Response X`` mentions in order. A refusal is an abstention;
+    duplicates and unknown labels are dropped.
+    """
+    valid = set(valid_labels)
+    m = _FENCED.search(text)
+    if m:
+        try:
+            obj = json.loads(m.group(1), strict=False)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            ballot = _json_ballot(obj, valid, "json_fenced")
+            if ballot is not None:
+                return ballot
+    decoder = json.JSONDecoder(strict=False)
+    starts = [i for i, ch in enumerate(text) if ch == "{"][:64]
+    for start in starts:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            ballot = _json_ballot(obj, valid, "json_raw")
+            if ballot is not None:
+                return ballot
+    if "FINAL RANKING:" in text:
+        tail = text.split("FINAL RANKING:", 1)[1]
+        numbered = re.findall(r"^\s*\d+[.)]\s*(Response\s+[A-Z])\b", tail, re.MULTILINE)
+        found = numbered or [f"Response {c}" for c in _LABEL_IN_TEXT.findall(tail)]
+        cleaned = _clean([x if x in valid else None for x in (re.sub(r"\s+", " ", f) for f in found)])
+        if cleaned:
+            return Ballot(ranking=cleaned, method="final_ranking")
+    if _REFUSAL.search(text):
+        return Ballot(method="none", abstained=True)
+    mentions = _clean(
+        [lab if lab in valid else None for lab in (f"Response {c}" for c in _LABEL_IN_TEXT.findall(text))]
+    )
+    if mentions:
+        return Ballot(ranking=mentions, method="mentions")
+    return Ballot(method="none", abstained=True)
+
+
+def borda_points(position: int, k: int) -> float:
+    """Normalized Borda points ``(k-1-pos)/(k-1)`` for a 0-based position in a ballot of ``k``."""
+    return 1.0 if k == 1 else (k - 1 - position) / (k - 1)
+
+
+def aggregate_rankings(
+    reviews: Sequence[Review], label_to_member: Mapping[str, str], members: Sequence[str]
+) -> tuple[AggregateRank, ...]:
+    """Aggregate the ballots into per-member standings, best first.
+
+    Each ballot drops the reviewer's own answer (self-votes) and is re-indexed before scoring.
+    Members are ordered by mean Borda (desc), average position (asc), then member id; members
+    with no votes come last with no average position.
+    """
+    points: dict[str, list[float]] = defaultdict(list)
+    positions: dict[str, list[int]] = defaultdict(list)
+    for review in reviews:
+        if not review.ok or review.ballot.abstained:
+            continue
+        ballot = [
+            label_to_member[label]
+            for label in review.ballot.ranking
+            if label in label_to_member and label_to_member[label] != review.reviewer
+        ]
+        k = len(ballot)
+        for pos, member in enumerate(ballot):
+            points[member].append(borda_points(pos, k))
+            positions[member].append(pos + 1)
+    ranks = [
+        AggregateRank(
+            member=m,
+            borda=sum(points[m]) / len(points[m]) if points[m] else 0.0,
+            average_position=sum(positions[m]) / len(positions[m]) if positions[m] else None,
+            votes=len(points[m]),
+        )
+        for m in members
+    ]
+
+    def key(r: AggregateRank) -> tuple:
+        voted = r.votes > 0
+        return (not voted, -r.borda, r.average_position or 0.0, r.member)
+
+    return tuple(sorted(ranks, key=key))

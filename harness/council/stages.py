@@ -1,0 +1,130 @@
+"""The native three-stage council: answer, anonymized peer review, chairman synthesis."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+
+from harness.config import MemberSpec, Settings
+from harness.council.calls import Caller, CallResult
+from harness.council.prompts import (
+    answer_messages,
+    ballot_schema,
+    review_messages,
+    synthesis_messages,
+)
+from harness.council.ranking import aggregate_rankings, labels_for, parse_ballot, presentation_order
+from harness.transcript import Answer, Ballot, CallRecord, Review, Transcript
+
+
+def review_seed(base_seed: int, query: str, reviewer: str) -> int:
+    """The recorded shuffle seed of one reviewer for one query (stable across runs)."""
+    digest = hashlib.sha256(f"{base_seed}|{query}|{reviewer}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class Council:
+    """The three-stage council subject.
+
+    Args:
+        members: the council members (stage 1 and stage 2).
+        chairman: the model that writes the stage-3 synthesis.
+        caller: routes calls to providers.
+        settings: token limits, seeds, rubric switch.
+    """
+
+    name = "council"
+
+    def __init__(self, members: list[MemberSpec], chairman: MemberSpec, caller: Caller, settings: Settings) -> None:
+        self.members = members
+        self.chairman = chairman
+        self.caller = caller
+        self.settings = settings
+
+    async def answer(self, query: str) -> Transcript:
+        started = time.perf_counter()
+        records: list[CallRecord] = []
+        errors: list[str] = []
+
+        # Stage 1: every member answers (in parallel; a failed member is recorded and left out).
+        results = await asyncio.gather(*(
+            self.caller.call(m, "stage1", answer_messages(query, m.system_prompt),
+                             max_tokens=self.settings.answer_max_tokens)
+            for m in self.members
+        ))
+        answers = []
+        for member, res in zip(self.members, results, strict=True):
+            records.append(res.record)
+            if res.completion is None:
+                errors.append(f"stage1 {member.id}: {res.error}")
+            elif not res.completion.text.strip():
+                errors.append(f"stage1 {member.id}: empty answer")
+                answers.append(Answer(member=member.id, model=member.model, text="", error="empty answer"))
+                continue
+            answers.append(Answer(
+                member=member.id, model=member.model,
+                text=res.completion.text.strip() if res.completion else "",
+                error=None if res.completion else res.error,
+            ))
+        ok = [a for a in answers if a.ok]
+        labels = labels_for(len(ok))
+        label_to_member = dict(zip(labels, (a.member for a in ok), strict=True))
+        texts = dict(zip(labels, (a.text for a in ok), strict=True))
+
+        # Stage 2: each member with an answer reviews all answers, anonymized and shuffled.
+        reviews: list[Review] = []
+        if len(ok) >= 2:
+            reviewers = [m for m in self.members if any(a.member == m.id for a in ok)]
+            seeds = [review_seed(self.settings.seed, query, m.id) for m in reviewers]
+            orders = [presentation_order(labels, s) for s in seeds]
+            schema = ballot_schema(labels, self.settings.rubric_scoring)
+            review_results = await asyncio.gather(*(
+                self.caller.call(
+                    m, "stage2",
+                    review_messages(query, order, texts, self.settings.rubric_scoring),
+                    max_tokens=self.settings.review_max_tokens, json_schema=schema,
+                    temperature=min(m.temperature, 0.3),
+                )
+                for m, order in zip(reviewers, orders, strict=True)
+            ))
+            for m, order, seed, res in zip(reviewers, orders, seeds, review_results, strict=True):
+                records.append(res.record)
+                reviews.append(self._review(m, order, seed, res, labels))
+                if res.error:
+                    errors.append(f"stage2 {m.id}: {res.error}")
+                elif reviews[-1].ballot.abstained:
+                    errors.append(f"stage2 {m.id}: no usable ranking (abstained)")
+        aggregate = aggregate_rankings(reviews, label_to_member, [a.member for a in ok])
+
+        # Stage 3: the chairman synthesizes from the ranked answers.
+        synthesis: str | None = None
+        ranked = [(r.member, next(a.text for a in ok if a.member == r.member)) for r in aggregate]
+        if ok:
+            res = await self.caller.call(
+                self.chairman, "stage3", synthesis_messages(query, ranked),
+                max_tokens=self.settings.synthesis_max_tokens, temperature=min(self.chairman.temperature, 0.3),
+            )
+            records.append(res.record)
+            if res.completion is not None and res.completion.text.strip():
+                synthesis = res.completion.text.strip()
+            else:
+                errors.append(f"stage3 {self.chairman.id}: {res.error or 'empty synthesis'}")
+        else:
+            errors.append("stage1: no member produced an answer")
+        final = synthesis if synthesis is not None else (ranked[0][1] if ranked else "")
+        return Transcript(
+            subject=self.name, query=query, answers=tuple(answers), label_to_member=label_to_member,
+            reviews=tuple(reviews), aggregate=aggregate, synthesis=synthesis, final_answer=final,
+            chairman=self.chairman.id, calls=tuple(records), errors=tuple(errors),
+            duration_s=time.perf_counter() - started,
+        )
+
+    @staticmethod
+    def _review(m: MemberSpec, order: tuple[str, ...], seed: int, res: CallResult, labels: list[str]) -> Review:
+        if res.completion is None:
+            return Review(reviewer=m.id, model=m.model, raw_text="", ballot=Ballot(abstained=True),
+                          presentation_order=order, shuffle_seed=seed, error=res.error)
+        text = res.completion.text
+        return Review(reviewer=m.id, model=m.model, raw_text=text, ballot=parse_ballot(text, labels),
+                      presentation_order=order, shuffle_seed=seed)

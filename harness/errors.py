@@ -1,0 +1,44 @@
+"""User-facing errors: one paragraph naming the place and what was expected, never a traceback."""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base class for errors that are shown to the user as a single clear message.
+
+    Args:
+        message: what went wrong and what was expected.
+        where: the file, ``file:line``, config key or field the problem is in (optional).
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class ConfigError(HarnessError):
+    """Invalid configuration (YAML file, environment variable or option)."""
+
+
+class DatasetError(HarnessError):
+    """A golden dataset or suite file that cannot be loaded."""
+
+
+class ProviderError(HarnessError):
+    """A model call that failed after its retries (endpoint down, bad reply, timeout)."""
+
+    exit_code = 1
+
+
+class CacheMiss(ProviderError):
+    """In replay mode, a call that is not in the cache."""
+
+
+class StoreError(HarnessError):
+    """A run, baseline or bias store that cannot be read or written."""

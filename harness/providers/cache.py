@@ -1,0 +1,155 @@
+"""Record/replay cache around any provider, stored in SQLite.
+
+Keys are a SHA-256 of the provider identity, model, messages and sampling parameters; API keys
+and headers are never part of a key or a stored row. Modes: ``off`` (pass through),
+``readwrite`` (serve hits, record misses), ``replay`` (serve hits, a miss is an error naming the
+case and model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.errors import CacheMiss, StoreError
+from harness.providers.base import Provider, current_case
+from harness.transcript import Completion, Message
+
+CacheMode = Literal["off", "readwrite", "replay"]
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    completion TEXT NOT NULL,
+    created REAL NOT NULL DEFAULT (julianday('now'))
+)
+"""
+
+
+class CacheStore:
+    """The SQLite file behind the cache; safe across threads and processes (WAL, busy timeout)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"the cache database cannot be opened ({exc}); delete it or point "
+                "LLM_COUNCIL_CACHE_PATH elsewhere (a cache holds nothing that cannot be recomputed)",
+                str(self.path),
+            ) from None
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            try:
+                row = self._db.execute(
+                    "SELECT completion FROM completions WHERE key = ?", (key,)
+                ).fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"the cache database is unreadable ({exc})", str(self.path)) from None
+        return Completion.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, completion: Completion) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO completions (key, model, completion) VALUES (?, ?, ?)",
+                (key, completion.model, completion.model_dump_json()),
+            )
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def cache_key(
+    identity: str,
+    model: str,
+    messages: Sequence[Message],
+    params: dict[str, Any],
+) -> str:
+    """A stable hash of everything that determines a reply (never a secret)."""
+    payload = {
+        "identity": identity,
+        "model": model,
+        "messages": [m.model_dump() for m in messages],
+        "params": params,
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class CachedProvider:
+    """Wrap ``inner`` with a record/replay cache.
+
+    Args:
+        inner: the provider that really answers.
+        store: the SQLite store.
+        mode: ``off``, ``readwrite`` or ``replay``.
+    """
+
+    def __init__(self, inner: Provider, store: CacheStore, mode: CacheMode) -> None:
+        self.inner = inner
+        self.store = store
+        self.mode = mode
+        self.name = inner.name
+        self.hits = 0
+        self.misses = 0
+        self._inflight: dict[str, asyncio.Lock] = {}
+
+    def identity(self, model: str) -> str:
+        return self.inner.identity(model)
+
+    async def chat(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        *,
+        temperature: float,
+        max_tokens: int,
+        seed: int,
+        top_p: float = 1.0,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        kwargs = dict(
+            temperature=temperature, max_tokens=max_tokens, seed=seed, top_p=top_p,
+            json_schema=json_schema,
+        )
+        if self.mode == "off":
+            return await self.inner.chat(model, messages, **kwargs)
+        key = cache_key(self.inner.identity(model), model, messages, kwargs)
+        lock = self._inflight.setdefault(key, asyncio.Lock())
+        async with lock:  # identical concurrent calls are made once
+            hit = await asyncio.to_thread(self.store.get, key)
+            if hit is not None:
+                self.hits += 1
+                return hit.model_copy(update={"cached": True})
+            if self.mode == "replay":
+                raise CacheMiss(
+                    f"replay mode: no cached reply for model '{model}' in case "
+                    f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
+                    "cache",
+                )
+            self.misses += 1
+            completion = await self.inner.chat(model, messages, **kwargs)
+            await asyncio.to_thread(self.store.put, key, completion)
+            return completion
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

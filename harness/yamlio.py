@@ -1,0 +1,119 @@
+"""YAML loading that remembers where every value came from, for ``file:line`` errors.
+
+Duplicate mapping keys (which PyYAML silently accepts) are an error here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import DatasetError
+
+Path_ = tuple[Any, ...]
+MAX_YAML_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LocatedYaml:
+    """Plain YAML data plus the 1-based line of every node, keyed by its path of keys/indexes."""
+
+    path: Path
+    data: Any
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line(self, loc: Path_) -> int:
+        """The line of ``loc`` or of its nearest located parent."""
+        loc = tuple(loc)
+        while loc:
+            if loc in self.lines:
+                return self.lines[loc]
+            loc = loc[:-1]
+        return self.lines.get((), 1)
+
+    def where(self, loc: Path_) -> str:
+        return f"{self.path}:{self.line(loc)}"
+
+    def with_data(self, data: Any) -> LocatedYaml:
+        return LocatedYaml(self.path, data, self.lines)
+
+    def sub(self, prefix: Path_) -> LocatedYaml:
+        """A view whose paths are relative to ``prefix``."""
+        n = len(prefix)
+        lines = {k[n:]: v for k, v in self.lines.items() if k[:n] == tuple(prefix)}
+        node: Any = self.data
+        for key in prefix:
+            node = node[key]
+        return LocatedYaml(self.path, node, lines)
+
+
+def _build(node: yaml.Node, loc: Path_, lines: dict[Path_, int], path: Path) -> Any:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _scalar(key_node)
+            if isinstance(key, list | dict):
+                raise DatasetError("mapping keys must be plain scalars", f"{path}:{key_node.start_mark.line + 1}")
+            if key in out:
+                raise DatasetError(
+                    f"duplicate key '{key}' (the first one would be silently overwritten)",
+                    f"{path}:{key_node.start_mark.line + 1}",
+                )
+            out[key] = _build(value_node, loc + (key,), lines, path)
+            lines[loc + (key,)] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(child, loc + (i,), lines, path) for i, child in enumerate(node.value)]
+    return _scalar(node)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    finally:
+        loader.dispose()
+
+
+def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
+    """Parse a YAML file into plain data with line numbers.
+
+    Raises:
+        DatasetError: unreadable file, syntax error (with its line and column), duplicate keys,
+            more than one document, or a file over 32 MiB.
+    """
+    path = Path(path)
+    if text is None:
+        try:
+            if path.stat().st_size > MAX_YAML_BYTES:
+                raise DatasetError(f"file is larger than {MAX_YAML_BYTES // 2**20} MiB", str(path))
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path)) from None
+        except OSError as exc:
+            raise DatasetError(f"cannot read file ({exc.strerror})", str(path)) from None
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise DatasetError(f"YAML syntax error: {problem}", where) from None
+    except yaml.YAMLError as exc:
+        raise DatasetError(f"YAML error: {exc}", str(path)) from None
+    if len(docs) > 1:
+        raise DatasetError("expected one YAML document, found several ('---')", str(path))
+    if not docs or docs[0] is None:
+        return LocatedYaml(path, None, {(): 1})
+    lines: dict[Path_, int] = {}
+    try:
+        data = _build(docs[0], (), lines, path)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise DatasetError(f"YAML value error: {exc.problem}", where) from None
+    return LocatedYaml(path, data, lines)
