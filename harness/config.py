@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from harness.errors import ConfigError
@@ -144,12 +144,21 @@ class Settings(BaseSettings):
     quality_tier: Literal["core", "standard", "enterprise"] = "core"
     grounding_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     rubric_scoring: bool = True
+    peer_rubric: bool = False
     safety_gate: bool = True
     weights: RubricWeights = Field(default_factory=RubricWeights)
     # storage
     cache_mode: CacheModeName = "readwrite"
     cache_path: Path = Path(".council-cache/cache.sqlite")
     reports_dir: Path = Path("reports")
+    # cross-session bias records (seed 003, ADR-018); names match the seed's LLM_COUNCIL_* variables
+    bias_persistence: bool = False
+    bias_store: Path = Field(default_factory=lambda: Path("~/.llm-council/bias_metrics.jsonl").expanduser())
+    bias_consent: int = Field(default=1, ge=0, le=4)
+    hash_secret: SecretStr | None = None
+    bias_window_sessions: int = Field(default=100, ge=1)
+    bias_window_days: int = Field(default=30, ge=1)
+    min_bias_sessions: int = Field(default=20, ge=1)
 
     @classmethod
     def settings_customise_sources(
@@ -179,6 +188,11 @@ class Settings(BaseSettings):
                 members.append({"id": member_id, "provider": provider, "model": model, "seed": i})
             return members
         return value
+
+    @field_validator("bias_store")
+    @classmethod
+    def _expand_user(cls, v: Path) -> Path:
+        return v.expanduser()
 
     @field_validator("request_timeout", "member_timeout")
     @classmethod
@@ -243,8 +257,13 @@ class Settings(BaseSettings):
         return specs
 
     def public_dict(self) -> dict[str, Any]:
-        """Settings for manifests and reports (no secrets: only the *name* of the key variable)."""
-        return self.model_dump(mode="json")
+        """Settings for manifests and reports (no secrets: only the *name* of the key variable).
+
+        ``hash_secret`` is masked: ``"**********"`` when set, ``None`` when not.
+        """
+        data = self.model_dump(mode="json", exclude={"hash_secret"})
+        data["hash_secret"] = "**********" if self.hash_secret is not None else None
+        return data
 
 
 def _describe_error(err: dict[str, Any], located: LocatedYaml | None) -> str:
@@ -290,6 +309,13 @@ def load_settings(
     token = _yaml_source.set(located)
     try:
         clean = {k: v for k, v in overrides.items() if v is not None}
+        if "weights" not in clean:  # the seed's LLM_COUNCIL_WEIGHT_<DIMENSION> variables
+            from harness.metrics.rubric import weights_from_env  # late: rubric imports this module
+
+            yaml_weights = located.data.get("weights") if located is not None else None
+            env_weights = weights_from_env(os.environ, yaml_weights if isinstance(yaml_weights, dict) else None)
+            if env_weights is not None:
+                clean["weights"] = env_weights
         return Settings(**clean)
     except ValidationError as exc:
         lines = [_describe_error(e, located) for e in exc.errors()]

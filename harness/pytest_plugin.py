@@ -1,10 +1,260 @@
-"""pytest plugin: golden datasets and suites as test items (filled in by the collection module)."""
+"""pytest plugin: golden datasets and suites collected as test items (pytest's non-python tests pattern).
+
+Each case becomes one item per subject, ``<file>::<dataset>::<case>[<subject>]``, marked ``golden``
+or ``suite`` (and ``category_<name>`` for suite challenges). Running an item runs the case through
+the subject on the configured models, scores it and fails with a readable report.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+from harness.cases import Case, Dataset, is_dataset_file, load_datasets
+from harness.errors import CacheMiss, HarnessError
+from harness.result import CaseResult
+
+_SESSION = pytest.StashKey["HarnessSession"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("council-harness")
+    group.addoption("--harness-subjects", default=None, help="subjects to run cases through (default council,baseline)")
+    group.addoption("--cache-mode", default=None, choices=["off", "readwrite", "replay"],
+                    help="record/replay cache mode for model calls")
+    group.addoption("--harness-config", default=None, help="council-harness.yaml to use")
+    group.addoption("--harness-report", default=None, metavar="PATH", help="write the HTML report here at the end")
+    parser.addini("harness_data_paths", "folders holding golden datasets and suites", type="paths",
+                  default=["golden", "suites"])
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "golden: a golden-dataset case run through a subject")
     config.addinivalue_line("markers", "suite: a reasoning-suite challenge run through a subject")
+
+
+class HarnessSession:
+    """Per-session state: settings, the engine (built on first use), the run folder and results."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.results: list[CaseResult] = []
+        self._engine: Any = None
+        self._runner: asyncio.Runner | None = None
+        self._writer: Any = None
+        self._manifest: Any = None
+        self.settings: Any = None
+        self.subjects: list[str] | None = None
+
+    def load(self) -> None:
+        from harness.config import load_settings
+        from harness.subjects import parse_subjects
+
+        if self.settings is None:
+            self.settings = load_settings(
+                self.config.getoption("--harness-config"), cache_mode=self.config.getoption("--cache-mode")
+            )
+            self.subjects = parse_subjects(self.config.getoption("--harness-subjects"))
+
+    def run(self, case: Case, subject: str) -> CaseResult:
+        from harness.engine import Engine
+        from harness.runs import RunWriter, new_manifest, new_run_id
+
+        self.load()
+        if self._engine is None:
+            self._engine = Engine(self.settings, self.subjects or [])
+            self._runner = asyncio.Runner()
+            run_id = new_run_id()
+            self._writer = RunWriter(self.settings.reports_dir / "runs" / run_id)
+            datasets = sorted({i.case.dataset for i in self.config.stash.get(_ITEMS, [])})
+            self._manifest = new_manifest(self.settings, run_id, datasets, self.subjects or [])
+            self._writer.write_manifest(self._manifest)
+        assert self._runner is not None
+        result = self._runner.run(self._engine.run_case(case, subject))
+        self._writer.add([result])
+        self.results.append(result)
+        return result
+
+    def finish(self) -> Path | None:
+        from harness.report.html import write_report
+        from harness.runs import load_run, now_iso
+
+        if self._engine is None:
+            return None
+        hits, misses = self._engine.cache_stats()
+        assert self._runner is not None
+        self._runner.run(self._engine.aclose())
+        self._runner.close()
+        self._writer.write_manifest(self._manifest.model_copy(
+            update={"finished_at": now_iso(), "cache_hits": hits, "cache_misses": misses}))
+        run = load_run(self._writer.run_dir)
+        write_report(run)
+        target = self.config.getoption("--harness-report")
+        if target:
+            return write_report(run, Path(target))
+        return run.run_dir / "index.html"
+
+
+_ITEMS = pytest.StashKey[list["CaseItem"]]()
+
+
+def _session(config: pytest.Config) -> HarnessSession:
+    if _SESSION not in config.stash:
+        config.stash[_SESSION] = HarnessSession(config)
+    return config.stash[_SESSION]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    roots = [Path(p).resolve() for p in parent.config.getini("harness_data_paths")]
+    resolved = file_path.resolve()
+    if not any(resolved.is_relative_to(r) for r in roots):
+        return None
+    if not is_dataset_file(file_path):
+        return None
+    return DatasetFile.from_parent(parent, path=file_path)
+
+
+class DatasetLoadError(Exception):
+    """A dataset file that could not be loaded (shown as a one-paragraph collection error)."""
+
+
+class DatasetFile(pytest.File):
+    def collect(self):  # noqa: ANN201 - pytest hook signature
+        try:
+            datasets = load_datasets(self.path)
+        except HarnessError as exc:
+            raise DatasetLoadError(str(exc)) from None
+        for dataset in datasets:
+            yield DatasetNode.from_parent(self, name=dataset.name, dataset=dataset)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+        if isinstance(excinfo.value, DatasetLoadError):
+            return f"dataset error: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+class DatasetNode(pytest.Collector):
+    def __init__(self, *, dataset: Dataset, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.dataset = dataset
+
+    def collect(self):  # noqa: ANN201
+        session = _session(self.config)
+        try:
+            session.load()
+        except HarnessError as exc:
+            raise DatasetLoadError(str(exc)) from None
+        items = self.config.stash.setdefault(_ITEMS, [])
+        for case in self.dataset.cases:
+            for subject in session.subjects or []:
+                item = CaseItem.from_parent(self, name=f"{case.id}[{subject}]", case=case, subject=subject)
+                item.add_marker(self.dataset.kind)
+                if case.category:
+                    self.config.addinivalue_line("markers", f"category_{case.category}: suite category")
+                    item.add_marker(f"category_{case.category}")
+                for tag in case.tags:
+                    item.user_properties.append(("tag", tag))
+                items.append(item)
+                yield item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+        if isinstance(excinfo.value, DatasetLoadError):
+            return f"configuration error: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+class CaseFailure(Exception):
+    """A case that did not pass; carries its result for the report."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(result.case_id)
+        self.result = result
+
+
+class CaseItem(pytest.Item):
+    """One case through one subject."""
+
+    def __init__(self, *, case: Case, subject: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.subject = subject
+
+    def runtest(self) -> None:
+        session = _session(self.config)
+        try:
+            result = session.run(self.case, self.subject)
+        except CacheMiss as exc:
+            pytest.fail(str(exc), pytrace=False)
+        except HarnessError as exc:
+            pytest.fail(f"configuration error: {exc}", pytrace=False)
+        for key, value in sorted(result.scores.items()):
+            self.user_properties.append((key, value))
+        if result.status == "awaiting_review":
+            pytest.skip("awaiting expert review (evaluation_mode: expert_review); scored, verdict pending")
+        if result.status != "passed":
+            raise CaseFailure(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+        if isinstance(excinfo.value, CaseFailure):
+            return format_failure(excinfo.value.result, self.case)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = None
+        if ":" in self.case.source:
+            try:
+                line = int(self.case.source.rsplit(":", 1)[1]) - 1
+            except ValueError:
+                line = None
+        return self.path, line, f"{self.case.dataset}::{self.case.id}[{self.subject}]"
+
+
+def _clip(text: str, n: int = 600) -> str:
+    text = text.strip()
+    return text if len(text) <= n else text[:n] + f" … ({len(text) - n} more characters)"
+
+
+def format_failure(result: CaseResult, case: Case) -> str:
+    """A readable failure report: what was expected, what came back, the answer and the metrics."""
+    lines = [f"{case.dataset}::{case.id} through '{result.subject}': {result.status.upper()}  ({case.source})"]
+    lines.append(f"query: {_clip(case.query, 300)}")
+    if result.error:
+        lines.append(f"error: {result.error}")
+    failed = [c for c in result.checks if not c.passed]
+    if failed:
+        lines.append("failed checks:")
+        lines += [f"  - {c.kind} '{c.target}': {c.detail}" for c in failed]
+    if case.ground_truth:
+        lines.append(f"expected (ground truth): {_clip(case.ground_truth, 300)}")
+    if result.transcript is not None:
+        lines.append(f"got: {_clip(result.transcript.final_answer)}")
+        if result.transcript.errors:
+            lines.append("subject errors: " + "; ".join(result.transcript.errors))
+    if result.quality_metrics is not None:
+        q = result.quality_metrics
+        sas = q.core.synthesis_attribution
+        lines.append(
+            f"quality: CSS {q.core.consensus_strength} · DDI {q.core.deliberation_depth} · "
+            f"winner alignment {sas.winner_alignment} · hallucination risk {sas.hallucination_risk} · "
+            f"grounded {sas.grounded}" + (f" · warnings {', '.join(q.warnings)}" if q.warnings else "")
+        )
+    other = {k: v for k, v in result.scores.items()}
+    if other:
+        lines.append("scores: " + ", ".join(f"{k}={v:g}" for k, v in sorted(other.items())))
+    return "\n".join(lines)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(_SESSION, None)
+    if state is None:
+        return
+    try:
+        path = state.finish()
+    except HarnessError as exc:
+        session.config.get_terminal_writer().line(f"council-harness: could not write the report: {exc}", red=True)
+        return
+    if path is not None:
+        session.config.get_terminal_writer().line(f"council-harness report: {path}")

@@ -78,11 +78,11 @@ class Council:
             reviewers = [m for m in self.members if any(a.member == m.id for a in ok)]
             seeds = [review_seed(self.settings.seed, query, m.id) for m in reviewers]
             orders = [presentation_order(labels, s) for s in seeds]
-            schema = ballot_schema(labels, self.settings.rubric_scoring)
+            schema = ballot_schema(labels, self.settings.peer_rubric)
             review_results = await asyncio.gather(*(
                 self.caller.call(
                     m, "stage2",
-                    review_messages(query, order, texts, self.settings.rubric_scoring),
+                    review_messages(query, order, texts, self.settings.peer_rubric),
                     max_tokens=self.settings.review_max_tokens, json_schema=schema,
                     temperature=min(m.temperature, 0.3),
                 )

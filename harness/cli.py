@@ -1,0 +1,123 @@
+"""The ``council-harness`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.cases import Dataset, discover
+from harness.config import load_settings
+from harness.errors import CacheMiss, ConfigError, HarnessError
+from harness.report.html import write_report
+from harness.runs import latest_run, load_run
+from harness.subjects import parse_subjects
+
+DEFAULT_DATA = [Path("golden"), Path("suites")]
+
+
+def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Dataset]:
+    found = discover([p for p in paths if p.exists()])
+    if not names:
+        return [d for d in found if d.kind == "golden"]
+    by_name = {d.name: d for d in found}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise ConfigError(f"unknown dataset(s) {missing}; available: {sorted(by_name)}", "--dataset")
+    return [by_name[n] for n in names]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.orchestrate import run_cases
+
+    console = Console(stderr=True)
+    settings = load_settings(args.config, cache_mode=args.cache_mode)
+    subjects = parse_subjects(args.subjects)
+    names = (args.dataset or []) + ([args.suite] if args.suite else [])
+    paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
+    if args.resume:
+        run_dir = Path(args.resume)
+        if not run_dir.exists():
+            run_dir = settings.reports_dir / "runs" / args.resume
+        prior = load_run(run_dir).manifest
+        datasets = _datasets(list(prior.datasets), paths)
+        subjects = list(prior.subjects)
+        run = run_cases(settings, datasets, subjects, run_dir=run_dir, resume=True, console=console)
+    else:
+        datasets = _datasets(names, paths)
+        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
+    report = write_report(run)
+    _print_summary(run, console)
+    console.print(f"report: {report}")
+    failing = [r for r in run.results if r.status in ("failed", "error")]
+    return 1 if failing else 0
+
+
+def _print_summary(run, console: Console) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"run {run.run_id}")
+    table.add_column("subject")
+    for status in ("passed", "failed", "error", "awaiting_review"):
+        table.add_column(status)
+    for subject in run.manifest.subjects:
+        rs = [r for r in run.results if r.subject == subject]
+        table.add_row(subject, *(str(sum(r.status == s for r in rs)) for s in
+                                 ("passed", "failed", "error", "awaiting_review")))
+    console.print(table)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run) if args.run else latest_run(Path(args.reports_dir) / "runs")
+    if run_dir is None:
+        raise ConfigError("no runs found; run `council-harness run` first", str(Path(args.reports_dir) / "runs"))
+    run = load_run(run_dir)
+    out = write_report(run, Path(args.output) if args.output else None)
+    print(out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="council-harness", description="Evaluate and regression-test multi-model LLM councils."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run datasets through the council and the baseline, write a report")
+    run.add_argument("--dataset", action="append", help="dataset name (repeatable; default: all golden datasets)")
+    run.add_argument("--suite", help="a suite to run, e.g. reasoning-100")
+    run.add_argument("--subjects", default="council,baseline", help="comma-separated subjects")
+    run.add_argument("--cache-mode", choices=["off", "readwrite", "replay"], default=None)
+    run.add_argument("--config", help="council-harness.yaml path")
+    run.add_argument("--data", action="append", help="dataset file or folder (default: golden/ and suites/)")
+    run.add_argument("--limit", type=int, help="run only the first N cases")
+    run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
+    run.set_defaults(func=cmd_run)
+    rep = sub.add_parser("report", help="(re)write the HTML report of a run")
+    rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
+    rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
+    rep.add_argument("--reports-dir", default="reports")
+    rep.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CacheMiss as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted; resume with `council-harness run --resume RUN_ID`", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

