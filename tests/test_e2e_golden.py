@@ -1,0 +1,168 @@
+"""End to end on the embedded models: golden YAML as pytest items, the run record, the report, replay.
+
+One cold run records every model call in a cache; the later runs replay it, so the whole module
+makes real llama.cpp calls only once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MINI = """\
+golden_datasets:
+  - name: mini
+    description: quick facts for the end-to-end test
+    queries:
+      - id: capital-fr
+        query: "What is the capital of France? Answer in one sentence."
+        ground_truth: "Paris is the capital of France."
+        required_mentions: ["Paris"]
+      - id: add-small
+        query: "What is 2 plus 3? Answer in one sentence."
+        ground_truth: "5"
+        required_mentions: ["5"]
+      - id: impossible
+        query: "What is the capital of France? Answer in one sentence."
+        ground_truth: "(a case that must fail: the mention is never produced)"
+        required_mentions: ["Zanzibar"]
+"""
+
+
+def _env(project: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env.update({
+        "LLM_COUNCIL_ANSWER_MAX_TOKENS": "40",
+        "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",
+        "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "40",
+        "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    })
+    return env
+
+
+def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
+           "-p", "no:langsmith_plugin", *args]
+    return subprocess.run(cmd, cwd=project, env=_env(project), capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("golden-project")
+    (root / "golden").mkdir()
+    (root / "golden" / "mini.yaml").write_text(MINI)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def cold_run(project: Path) -> subprocess.CompletedProcess[str]:
+    return _pytest(project, "-m", "golden", "--harness-report", str(project / "report.html"), "-q")
+
+
+def _runs(project: Path) -> list[Path]:
+    return sorted((project / "reports" / "runs").iterdir())
+
+
+def test_collect_only_lists_one_item_per_case_and_subject(project: Path) -> None:
+    out = _pytest(project, "-m", "golden", "--collect-only", "-q")
+    items = [line for line in out.stdout.splitlines() if line.startswith("golden/")]
+    assert items == [
+        f"golden/mini.yaml::mini::{case}[{subject}]"
+        for case in ("capital-fr", "add-small", "impossible") for subject in ("council", "baseline")
+    ]
+
+
+def test_cold_run_fails_only_the_impossible_case_with_a_readable_report(
+    project: Path, cold_run: subprocess.CompletedProcess[str]
+) -> None:
+    out = cold_run.stdout
+    assert cold_run.returncode == 1, out + cold_run.stderr
+    assert "FAILED golden/mini.yaml::mini::impossible[council]" in out
+    assert "FAILED golden/mini.yaml::mini::impossible[baseline]" in out
+    assert "required_mention 'Zanzibar': 'Zanzibar' does not appear in the answer" in out
+    assert "got: " in out and "expected (ground truth)" in out
+    assert "Traceback" not in out
+    assert (project / "report.html").exists()
+
+
+def test_run_record_and_tier1_metrics(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    run_dir = _runs(project)[0]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["subjects"] == ["council", "baseline"] and manifest["finished_at"]
+    assert {m["name"] for m in manifest["models"]} == {"smollm2-135m", "gemma3-270m"}
+    assert all(len(m["sha256"]) == 64 for m in manifest["models"])
+    assert manifest["cache_misses"] > 0
+    lines = (run_dir / "results.jsonl").read_text().splitlines()
+    results = [json.loads(line) for line in lines]
+    assert len(results) == 6
+    council = [r for r in results if r["subject"] == "council"]
+    for r in council:
+        qm = r["quality_metrics"]
+        assert qm["tier"] == "core"
+        assert 0.0 <= qm["core"]["consensus_strength"] <= 1.0
+        assert qm["core"]["deliberation_components"]["coverage"] == 1.0  # every member reviewed
+        assert len(r["transcript"]["answers"]) == 3 and len(r["transcript"]["reviews"]) == 3
+        assert r["transcript"]["synthesis"]
+    for r in (r for r in results if r["subject"] == "baseline"):
+        assert r["quality_metrics"] is None and len(r["transcript"]["answers"]) == 1
+
+
+def test_replay_makes_no_model_call_and_gives_identical_results(
+    project: Path, cold_run: subprocess.CompletedProcess[str]
+) -> None:
+    replay = _pytest(project, "-m", "golden", "--cache-mode", "replay", "-q")
+    assert replay.returncode == 1
+    assert "2 failed, 4 passed" in replay.stdout
+    cold_dir, replay_dir = _runs(project)[:2]
+    manifest = json.loads((replay_dir / "manifest.json").read_text())
+    assert manifest["cache_misses"] == 0 and manifest["cache_hits"] > 0
+
+    def answers(d: Path) -> dict:
+        rows = [json.loads(x) for x in (d / "results.jsonl").read_text().splitlines()]
+        return {(r["case_id"], r["subject"]): (r["transcript"]["final_answer"], r["scores"]) for r in rows}
+
+    assert answers(cold_dir) == answers(replay_dir)
+
+
+def test_replay_miss_names_the_case(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    extra = project / "golden" / "extra.yaml"
+    extra.write_text(MINI.replace("name: mini", "name: extra").replace("France?", "Spain?"))
+    try:
+        out = _pytest(project, "-m", "golden", "--cache-mode", "replay", "-q", "golden/extra.yaml")
+    finally:
+        extra.unlink()
+    assert out.returncode == 1
+    assert "replay mode: no cached reply" in out.stdout and "extra::capital-fr" in out.stdout
+
+
+def test_cli_run_writes_report(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    cli = Path(sys.executable).with_name("council-harness")
+    out = subprocess.run(
+        [str(cli), "run", "--dataset", "mini", "--cache-mode", "replay"], cwd=project, env=_env(project),
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 1, out.stderr  # the impossible case fails
+    report_line = [x for x in out.stderr.splitlines() if x.startswith("report: ")]
+    assert report_line, out.stderr
+    html = (project / report_line[0].removeprefix("report: ").strip()).read_text()
+    assert "Consensus Strength" in html and "capital-fr" in html and "[█" in html
+    assert "<script" not in html.lower().split("</head>")[1]
+
+
+def test_bad_dataset_is_a_one_paragraph_collection_error(project: Path) -> None:
+    bad = project / "golden" / "broken.yaml"
+    bad.write_text("golden_datasets:\n  - name: broken\n    queries:\n      - id: a\n        qury: x\n")
+    try:
+        out = _pytest(project, "-m", "golden", "--collect-only", "-q", "golden/broken.yaml")
+    finally:
+        bad.unlink()
+    assert out.returncode != 0
+    assert "dataset error:" in out.stdout and "broken.yaml:5" in out.stdout and "unknown key" in out.stdout
+    assert "Traceback" not in out.stdout
