@@ -37,17 +37,27 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class HarnessSession:
-    """Per-session state: settings, the engine (built on first use), the run folder and results."""
+    """Per-session state: settings, the engine (built on first use), the run folder and results.
+
+    Under pytest-xdist every worker appends its results to the same run folder (whole lines under
+    a lock); only the controller writes the manifest and the report at the end.
+    """
 
     def __init__(self, config: pytest.Config) -> None:
+        from harness.runs import new_run_id, now_iso
+
         self.config = config
         self.results: list[CaseResult] = []
         self._engine: Any = None
         self._runner: asyncio.Runner | None = None
-        self._writer: Any = None
-        self._manifest: Any = None
         self.settings: Any = None
         self.subjects: list[str] | None = None
+        workerinput = getattr(config, "workerinput", None)
+        self.is_worker = workerinput is not None
+        self.run_id: str = workerinput["harness_run_id"] if workerinput else new_run_id()
+        self.started_at = workerinput.get("harness_started_at", now_iso()) if workerinput else now_iso()
+        self.cache_hits = 0
+        self.cache_misses = 0
 
     def load(self) -> None:
         from harness.config import load_settings
@@ -59,43 +69,78 @@ class HarnessSession:
             )
             self.subjects = parse_subjects(self.config.getoption("--harness-subjects"))
 
+    @property
+    def run_dir(self) -> Path:
+        self.load()
+        return Path(self.settings.reports_dir) / "runs" / self.run_id
+
     def run(self, case: Case, subject: str) -> CaseResult:
         from harness.engine import Engine
-        from harness.runs import RunWriter, new_manifest, new_run_id
+        from harness.runs import RunWriter
 
         self.load()
         if self._engine is None:
             self._engine = Engine(self.settings, self.subjects or [])
             self._runner = asyncio.Runner()
-            run_id = new_run_id()
-            self._writer = RunWriter(self.settings.reports_dir / "runs" / run_id)
-            datasets = sorted({i.case.dataset for i in self.config.stash.get(_ITEMS, [])})
-            self._manifest = new_manifest(self.settings, run_id, datasets, self.subjects or [])
-            self._writer.write_manifest(self._manifest)
         assert self._runner is not None
         result = self._runner.run(self._engine.run_case(case, subject))
-        self._writer.add([result])
+        RunWriter(self.run_dir).add([result])
         self.results.append(result)
         return result
 
-    def finish(self) -> Path | None:
-        from harness.report.html import write_report
-        from harness.runs import load_run, now_iso
-
+    def close_engine(self) -> None:
         if self._engine is None:
-            return None
+            return
         hits, misses = self._engine.cache_stats()
+        self.cache_hits += hits
+        self.cache_misses += misses
         assert self._runner is not None
         self._runner.run(self._engine.aclose())
         self._runner.close()
-        self._writer.write_manifest(self._manifest.model_copy(
-            update={"finished_at": now_iso(), "cache_hits": hits, "cache_misses": misses}))
-        run = load_run(self._writer.run_dir)
+        self._engine = None
+
+    def finish(self) -> Path | None:
+        """Close the engine; on the controller, write the manifest and the report."""
+        from harness.report.html import write_report
+        from harness.runs import RESULTS, load_run, new_manifest, now_iso
+
+        self.close_engine()
+        if self.is_worker:
+            self.config.workeroutput["harness_cache"] = (self.cache_hits, self.cache_misses)  # type: ignore[attr-defined]
+            return None
+        if not (self.run_dir / RESULTS).exists():
+            return None
+        from harness.runs import RunWriter, read_results
+
+        datasets = sorted({r.dataset for r in read_results(self.run_dir / RESULTS)[0]})
+        manifest = new_manifest(self.settings, self.run_id, datasets, self.subjects or []).model_copy(update={
+            "started_at": self.started_at, "finished_at": now_iso(),
+            "cache_hits": self.cache_hits, "cache_misses": self.cache_misses,
+        })
+        RunWriter(self.run_dir).write_manifest(manifest)
+        run = load_run(self.run_dir)
         write_report(run)
         target = self.config.getoption("--harness-report")
         if target:
             return write_report(run, Path(target))
         return run.run_dir / "index.html"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker writes into the controller's run folder."""
+    state = _session(node.config)
+    node.workerinput["harness_run_id"] = state.run_id
+    node.workerinput["harness_started_at"] = state.started_at
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: add a finished worker's cache statistics to the controller's."""
+    hits, misses = getattr(node, "workeroutput", {}).get("harness_cache", (0, 0))
+    state = _session(node.config)
+    state.cache_hits += hits
+    state.cache_misses += misses
 
 
 _ITEMS = pytest.StashKey[list["CaseItem"]]()
