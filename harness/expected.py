@@ -8,6 +8,11 @@ from pydantic import Field, field_validator, model_validator
 
 from harness.model import Frozen
 
+#: Which part of the answer a check looks at: ``auto`` = what :mod:`harness.metrics.extraction`
+#: finds (an answer cue, a bold or boxed value, the final number, ...); ``whole`` = the whole
+#: stripped answer.
+ExtractMode = Literal["auto", "whole"]
+
 
 class ExpectExact(Frozen):
     """The answer (after extraction) equals ``value``; ``normalize`` folds case, spaces, punctuation."""
@@ -15,6 +20,7 @@ class ExpectExact(Frozen):
     type: Literal["exact"]
     value: str
     normalize: bool = True
+    extract: ExtractMode = "auto"
 
 
 class ExpectNumeric(Frozen):
@@ -24,14 +30,19 @@ class ExpectNumeric(Frozen):
     value: float
     tolerance: float = Field(default=1e-6, ge=0)
     rel_tolerance: float = Field(default=0.0, ge=0)
+    extract: ExtractMode = "auto"
 
 
 class ExpectRegex(Frozen):
-    """The answer matches ``pattern`` (Python ``re.search``; ``ignore_case`` by default)."""
+    """The answer matches ``pattern`` (Python ``re.search``; ``ignore_case`` by default).
+
+    By default the whole answer is searched; ``extract: auto`` searches only the extracted short answer.
+    """
 
     type: Literal["regex"]
     pattern: str
     ignore_case: bool = True
+    extract: ExtractMode = "whole"
 
     @field_validator("pattern")
     @classmethod
@@ -64,6 +75,7 @@ class ExpectAnyOf(Frozen):
 
     type: Literal["any_of"]
     values: list[str] = Field(min_length=1)
+    extract: ExtractMode = "auto"
 
 
 class ExpectPython(Frozen):

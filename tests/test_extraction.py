@@ -1,0 +1,244 @@
+"""Answer extraction: what is extracted, by which rule, and the detail shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.metrics.extraction import (
+    BLOCKING_WORDS,
+    SHORT_ANSWER_WORDS,
+    answer_cues,
+    code_blocks,
+    extract_answer,
+    extract_choice,
+    extract_code,
+    extract_number,
+    find_numbers,
+    normalize_answer,
+    parse_number,
+    phrase_match,
+)
+
+# ------------------------------------------------------------------------------------ numbers
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "method"),
+    [
+        ("there are 12 apples, 3 eaten, so 9 remain", "9", "conclusion_cue"),
+        ("The answer is 9 (12 minus 3).", "9", "answer_cue"),
+        ("Answer: 42", "42", "answer_cue"),
+        ("**Final Answer:**\n\n42", "42", "answer_cue"),
+        ("The answer is 12 - 3 = 9.", "9", "answer_cue"),
+        ("The answer is not 5, it is 6.", "6", "last_number"),
+        ("First 5 + 4.\n\n**9**", "9", "bold"),
+        ("**Step 2:** add them.\nWe get 11 apples.", "11", "last_number"),
+        ("Therefore, 12 - 3 = 9", "9", "equals"),
+        ("\\boxed{\\frac{3}{4}}", "3/4", "boxed"),
+        ("It is -7 degrees.", "-7", "last_number"),
+        ("The answer is seven.", "seven", "answer_cue"),
+        ("There are seven days in a week", "seven", "last_word_number"),
+        ("We had 3 boxes. In total we sold 1,234,567 units.", "1,234,567", "conclusion_cue"),
+        ("12-3", "3", "last_number"),
+    ],
+)
+def test_extract_number_value_and_method(text: str, value: str, method: str) -> None:
+    got = extract_number(text)
+    assert (got.value, got.method) == (value, method)
+
+
+def test_extract_number_detail_says_what_and_why() -> None:
+    got = extract_number("The total is $1,234.50.")
+    assert got.value == "$1,234.50"
+    assert got.detail.startswith("'$1,234.50' (thousands separators, currency) = 1234.5")
+    frac = extract_number("The answer is 3/4.")
+    assert frac.detail == ("'3/4' (fraction) = 0.75, after the cue 'answer is' "
+                           "(first number in the clause; last of 1 cue)")
+
+
+def test_extract_number_last_cue_wins() -> None:
+    got = extract_number("The answer is 5. Wait, I miscounted: the answer is 6.")
+    assert got.value == "6"
+    assert "last of 2 cues" in got.detail
+
+
+def test_extract_number_none() -> None:
+    got = extract_number("I do not know.")
+    assert (got.value, got.method) == (None, "none")
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "percent", "kind"),
+    [
+        ("$1,234.50", 1234.5, False, "thousands separators, currency"),
+        ("-$5", -5.0, False, "currency"),
+        ("$-5", -5.0, False, "currency"),
+        ("\u22123", -3.0, False, "plain"),
+        ("3/4", 0.75, False, "fraction"),
+        (".5", 0.5, False, "plain"),
+        ("25%", 25.0, True, "percentage"),
+        ("12.5 percent", 12.5, True, "percentage"),
+        ("1.5e-3", 0.0015, False, "scientific"),
+        ("2 x 10^3", 2000.0, False, "scientific"),
+        ("1.5 million", 1_500_000.0, False, "scale word"),
+        ("seven", 7.0, False, "spelled out"),
+        ("twenty-one", 21.0, False, "spelled out"),
+        ("**42**.", 42.0, False, "plain"),
+    ],
+)
+def test_parse_number(text: str, value: float, percent: bool, kind: str) -> None:
+    got = parse_number(text)
+    assert got is not None
+    assert got.value == pytest.approx(value)
+    assert (got.percent, got.kind) == (percent, kind)
+
+
+@pytest.mark.parametrize("text", ["42 apples", "1/0", "Paris", "", "3 4"])
+def test_parse_number_rejects_non_numbers(text: str) -> None:
+    assert parse_number(text) is None
+
+
+def test_find_numbers_separators_and_signs() -> None:
+    values = [n.value for _, n in find_numbers("From 12-3 we get 9; then x = -5, and 1,2345 is not grouped")]
+    assert values == [12.0, 3.0, 9.0, -5.0, 1.0, 2345.0]
+    assert find_numbers("one two") == []
+    assert [n.value for _, n in find_numbers("one two", words=True)] == [1.0, 2.0]
+
+
+# ------------------------------------------------------------------------------ short answers
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "method"),
+    [
+        ("Paris", "Paris", "whole"),
+        ("The capital of France is Paris.", "The capital of France is Paris", "whole"),
+        ("Answer: Paris", "Paris", "answer_cue"),
+        ("The final answer is: Mount Everest. It is 8,849 m tall.", "Mount Everest", "answer_cue"),
+        ("## Answer\n\nThe Nile", "The Nile", "answer_cue"),
+        ("The capital of France is **Paris**.", "Paris", "bold"),
+        ("**Note:** capitals change.\nIt is Paris.", "Note: capitals change", "first_sentence"),
+        ("Paris.\n\nIt has been the capital since 987.", "Paris", "first_sentence"),
+        ("- Rome is the answer. It is old.", "Rome is the answer", "first_sentence"),
+        ("\\boxed{\\text{Paris}}", "Paris", "boxed"),
+        ("   \n  ", None, "none"),
+    ],
+)
+def test_extract_answer(text: str, value: str | None, method: str) -> None:
+    got = extract_answer(text)
+    assert (got.value, got.method) == (value, method)
+
+
+def test_answer_cues_skip_negated_and_keep_order() -> None:
+    assert answer_cues("The answer is not Lyon. The correct answer is Paris.") == [("correct answer is", "Paris")]
+    assert answer_cues("To answer this question, think.") == []
+
+
+def test_normalize_answer() -> None:
+    assert normalize_answer("  The U.S.A.'s 1,000 cats, don't cost 3.14! ") == "usas 1,000 cats dont cost 3.14"
+    assert normalize_answer("**Trick-or-Treat**") == "trick or treat"
+    assert normalize_answer("An apple a day") == "apple day"
+
+
+@pytest.mark.parametrize(
+    ("expected", "candidate", "ok"),
+    [
+        ("Paris", "paris.", True),
+        ("Paris", "It is Paris.", True),
+        ("Paris", "not Paris", False),
+        ("Paris", "Lyon, not Paris", False),
+        ("Paris", "It isn't Paris", False),
+        ("Paris", "Paris or Lyon", False),
+        ("Paris", "Parisian", False),
+        ("trick or treat", "Trick-or-treat!", True),
+        ("The Pacific Ocean", "pacific ocean", True),
+        ("Paris", " ".join(["word"] * SHORT_ANSWER_WORDS) + " Paris", False),
+    ],
+)
+def test_phrase_match(expected: str, candidate: str, ok: bool) -> None:
+    assert phrase_match(expected, candidate)[0] is ok
+
+
+def test_phrase_match_reasons() -> None:
+    assert phrase_match("Paris", "It is Paris.") == (
+        True, "'paris' appears as a whole phrase in the 3-word answer 'it is paris'")
+    assert phrase_match("Paris", "not Paris") == (
+        False, "'paris' appears, but the answer also says ['not'] (negation or alternative)")
+    assert phrase_match("Paris", "paris", normalize=False) == (False, "not equal (exact comparison, not normalized)")
+    assert {"not", "or", "never"} <= BLOCKING_WORDS
+
+
+# ------------------------------------------------------------------------------------ choices
+
+OPTIONS = {"A": "Paris", "B": "London", "C": "Rome", "D": "Berlin"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "method"),
+    [
+        ("The answer is B", "B", "answer_cue"),
+        ("Answer: (c) Rome", "C", "answer_cue"),
+        ("The correct answer is option D, Berlin.", "D", "answer_cue"),
+        ("The answer is London (B).", "B", "answer_cue"),
+        ("The answer is a city in England: London.", "B", "answer_cue"),
+        ("(B)", "B", "bare_letter"),
+        ("B)", "B", "bare_letter"),
+        ("b", "B", "bare_letter"),
+        ("**C**", "C", "bare_letter"),
+        ("I would pick Option B here.", "B", "marker"),
+        ("London", "B", "option_text"),
+        ("I choose D.", "D", "trailing_letter"),
+        ("\\boxed{B}", "B", "boxed"),
+        ("A) Paris is wrong; B) London is right", None, "ambiguous"),
+        ("I think it's London, not Paris.", None, "none"),
+        ("A city", None, "none"),
+    ],
+)
+def test_extract_choice(text: str, value: str | None, method: str) -> None:
+    got = extract_choice(text, OPTIONS)
+    assert (got.value, got.method) == (value, method)
+
+
+def test_extract_choice_detail() -> None:
+    got = extract_choice("The answer is B", OPTIONS)
+    assert got.detail == "'B' after the cue 'answer is' (the letter leading the clause: 'B')"
+    amb = extract_choice("(A) or (B)", OPTIONS)
+    assert amb.detail == "the answer marks several options ['A', 'B'] and gives no answer cue"
+
+
+# --------------------------------------------------------------------------------------- code
+
+TWO_BLOCKS = (
+    "Usage first:\n```python\nprint(add(1, 2))\n```\nThe function:\n```python\ndef add(a, b):\n    return a + b\n```\n"
+)
+
+
+def test_extract_code_picks_the_block_that_defines_the_function() -> None:
+    got = extract_code(TWO_BLOCKS, "add")
+    assert got.value == "def add(a, b):\n    return a + b\n"
+    assert (got.method, got.detail) == ("fenced_defines", "code block 2 of 2 defines add()")
+
+
+def test_extract_code_without_function_takes_the_first_python_block() -> None:
+    got = extract_code("```text\nhello\n```\n```python\nx = 1\n```", None)
+    assert (got.value, got.method) == ("x = 1\n", "first_python_block")
+    other = extract_code("```js\nlet x = 1;\n```", "add")
+    assert (other.value, other.method) == ("let x = 1;\n", "first_block")
+    assert other.detail == "code block 1 of 1 (js); no block defines add()"
+
+
+def test_extract_code_unclosed_fence_runs_to_the_end() -> None:
+    assert code_blocks("```python\ndef f():\n    return 1\n") == [("python", "def f():\n    return 1\n")]
+
+
+def test_extract_code_whole_answer_is_parsed_not_run(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = "open('pwned.txt', 'w').write('x')\ndef f():\n    return 1\n"
+    got = extract_code(code, "f")
+    assert (got.value, got.method) == (code, "whole_answer")
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_extract_code_prose_is_not_code() -> None:
+    assert extract_code("Paris", None).method == "none"
+    assert extract_code("Use a loop.", "f").value is None
