@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 from harness.cases import Case
-from harness.result import CheckResult, ScoreSet
+from harness.scoreset import CheckResult, ScoreSet
 from harness.scores import higher_is_better
 
 

@@ -4,34 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.quality_metrics import QualityMetrics
 from harness.model import Frozen
+from harness.scoreset import CheckResult, ScoreSet
 from harness.transcript import Transcript
 
+__all__ = ["CaseResult", "CheckResult", "ScoreSet", "Status"]
+
 Status = Literal["passed", "failed", "error", "awaiting_review"]
-
-
-class CheckResult(Frozen):
-    """One pass/fail check on a case result.
-
-    Args:
-        kind: ``required_mention``, ``forbidden_claim``, ``minimum_score``, ``correctness``, ...
-        target: what was checked (the mention, the claim, the score name).
-        passed: the outcome.
-        detail: expected vs got, in words.
-    """
-
-    kind: str
-    target: str
-    passed: bool
-    detail: str = ""
-
-
-class ScoreSet(Frozen):
-    """What one scorer contributes: named scores and checks."""
-
-    scores: dict[str, float] = {}
-    checks: tuple[CheckResult, ...] = ()
 
 
 class CaseResult(Frozen):
@@ -59,6 +40,7 @@ class CaseResult(Frozen):
     scores: dict[str, float] = {}
     checks: tuple[CheckResult, ...] = ()
     error: str | None = None
+    correctness: CorrectnessResult | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

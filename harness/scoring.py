@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from harness.cases import Case
 from harness.checks import mention_checks, minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
+from harness.metrics.correctness import correctness_scores
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
 from harness.result import CaseResult, CheckResult
 from harness.transcript import Transcript
@@ -38,6 +41,10 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     mentions = mention_checks(case, transcript.final_answer)
     scores.update(mentions.scores)
     checks.extend(mentions.checks)
+    # objective correctness (python tests run in a subprocess: keep the event loop free)
+    correctness, correct = await asyncio.to_thread(correctness_scores, case, transcript)
+    scores.update(correct.scores)
+    checks.extend(correct.checks)
     checks.extend(minimum_score_checks(case, scores))
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
@@ -49,4 +56,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         case_id=case.id, dataset=case.dataset, subject=transcript.subject, category=case.category,
         evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
+        correctness=correctness,
     )

@@ -48,7 +48,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.model import Frozen
-from harness.result import CheckResult, ScoreSet
+from harness.scoreset import CheckResult, ScoreSet
 from harness.sandbox import SandboxResult, run_python
 from harness.transcript import Transcript
 
