@@ -31,7 +31,9 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Datase
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.gate import compare_run, comparison_lines, update_baselines
     from harness.orchestrate import run_cases
+    from harness.prediction import prediction_from_results, verdict_lines
 
     console = Console(stderr=True)
     settings = load_settings(args.config, cache_mode=args.cache_mode)
@@ -49,11 +51,43 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         datasets = _datasets(names, paths)
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
+    prediction = prediction_from_results(run.results, settings.prediction_threshold)
+    comparisons = [] if args.update_baseline else compare_run(run, settings)
     report = write_report(run)
     _print_summary(run, console)
+    if prediction is not None:
+        for line in verdict_lines(prediction):
+            console.print(line)
+    for line in comparison_lines(comparisons):
+        console.print(line)
+    if args.update_baseline:
+        for path in update_baselines(run, settings):
+            console.print(f"baseline written: {path}")
     console.print(f"report: {report}")
     failing = [r for r in run.results if r.status in ("failed", "error")]
-    return 1 if failing else 0
+    return 1 if failing or any(c.exit_code for c in comparisons) else 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from harness.gate import compare_run, comparison_lines
+
+    settings = load_settings(args.config)
+    run = load_run(args.run)
+    comparisons = compare_run(run, settings, Path(args.baseline) if args.baseline else None)
+    if not comparisons:
+        raise ConfigError(
+            "no baseline to compare with; write one with `council-harness run --update-baseline` "
+            "or pass --baseline FILE", str(baseline_hint(settings)))
+    for line in comparison_lines(comparisons):
+        print(line)
+    for c in comparisons:
+        for d in c.by_status("regressed"):
+            print(f"  regressed {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}")
+    return max(c.exit_code for c in comparisons)
+
+
+def baseline_hint(settings) -> Path:  # noqa: ANN001
+    return Path(settings.reports_dir) / "baselines"
 
 
 def _print_summary(run, console: Console) -> None:
@@ -94,7 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data", action="append", help="dataset file or folder (default: golden/ and suites/)")
     run.add_argument("--limit", type=int, help="run only the first N cases")
     run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
+    run.add_argument("--update-baseline", action="store_true",
+                     help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
     run.set_defaults(func=cmd_run)
+    cmp_ = sub.add_parser("compare", help="compare a run with its stored baselines (exit 1 on regression)")
+    cmp_.add_argument("run", help="run folder or id")
+    cmp_.add_argument("--baseline", help="a baseline file (default: reports/baselines/<dataset>.json)")
+    cmp_.add_argument("--config", help="council-harness.yaml path")
+    cmp_.set_defaults(func=cmd_compare)
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")

@@ -147,6 +147,10 @@ class Settings(BaseSettings):
     peer_rubric: bool = False
     safety_gate: bool = True
     weights: RubricWeights = Field(default_factory=RubricWeights)
+    # regression gate
+    gated_scores: list[str] | None = None
+    tolerances: dict[str, float] = {}
+    prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
     # storage
     cache_mode: CacheModeName = "readwrite"
     cache_path: Path = Path(".council-cache/cache.sqlite")
