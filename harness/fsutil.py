@@ -64,7 +64,13 @@ def append_lines(path: Path | str, lines: list[str]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = "".join(line.rstrip("\n") + "\n" for line in lines)
-    with FileLock(str(path) + ".lock"), open(path, "a", encoding="utf-8") as fh:
-        fh.write(payload)
+    with FileLock(str(path) + ".lock"), open(path, "a+b") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":  # a line cut off by a crash stays alone on its (skipped) line
+                payload = "\n" + payload
+        fh.seek(0, os.SEEK_END)
+        fh.write(payload.encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())

@@ -27,6 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="record/replay cache mode for model calls")
     group.addoption("--harness-config", default=None, help="council-harness.yaml to use")
     group.addoption("--harness-report", default=None, metavar="PATH", help="write the HTML report here at the end")
+    group.addoption("--update-baseline", action="store_true", default=False,
+                    help="write reports/baselines/<dataset>.json from this session's results")
     parser.addini("harness_data_paths", "folders holding golden datasets and suites", type="paths",
                   default=["golden", "suites"])
 
@@ -99,19 +101,21 @@ class HarnessSession:
         self._runner.close()
         self._engine = None
 
-    def finish(self) -> Path | None:
-        """Close the engine; on the controller, write the manifest and the report."""
+    def finish(self) -> tuple[Path | None, list[str], bool]:
+        """Close the engine; on the controller, write the manifest, compare with baselines, write the report.
+
+        Returns the report path, lines to print, and whether the baseline gate failed.
+        """
+        from harness.gate import compare_run, comparison_lines, update_baselines
         from harness.report.html import write_report
-        from harness.runs import RESULTS, load_run, new_manifest, now_iso
+        from harness.runs import RESULTS, RunWriter, load_run, new_manifest, now_iso, read_results
 
         self.close_engine()
         if self.is_worker:
             self.config.workeroutput["harness_cache"] = (self.cache_hits, self.cache_misses)  # type: ignore[attr-defined]
-            return None
+            return None, [], False
         if not (self.run_dir / RESULTS).exists():
-            return None
-        from harness.runs import RunWriter, read_results
-
+            return None, [], False
         datasets = sorted({r.dataset for r in read_results(self.run_dir / RESULTS)[0]})
         manifest = new_manifest(self.settings, self.run_id, datasets, self.subjects or []).model_copy(update={
             "started_at": self.started_at, "finished_at": now_iso(),
@@ -119,11 +123,19 @@ class HarnessSession:
         })
         RunWriter(self.run_dir).write_manifest(manifest)
         run = load_run(self.run_dir)
+        lines: list[str] = []
+        if self.config.getoption("--update-baseline"):
+            comparisons = []
+            lines += [f"baseline written: {p}" for p in update_baselines(run, self.settings)]
+        else:
+            comparisons = compare_run(run, self.settings)
+            lines += comparison_lines(comparisons)
         write_report(run)
+        path = run.run_dir / "index.html"
         target = self.config.getoption("--harness-report")
         if target:
-            return write_report(run, Path(target))
-        return run.run_dir / "index.html"
+            path = write_report(run, Path(target))
+        return path, lines, any(c.exit_code for c in comparisons)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -296,10 +308,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(_SESSION, None)
     if state is None:
         return
+    writer = session.config.get_terminal_writer()
     try:
-        path = state.finish()
+        path, lines, gate_failed = state.finish()
     except HarnessError as exc:
-        session.config.get_terminal_writer().line(f"council-harness: could not write the report: {exc}", red=True)
+        writer.line(f"council-harness: {exc}", red=True)
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
+    for line in lines:
+        writer.line(f"council-harness {line}", red=line.startswith(("baseline", "  -")) and gate_failed)
     if path is not None:
-        session.config.get_terminal_writer().line(f"council-harness report: {path}")
+        writer.line(f"council-harness report: {path}")
+    if gate_failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

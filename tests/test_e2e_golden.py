@@ -166,3 +166,42 @@ def test_bad_dataset_is_a_one_paragraph_collection_error(project: Path) -> None:
     assert out.returncode != 0
     assert "dataset error:" in out.stdout and "broken.yaml:5" in out.stdout and "unknown key" in out.stdout
     assert "Traceback" not in out.stdout
+
+
+def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    """--update-baseline writes the baseline; a worse run against a better baseline exits 1; updating clears it."""
+    select = ["-m", "golden", "--cache-mode", "replay", "-q", "-k", "not impossible"]
+    first = _pytest(project, *select, "--update-baseline")
+    assert first.returncode == 0, first.stdout
+    baseline_file = project / "reports" / "baselines" / "mini.json"
+    assert "baseline written" in first.stdout and baseline_file.exists()
+    data = json.loads(baseline_file.read_text())
+    # make the stored baseline better than what the models produce on one case and score
+    for entry in data["entries"]:
+        s = entry["scores"]
+        if entry["subject"] == "council" and s.get("hallucination_risk", 0) >= 0.2:
+            s["hallucination_risk"] = 0.0  # lower is better: the baseline now beats the run
+            target = (entry["case_id"], "hallucination_risk")
+            break
+        if entry["subject"] == "council" and s.get("consensus_strength", 1) <= 0.8:
+            s["consensus_strength"] = 1.0
+            target = (entry["case_id"], "consensus_strength")
+            break
+    else:
+        pytest.fail(f"no council score can be made to regress: {data['entries']}")
+    baseline_file.write_text(json.dumps(data))
+
+    gated = _pytest(project, *select)
+    assert gated.returncode == 1, gated.stdout
+    assert "baseline mini: FAIL (1 regressed" in gated.stdout
+    assert f"{target[1]}: 1 of" in gated.stdout
+
+    cli = Path(sys.executable).with_name("council-harness")
+    run_dir = sorted((project / "reports" / "runs").iterdir())[-1]
+    compared = subprocess.run([str(cli), "compare", str(run_dir)], cwd=project, env=_env(project),
+                              capture_output=True, text=True, timeout=120)
+    assert compared.returncode == 1
+    assert f"regressed {target[0]} [council]: {target[1]}" in compared.stdout
+
+    assert _pytest(project, *select, "--update-baseline").returncode == 0
+    assert _pytest(project, *select).returncode == 0

@@ -8,6 +8,7 @@ Calls run in a worker thread, one at a time per model (a llama.cpp context is no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -48,6 +49,24 @@ def completion_prompt(messages: Sequence[Message], structured: bool) -> str:
     return f"{prefix}{FEW_SHOT}Question: {user}\nAnswer:"
 
 
+@contextlib.contextmanager
+def _quiet_stderr():  # noqa: ANN202
+    """Silence llama.cpp's C-level load messages (they bypass ``verbose=False``)."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 class LocalProvider:
     """llama.cpp in-process provider for the embedded models.
 
@@ -78,10 +97,12 @@ class LocalProvider:
                     from llama_cpp import Llama
                 except ImportError:
                     raise ConfigError(f"llama-cpp-python is not installed; {INSTALL_HINT}", model) from None
-                self._models[model] = Llama(
-                    model_path=str(model_path(model)), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                    n_threads_batch=self.n_threads, seed=0, verbose=False,
-                )
+                path = str(model_path(model))
+                with _quiet_stderr():
+                    self._models[model] = Llama(
+                        model_path=path, n_ctx=self.n_ctx, n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads, seed=0, verbose=False,
+                    )
                 self._locks[model] = threading.Lock()
             return self._models[model]
 
