@@ -38,6 +38,7 @@ from harness.errors import ConfigError, StoreError
 from harness.fsutil import atomic_write_text
 from harness.model import Frozen
 from harness.result import CaseResult, Status
+from harness.review_types import ReviewVerdict
 from harness.scores import higher_is_better
 from harness.stats import DECIMALS, RegressionTest, paired_regression_test
 
@@ -48,22 +49,6 @@ DEFAULT_TOLERANCE = 0.05
 FAILING: frozenset[str] = frozenset({"failed", "error"})
 
 DeltaStatus = Literal["regressed", "improved", "unchanged", "new", "missing"]
-
-
-class ReviewVerdict(Frozen):
-    """A person's verdict on an ``expert_review`` case (merged from a reviewers' file in a later step).
-
-    Args:
-        verdict: ``pass`` or ``fail``.
-        note: the reviewer's reason.
-        who: the reviewer.
-        when: when the verdict was given (timezone-aware).
-    """
-
-    verdict: Literal["pass", "fail"]
-    note: str = ""
-    who: str
-    when: datetime
 
 
 class BaselineEntry(Frozen):
@@ -140,6 +125,8 @@ def load_baseline(path: Path | str) -> Baseline:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise StoreError(f"not valid JSON ({exc.msg}, column {exc.colno})", f"{path}:{exc.lineno}") from None
+    except RecursionError:
+        raise StoreError("not a baseline: JSON nested too deeply", str(path)) from None
     if not isinstance(data, dict):
         raise StoreError(f"expected a JSON object with a baseline, got {type(data).__name__}", str(path))
     version = data.get("schema_version")
@@ -201,7 +188,7 @@ def baseline_from_results(
             raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {dataset}")
         entries[(r.case_id, r.subject)] = BaselineEntry(
             case_id=r.case_id, subject=r.subject, category=r.category, evaluation_mode=r.evaluation_mode,
-            status=r.status, scores=_finite(r.scores, gated),
+            status=r.status, scores=_finite(r.scores, gated), review=r.review,
         )
     data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
     return Baseline(

@@ -86,6 +86,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return max(c.exit_code for c in comparisons)
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from harness.engine import VERDICTS_FILE
+    from harness.gate import update_baselines
+    from harness.reviews import apply_sheet, awaiting, write_sheet
+
+    settings = load_settings(args.config)
+    run = load_run(args.run)
+    if args.apply:
+        new = apply_sheet(run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE,
+                          args.reviewer)
+        run = load_run(run.run_dir)
+        write_report(run)
+        print(f"applied {len(new)} verdict(s) to run {run.run_id}")
+        if args.update_baseline:
+            for path in update_baselines(run, settings):
+                print(f"baseline written: {path}")
+        return 0
+    out = Path(args.output) if args.output else run.run_dir / "review-sheet.csv"
+    n = write_sheet(run.results, out)
+    pending = sum(1 for r in awaiting(run.results) if r.review is None)
+    print(f"{out}: {n} expert-review row(s), {pending} awaiting a verdict")
+    return 0
+
+
 def baseline_hint(settings) -> Path:  # noqa: ANN001
     return Path(settings.reports_dir) / "baselines"
 
@@ -136,6 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--baseline", help="a baseline file (default: reports/baselines/<dataset>.json)")
     cmp_.add_argument("--config", help="council-harness.yaml path")
     cmp_.set_defaults(func=cmd_compare)
+    rev = sub.add_parser("review", help="expert review: write a reviewers' sheet, or apply a filled one")
+    rev.add_argument("run", help="run folder or id")
+    rev.add_argument("--apply", metavar="SHEET", help="merge the verdicts of a filled sheet (CSV)")
+    rev.add_argument("--reviewer", help="who reviewed (when the sheet's reviewer column is empty)")
+    rev.add_argument("--output", help="where to write the sheet (default: <run>/review-sheet.csv)")
+    rev.add_argument("--update-baseline", action="store_true", help="with --apply: rewrite the baselines")
+    rev.add_argument("--config", help="council-harness.yaml path")
+    rev.set_defaults(func=cmd_review)
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from harness.cases import Case
 from harness.config import Settings
@@ -12,8 +13,11 @@ from harness.errors import CacheMiss, HarnessError
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore
 from harness.result import CaseResult
+from harness.reviews import load_verdicts, with_verdict
 from harness.scoring import score_case
 from harness.subjects import Subject, build_subject
+
+VERDICTS_FILE = "reviews.json"
 
 
 def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, Provider]:
@@ -47,6 +51,7 @@ class Engine:
         self.providers = build_providers(settings, self.store)
         self.caller = Caller(self.providers, settings)
         self.subjects: dict[str, Subject] = {n: build_subject(n, settings, self.caller) for n in subjects}
+        self.verdicts = load_verdicts(Path(settings.reports_dir) / VERDICTS_FILE)
 
     async def run_case(self, case: Case, subject: str) -> CaseResult:
         """Run ``case`` through ``subject`` and score it; failures become an ``error`` result.
@@ -57,7 +62,8 @@ class Engine:
         started = time.perf_counter()
         try:
             transcript = await self.subjects[subject].answer(case.query)
-            return await score_case(case, transcript, self.caller, self.settings)
+            result = await score_case(case, transcript, self.caller, self.settings)
+            return with_verdict(result, self.verdicts.get(result.key))
         except CacheMiss:
             raise
         except HarnessError as exc:

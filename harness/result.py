@@ -7,6 +7,7 @@ from typing import Literal
 from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.quality_metrics import QualityMetrics
 from harness.model import Frozen
+from harness.review_types import ReviewVerdict
 from harness.scoreset import CheckResult, ScoreSet
 from harness.transcript import Transcript
 
@@ -41,6 +42,7 @@ class CaseResult(Frozen):
     checks: tuple[CheckResult, ...] = ()
     error: str | None = None
     correctness: CorrectnessResult | None = None
+    review: ReviewVerdict | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

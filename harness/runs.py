@@ -184,6 +184,9 @@ def load_run(run_dir: Path | str) -> Run:
     except (ValidationError, ValueError) as exc:
         raise StoreError(f"manifest.json is not valid: {str(exc).splitlines()[0]}", str(manifest_path)) from None
     results, corrupt = read_results(run_dir / RESULTS)
+    from harness.reviews import RUN_FILE, apply_verdicts, load_verdicts
+
+    results = apply_verdicts(results, load_verdicts(run_dir / RUN_FILE))
     return Run(run_dir=run_dir, manifest=manifest, results=results, corrupt_lines=corrupt)
 
 

@@ -1,0 +1,129 @@
+"""Expert review round trip: sheet out, verdicts in, merged into the run, its report and the baseline."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.baselines import baseline_from_results
+from harness.errors import StoreError
+from harness.result import CaseResult
+from harness.reviews import apply_sheet, load_verdicts, with_verdict, write_sheet
+from harness.runs import Manifest, RunWriter, load_run
+from harness.transcript import Answer, Transcript
+
+
+def _result(case_id: str, mode: str, answer: str, status: str) -> CaseResult:
+    t = Transcript(subject="council", query="q?", answers=(Answer(member="m", model="x", text=answer),),
+                   final_answer=answer)
+    return CaseResult(case_id=case_id, dataset="arch", subject="council", evaluation_mode=mode,  # type: ignore[arg-type]
+                      status=status, transcript=t, scores={"heuristic_quality": 41.5})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "reports" / "runs" / "r1"
+    w = RunWriter(d)
+    w.write_manifest(Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",),
+                              subjects=("council",)))
+    w.add([
+        _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review"),
+        _result("arch-002", "expert_review", "Use microservices from day one.", "awaiting_review"),
+        _result("auto-001", "automatic", "Paris", "passed"),
+    ])
+    return d
+
+
+def _fill(sheet: Path, verdicts: dict[str, tuple[str, str]], reviewer: str = "ana") -> None:
+    rows = list(csv.DictReader(sheet.open()))
+    for row in rows:
+        if row["case_id"] in verdicts:
+            row["verdict"], row["note"] = verdicts[row["case_id"]]
+            row["reviewer"] = reviewer
+    with sheet.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def test_round_trip(run_dir: Path, tmp_path: Path) -> None:
+    run = load_run(run_dir)
+    sheet = tmp_path / "sheet.csv"
+    assert write_sheet(run.results, sheet) == 2  # only the expert-review cases
+    rows = list(csv.DictReader(sheet.open()))
+    assert [r["case_id"] for r in rows] == ["arch-001", "arch-002"]
+    assert rows[0]["answer_excerpt"] == "Start with a monolith; split later."
+    assert rows[0]["scores"] == "heuristic_quality=41.5" and rows[0]["verdict"] == ""
+
+    _fill(sheet, {"arch-001": ("pass", "sound trade-off"), "arch-002": ("FAIL", "ignores team size")})
+    global_file = tmp_path / "reports" / "reviews.json"
+    new = apply_sheet(run_dir, run.results, sheet, global_file)
+    assert len(new) == 2
+    merged = {r.case_id: r for r in load_run(run_dir).results}
+    assert merged["arch-001"].status == "passed" and merged["arch-001"].review.who == "ana"
+    assert merged["arch-001"].review.note == "sound trade-off"
+    assert merged["arch-002"].status == "failed" and merged["arch-002"].review.verdict == "fail"
+    assert merged["auto-001"].review is None
+    assert set(load_verdicts(global_file)) == {("arch", "arch-001", "council"), ("arch", "arch-002", "council")}
+
+    baseline = baseline_from_results("arch", list(merged.values()), {"run_id": "r1"})
+    entry = baseline.entry_map()[("arch-001", "council")]
+    assert entry.review is not None and entry.review.verdict == "pass" and entry.status == "passed"
+
+
+def test_verdict_carries_over_only_for_the_same_answer(run_dir: Path, tmp_path: Path) -> None:
+    run = load_run(run_dir)
+    sheet = tmp_path / "sheet.csv"
+    write_sheet(run.results, sheet)
+    _fill(sheet, {"arch-001": ("pass", "ok")})
+    verdicts = load_verdicts(tmp_path / "g.json") | apply_sheet(run_dir, run.results, sheet, tmp_path / "g.json")
+    key = ("arch", "arch-001", "council")
+    same = _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review")
+    changed = _result("arch-001", "expert_review", "Something else entirely.", "awaiting_review")
+    assert with_verdict(same, verdicts[key]).status == "passed"
+    assert with_verdict(changed, verdicts[key]).status == "awaiting_review"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda rows: rows.__setitem__(0, {**rows[0], "case_id": "arch-999", "verdict": "pass"}),
+         "case arch::arch-999::council is not an expert-review case of this run"),
+        (lambda rows: rows.__setitem__(0, {**rows[0], "verdict": "maybe"}), "verdict must be 'pass' or 'fail'"),
+        (lambda rows: rows.__setitem__(0, {**rows[0], "verdict": "pass", "reviewer": ""}), "no reviewer"),
+    ],
+)
+def test_bad_sheet_changes_nothing(run_dir: Path, tmp_path: Path, edit, message: str) -> None:  # noqa: ANN001
+    run = load_run(run_dir)
+    sheet = tmp_path / "sheet.csv"
+    write_sheet(run.results, sheet)
+    rows = list(csv.DictReader(sheet.open()))
+    edit(rows)
+    with sheet.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    before = (run_dir / "results.jsonl").read_bytes()
+    with pytest.raises(StoreError) as err:
+        apply_sheet(run_dir, run.results, sheet, tmp_path / "g.json")
+    assert message in str(err.value) and "sheet.csv:2" in str(err.value)
+    assert not (run_dir / "reviews.json").exists() and not (tmp_path / "g.json").exists()
+    assert (run_dir / "results.jsonl").read_bytes() == before
+
+
+def test_malformed_sheet_via_cli(run_dir: Path, tmp_path: Path) -> None:
+    cli = Path(sys.executable).with_name("council-harness")
+    out = subprocess.run([str(cli), "review", str(run_dir)], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and "2 expert-review row(s), 2 awaiting a verdict" in out.stdout
+    bad = tmp_path / "bad.csv"
+    bad.write_text("case,who\narch-001,ana\n")
+    out = subprocess.run([str(cli), "review", str(run_dir), "--apply", str(bad)], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: ") and "missing column(s)" in out.stderr and "bad.csv:1" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not (run_dir / "reviews.json").exists()
