@@ -62,6 +62,7 @@ class Case(Frozen):
     context: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     category: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    origin: str | None = None  # where an imported case came from (source and row)
     # where it came from (filled by the loader)
     dataset: str = ""
     source: str = ""

@@ -110,6 +110,24 @@ def cmd_review(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from harness.importer import FieldMap, import_dataset
+
+    mapping = FieldMap.parse(args.map or [])
+    n = import_dataset(args.source, mapping, args.name, Path(args.output), split=args.split, limit=args.limit)
+    print(f"{args.output}: {n} case(s) imported into dataset '{args.name}'")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from harness.frames import export
+
+    run = load_run(args.run)
+    out = Path(args.output) if args.output else run.run_dir / "results.parquet"
+    print(export(run, out))
+    return 0
+
+
 def baseline_hint(settings) -> Path:  # noqa: ANN001
     return Path(settings.reports_dir) / "baselines"
 
@@ -168,6 +186,19 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--update-baseline", action="store_true", help="with --apply: rewrite the baselines")
     rev.add_argument("--config", help="council-harness.yaml path")
     rev.set_defaults(func=cmd_review)
+    imp = sub.add_parser("import", help="turn an external dataset into golden YAML (via the datasets library)")
+    imp.add_argument("source", help="a .jsonl/.json/.csv/.parquet file, or a hub dataset name when online")
+    imp.add_argument("--name", required=True, help="the golden dataset's name")
+    imp.add_argument("--map", action="append", metavar="TARGET=COLUMN",
+                     help="field mapping, e.g. query=question, expected.numeric=answer (repeatable)")
+    imp.add_argument("--output", required=True, help="the golden YAML file to write")
+    imp.add_argument("--split", default="train", help="hub split (default train)")
+    imp.add_argument("--limit", type=int, help="import only the first N rows")
+    imp.set_defaults(func=cmd_import)
+    exp = sub.add_parser("export", help="a run as one table (one row per case and subject): Parquet or CSV")
+    exp.add_argument("run", help="run folder or id")
+    exp.add_argument("--output", help="output .parquet or .csv (default: <run>/results.parquet)")
+    exp.set_defaults(func=cmd_export)
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")

@@ -1,0 +1,104 @@
+"""Importing external datasets into golden YAML, and runs as DataFrames / Parquet."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.cases import load_datasets
+from harness.errors import ConfigError
+from harness.frames import export, results_frame
+from harness.importer import FieldMap, import_dataset
+from harness.result import CaseResult
+from harness.runs import Manifest, RunWriter, load_run
+from harness.transcript import Answer, Transcript
+
+ROWS = [
+    {"qid": "q1", "question": "Tom has 3 apples and buys 4 more. How many?", "answer": "3 + 4 = 7\n#### 7",
+     "topic": "arith"},
+    {"qid": "q/2", "question": "What is 1,200 divided by 4?", "answer": "#### 300", "topic": "arith"},
+    {"qid": "q3", "question": "A dozen eggs cost $2.40. Price per egg?", "answer": "#### 0.20", "topic": "money"},
+]
+
+
+@pytest.fixture
+def jsonl(tmp_path: Path) -> Path:
+    p = tmp_path / "source.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    return p
+
+
+def test_import_jsonl_with_mapping(jsonl: Path, tmp_path: Path) -> None:
+    out = tmp_path / "golden" / "imported.yaml"
+    mapping = FieldMap.parse(["id=qid", "query=question", "expected.numeric=answer", "ground_truth=answer",
+                              "tags=topic"])
+    assert import_dataset(str(jsonl), mapping, "gsm-mini", out) == 3
+    (ds,) = load_datasets(out)
+    assert ds.name == "gsm-mini"
+    assert [c.id for c in ds.cases] == ["q1", "q-2", "q3"]
+    assert [c.expected.value for c in ds.cases] == [7.0, 300.0, 0.2]
+    assert ds.cases[0].origin == f"{jsonl}#row=0" and ds.cases[2].origin == f"{jsonl}#row=2"
+    assert ds.cases[1].tags == ("arith",) and ds.cases[0].ground_truth.endswith("#### 7")
+
+
+def test_import_csv_default_ids(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    pd.DataFrame(ROWS).to_csv(p, index=False)
+    out = tmp_path / "o.yaml"
+    import_dataset(str(p), FieldMap.parse(["query=question", "expected.exact=topic"]), "csvset", out)
+    (ds,) = load_datasets(out)
+    assert [c.id for c in ds.cases] == ["csvset-00000", "csvset-00001", "csvset-00002"]
+    assert ds.cases[2].expected.value == "money"
+
+
+def test_bad_mapping_names_the_missing_field(jsonl: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        import_dataset(str(jsonl), FieldMap.parse(["query=prompt"]), "x", tmp_path / "o.yaml")
+    assert "['prompt'] not in the source" in str(err.value) and "'question'" in str(err.value)
+    assert not (tmp_path / "o.yaml").exists()
+    with pytest.raises(ConfigError, match="unknown target field 'qeury'"):
+        FieldMap.parse(["qeury=question"])
+    with pytest.raises(ConfigError, match="needs query="):
+        FieldMap.parse(["id=qid"])
+    with pytest.raises(ConfigError, match="TARGET=COLUMN"):
+        FieldMap.parse(["query"])
+
+
+def test_import_cli(jsonl: Path, tmp_path: Path) -> None:
+    cli = Path(sys.executable).with_name("council-harness")
+    out = subprocess.run([str(cli), "import", str(jsonl), "--name", "g", "--map", "query=question", "--map",
+                          "expected.numeric=answer", "--output", str(tmp_path / "g.yaml")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "3 case(s) imported" in out.stdout
+    bad = subprocess.run([str(cli), "import", str(jsonl), "--name", "g", "--map", "query=nope", "--output",
+                          str(tmp_path / "h.yaml")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "nope" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def _result(case_id: str, subject: str, scores: dict[str, float], status: str = "passed") -> CaseResult:
+    t = Transcript(subject=subject, query="q", answers=(Answer(member="m", model="x", text="a"),), final_answer="a")
+    return CaseResult(case_id=case_id, dataset="d", subject=subject, status=status, transcript=t,  # type: ignore[arg-type]
+                      scores=scores, category="mathematical")
+
+
+def test_run_as_dataframe_and_parquet(tmp_path: Path) -> None:
+    w = RunWriter(tmp_path / "r")
+    w.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z"))
+    w.add([_result("c1", "council", {"correct": 1.0, "consensus_strength": 0.8}),
+           _result("c1", "baseline", {"correct": 0.0}, "failed"),
+           _result("c2", "council", {"correct": 1.0, "consensus_strength": 0.6})])
+    run = load_run(tmp_path / "r")
+    frame = results_frame(run)
+    assert list(frame[["case_id", "subject"]].itertuples(index=False, name=None)) == [
+        ("c1", "baseline"), ("c1", "council"), ("c2", "council")]
+    assert frame.loc[1, "consensus_strength"] == 0.8 and pd.isna(frame.loc[0, "consensus_strength"])
+    assert frame.groupby("subject")["correct"].mean().to_dict() == {"baseline": 0.0, "council": 1.0}
+    path = export(run, tmp_path / "out.parquet")
+    back = pd.read_parquet(path)
+    pd.testing.assert_frame_equal(back, frame)
