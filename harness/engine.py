@@ -16,6 +16,7 @@ from harness.result import CaseResult
 from harness.reviews import load_verdicts, with_verdict
 from harness.scoring import score_case
 from harness.subjects import Subject, build_subject
+from harness.webhooks import WebhookDispatcher, event_from_result
 
 VERDICTS_FILE = "reviews.json"
 
@@ -52,6 +53,10 @@ class Engine:
         self.caller = Caller(self.providers, settings)
         self.subjects: dict[str, Subject] = {n: build_subject(n, settings, self.caller) for n in subjects}
         self.verdicts = load_verdicts(Path(settings.reports_dir) / VERDICTS_FILE)
+        urls = [u.strip() for u in (settings.quality_webhook_url or "").split(",") if u.strip()]
+        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
+        self.webhooks = WebhookDispatcher(urls, secret)
+        self._hash_secret = settings.hash_secret.get_secret_value() if settings.hash_secret else None
 
     async def run_case(self, case: Case, subject: str) -> CaseResult:
         """Run ``case`` through ``subject`` and score it; failures become an ``error`` result.
@@ -63,7 +68,11 @@ class Engine:
         try:
             transcript = await self.subjects[subject].answer(case.query)
             result = await score_case(case, transcript, self.caller, self.settings)
-            return with_verdict(result, self.verdicts.get(result.key))
+            result = with_verdict(result, self.verdicts.get(result.key))
+            event = event_from_result(result, self._hash_secret)
+            if event is not None:
+                self.webhooks.emit(event)  # background delivery: never blocks or fails the run
+            return result
         except CacheMiss:
             raise
         except HarnessError as exc:
@@ -87,6 +96,7 @@ class Engine:
         return hits, misses
 
     async def aclose(self) -> None:
+        await self.webhooks.aclose()
         for p in self.providers.values():
             await p.aclose()
         if self.store is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.metrics.correctness import CorrectnessResult
+from harness.metrics.heuristic_quality import HeuristicQuality
 from harness.metrics.quality_metrics import QualityMetrics
 from harness.model import Frozen
 from harness.review_types import ReviewVerdict
@@ -43,6 +44,7 @@ class CaseResult(Frozen):
     error: str | None = None
     correctness: CorrectnessResult | None = None
     review: ReviewVerdict | None = None
+    heuristic_quality: HeuristicQuality | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -9,6 +9,7 @@ from harness.checks import mention_checks, minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
 from harness.metrics.correctness import correctness_scores
+from harness.metrics.heuristic_quality import heuristic_quality_scores
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
 from harness.result import CaseResult, CheckResult
 from harness.transcript import Transcript
@@ -45,6 +46,9 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     correctness, correct = await asyncio.to_thread(correctness_scores, case, transcript)
     scores.update(correct.scores)
     checks.extend(correct.checks)
+    # seed 002's heuristic quality of the final answer, for every subject alike
+    heuristic, hq = heuristic_quality_scores(transcript.final_answer)
+    scores.update(hq.scores)
     checks.extend(minimum_score_checks(case, scores))
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
@@ -56,5 +60,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         case_id=case.id, dataset=case.dataset, subject=transcript.subject, category=case.category,
         evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
-        correctness=correctness,
+        correctness=correctness, heuristic_quality=heuristic,
     )

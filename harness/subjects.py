@@ -28,9 +28,16 @@ def _baseline(settings: Settings, caller: Caller) -> Subject:
     return Baseline(settings.role_spec("baseline"), caller, settings)
 
 
+def _voting(settings: Settings, caller: Caller) -> Subject:
+    from harness.council.voting import VotingCouncil
+
+    return VotingCouncil(list(settings.models), caller, settings)
+
+
 BUILDERS = {
     "council": _council,
     "baseline": _baseline,
+    "voting": _voting,
 }
 
 

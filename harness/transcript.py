@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.council.consensus_types import ConsensusResult
+from harness.council.external_types import ExternalCouncilRecord
 from harness.model import Frozen
 
 Role = Literal["system", "user", "assistant"]
@@ -138,6 +140,8 @@ class Transcript(Frozen):
         calls: every model call with timings and tokens.
         errors: errors that did not stop the subject (a failed member, an unparsable ballot).
         duration_s: wall time for the whole transcript.
+        voting: the consensus-vote record of the ``voting`` subject (``None`` for other subjects).
+        external: what an external council package (``llm-council``) reported about its own run.
     """
 
     subject: str
@@ -152,6 +156,8 @@ class Transcript(Frozen):
     calls: tuple[CallRecord, ...] = ()
     errors: tuple[str, ...] = ()
     duration_s: float = 0.0
+    voting: ConsensusResult | None = None
+    external: ExternalCouncilRecord | None = None
 
     @property
     def ok_answers(self) -> list[Answer]:
