@@ -55,8 +55,8 @@ def failing_server() -> Iterator[tuple[str, type[_Recorder]]]:
 
 
 def _result() -> CaseResult:
-    t = Transcript(subject="council", query="What is the secret plan?", answers=(Answer(member="a", model="m", text="x"),),
-                   final_answer="x")
+    t = Transcript(subject="council", query="What is the secret plan?",
+                   answers=(Answer(member="a", model="m", text="x"),), final_answer="x")
     qm = QualityMetrics(core=CoreMetrics(
         consensus_strength=0.42, deliberation_depth=0.7, deliberation_components={},
         synthesis_attribution=SynthesisAttribution(winner_alignment=0.5, max_source_alignment=0.9,
