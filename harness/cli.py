@@ -63,6 +63,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.update_baseline:
         for path in update_baselines(run, settings):
             console.print(f"baseline written: {path}")
+    if settings.quality_retention_days:
+        from harness.runs import prune_runs
+
+        for name in prune_runs(Path(settings.reports_dir) / "runs", settings.quality_retention_days, [run.run_id]):
+            console.print(f"retention: removed run {name}")
     console.print(f"report: {report}")
     failing = [r for r in run.results if r.status in ("failed", "error")]
     return 1 if failing or any(c.exit_code for c in comparisons) else 0

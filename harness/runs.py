@@ -203,3 +203,34 @@ def summary_json(run: Run) -> str:
         counts.setdefault(r.subject, {}).setdefault(r.status, 0)
         counts[r.subject][r.status] += 1
     return json.dumps({"run_id": run.run_id, "counts": counts}, indent=2)
+
+
+def prune_runs(runs_dir: Path, older_than_days: int, keep: Iterable[str] = ()) -> list[str]:
+    """Delete run folders whose manifest started more than ``older_than_days`` ago (retention).
+
+    A folder is first renamed to a hidden name (atomic), then removed, so a half-deleted run is never
+    mistaken for a real one. Folders without a readable manifest, and the ids in ``keep``, are left.
+    Baselines and verdict files live elsewhere and are never touched.
+    """
+    import shutil
+    from datetime import timedelta
+
+    if not runs_dir.exists():
+        return []
+    cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+    removed = []
+    keep_set = set(keep)
+    for d in sorted(runs_dir.iterdir()):
+        if d.name.startswith(".") or d.name in keep_set or not (d / MANIFEST).exists():
+            continue
+        try:
+            started = Manifest.model_validate_json((d / MANIFEST).read_text(encoding="utf-8")).started_at
+            when = datetime.fromisoformat(started.replace("Z", "+00:00"))
+        except (ValidationError, ValueError, OSError):
+            continue
+        if when < cutoff:
+            trash = d.with_name(f".pruning-{d.name}")
+            d.rename(trash)
+            shutil.rmtree(trash, ignore_errors=True)
+            removed.append(d.name)
+    return removed
