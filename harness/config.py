@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from harness.errors import ConfigError
 from harness.yamlio import LocatedYaml, load_yaml
@@ -151,6 +151,11 @@ class Settings(BaseSettings):
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
+    # monitoring
+    quality_webhook_url: str | None = None  # several URLs separated by commas
+    webhook_secret: SecretStr | None = None
+    quality_retention_days: int | None = Field(default=None, ge=1)
+    external_validation: bool = False
     # storage
     cache_mode: CacheModeName = "readwrite"
     cache_path: Path = Path(".council-cache/cache.sqlite")
@@ -265,8 +270,9 @@ class Settings(BaseSettings):
 
         ``hash_secret`` is masked: ``"**********"`` when set, ``None`` when not.
         """
-        data = self.model_dump(mode="json", exclude={"hash_secret"})
+        data = self.model_dump(mode="json", exclude={"hash_secret", "webhook_secret"})
         data["hash_secret"] = "**********" if self.hash_secret is not None else None
+        data["webhook_secret"] = "**********" if self.webhook_secret is not None else None
         return data
 
 
@@ -324,5 +330,11 @@ def load_settings(
     except ValidationError as exc:
         lines = [_describe_error(e, located) for e in exc.errors()]
         raise ConfigError("invalid configuration: " + "; ".join(lines)) from None
+    except SettingsError as exc:  # a structured variable (dict/list/model) whose value is not valid JSON
+        field = str(exc).partition('field "')[2].partition('"')[0]
+        raise ConfigError(
+            'expected a JSON value (for example {"name": 0.1} or ["a", "b"])',
+            f"environment variable {ENV_PREFIX}{field.upper()}" if field else "environment",
+        ) from None
     finally:
         _yaml_source.reset(token)

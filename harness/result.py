@@ -6,7 +6,9 @@ from typing import Literal
 
 from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.heuristic_quality import HeuristicQuality
+from harness.metrics.judge_rubric import RubricJudgement
 from harness.metrics.quality_metrics import QualityMetrics
+from harness.metrics.rubric import RubricBreakdown
 from harness.model import Frozen
 from harness.review_types import ReviewVerdict
 from harness.scoreset import CheckResult, ScoreSet
@@ -45,6 +47,9 @@ class CaseResult(Frozen):
     correctness: CorrectnessResult | None = None
     review: ReviewVerdict | None = None
     heuristic_quality: HeuristicQuality | None = None
+    rubric: RubricJudgement | None = None
+    peer_rubric: dict[str, RubricBreakdown] | None = None
+    scoring_errors: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str]:

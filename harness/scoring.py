@@ -10,7 +10,9 @@ from harness.config import Settings
 from harness.council.calls import Caller
 from harness.metrics.correctness import correctness_scores
 from harness.metrics.heuristic_quality import heuristic_quality_scores
+from harness.metrics.judge_rubric import run_rubric_judge
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
+from harness.metrics.rubric import peer_composite, peer_rubric_breakdown
 from harness.result import CaseResult, CheckResult
 from harness.transcript import Transcript
 
@@ -37,6 +39,7 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     """
     scores: dict[str, float] = {}
     checks: list[CheckResult] = []
+    errors: list[str] = []
     quality_metrics, tier1 = _tier1(transcript, settings)
     scores.update(tier1)
     mentions = mention_checks(case, transcript.final_answer)
@@ -49,6 +52,19 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     # seed 002's heuristic quality of the final answer, for every subject alike
     heuristic, hq = heuristic_quality_scores(transcript.final_answer)
     scores.update(hq.scores)
+    # the rubric judge scores the final answer of every subject (ceiling and safety gate applied)
+    judged = await run_rubric_judge(case, transcript, caller, settings)
+    if judged.judgement is not None:
+        scores.update(judged.judgement.score_set().scores)
+        if judged.judgement.error:
+            errors.append(f"rubric judge: {judged.judgement.error}")
+    elif judged.error:
+        errors.append(judged.error)
+    # stage-2 peer rubric scores (when reviewers gave them)
+    peer = peer_rubric_breakdown(transcript, settings.weights) if transcript.reviews else {}
+    composite = peer_composite(peer) if peer else None
+    if composite is not None:
+        scores["peer_composite"] = composite
     checks.extend(minimum_score_checks(case, scores))
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
@@ -60,5 +76,6 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         case_id=case.id, dataset=case.dataset, subject=transcript.subject, category=case.category,
         evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
-        correctness=correctness, heuristic_quality=heuristic,
+        correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
+        peer_rubric=peer or None, scoring_errors=tuple(errors),
     )
