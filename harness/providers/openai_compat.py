@@ -1,0 +1,412 @@
+"""Any OpenAI-compatible chat endpoint over HTTP (OpenAI, OpenRouter, vLLM, Ollama /v1, llama.cpp, LM Studio).
+
+One ``POST {base_url}/chat/completions`` per call, with the sampling parameters sent explicitly
+(only standard OpenAI fields). Transient failures (429, 500, 502, 503, 504, connection errors,
+time-outs, a body cut off mid-way) are retried with exponential backoff and jitter, honouring
+``Retry-After``; everything else becomes a :class:`~harness.errors.ProviderError` that names the
+endpoint and the model. The API key is read from the environment variable whose *name* is
+configured; it is sent only in the ``Authorization`` header and never appears in an error
+message, a log line or a repr (server replies quoted in errors are redacted too).
+
+Structured replies: OpenAI's ``{"type": "json_schema", ...}`` response format is tried first;
+``llama_cpp.server`` rejects that type (it answers 500 with a validation error naming
+``response_format``) and only accepts ``{"type": "json_object", "schema": ...}``, so in ``auto``
+mode a rejection switches this provider to the ``json_object`` form once and for all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from harness.errors import ConfigError, ProviderError
+from harness.providers.base import current_case
+from harness.transcript import Completion, Message
+
+if TYPE_CHECKING:
+    from harness.config import Settings
+
+log = logging.getLogger("harness.providers.openai")
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_AFTER_MAX_S = 30.0
+SchemaStyle = Literal["auto", "json_schema", "json_object"]
+_SNIPPET_CHARS = 300
+_REDACTED = "[REDACTED]"
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None, cap: float = RETRY_AFTER_MAX_S) -> float | None:
+    """The wait a ``Retry-After`` header asks for, in seconds.
+
+    Args:
+        value: the header value: delay seconds (``"1"``, ``"2.5"``) or an HTTP date.
+        now: the current time for HTTP dates (default: now, UTC).
+        cap: the longest wait honoured; larger values are cut to it.
+
+    Returns ``None`` when there is no usable value; a date in the past gives 0.
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), cap)
+
+
+def display_url(base_url: str) -> str:
+    """``base_url`` without credentials, query or fragment (safe for messages, logs and cache keys)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+class _Secret:
+    """An API key that does not show itself in ``repr``, ``str`` or ``vars()`` dumps."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "_Secret(***)" if self.value else "_Secret(unset)"
+
+    __str__ = __repr__
+
+
+class _Retryable(Exception):
+    """One failed attempt that may succeed when repeated."""
+
+    def __init__(self, reason: str, wait: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.wait = wait
+
+
+class _SchemaRejected(Exception):
+    """The endpoint refused the ``json_schema`` response format."""
+
+
+class OpenAICompatProvider:
+    """Chat completions from an OpenAI-compatible endpoint.
+
+    Args:
+        base_url: the API root, e.g. ``http://127.0.0.1:8000/v1`` (calls go to
+            ``{base_url}/chat/completions``).
+        api_key_env: the NAME of the environment variable holding the API key, read once here;
+            when unset or empty no ``Authorization`` header is sent (fine for local servers).
+        timeout: seconds allowed for one attempt (connect, send, wait and read the whole reply).
+        max_retries: extra attempts after the first for transient failures (so at most
+            ``max_retries + 1`` requests per call).
+        concurrency: at most this many requests in flight at once from this provider.
+        client: an ``httpx.AsyncClient`` to use (tests); it is not closed by :meth:`aclose`.
+        schema_style: how a JSON schema is sent: ``json_schema`` (OpenAI structured outputs),
+            ``json_object`` (``{"type": "json_object", "schema": ...}``, llama_cpp.server), or
+            ``auto`` (the first, switching to the second when the endpoint rejects it).
+        strict: the ``strict`` flag of the ``json_schema`` form.
+        backoff_base: the first retry waits about this many seconds, doubling each time.
+        backoff_max: the longest backoff wait.
+        retry_after_max: the longest ``Retry-After`` wait honoured.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        *,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        concurrency: int = 4,
+        client: httpx.AsyncClient | None = None,
+        schema_style: SchemaStyle = "auto",
+        strict: bool = True,
+        backoff_base: float = 0.5,
+        backoff_max: float = 8.0,
+        retry_after_max: float = RETRY_AFTER_MAX_S,
+    ) -> None:
+        parts = urlsplit(base_url or "")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got '{display_url(base_url)}'",
+                "base_url",
+            )
+        if timeout <= 0 or max_retries < 0 or concurrency < 1:
+            raise ConfigError("timeout must be > 0, max_retries >= 0 and concurrency >= 1", "openai provider")
+        if schema_style not in ("auto", "json_schema", "json_object"):
+            raise ConfigError(f"schema_style must be auto, json_schema or json_object, got {schema_style!r}")
+        self._base_url = base_url.rstrip("/")
+        self.endpoint = display_url(base_url)
+        self.api_key_env = api_key_env
+        self._key = _Secret(os.environ.get(api_key_env, "").strip() if api_key_env else "")
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.concurrency = int(concurrency)
+        self.strict = strict
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.retry_after_max = retry_after_max
+        self._schema_setting: SchemaStyle = schema_style  # as configured
+        self._schema_style: SchemaStyle = schema_style  # in use (``auto`` resolves on the first schema call)
+        self._own_client = client is None
+        self._client = client
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> OpenAICompatProvider:
+        """A provider for the endpoint in ``settings`` (base_url, api_key_env, request_timeout,
+        max_retries, concurrency); ``kwargs`` are passed on to the constructor."""
+        if not settings.base_url:
+            raise ConfigError("no OpenAI-compatible endpoint is configured (set LLM_COUNCIL_BASE_URL)", "base_url")
+        return cls(
+            settings.base_url, settings.api_key_env, timeout=settings.request_timeout,
+            max_retries=settings.max_retries, concurrency=settings.concurrency, **kwargs,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAICompatProvider(endpoint={self.endpoint!r}, api_key_env={self.api_key_env!r}, "
+            f"key_set={bool(self._key.value)}, timeout={self.timeout:g}, max_retries={self.max_retries}, "
+            f"concurrency={self.concurrency})"
+        )
+
+    @property
+    def has_key(self) -> bool:
+        """Whether an API key was found in the environment."""
+        return bool(self._key.value)
+
+    @property
+    def schema_style(self) -> SchemaStyle:
+        """The response-format style in use (``auto`` until the endpoint has answered a schema call)."""
+        return self._schema_style
+
+    def identity(self, model: str) -> str:
+        return f"openai:{self.endpoint}:{model}"
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key.value, _REDACTED) if self._key.value else text
+
+    def _where(self, model: str) -> str:
+        case = current_case.get()
+        suffix = f", case {case}" if case != "?" else ""
+        return f"openai endpoint {self.endpoint} (model '{model}'{suffix})"
+
+    def _error(self, model: str, message: str) -> ProviderError:
+        return ProviderError(self._redact(message), self._where(model))
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._key.value:
+            headers["Authorization"] = f"Bearer {self._key.value}"
+        return headers
+
+    def _resources(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        """The client and semaphore for the running event loop.
+
+        Both are bound to a loop; when a later ``asyncio.run`` brings a new loop they are made
+        again (an owned client left from a closed loop cannot be closed from the new one: call
+        :meth:`aclose` before the loop ends).
+        """
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._loop is not loop:
+            self._loop = loop
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+            if self._own_client:
+                self._client = httpx.AsyncClient(
+                    timeout=httpx.Timeout(self.timeout),
+                    limits=httpx.Limits(max_connections=self.concurrency),
+                )
+        assert self._client is not None
+        return self._client, self._semaphore
+
+    def _backoff(self, retry: int) -> float:
+        """Exponential backoff with equal jitter for the ``retry``-th retry (0-based)."""
+        ceiling = min(self.backoff_max, self.backoff_base * (2**retry))
+        return ceiling / 2 + random.uniform(0.0, ceiling / 2)
+
+    def _payload(
+        self, model: str, messages: Sequence[Message], temperature: float, top_p: float, max_tokens: int,
+        seed: int, json_schema: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": model,
+            "messages": [m.model_dump() for m in messages],
+            "temperature": temperature,
+            "top_p": top_p,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "stream": False,
+        }
+        if json_schema is not None:
+            if self._schema_style == "json_object":
+                payload["response_format"] = {"type": "json_object", "schema": json_schema}
+            else:
+                payload["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "reply", "schema": json_schema, "strict": self.strict},
+                }
+        return payload
+
+    def _snippet(self, body: bytes) -> str:
+        text = " ".join(self._redact(body.decode("utf-8", errors="replace")).split())
+        if len(text) > _SNIPPET_CHARS:
+            text = text[:_SNIPPET_CHARS] + "..."
+        return text or "(empty body)"
+
+    async def _attempt(self, client: httpx.AsyncClient, model: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """One request; returns the decoded body of a 2xx reply or raises."""
+        url = f"{self._base_url}/chat/completions"
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await client.post(url, json=payload, headers=self._headers())
+                body = response.content
+        except TimeoutError:
+            raise _Retryable(f"no complete reply within {self.timeout:g} s") from None
+        except httpx.TimeoutException as exc:
+            raise _Retryable(f"timed out ({type(exc).__name__}) after {self.timeout:g} s") from None
+        except httpx.UnsupportedProtocol:
+            raise self._error(model, "unsupported URL scheme; expected http:// or https://") from None
+        except httpx.TransportError as exc:
+            detail = self._redact(str(exc)) or "no detail"
+            raise _Retryable(f"connection failed or reply cut off ({type(exc).__name__}: {detail})") from None
+        status = response.status_code
+        if 200 <= status < 300:
+            try:
+                data = json.loads(body)
+            except ValueError:
+                raise self._error(model, f"HTTP {status} reply is not valid JSON: {self._snippet(body)}") from None
+            if not isinstance(data, dict):
+                raise self._error(model, f"HTTP {status} reply is not a JSON object: {self._snippet(body)}")
+            return data
+        snippet = self._snippet(body)
+        rf = payload.get("response_format", {})
+        if (
+            self._schema_setting == "auto" and self._schema_style != "json_schema" and rf.get("type") == "json_schema"
+            and (status in (400, 422) or (status == 500 and "response_format" in snippet))
+        ):
+            raise _SchemaRejected(f"HTTP {status}: {snippet}")
+        if status in RETRY_STATUSES:
+            wait = retry_after_seconds(response.headers.get("retry-after"), cap=self.retry_after_max)
+            raise _Retryable(f"HTTP {status}: {snippet}", wait)
+        if status in (401, 403):
+            key_hint = (
+                f"check the key in ${self.api_key_env}" if self._key.value
+                else f"no API key was sent (${self.api_key_env} is not set)" if self.api_key_env
+                else "no API key was sent"
+            )
+            raise self._error(model, f"HTTP {status} (not authorized; {key_hint}): {snippet}")
+        raise self._error(model, f"HTTP {status}: {snippet}")
+
+    def _parse(self, model: str, data: dict[str, Any], started: float) -> Completion:
+        if isinstance(data.get("error"), dict | str):
+            detail = self._snippet(json.dumps(data["error"]).encode())
+            raise self._error(model, f"the endpoint returned an error: {detail}")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise self._error(model, "the reply has no choices")
+        choice = choices[0]
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            refusal = message.get("refusal") if isinstance(message, dict) else None
+            extra = f" (refusal: {self._redact(str(refusal))[:_SNIPPET_CHARS]})" if refusal else ""
+            raise self._error(model, f"the reply's first choice has no message content{extra}")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return Completion(
+            text=content,
+            model=model,
+            tokens_in=_count(usage.get("prompt_tokens")),
+            tokens_out=_count(usage.get("completion_tokens")),
+            latency_s=time.perf_counter() - started,
+            finish_reason=str(choice.get("finish_reason") or "stop"),
+        )
+
+    # -- the protocol -----------------------------------------------------------------------
+
+    async def chat(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        *,
+        temperature: float,
+        max_tokens: int,
+        seed: int,
+        top_p: float = 1.0,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        """One chat completion; ``latency_s`` covers the whole call including retries."""
+        client, semaphore = self._resources()
+        started = time.perf_counter()
+        attempts = 0
+        while True:
+            payload = self._payload(model, messages, temperature, top_p, max_tokens, seed, json_schema)
+            attempts += 1
+            try:
+                async with semaphore:
+                    data = await self._attempt(client, model, payload)
+                completion = self._parse(model, data, started)
+                if self._schema_style == "auto" and payload.get("response_format", {}).get("type") == "json_schema":
+                    self._schema_style = "json_schema"  # the endpoint accepts it
+                return completion
+            except _SchemaRejected as exc:
+                log.info(
+                    "%s: the endpoint rejected response_format json_schema (%s); using json_object + schema",
+                    self._where(model), exc,
+                )
+                self._schema_style = "json_object"
+                attempts -= 1  # a format negotiation, not a failure
+                continue
+            except _Retryable as exc:
+                if attempts > self.max_retries:
+                    raise self._error(
+                        model, f"failed after {attempts} attempt{'s' if attempts > 1 else ''}: {exc.reason}"
+                    ) from None
+                wait = exc.wait if exc.wait is not None else self._backoff(attempts - 1)
+                source = "Retry-After" if exc.wait is not None else "backoff"
+                log.warning(
+                    "%s: attempt %d of %d failed (%s); retrying in %.2f s (%s)",
+                    self._where(model), attempts, self.max_retries + 1, exc.reason, wait, source,
+                )
+                await asyncio.sleep(wait)
+
+    async def aclose(self) -> None:
+        if self._own_client and self._client is not None:
+            client, self._client = self._client, None
+            self._semaphore = None
+            self._loop = None
+            await client.aclose()
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError):
+        return 0
