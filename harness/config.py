@@ -49,6 +49,15 @@ class MemberSpec(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, le=32768)
     system_prompt: str | None = None
     seed: int = 0
+    base_url: str | None = None
+    api_key_env: str | None = None
+
+    @property
+    def provider_key(self) -> str:
+        """Which provider instance serves this member (``openai@URL`` for a member's own endpoint)."""
+        if self.provider == "openai" and (self.base_url or self.api_key_env):
+            return f"openai@{self.base_url or ''}|{self.api_key_env or ''}"
+        return self.provider
 
     @model_validator(mode="after")
     def _embedded_exists(self) -> MemberSpec:
@@ -220,7 +229,7 @@ class Settings(BaseSettings):
             name = getattr(self, role)
             if name is not None and self.find_member(name) is None and not self._resolvable(name):
                 raise ValueError(f"{role}: '{name}' is not a council member id or model name")
-        if any(m.provider == "openai" for m in self.all_specs()) and not self.base_url:
+        if any(m.provider == "openai" and not m.base_url for m in self.all_specs()) and not self.base_url:
             raise ValueError(
                 "base_url: a member uses provider 'openai' but no endpoint is configured "
                 "(set LLM_COUNCIL_BASE_URL)"

@@ -22,17 +22,27 @@ VERDICTS_FILE = "reviews.json"
 
 
 def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, Provider]:
-    """The providers the configured members need, each wrapped in the record/replay cache."""
-    kinds = {m.provider for m in settings.all_specs()}
+    """The providers the configured members need, each wrapped in the record/replay cache.
+
+    Keys are :attr:`MemberSpec.provider_key`: ``local``, ``openai`` (the configured endpoint), and
+    ``openai@URL|KEYVAR`` for members that name an endpoint of their own.
+    """
     raw: dict[str, Provider] = {}
-    if "local" in kinds:
-        from harness.providers.local import LocalProvider
+    for spec in settings.all_specs():
+        key = spec.provider_key
+        if key in raw:
+            continue
+        if spec.provider == "local":
+            from harness.providers.local import LocalProvider
 
-        raw["local"] = LocalProvider()
-    if "openai" in kinds:
-        from harness.providers.openai_compat import OpenAICompatProvider
+            raw[key] = LocalProvider()
+        else:
+            from harness.providers.openai_compat import OpenAICompatProvider
 
-        raw["openai"] = OpenAICompatProvider.from_settings(settings)
+            raw[key] = OpenAICompatProvider(
+                spec.base_url or settings.base_url or "", spec.api_key_env or settings.api_key_env,
+                timeout=settings.request_timeout, max_retries=settings.max_retries, concurrency=settings.concurrency,
+            )
     if store is None or settings.cache_mode == "off":
         return raw
     return {k: CachedProvider(p, store, settings.cache_mode) for k, p in raw.items()}

@@ -127,3 +127,35 @@ def test_council_on_a_dead_port_records_every_failure() -> None:
                for a in t.answers)
     assert t.errors[-1] == "stage1: no member produced an answer"
     assert t.reviews == () and t.synthesis is None and t.final_answer == ""
+
+
+def test_members_on_their_own_endpoints() -> None:
+    """A member may name its own endpoint: one healthy server, one member on a closed port."""
+    import asyncio
+
+    from harness.config import load_settings
+    from harness.engine import Engine
+    from tests.fault_server import FaultServer, ok
+
+    with FaultServer(default=ok('{"critique": "fine", "ranking": ["Response A", "Response B"]}')) as srv:
+        settings = load_settings(
+            models=[
+                {"id": "a", "provider": "openai", "model": "m1", "base_url": srv.base_url},
+                {"id": "b", "provider": "openai", "model": "m2", "base_url": srv.base_url},
+                {"id": "dead", "provider": "openai", "model": "m3", "base_url": "http://127.0.0.1:9/v1"},
+            ],
+            chairman="a", cache_mode="off", max_retries=0, request_timeout=2,
+        )
+        engine = Engine(settings, ["council"])
+        assert sorted(engine.providers) == [f"openai@{srv.base_url}|", "openai@http://127.0.0.1:9/v1|"]
+
+        async def go():  # noqa: ANN202 - one event loop for the calls and the client's shutdown
+            try:
+                return await engine.subjects["council"].answer("q?")
+            finally:
+                await engine.aclose()
+
+        t = asyncio.run(go())
+    assert [a.member for a in t.answers if a.ok] == ["a", "b"]
+    assert any(e.startswith("stage1 dead:") for e in t.errors)
+    assert {r.reviewer for r in t.reviews} == {"a", "b"} and t.synthesis

@@ -54,7 +54,7 @@ class Caller:
 
         A replay-cache miss is not swallowed: it stops the case so replay stays honest.
         """
-        provider = self.providers.get(spec.provider)
+        provider = self.providers.get(spec.provider_key)
         started = time.perf_counter()
         if provider is None:
             return CallResult(None, CallRecord(stage=stage, member=spec.id, model=spec.model,
