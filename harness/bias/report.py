@@ -1,0 +1,276 @@
+"""``council-harness bias-report``: render a cross-session bias audit as text, JSON or CSV.
+
+Wiring into the CLI is one line, ``add_bias_report_parser(subparsers)``; the sub-command's
+``func`` default is :func:`bias_report_command`, which returns the exit code (0 done, 2 usage,
+configuration or store error such as a missing input file).
+
+The text output follows seed 003's tiered display: fewer than 10 sessions prints
+"Collecting data..." and no figures; 10-19 sessions prints a "High Volatility" warning before
+the figures; from 20 sessions on, figures are shown with their confidence intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.bias.aggregate import (
+    AggregatedBiasReport,
+    BiasMetricReport,
+    ConfidenceTier,
+    read_table,
+    run_aggregated_bias_audit,
+)
+from harness.bias.store import BiasStore
+from harness.config import load_settings
+from harness.errors import ConfigError, HarnessError
+
+FORMATS = ("text", "json", "csv")
+CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def _when(value: datetime | None) -> str:
+    return "n/a" if value is None else value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _ci(m: BiasMetricReport, digits: int = 3) -> str:
+    pct = f"{m.confidence_level * 100:g}%"
+    if m.ci_lower is None or m.ci_upper is None:
+        return f"{pct} CI n/a"
+    return f"{pct} CI [{_num(m.ci_lower, digits)}, {_num(m.ci_upper, digits)}]"
+
+
+def _line(m: BiasMetricReport, label: str, digits: int = 3) -> str:
+    p = f"  p={_p(m.p_value)}" if m.p_value is not None else ""
+    return (f"  {label}: {_num(m.point_estimate, digits)}  {_ci(m, digits)}{p}  "
+            f"N={m.sample_size} {m.sample_unit}  [{m.statistical_confidence.value}]")
+
+
+def _header(report: AggregatedBiasReport) -> list[str]:
+    bounds = []
+    if report.window_sessions:
+        bounds.append(f"last {report.window_sessions} sessions")
+    if report.window_days:
+        bounds.append(f"last {report.window_days:g} days")
+    lines = [
+        "Council bias report (cross-session, seed 003 / ADR-018)",
+        "=" * 56,
+        f"Window: {_when(report.window_start)} .. {_when(report.window_end)}"
+        + (f" ({', '.join(bounds)})" if bounds else " (all records)"),
+        f"Sessions: {report.sessions}   Records: {report.records}   "
+        f"Confidence: {report.statistical_confidence.value}   Minimum for robust figures: {report.min_sessions}",
+    ]
+    if len(report.config_versions) > 1:
+        lines.append(f"Council configurations pooled: {', '.join(report.config_versions)}")
+    return lines + [""]
+
+
+def _reviewers(report: AggregatedBiasReport, verbose: bool) -> list[str]:
+    lines = ["3. Reviewer profiles (harshness; analytics only, never applied to votes)"]
+    if not report.reviewer_profiles:
+        return lines + ["  no reviewer scores", ""]
+    flagged = [p for p in report.reviewer_profiles if p.label in ("harsh", "generous")]
+    shown = report.reviewer_profiles if verbose else flagged
+    for p in shown:
+        z = p.harshness_z
+        lines.append(f"  {p.reviewer_id}: {p.label}")
+        lines.append(_line(p.mean_score, "    mean score given", 2))
+        if z is not None:
+            lines.append(_line(z, "    harshness z", 2))
+        if verbose:
+            lines.append(f"      std={_num(p.std_score, 2)}  sessions={p.mean_score.sessions}")
+    if not verbose:
+        lines.append(f"  {len(flagged)} of {len(report.reviewer_profiles)} reviewers flagged"
+                     + ("" if flagged else " (all typical or undetermined)") + "; --verbose lists every profile")
+    return lines + [""]
+
+
+def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
+    """The human-readable report with seed 003's tiered display.
+
+    Args:
+        report: the aggregated audit.
+        verbose: list every reviewer profile, every display position and every anomaly.
+    """
+    lines = _header(report)
+    tier = report.statistical_confidence
+    if report.records == 0:
+        return "\n".join(lines + ["Collecting data... no bias records in this window yet.", ""])
+    if tier == ConfidenceTier.INSUFFICIENT:
+        lines += [f"Collecting data... {report.sessions} of the 10 sessions needed before bias figures are shown.", ""]
+        return "\n".join(lines)
+    if tier == ConfidenceTier.PRELIMINARY:
+        lines += [f"WARNING: High Volatility - only {report.sessions} sessions (fewer than 20); "
+                  "treat every figure below as preliminary.", ""]
+
+    lines.append("1. Length-score correlation (verbosity bias)")
+    lc = report.length_correlation
+    lines += [_line(lc, "pooled r") if lc else "  no session with 4+ scores and varying lengths/scores", ""]
+
+    lines.append("2. Position bias (score by display position)")
+    pb = report.position_bias
+    if pb is None:
+        lines.append("  scores at fewer than two display positions")
+    else:
+        lines.append(_line(pb.variance, "variance of position means"))
+        lines.append(f"  Kruskal-Wallis H={_num(pb.kruskal_h)} p={_p(pb.kruskal_p)}")
+        for m in pb.positions:
+            lines.append(_line(m, f"    position {m.subject} mean score", 2) if verbose
+                         else f"    position {m.subject}: {_num(m.point_estimate, 2)} (n={m.sample_size})")
+    lines.append("")
+    lines += _reviewers(report, verbose)
+
+    lines.append("4. Temporal trends")
+    lines += [_line(t, t.metric_name, 4) for t in report.trends] or ["  not enough sessions at distinct times"]
+    lines.append("")
+    lines.append(f"5. Anomalous sessions: {len(report.anomalies)}")
+    if verbose:
+        lines += [f"  {a.session_id} {_when(a.timestamp)} {a.metric}={a.value:.2f} z={a.z_score:.2f} ({a.direction})"
+                  for a in report.anomalies]
+    lines.append("")
+    if report.warnings:
+        lines.append("Warnings")
+        lines += [f"  ! {w}" for w in report.warnings]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_json(report: AggregatedBiasReport) -> str:
+    """The whole report as indented JSON (timestamps ISO 8601 UTC, undefined values ``null``).
+
+    Args:
+        report: the aggregated audit.
+    """
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, ConfidenceTier):
+        return value.value
+    return str(value)
+
+
+def render_csv(report: AggregatedBiasReport) -> str:
+    """One CSV row per reported figure (:class:`BiasMetricReport` fields as columns; empty = undefined).
+
+    Args:
+        report: the aggregated audit.
+    """
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for m in report.metrics():
+        writer.writerow([_cell(getattr(m, name)) for name in CSV_FIELDS])
+    return buf.getvalue()
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a whole number >= 1, got 0")
+    return value
+
+
+def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``bias-report`` sub-command to an ``argparse`` sub-parser collection.
+
+    Args:
+        subparsers: the object returned by ``ArgumentParser.add_subparsers()``.
+
+    Returns:
+        The sub-command's parser (its ``func`` default is :func:`bias_report_command`).
+    """
+    p = subparsers.add_parser(
+        "bias-report", help="cross-session bias audit of the bias JSONL store (text, json or csv)",
+        description="Aggregate bias records across sessions: pooled length-score correlation, position bias, "
+                    "reviewer profiles, trends and anomalies, each with N, estimate, 95% CI and window.",
+    )
+    p.add_argument("--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, "
+                                   "~/.llm-council/bias_metrics.jsonl)")
+    p.add_argument("--sessions", type=_non_negative, default=None,
+                   help="only the last N sessions (default: LLM_COUNCIL_BIAS_WINDOW_SESSIONS, 100; 0 = no limit)")
+    p.add_argument("--days", type=_non_negative, default=None,
+                   help="only the last N days (default: LLM_COUNCIL_BIAS_WINDOW_DAYS, 30; 0 = no limit)")
+    p.add_argument("--min-sessions", type=_positive, default=None,
+                   help="sessions wanted for robust figures (default: LLM_COUNCIL_MIN_BIAS_SESSIONS, 20)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--verbose", action="store_true", help="list every reviewer profile, position and anomaly")
+    p.add_argument("--config", help="council-harness.yaml path (for the defaults above)")
+    p.set_defaults(func=bias_report_command)
+    return p
+
+
+def _resolve(args: argparse.Namespace) -> tuple[Path, int, int, int]:
+    """Input path, session bound, day bound and minimum: options first, then settings (env/YAML/defaults)."""
+    given = {"bias_store": Path(args.input).expanduser() if args.input else None,
+             "bias_window_sessions": args.sessions, "bias_window_days": args.days,
+             "min_bias_sessions": args.min_sessions}
+    if None in given.values():
+        settings = load_settings(getattr(args, "config", None))
+        given = {k: getattr(settings, k) if v is None else v for k, v in given.items()}
+    return (given["bias_store"], given["bias_window_sessions"], given["bias_window_days"],
+            given["min_bias_sessions"])
+
+
+def _run(args: argparse.Namespace) -> int:
+    path, sessions, days, minimum = _resolve(args)
+    if args.format not in FORMATS:
+        raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
+    read = read_table(BiasStore(path))
+    if read.corrupt_lines:
+        where = ", ".join(str(n) for n in read.corrupt_examples)
+        more = "" if read.corrupt_lines <= len(read.corrupt_examples) else ", ..."
+        print(f"warning: skipped {read.corrupt_lines} unreadable line(s) in {path} (line {where}{more})",
+              file=sys.stderr)
+    report = run_aggregated_bias_audit(
+        read.table, min_sessions=minimum, window_sessions=sessions or None, window_days=days or None,
+    )
+    if args.format == "json":
+        out = render_json(report)
+    elif args.format == "csv":
+        out = render_csv(report)
+    else:
+        out = render_text(report, verbose=args.verbose)
+    sys.stdout.write(out)
+    return 0
+
+
+def bias_report_command(args: argparse.Namespace) -> int:
+    """Run ``bias-report`` from parsed arguments; errors print one line to stderr and return their exit code.
+
+    Args:
+        args: the parsed ``bias-report`` arguments (``input``, ``sessions``, ``days``, ``min_sessions``,
+            ``format``, ``verbose``, ``config``).
+    """
+    try:
+        return _run(args)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code

@@ -1,0 +1,308 @@
+"""Cross-session aggregation, checked against figures computed independently with numpy/scipy."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from harness.bias.aggregate import (
+    ConfidenceTier,
+    confidence_tier,
+    correlation_ci,
+    detect_anomalies,
+    fisher_z,
+    fisher_z_inverse,
+    pooled_length_correlation,
+    position_bias,
+    reviewer_profiles,
+    run_aggregated_bias_audit,
+    session_length_correlations,
+    temporal_trends,
+)
+from harness.bias.store import BiasMetricRecord, ConsentLevel
+
+T0 = datetime(2025, 3, 1, tzinfo=UTC)
+Z975 = scipy.stats.norm.ppf(0.975)
+
+
+def _rec(session: str, length: int = 100, score: float = 5.0, reviewer: str = "r1", position: int = 1,
+         when: datetime = T0, version: str = "v1") -> BiasMetricRecord:
+    return BiasMetricRecord(
+        session_id=session, timestamp=when, consent_level=ConsentLevel.LOCAL_ONLY, reviewer_id=reviewer,
+        model_id="m", position=position, response_length_chars=length, score_value=score,
+        council_config_version=version,
+    )
+
+
+def _session(name: str, lengths: list[int], scores: list[float], when: datetime = T0) -> list[BiasMetricRecord]:
+    return [_rec(name, n, s, when=when) for n, s in zip(lengths, scores, strict=True)]
+
+
+# --- Fisher z and tiers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("r", [-0.95, -0.3, 0.0, 0.42, 0.9])
+def test_fisher_z_matches_numpy(r):
+    assert fisher_z(r) == pytest.approx(float(np.arctanh(r)), abs=1e-12)
+    assert fisher_z_inverse(fisher_z(r)) == pytest.approx(r, abs=1e-12)
+    assert fisher_z_inverse(1.3) == pytest.approx(float(np.tanh(1.3)), abs=1e-12)
+
+
+def test_fisher_z_clips_perfect_correlations():
+    assert fisher_z(1.0) == pytest.approx(float(np.arctanh(0.9999)))
+    assert fisher_z(-1.0) == pytest.approx(float(np.arctanh(-0.9999)))
+
+
+def test_correlation_ci_matches_formula():
+    lo, hi = correlation_ci(0.5, 28)
+    half = Z975 / math.sqrt(25)
+    assert lo == pytest.approx(math.tanh(math.atanh(0.5) - half), abs=1e-12)
+    assert hi == pytest.approx(math.tanh(math.atanh(0.5) + half), abs=1e-12)
+    lo90, hi90 = correlation_ci(0.5, 28, confidence=0.90)
+    half90 = scipy.stats.norm.ppf(0.95) / 5
+    assert (lo90, hi90) == pytest.approx((math.tanh(math.atanh(0.5) - half90), math.tanh(math.atanh(0.5) + half90)))
+    assert lo < lo90 < 0.5 < hi90 < hi
+    with pytest.raises(ValueError):
+        correlation_ci(0.5, 3)
+
+
+@pytest.mark.parametrize(("sessions", "tier"), [
+    (0, "insufficient_data"), (9, "insufficient_data"), (10, "preliminary"), (19, "preliminary"),
+    (20, "moderate"), (49, "moderate"), (50, "high"), (10_000, "high"),
+])
+def test_confidence_tier_boundaries(sessions, tier):
+    assert confidence_tier(sessions) == ConfidenceTier(tier)
+    assert confidence_tier(sessions).value == tier
+
+
+# --- pooled correlation --------------------------------------------------------------------------
+
+S1 = ([100, 200, 300, 400, 500], [2, 4, 5, 4, 6])
+S2 = ([50, 80, 120, 160, 220, 300], [7, 6, 6, 5, 4, 3])
+S3 = ([10, 40, 20, 30], [1, 9, 3, 7])
+
+
+def _pooling_records() -> list[BiasMetricRecord]:
+    return (
+        _session("s1", *S1, when=T0) + _session("s2", *S2, when=T0 + timedelta(hours=1))
+        + _session("s3", *S3, when=T0 + timedelta(hours=2))
+        + _session("s4", [1, 2, 3], [1, 2, 3])                 # 3 records: weight 0, left out
+        + _session("s5", [1, 2, 3, 4], [5, 5, 5, 5])           # constant scores: r undefined
+        + _session("s6", [9, 9, 9, 9], [1, 2, 3, 4])           # constant lengths: r undefined
+    )
+
+
+def test_per_session_correlations_match_numpy():
+    r, n = session_length_correlations(_pooling_records())
+    for i, (lengths, scores) in enumerate((S1, S2, S3)):
+        assert r[i] == pytest.approx(float(np.corrcoef(lengths, scores)[0, 1]), abs=1e-12)
+    assert r[3] == pytest.approx(1.0)
+    assert math.isnan(r[4]) and math.isnan(r[5])
+    assert list(n) == [5, 6, 4, 3, 4, 4]
+
+
+def test_pooled_correlation_is_fisher_z_weighted_by_n_minus_3():
+    rs = [float(np.corrcoef(lengths, scores)[0, 1]) for lengths, scores in (S1, S2, S3)]
+    w = np.array([2.0, 3.0, 1.0])
+    zbar = float(np.sum(w * np.arctanh(rs)) / w.sum())
+    se = 1 / math.sqrt(6)
+    report = pooled_length_correlation(_pooling_records())
+    assert report is not None
+    assert report.metric_name == "length_score_correlation"
+    assert report.point_estimate == pytest.approx(math.tanh(zbar), abs=1e-12)
+    assert report.ci_lower == pytest.approx(math.tanh(zbar - Z975 * se), abs=1e-12)
+    assert report.ci_upper == pytest.approx(math.tanh(zbar + Z975 * se), abs=1e-12)
+    assert report.p_value == pytest.approx(2 * scipy.stats.norm.sf(abs(zbar) / se), rel=1e-9)
+    assert (report.sample_size, report.sessions, report.sample_unit) == (3, 3, "sessions")
+    assert report.statistical_confidence == ConfidenceTier.INSUFFICIENT
+    assert report.window_start == T0
+    assert report.window_end == T0 + timedelta(hours=2)
+    assert "3 sessions left out" in report.note
+
+
+def test_pooled_correlation_needs_a_qualifying_session():
+    assert pooled_length_correlation(_session("s", [1, 2, 3], [3, 2, 1])) is None
+
+
+# --- reviewer profiles ---------------------------------------------------------------------------
+
+SCORES = {"r1": [2, 3, 2, 3, 2, 3], "r2": [7, 8, 7, 8, 7, 8], "r3": [6, 7, 8, 7, 6, 8]}
+
+
+def _reviewer_records() -> list[BiasMetricRecord]:
+    return [_rec(f"s{i}", score=s, reviewer=rev, when=T0 + timedelta(days=i))
+            for rev, scores in SCORES.items() for i, s in enumerate(scores)]
+
+
+def test_reviewer_profiles_match_scipy():
+    profiles = {p.reviewer_id: p for p in reviewer_profiles(_reviewer_records())}
+    means = {rev: float(np.mean(s)) for rev, s in SCORES.items()}
+    grand = float(np.mean(list(means.values())))
+    sd = float(np.std(list(means.values()), ddof=1))
+    for rev, scores in SCORES.items():
+        p = profiles[rev]
+        lo, hi = scipy.stats.t.interval(0.95, len(scores) - 1, loc=np.mean(scores), scale=scipy.stats.sem(scores))
+        assert p.mean_score.point_estimate == pytest.approx(means[rev])
+        assert (p.mean_score.ci_lower, p.mean_score.ci_upper) == pytest.approx((lo, hi), abs=1e-12)
+        assert p.std_score == pytest.approx(float(np.std(scores, ddof=1)))
+        assert (p.mean_score.sample_size, p.mean_score.sessions) == (6, 6)
+        assert p.harshness_z is not None
+        assert p.harshness_z.point_estimate == pytest.approx((means[rev] - grand) / sd)
+        assert p.harshness_z.ci_lower == pytest.approx((lo - grand) / sd)
+        assert p.harshness_z.ci_upper == pytest.approx((hi - grand) / sd)
+    # r1: z = (2.5 - 5.667) / 2.754 = -1.15 and its CI [1.93, 3.07] lies below 5.667 -> harsh
+    assert profiles["r1"].harshness_z.point_estimate == pytest.approx(-1.1499, abs=1e-4)
+    assert [profiles[r].label for r in ("r1", "r2", "r3")] == ["harsh", "typical", "typical"]
+    assert sum(p.harshness_z.point_estimate for p in profiles.values()) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_reviewer_profile_edge_cases():
+    (only,) = reviewer_profiles([_rec("s1", score=4), _rec("s2", score=6)])
+    assert only.harshness_z is None and only.label == "undetermined"
+    profiles = reviewer_profiles([_rec("s1", score=4, reviewer="a"), _rec("s1", score=6, reviewer="b")])
+    assert all(p.mean_score.ci_lower is None and p.std_score is None for p in profiles)
+    assert [p.label for p in profiles] == ["typical", "typical"]   # no interval: never flagged
+    assert reviewer_profiles([]) == ()
+
+
+# --- position bias -------------------------------------------------------------------------------
+
+POSITIONS = {1: [9.0, 8.5, 7.5, 9.5], 2: [6.0, 7.0, 5.5], 3: [3.0, 4.5, 2.0, 5.0, 1.5]}
+
+
+def _position_records() -> list[BiasMetricRecord]:
+    out, i = [], 0
+    for pos, scores in POSITIONS.items():
+        for s in scores:
+            out.append(_rec(f"s{i % 5}", score=s, position=pos))
+            i += 1
+    return out
+
+
+def test_position_bias_matches_hand_kruskal_wallis():
+    summary = position_bias(_position_records(), bootstrap_resamples=200, seed=3)
+    assert summary is not None
+    groups = list(POSITIONS.values())
+    means = [float(np.mean(g)) for g in groups]
+    for report, (pos, g) in zip(summary.positions, POSITIONS.items(), strict=True):
+        lo, hi = scipy.stats.t.interval(0.95, len(g) - 1, loc=np.mean(g), scale=scipy.stats.sem(g))
+        assert report.subject == str(pos)
+        assert report.point_estimate == pytest.approx(np.mean(g))
+        assert (report.ci_lower, report.ci_upper) == pytest.approx((lo, hi))
+        assert report.sample_size == len(g)
+    assert summary.variance.point_estimate == pytest.approx(float(np.var(means, ddof=1)))
+    # Kruskal-Wallis by hand (no ties): H = 12/(N(N+1)) sum R_i^2/n_i - 3(N+1)
+    ranks = scipy.stats.rankdata(np.concatenate(groups))
+    n_total, h, start = len(ranks), 0.0, 0
+    for g in groups:
+        h += ranks[start:start + len(g)].sum() ** 2 / len(g)
+        start += len(g)
+    h = 12 / (n_total * (n_total + 1)) * h - 3 * (n_total + 1)
+    assert summary.kruskal_h == pytest.approx(h)
+    assert summary.kruskal_p == pytest.approx(scipy.stats.chi2.sf(h, 2))
+    assert summary.variance.p_value == summary.kruskal_p
+    lo, hi = summary.variance.ci_lower, summary.variance.ci_upper
+    assert lo is not None and hi is not None and 0 <= lo <= hi
+    again = position_bias(_position_records(), bootstrap_resamples=200, seed=3)
+    assert (again.variance.ci_lower, again.variance.ci_upper) == (lo, hi)
+    assert position_bias(_position_records(), bootstrap_resamples=0).variance.ci_lower is None
+
+
+def test_position_bias_needs_two_positions_and_survives_identical_scores():
+    assert position_bias([_rec("s1", position=1), _rec("s2", position=1)]) is None
+    flat = position_bias([_rec("s1", position=1), _rec("s1", position=2), _rec("s2", position=1)],
+                         bootstrap_resamples=50)
+    assert flat is not None
+    assert flat.variance.point_estimate == 0.0
+    assert flat.kruskal_h is None and flat.kruskal_p is None
+
+
+# --- trends and anomalies ------------------------------------------------------------------------
+
+
+def test_temporal_trend_matches_least_squares():
+    days = np.arange(6, dtype=float)
+    means = np.array([5.0, 5.6, 5.9, 6.7, 7.1, 7.4])
+    records = [_rec(f"s{i}", score=float(m), when=T0 + timedelta(days=float(d)))
+               for i, (d, m) in enumerate(zip(days, means, strict=True))]
+    (trend,) = temporal_trends(records)   # one record per session: no length-r trend
+    slope, intercept = np.polyfit(days, means, 1)
+    resid = means - (slope * days + intercept)
+    stderr = math.sqrt(float(np.sum(resid ** 2)) / 4 / float(np.sum((days - days.mean()) ** 2)))
+    half = scipy.stats.t.ppf(0.975, 4) * stderr
+    assert trend.metric_name == "session_mean_score_trend"
+    assert trend.point_estimate == pytest.approx(slope)
+    assert (trend.ci_lower, trend.ci_upper) == pytest.approx((slope - half, slope + half))
+    assert trend.p_value == pytest.approx(2 * scipy.stats.t.sf(abs(slope / stderr), 4))
+    assert trend.sample_size == 6
+    assert temporal_trends([_rec("a"), _rec("b"), _rec("c", score=7)]) == ()   # one distinct time
+
+
+def test_anomalies_beyond_z_threshold():
+    means = [4.9 if i % 2 else 5.1 for i in range(11)] + [9.0]
+    records = [_rec(f"s{i:02d}", score=m, when=T0 + timedelta(hours=i)) for i, m in enumerate(means)]
+    z = (np.array(means) - np.mean(means)) / np.std(means, ddof=1)
+    assert abs(z[-1]) > 2.5 and np.all(np.abs(z[:-1]) < 2.5)
+    (anomaly,) = detect_anomalies(records)
+    assert (anomaly.session_id, anomaly.direction) == ("s11", "high")
+    assert anomaly.z_score == pytest.approx(float(z[-1]))
+    assert anomaly.value == pytest.approx(9.0)
+    assert anomaly.timestamp == T0 + timedelta(hours=11)
+    assert detect_anomalies(records, z_threshold=4.0) == ()
+
+
+# --- the whole audit -----------------------------------------------------------------------------
+
+
+def _many_sessions(n: int, version: str = "v1") -> list[BiasMetricRecord]:
+    out = []
+    for s in range(n):
+        when = T0 + timedelta(days=s)
+        for rev, bias in (("r1", 0.0), ("r2", 1.0), ("r3", -1.0)):
+            for pos, length in ((1, 100 + 10 * s), (2, 300), (3, 500 - 7 * s)):
+                score = 1 + (length % 9) + bias * 0.5 + (3 - pos) * 0.3
+                out.append(_rec(f"s{s}", length, max(1.0, min(10.0, score)), rev, pos, when, version))
+    return out
+
+
+def test_run_aggregated_bias_audit_windows_and_tiers():
+    records = _many_sessions(30)
+    full = run_aggregated_bias_audit(records)
+    assert (full.sessions, full.records) == (30, 270)
+    assert full.statistical_confidence == ConfidenceTier.MODERATE and full.meets_minimum
+    assert full.window_start == T0 and full.window_end == T0 + timedelta(days=29)
+    last = run_aggregated_bias_audit(records, window_sessions=15)
+    assert last.sessions == 15 and last.window_start == T0 + timedelta(days=15)
+    assert last.statistical_confidence == ConfidenceTier.PRELIMINARY and not last.meets_minimum
+    assert any(w.startswith("High Volatility") for w in last.warnings)
+    days = run_aggregated_bias_audit(records, window_days=4.5, now=T0 + timedelta(days=29))
+    assert days.sessions == 5 and days.statistical_confidence == ConfidenceTier.INSUFFICIENT
+    assert any("collecting data" in w for w in days.warnings)
+    for report in (full, last, days):
+        metrics = report.metrics()
+        assert metrics and report.length_correlation is not None and report.position_bias is not None
+        assert len(report.reviewer_profiles) == 3
+        for m in metrics:
+            assert (m.window_start, m.window_end) == (report.window_start, report.window_end)
+            assert m.statistical_confidence == confidence_tier(m.sessions)
+            assert m.sample_size > 0
+
+
+def test_run_aggregated_bias_audit_empty_and_config_versions():
+    empty = run_aggregated_bias_audit([])
+    assert (empty.sessions, empty.records, empty.metrics()) == (0, 0, [])
+    assert empty.warnings == ("no bias records in the window",)
+    mixed = _many_sessions(3, "v1") + [r.model_copy(update={"session_id": r.session_id + "b",
+                                                            "council_config_version": "v2"})
+                                       for r in _many_sessions(2)]
+    report = run_aggregated_bias_audit(mixed)
+    assert report.config_versions == ("v1", "v2") and report.sessions == 5
+    assert any("2 council configurations are pooled" in w for w in report.warnings)
+    only = run_aggregated_bias_audit(mixed, config_version="v2")
+    assert only.config_versions == ("v2",) and only.sessions == 2
+    with pytest.raises(ValueError):
+        run_aggregated_bias_audit(mixed, min_sessions=0)
