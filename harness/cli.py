@@ -209,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
     rep.add_argument("--reports-dir", default="reports")
     rep.set_defaults(func=cmd_report)
+    from harness.bias.report import add_bias_report_parser
+
+    add_bias_report_parser(sub)
     return parser
 
 

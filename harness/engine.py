@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.bias.store import QueryMetadata, persist_transcript
 from harness.cases import Case
 from harness.config import Settings
 from harness.council.calls import Caller
@@ -79,6 +81,9 @@ class Engine:
             transcript = await self.subjects[subject].answer(case.query)
             result = await score_case(case, transcript, self.caller, self.settings)
             result = with_verdict(result, self.verdicts.get(result.key))
+            if transcript.reviews and self.settings.bias_persistence:
+                persist_transcript(transcript, self.settings, str(uuid.uuid4()),
+                                   QueryMetadata.for_query(case.query, category=case.category or case.dataset))
             event = event_from_result(result, self._hash_secret)
             if event is not None:
                 self.webhooks.emit(event)  # background delivery: never blocks or fails the run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.bias.audit import SessionBiasAudit
 from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.heuristic_quality import HeuristicQuality
 from harness.metrics.judge_rubric import RubricJudgement
@@ -49,6 +50,7 @@ class CaseResult(Frozen):
     heuristic_quality: HeuristicQuality | None = None
     rubric: RubricJudgement | None = None
     peer_rubric: dict[str, RubricBreakdown] | None = None
+    bias: SessionBiasAudit | None = None
     scoring_errors: tuple[str, ...] = ()
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.bias.audit import audit_session
 from harness.cases import Case
 from harness.checks import mention_checks, minimum_score_checks
 from harness.config import Settings
@@ -65,6 +66,7 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     composite = peer_composite(peer) if peer else None
     if composite is not None:
         scores["peer_composite"] = composite
+    bias = audit_session(transcript, settings.weights) if transcript.reviews else None
     checks.extend(minimum_score_checks(case, scores))
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
@@ -77,5 +79,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
         correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
-        peer_rubric=peer or None, scoring_errors=tuple(errors),
+        peer_rubric=peer or None, bias=bias, scoring_errors=tuple(errors),
     )

@@ -61,13 +61,17 @@ def event_from_result(result: CaseResult, secret: str | None) -> QualityMonitori
     rubric = {k: v for k, v in result.scores.items()
               if k in ("accuracy", "relevance", "completeness", "conciseness", "clarity", "rubric_composite")}
     external = {k: v for k, v in result.scores.items() if k.startswith(("deepeval_", "ragas_"))}
+    bias = None
+    if result.bias is not None:
+        bias = {"position_variance": result.bias.position_bias.variance,
+                "length_correlation": result.bias.length_correlation.r, "risk": result.bias.risk}
     return QualityMonitoringEvent(
         timestamp=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         request_id=str(uuid.uuid4()), query_hash=query_hash(result.transcript.query, secret),
         case_id=result.case_id, dataset=result.dataset, subject=result.subject, status=result.status,
         consensus_strength=core.consensus_strength, deliberation_depth=core.deliberation_depth,
         synthesis_attribution=core.synthesis_attribution.model_dump(),
-        rubric_breakdown=rubric or None, external_validation=external or None,
+        rubric_breakdown=rubric or None, external_validation=external or None, bias_indicators=bias,
         alerts=result.quality_metrics.warnings,
     )
 

@@ -41,6 +41,8 @@ def _env(project: Path) -> dict[str, str]:
         "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",
         "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "40",
         "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
+        "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
+        "LLM_COUNCIL_BIAS_STORE": str(project / "bias.jsonl"),
         "PYTHONDONTWRITEBYTECODE": "1",
     })
     return env
@@ -205,3 +207,24 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
 
     assert _pytest(project, *select, "--update-baseline").returncode == 0
     assert _pytest(project, *select).returncode == 0
+
+
+def test_bias_records_and_report(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    lines = (project / "bias.jsonl").read_text().splitlines()
+    records = [json.loads(x) for x in lines]
+    sessions = {r["session_id"] for r in records}
+    assert len(sessions) >= 3  # one per council case of the cold run (replays add more)
+    first = records[0]
+    assert first["schema_version"] == "1.1.0" and first["query_hash"] is None  # consent 1: no hash
+    assert "query" not in first and 1 <= first["position"] <= 3
+    assert {r["reviewer_id"] for r in records} == {"smollm2-precise", "smollm2-explainer", "gemma3"}
+    assert all(r["reviewer_id"] != r["model_id"] for r in records)
+    cli = Path(sys.executable).with_name("council-harness")
+    out = subprocess.run([str(cli), "bias-report", "--input", str(project / "bias.jsonl"), "--format", "json"],
+                         cwd=project, env=_env(project), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report  # figures carry N, estimate, CI and window (checked in the bias unit tests)
+    results = [json.loads(x) for x in next(iter(_runs(project)[:1])).joinpath("results.jsonl").read_text().splitlines()]
+    council = [r for r in results if r["subject"] == "council"]
+    assert all(r["bias"] is not None and r["bias"]["risk"] in ("low", "medium", "high") for r in council)
