@@ -34,10 +34,18 @@ def _voting(settings: Settings, caller: Caller) -> Subject:
     return VotingCouncil(list(settings.models), caller, settings)
 
 
+def _llm_council(settings: Settings, caller: Caller) -> Subject:
+    from harness.council.external import LLMCouncilConfig, LLMCouncilSubject, require_package
+
+    require_package()
+    return LLMCouncilSubject(LLMCouncilConfig.from_settings(settings))
+
+
 BUILDERS = {
     "council": _council,
     "baseline": _baseline,
     "voting": _voting,
+    "llm-council": _llm_council,
 }
 
 
