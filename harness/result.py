@@ -6,6 +6,7 @@ from typing import Literal
 
 from harness.bias.audit import SessionBiasAudit
 from harness.metrics.correctness import CorrectnessResult
+from harness.metrics.external import ExternalValidation
 from harness.metrics.heuristic_quality import HeuristicQuality
 from harness.metrics.judge_rubric import RubricJudgement
 from harness.metrics.quality_metrics import QualityMetrics
@@ -51,6 +52,7 @@ class CaseResult(Frozen):
     rubric: RubricJudgement | None = None
     peer_rubric: dict[str, RubricBreakdown] | None = None
     bias: SessionBiasAudit | None = None
+    external_validation: ExternalValidation | None = None
     scoring_errors: tuple[str, ...] = ()
 
     @property

@@ -25,6 +25,12 @@ SCORE_NAMES: dict[str, tuple[str, bool]] = {
     "hq_semantic_richness": ("heuristic quality component: semantic richness, 0-100", True),
     "hq_answer_completeness": ("heuristic quality component: answer completeness, 0-100", True),
     "hq_error_freedom": ("heuristic quality component: error freedom, 0-100", True),
+    "deepeval_relevancy": ("DeepEval answer relevancy (LLM judge), 0-1", True),
+    "deepeval_correctness": ("DeepEval GEval correctness against ground_truth (LLM judge), 0-1", True),
+    "deepeval_hallucination_free": ("DeepEval share of the context the answer agrees with (LLM judge), 0-1", True),
+    "ragas_faithfulness": ("RAGAS faithfulness to the case context (LLM judge), 0-1", True),
+    "ragas_answer_relevancy": ("RAGAS answer relevancy (LLM judge + embedding cosine), 0-1", True),
+    "ragas_context_precision": ("RAGAS context precision against ground_truth (LLM judge), 0-1", True),
 }
 
 

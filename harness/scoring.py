@@ -66,7 +66,18 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     composite = peer_composite(peer) if peer else None
     if composite is not None:
         scores["peer_composite"] = composite
+    # DeepEval and RAGAS (seed 001 section 3.1), opt-in: several judge calls per metric
+    external = None
+    if settings.external_validation or settings.quality_tier == "enterprise":
+        from harness.judge import judge_from_settings
+        from harness.metrics.external import external_validation
+
+        external, ext = await external_validation(case, transcript, judge_from_settings(settings, caller.providers))
+        scores.update(ext.scores)
     bias = audit_session(transcript, settings.weights) if transcript.reviews else None
+    if quality_metrics is not None:
+        tier = "enterprise" if external is not None else "standard" if (judged.judgement or peer) else "core"
+        quality_metrics = quality_metrics.model_copy(update={"tier": tier})
     checks.extend(minimum_score_checks(case, scores))
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
@@ -79,5 +90,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         evaluation_mode=case.evaluation_mode, status=status, transcript=transcript,
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
         correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
-        peer_rubric=peer or None, bias=bias, scoring_errors=tuple(errors),
+        peer_rubric=peer or None, bias=bias, external_validation=external, scoring_errors=tuple(errors),
     )
