@@ -53,7 +53,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
     prediction = prediction_from_results(run.results, settings.prediction_threshold)
     comparisons = [] if args.update_baseline else compare_run(run, settings)
-    report = write_report(run)
+    report = write_report(run, prediction=prediction, comparison=comparisons)
     _print_summary(run, console)
     if prediction is not None:
         for line in verdict_lines(prediction):
@@ -93,7 +93,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_review(args: argparse.Namespace) -> int:
     from harness.engine import VERDICTS_FILE
-    from harness.gate import update_baselines
+    from harness.gate import update_baselines, write_full_report
     from harness.reviews import apply_sheet, awaiting, write_sheet
 
     settings = load_settings(args.config)
@@ -102,7 +102,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         new = apply_sheet(run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE,
                           args.reviewer)
         run = load_run(run.run_dir)
-        write_report(run)
+        write_full_report(run, settings)
         print(f"applied {len(new)} verdict(s) to run {run.run_id}")
         if args.update_baseline:
             for path in update_baselines(run, settings):
@@ -155,8 +155,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run) if args.run else latest_run(Path(args.reports_dir) / "runs")
     if run_dir is None:
         raise ConfigError("no runs found; run `council-harness run` first", str(Path(args.reports_dir) / "runs"))
+    from harness.gate import write_full_report
+
     run = load_run(run_dir)
-    out = write_report(run, Path(args.output) if args.output else None)
+    out = write_full_report(run, load_settings(args.config), Path(args.output) if args.output else None)
     print(out)
     return 0
 
@@ -208,10 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
     rep.add_argument("--reports-dir", default="reports")
+    rep.add_argument("--config", help="council-harness.yaml path")
     rep.set_defaults(func=cmd_report)
     from harness.bias.report import add_bias_report_parser
+    from harness.tier2.quality_report import add_quality_report_parser
 
     add_bias_report_parser(sub)
+    add_quality_report_parser(sub)
     return parser
 
 

