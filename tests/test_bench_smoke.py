@@ -1,0 +1,131 @@
+"""Smoke test of bench/: every benchmark runs in its smallest mode and reports the figures it promises.
+
+Benchmarks are not tests: nothing here looks at how long anything took, only that each module ran,
+produced its expected keys and finite numbers, and (where the bench checks its own work) did
+the same work in every arm.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bench import BenchResult, BenchRow, bench_http, bench_overhead, bench_replay, bench_tier1
+from bench import run as bench_run
+
+
+def _assert_figures(result: BenchResult, name: str, keys: set[str]) -> None:
+    assert result.name == name
+    missing = keys - set(result.figures)
+    assert not missing, f"{name}: missing figures {sorted(missing)}"
+    not_finite = sorted(k for k in keys if not math.isfinite(result.figures[k]))
+    assert not not_finite, f"{name}: figures not finite: {not_finite}"
+    assert result.rows and all(r.name.startswith(f"{name}.") for r in result.rows)
+
+
+def test_tier1_transcript_is_a_five_member_council() -> None:
+    t = bench_tier1.build_transcript()
+    assert len(t.answers) == 5 and len(t.reviews) == 5 and len(t.aggregate) == 5
+    assert all(150 <= len(a.text.split()) <= 175 for a in t.answers)
+    # every review is a fenced JSON ballot with a critique, parsed by the real parser
+    assert all(r.ballot.method == "json_fenced" and r.ballot.critique for r in t.reviews)
+    assert all(len(r.ballot.ranking) == 5 for r in t.reviews)
+    assert sum(r.votes for r in t.aggregate) == 5 * 4  # self-votes dropped: 4 per ballot
+    assert t.synthesis and t.final_answer == t.synthesis
+
+
+def test_tier1_quick() -> None:
+    result = bench_tier1.run(quick=True, reps=2, call_tokens=4, threads=1)
+    _assert_figures(result, "tier1", {
+        "metrics_ms", "metrics_cpu_ms", "metrics_warm_ms", "budget_ratio", "model_call_ms", "model_call_tokens",
+        "metrics_per_model_call",
+    })
+    assert 1 <= result.figures["model_call_tokens"] <= 4
+
+
+def test_overhead_quick_arms_do_the_same_work() -> None:
+    result = bench_overhead.run(quick=True, threads=1)
+    _assert_figures(result, "overhead", {
+        "raw_ms", "provider_ms", "harness_ms", "provider_pct", "harness_pct", "provider_cpu_pct", "harness_cpu_pct",
+        "provider_inrun_pct", "harness_inrun_ms", "harness_inrun_pct", "judge_case_ms", "judge_inrun_pct",
+        "judge_model_ratio",
+    })
+    assert result.figures["prompts"] == 1 and result.figures["max_tokens"] == 8
+    # same prompt, sampling and seed: the provider and the harness return exactly the raw text
+    assert result.figures["identical_outputs"] == 1
+
+
+def test_replay_quick_records_cold_then_replays(tmp_path: Path) -> None:
+    result = bench_replay.run(quick=True, cache=tmp_path / "absent.sqlite", threads=1)
+    _assert_figures(result, "replay", {
+        "replay_s", "replay_per_result_ms", "cold_s", "cold_per_result_ms", "cold_over_replay",
+    })
+    assert result.figures["cases"] == 3 and result.figures["subjects"] == 1
+    assert result.figures["results"] == 3 and result.figures["replay_hits"] == 3  # every call served from the cache
+    assert not (tmp_path / "absent.sqlite").exists()  # the cold record went to a temporary cache
+    assert any("recording the suite cold" in n for n in result.notes)
+
+
+def test_replay_uses_an_existing_cache_that_holds_the_suite(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    settings = bench_replay.cold_settings(cache, tmp_path, answer_tokens=8)
+    cases = bench_replay.suite_cases(1)
+    recorded = bench_replay.run_suite(settings, cases, ["baseline"], tmp_path / "rec", threads=1)
+    assert recorded.results == 1 and recorded.misses == 1
+    replay_settings = settings.model_copy(update={"cache_mode": "replay"})
+    assert bench_replay.recorded_subjects(replay_settings, cases[0], tmp_path) == ["baseline"]
+
+
+def test_http_quick() -> None:
+    result = bench_http.run(quick=True)
+    _assert_figures(result, "http", {"c1_s", "c4_s", "c4_speedup", "c4_ideal", "c4_efficiency"})
+    assert result.figures["c4_ideal"] == 4.0  # 4 requests, 4 at a time: one delay period instead of four
+    assert result.figures["requests"] == 4
+
+
+def test_bias_tiny() -> None:
+    from bench import bench_bias  # written separately; the runner calls its run()
+
+    result = bench_bias.run(quick=True, sizes=(50,), resamples=20)
+    assert isinstance(result, BenchResult) and result.name == "bias"
+    assert result.figures and all(math.isfinite(v) for v in result.figures.values())
+    assert result.figures["sessions_50.records"] == 50 * 12  # 4 reviewers x 3 candidates per session
+
+
+def test_json_line_and_table() -> None:
+    results = [
+        BenchResult(name="a", figures={"x_ms": 1.5, "missing": math.nan},
+                    rows=(BenchRow(name="a.x", figure="1.50 ms", ratio="0.05x of 30 ms", note="n"),)),
+        BenchResult(name="b", figures={"y": 2.0}, rows=(BenchRow(name="b.y", figure="2", ratio="1x"),)),
+    ]
+    line = bench_run.json_line(results, {"quick": True})
+    assert line.startswith("BENCH_JSON ")
+    data = json.loads(line.removeprefix("BENCH_JSON "))
+    assert data == {"quick": True, "figures": {"a.x_ms": 1.5, "a.missing": None, "b.y": 2.0}}
+    lines = bench_run.table(results)
+    assert lines[0].split() == ["name", "figure", "ratio", "note"]
+    assert lines[2].split() == ["a.x", "1.50", "ms", "0.05x", "of", "30", "ms", "n"]
+    assert lines[3].split() == ["b.y", "2", "1x"]
+
+
+def test_entry_point_prints_the_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_run.main(["--quick", "--only", "http"]) == 0
+    out = capsys.readouterr().out
+    json_lines = [line for line in out.splitlines() if line.startswith("BENCH_JSON ")]
+    assert len(json_lines) == 1
+    data = json.loads(json_lines[0].removeprefix("BENCH_JSON "))
+    assert data["benches"] == ["http"] and data["quick"] is True
+    assert {"http.c1_s", "http.c4_speedup", "http.c4_ideal"} <= set(data["figures"])
+    assert any(line.startswith("http.c4 ") for line in out.splitlines())
+
+
+def test_a_failing_benchmark_is_reported_not_raised() -> None:
+    def broken(options: bench_run.Options) -> BenchResult:
+        raise ValueError("no such input")
+
+    result, _ = bench_run.run_one("http", bench_run.Options(quick=True), benches={"http": broken})
+    assert result.figures == {"failed": 1.0}
+    assert result.rows[0].name == "http.FAILED" and "ValueError: no such input" in result.rows[0].note
