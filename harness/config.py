@@ -12,6 +12,7 @@ import os
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
@@ -118,6 +119,12 @@ class _YamlSource(PydanticBaseSettingsSource):
         return dict(located.data) if located is not None else {}
 
 
+def _public_url(url: str) -> str:
+    """``url`` without its user-info, query and fragment (the parts that can carry credentials)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
 def _is_finite(v: float, name: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"{name} must be a finite number")
@@ -143,6 +150,7 @@ class Settings(BaseSettings):
     max_retries: int = Field(default=3, ge=0, le=10)
     concurrency: int = Field(default=4, ge=1, le=256)
     member_timeout: float = Field(default=180.0, gt=0)
+    llama_threads: int | None = Field(default=None, ge=1, le=256)  # embedded models: None = all cores
     # generation
     seed: int = 42
     answer_max_tokens: int = Field(default=160, ge=8, le=32768)
@@ -282,6 +290,8 @@ class Settings(BaseSettings):
         data = self.model_dump(mode="json", exclude={"hash_secret", "webhook_secret"})
         data["hash_secret"] = "**********" if self.hash_secret is not None else None
         data["webhook_secret"] = "**********" if self.webhook_secret is not None else None
+        if self.base_url:  # a key written into the URL (user:key@host, ?api-key=) never reaches a manifest
+            data["base_url"] = _public_url(self.base_url)
         return data
 
 

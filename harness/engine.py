@@ -37,7 +37,7 @@ def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, P
         if spec.provider == "local":
             from harness.providers.local import LocalProvider
 
-            raw[key] = LocalProvider()
+            raw[key] = LocalProvider(n_threads=settings.llama_threads)
         else:
             from harness.providers.openai_compat import OpenAICompatProvider
 

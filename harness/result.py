@@ -14,7 +14,7 @@ from harness.metrics.rubric import RubricBreakdown
 from harness.model import Frozen
 from harness.review_types import ReviewVerdict
 from harness.scoreset import CheckResult, ScoreSet
-from harness.transcript import Transcript
+from harness.transcript import CallRecord, Transcript
 
 __all__ = ["CaseResult", "CheckResult", "ScoreSet", "Status"]
 
@@ -54,6 +54,7 @@ class CaseResult(Frozen):
     bias: SessionBiasAudit | None = None
     external_validation: ExternalValidation | None = None
     scoring_errors: tuple[str, ...] = ()
+    scoring_calls: tuple[CallRecord, ...] = ()  # judge calls made while scoring (not the subject's)
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -91,4 +91,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
         correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
         peer_rubric=peer or None, bias=bias, external_validation=external, scoring_errors=tuple(errors),
+        scoring_calls=(judged.call,) if judged.call is not None else (),
     )
