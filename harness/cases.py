@@ -24,6 +24,7 @@ Suite file: ``suite: {name, description, challenges: [... same fields plus categ
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,6 +76,9 @@ class Case(Frozen):
             raise ValueError(
                 f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORE_NAMES))}"
             )
+        not_finite = sorted(k for k, bound in v.items() if not math.isfinite(bound))
+        if not_finite:
+            raise ValueError(f"expected finite numbers as bounds, not NaN or infinity: {not_finite}")
         return v
 
     @model_validator(mode="after")

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 
 from harness.cases import Case
-from harness.scoreset import CheckResult, ScoreSet
 from harness.scores import higher_is_better
+from harness.scoreset import CheckResult, ScoreSet
 
 
 def _norm(text: str) -> str:

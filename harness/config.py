@@ -119,10 +119,16 @@ class _YamlSource(PydanticBaseSettingsSource):
         return dict(located.data) if located is not None else {}
 
 
-def _public_url(url: str) -> str:
-    """``url`` without its user-info, query and fragment (the parts that can carry credentials)."""
+def _public_url(url: str, keep_path: bool = True) -> str:
+    """``url`` without its user-info, query and fragment (the parts that can carry credentials).
+
+    Args:
+        url: the URL as configured.
+        keep_path: ``False`` masks the path too (webhook URLs such as Slack's carry their secret there).
+    """
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+    path = parts.path if keep_path or not parts.path.strip("/") else "/***"
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], path, "", ""))
 
 
 def _is_finite(v: float, name: str) -> float:
@@ -292,6 +298,13 @@ class Settings(BaseSettings):
         data["webhook_secret"] = "**********" if self.webhook_secret is not None else None
         if self.base_url:  # a key written into the URL (user:key@host, ?api-key=) never reaches a manifest
             data["base_url"] = _public_url(self.base_url)
+        for member in data.get("models", []):
+            if member.get("base_url"):
+                member["base_url"] = _public_url(member["base_url"])
+        if self.quality_webhook_url:
+            data["quality_webhook_url"] = ",".join(
+                _public_url(u.strip(), keep_path=False) for u in self.quality_webhook_url.split(",") if u.strip()
+            )
         return data
 
 

@@ -27,9 +27,9 @@ class ExpectNumeric(Frozen):
     """A number in the answer equals ``value`` within ``tolerance`` (absolute) or ``rel_tolerance``."""
 
     type: Literal["numeric"]
-    value: float
-    tolerance: float = Field(default=1e-6, ge=0)
-    rel_tolerance: float = Field(default=0.0, ge=0)
+    value: float = Field(allow_inf_nan=False)
+    tolerance: float = Field(default=1e-6, ge=0, allow_inf_nan=False)
+    rel_tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     extract: ExtractMode = "auto"
 
 

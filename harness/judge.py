@@ -75,6 +75,8 @@ def parse_json_reply(text: str, schema: type[T], *, where: str = "judge") -> T:
         raise JudgeReplyError(
             f"invalid JSON for {schema.__name__} ({exc.msg} at char {exc.pos}): {_snippet(text)!r}", where
         ) from None
+    except RecursionError:
+        raise JudgeReplyError(f"JSON nested too deeply for {schema.__name__}: {_snippet(text)!r}", where) from None
     try:
         return schema.model_validate(data)
     except ValidationError as exc:

@@ -181,8 +181,12 @@ def load_run(run_dir: Path | str) -> Run:
         raise StoreError("not a run folder (no manifest.json)", str(run_dir))
     try:
         manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as exc:
-        raise StoreError(f"manifest.json is not valid: {str(exc).splitlines()[0]}", str(manifest_path)) from None
+    except ValidationError as exc:  # name the field and what was expected, not just "1 validation error"
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise StoreError(f"manifest.json is not valid: {field}: {err['msg']}", str(manifest_path)) from None
+    except (ValueError, OSError) as exc:  # not UTF-8, unreadable
+        raise StoreError(f"manifest.json cannot be read: {exc}", str(manifest_path)) from None
     results, corrupt = read_results(run_dir / RESULTS)
     from harness.reviews import RUN_FILE, apply_verdicts, load_verdicts
 

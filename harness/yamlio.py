@@ -15,6 +15,13 @@ from harness.errors import DatasetError
 
 Path_ = tuple[Any, ...]
 MAX_YAML_BYTES = 32 * 1024 * 1024
+#: at most this many values per character of text (+ the base) once aliases are expanded
+ALIAS_BUDGET_PER_CHAR = 10
+ALIAS_BUDGET_BASE = 100_000
+#: libyaml's parser when PyYAML was built with it (several times faster, and it stops at 1000 levels of
+#: nesting with a clear error); the pure-Python one otherwise. Values are constructed by SafeConstructor.
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 @dataclass(frozen=True)
@@ -50,33 +57,41 @@ class LocatedYaml:
         return LocatedYaml(self.path, node, lines)
 
 
-def _build(node: yaml.Node, loc: Path_, lines: dict[Path_, int], path: Path) -> Any:
+def _build(node: yaml.Node, loc: Path_, lines: dict[Path_, int], path: Path, budget: list[int]) -> Any:
+    budget[0] -= 1  # aliases re-expand shared nodes: bound the total so an alias bomb stops early
+    if budget[0] < 0:
+        raise DatasetError("too many values once YAML aliases are expanded (an alias bomb?)", str(path))
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _scalar(key_node)
-            if isinstance(key, list | dict):
+            key = _scalar(key_node, path)
+            if isinstance(key, list | dict | set):
                 raise DatasetError("mapping keys must be plain scalars", f"{path}:{key_node.start_mark.line + 1}")
             if key in out:
                 raise DatasetError(
                     f"duplicate key '{key}' (the first one would be silently overwritten)",
                     f"{path}:{key_node.start_mark.line + 1}",
                 )
-            out[key] = _build(value_node, loc + (key,), lines, path)
+            out[key] = _build(value_node, loc + (key,), lines, path, budget)
             lines[loc + (key,)] = key_node.start_mark.line + 1
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(child, loc + (i,), lines, path) for i, child in enumerate(node.value)]
-    return _scalar(node)
+        return [_build(child, loc + (i,), lines, path, budget) for i, child in enumerate(node.value)]
+    return _scalar(node, path)
 
 
-def _scalar(node: yaml.Node) -> Any:
-    loader = yaml.SafeLoader("")
+def _scalar(node: yaml.Node, path: Path) -> Any:
+    if isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG:
+        return node.value  # exactly what SafeConstructor.construct_yaml_str returns, without building one
+    constructor = yaml.constructor.SafeConstructor()  # cheap: no reader/scanner per scalar
     try:
-        return loader.construct_object(node, deep=True)
-    finally:
-        loader.dispose()
+        return constructor.construct_object(node, deep=True)
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. ``!!int abc``, ``!!timestamp 2020-13-45``
+        raise DatasetError(
+            f"YAML value error: {str(node.value)[:60]!r} is not a valid {node.tag.rsplit(':', 1)[-1]} ({exc})",
+            f"{path}:{node.start_mark.line + 1}",
+        ) from None
 
 
 def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
@@ -97,21 +112,31 @@ def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
         except OSError as exc:
             raise DatasetError(f"cannot read file ({exc.strerror})", str(path)) from None
     try:
-        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        docs = list(yaml.compose_all(text, Loader=_COMPOSER))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         problem = exc.problem or exc.context or "invalid YAML"
         raise DatasetError(f"YAML syntax error: {problem}", where) from None
+    except yaml.reader.ReaderError as exc:  # a control character such as NUL: name its line
+        line = text.count("\n", 0, exc.position) + 1
+        char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
+        raise DatasetError(
+            f"YAML cannot contain the control character {char}; expected printable text", f"{path}:{line}"
+        ) from None
     except yaml.YAMLError as exc:
-        raise DatasetError(f"YAML error: {exc}", str(path)) from None
+        raise DatasetError(f"YAML error: {' '.join(str(exc).split())}", str(path)) from None
+    except RecursionError:
+        raise DatasetError("YAML nested too deeply (expected at most a few hundred levels)", str(path)) from None
     if len(docs) > 1:
         raise DatasetError("expected one YAML document, found several ('---')", str(path))
     if not docs or docs[0] is None:
         return LocatedYaml(path, None, {(): 1})
     lines: dict[Path_, int] = {}
     try:
-        data = _build(docs[0], (), lines, path)
+        data = _build(docs[0], (), lines, path, [ALIAS_BUDGET_PER_CHAR * len(text) + ALIAS_BUDGET_BASE])
+    except RecursionError:
+        raise DatasetError("YAML nested too deeply (expected at most a few hundred levels)", str(path)) from None
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)

@@ -63,8 +63,8 @@ def test_seed_shape_loads(tmp_path: Path) -> None:
         ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        qeury: z\n",
          "data.yaml:6", "unknown key"),
         ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n", "data.yaml:4", "'query': required"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n      - id: a\n        query: r\n",
-         "data.yaml:6", "duplicate case id 'a'"),
+        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n"
+         "      - id: a\n        query: r\n", "data.yaml:6", "duplicate case id 'a'"),
         ("golden_datasets:\n  - name: x\n    queries: []\n", "data.yaml:3", "no cases"),
         ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        query: r\n",
          "data.yaml:6", "duplicate key 'query'"),

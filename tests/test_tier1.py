@@ -110,7 +110,8 @@ def test_sas_empty_and_default_winner() -> None:
     assert synthesis_attribution_score("", ["x"], ["x"]) == empty
     assert synthesis_attribution_score("text here", [], []) == empty
     # no winners: the first answer stands in -> winner alignment 1/8 from "Berlin is a city"
-    sas = synthesis_attribution_score("Paris is the capital of France", [], ["Berlin is a city", "Paris is the capital"])
+    answers = ["Berlin is a city", "Paris is the capital"]
+    sas = synthesis_attribution_score("Paris is the capital of France", [], answers)
     assert sas.winner_alignment == 0.125
     assert sas.max_source_alignment == 0.667
 

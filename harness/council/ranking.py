@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from harness.transcript import AggregateRank, Ballot, Review
 
 RUBRIC_DIMENSIONS: tuple[str, ...] = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL | re.IGNORECASE)
+# the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
+_FENCED = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 _LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")
 _LABEL_ITEM = re.compile(r"^\s*(?:response\s+)?([A-Za-z])\s*$", re.IGNORECASE)
 _REFUSAL = re.compile(
@@ -57,7 +58,7 @@ def _normalize_label(item: object, valid: set[str]) -> str | None:
     if not isinstance(item, str):
         return None
     m = _LABEL_ITEM.match(item)
-    if not m:
+    if not m or not m.group(1).isascii():  # IGNORECASE also folds 'ſ' (long s) to s and 'ı' (dotless i) to i
         return None
     label = f"Response {m.group(1).upper()}"
     return label if label in valid else None
@@ -117,7 +118,7 @@ def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
     if m:
         try:
             obj = json.loads(m.group(1), strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
             obj = None
         if isinstance(obj, dict):
             ballot = _json_ballot(obj, valid, "json_fenced")
@@ -128,7 +129,7 @@ def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
     for start in starts:
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             ballot = _json_ballot(obj, valid, "json_raw")

@@ -467,7 +467,7 @@ def parse_vote(text: str) -> tuple[str, float | None] | None:
     if start >= 0:
         try:
             obj, _ = decoder.raw_decode(stripped, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("answer"), str):
             answer = obj["answer"].strip()

@@ -48,8 +48,8 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.model import Frozen
-from harness.scoreset import CheckResult, ScoreSet
 from harness.sandbox import SandboxResult, run_python
+from harness.scoreset import CheckResult, ScoreSet
 from harness.transcript import Transcript
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from harness.transcript import CallRecord, Message, Transcript
 REASON_MAX_CHARS = 240
 RAW_KEEP_CHARS = 2000
 JUDGE_STAGE = "judge"
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL | re.IGNORECASE)
+# the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
+_FENCED = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 
 
 class RubricJudgement(Frozen):
@@ -133,7 +134,7 @@ def _reply_object(text: str) -> dict[str, Any] | None:
     if m:
         try:
             obj = json.loads(m.group(1), strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
             obj = None
         if isinstance(obj, dict):
             return obj
@@ -141,7 +142,7 @@ def _reply_object(text: str) -> dict[str, Any] | None:
     for start in [i for i, ch in enumerate(text) if ch == "{"][:64]:
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             return obj

@@ -21,7 +21,8 @@ CSS_BANDS: tuple[tuple[float, str], ...] = (
     (0.50, "weak"),
 )
 RICHNESS_WORDS = 50
-_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL | re.IGNORECASE)
+# the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
+_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 
 
 def _clamp01(x: float) -> float:
@@ -69,14 +70,14 @@ def _json_object_span(text: str) -> tuple[int, int, dict] | None:
             obj = json.loads(m.group(1), strict=False)
             if isinstance(obj, dict):
                 return m.start(), m.end(), obj
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
             pass
     decoder = json.JSONDecoder(strict=False)
     starts = (i for i, ch in enumerate(text) if ch == "{")
     for start in islice(starts, 64):  # bounded: adversarial text with many braces stays cheap
         try:
             obj, end = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             return start, end, obj

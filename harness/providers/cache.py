@@ -59,19 +59,33 @@ class CacheStore:
                 ).fetchone()
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"the cache database is unreadable ({exc})", str(self.path)) from None
-        return Completion.model_validate_json(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            return Completion.model_validate_json(row[0])
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise StoreError(
+                f"the cached reply {key[:12]}... is corrupt ({str(exc).splitlines()[0]}); delete the cache file",
+                str(self.path),
+            ) from None
 
     def put(self, key: str, completion: Completion) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO completions (key, model, completion) VALUES (?, ?, ?)",
-                (key, completion.model, completion.model_dump_json()),
-            )
-            self._db.commit()
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO completions (key, model, completion) VALUES (?, ?, ?)",
+                    (key, completion.model, completion.model_dump_json()),
+                )
+                self._db.commit()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"the cache database cannot be written ({exc})", str(self.path)) from None
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+            try:
+                return self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"the cache database is unreadable ({exc})", str(self.path)) from None
 
     def close(self) -> None:
         with self._lock:
