@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import string
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from harness.jsonscan import json_objects
 from harness.transcript import AggregateRank, Ballot, Review
 
 RUBRIC_DIMENSIONS: tuple[str, ...] = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
-_FENCED = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 _LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")
 _LABEL_ITEM = re.compile(r"^\s*(?:response\s+)?([A-Za-z])\s*$", re.IGNORECASE)
 _REFUSAL = re.compile(
@@ -114,27 +113,10 @@ def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
     duplicates and unknown labels are dropped.
     """
     valid = set(valid_labels)
-    m = _FENCED.search(text)
-    if m:
-        try:
-            obj = json.loads(m.group(1), strict=False)
-        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
-            obj = None
-        if isinstance(obj, dict):
-            ballot = _json_ballot(obj, valid, "json_fenced")
-            if ballot is not None:
-                return ballot
-    decoder = json.JSONDecoder(strict=False)
-    starts = [i for i, ch in enumerate(text) if ch == "{"][:64]
-    for start in starts:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            ballot = _json_ballot(obj, valid, "json_raw")
-            if ballot is not None:
-                return ballot
+    for _, _, obj, method in json_objects(text):
+        ballot = _json_ballot(obj, valid, method)
+        if ballot is not None:
+            return ballot
     if "FINAL RANKING:" in text:
         tail = text.split("FINAL RANKING:", 1)[1]
         numbered = re.findall(r"^\s*\d+[.)]\s*(Response\s+[A-Z])\b", tail, re.MULTILINE)

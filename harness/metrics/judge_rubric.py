@@ -9,8 +9,6 @@ when ``settings.safety_gate`` is on, the safety gate of seed 004.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from harness.cases import Case
@@ -18,6 +16,7 @@ from harness.config import Settings
 from harness.council.calls import Caller
 from harness.council.prompts import RUBRIC_ANCHORS
 from harness.council.ranking import RUBRIC_DIMENSIONS, escape_candidate
+from harness.jsonscan import first_json_object
 from harness.metrics.rubric import CeilingEffect, score_with_ceiling
 from harness.metrics.safety import SafetyResult, apply_safety_gate, check_response_safety
 from harness.model import Frozen
@@ -28,7 +27,6 @@ REASON_MAX_CHARS = 240
 RAW_KEEP_CHARS = 2000
 JUDGE_STAGE = "judge"
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
-_FENCED = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 
 
 class RubricJudgement(Frozen):
@@ -130,23 +128,8 @@ def judge_messages(case: Case, answer: str) -> list[Message]:
 
 def _reply_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in the reply (fenced or raw), parsed leniently; never raises."""
-    m = _FENCED.search(text)
-    if m:
-        try:
-            obj = json.loads(m.group(1), strict=False)
-        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
-            obj = None
-        if isinstance(obj, dict):
-            return obj
-    decoder = json.JSONDecoder(strict=False)
-    for start in [i for i, ch in enumerate(text) if ch == "{"][:64]:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
+    found = first_json_object(text)
+    return found[2] if found else None
 
 
 def parse_judge_reply(text: str) -> tuple[dict[str, float], str, str | None]:

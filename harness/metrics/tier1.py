@@ -6,12 +6,11 @@ figure is rounded to three places.
 
 from __future__ import annotations
 
-import json
-import re
 import statistics
 from collections.abc import Iterable, Sequence
-from itertools import combinations, islice
+from itertools import combinations
 
+from harness.jsonscan import first_json_object
 from harness.model import Frozen
 from harness.text import jaccard, word_count
 
@@ -22,7 +21,6 @@ CSS_BANDS: tuple[tuple[float, str], ...] = (
 )
 RICHNESS_WORDS = 50
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
-_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{(?:(?!```).)*?\})\s*```", re.DOTALL | re.IGNORECASE)
 
 
 def _clamp01(x: float) -> float:
@@ -62,28 +60,6 @@ def consensus_band(css: float) -> str:
     return "significant disagreement"
 
 
-def _json_object_span(text: str) -> tuple[int, int, dict] | None:
-    """Find a JSON object ballot in ``text``: a fenced block first, then the first raw object."""
-    m = _FENCED_JSON.search(text)
-    if m:
-        try:
-            obj = json.loads(m.group(1), strict=False)
-            if isinstance(obj, dict):
-                return m.start(), m.end(), obj
-        except (ValueError, RecursionError):  # deeply nested JSON raises RecursionError
-            pass
-    decoder = json.JSONDecoder(strict=False)
-    starts = (i for i, ch in enumerate(text) if ch == "{")
-    for start in islice(starts, 64):  # bounded: adversarial text with many braces stays cheap
-        try:
-            obj, end = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            return start, end, obj
-    return None
-
-
 def review_justification(review_text: str) -> str:
     """The justification part of a stage-2 review.
 
@@ -92,7 +68,7 @@ def review_justification(review_text: str) -> str:
     """
     if "FINAL RANKING:" in review_text:
         return review_text.split("FINAL RANKING:", 1)[0].strip()
-    found = _json_object_span(review_text)
+    found = first_json_object(review_text)
     if found is None:
         return review_text.strip()
     start, end, obj = found
