@@ -42,6 +42,8 @@ def _env(project: Path) -> dict[str, str]:
         "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "40",
         "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
         "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
+        # a monitoring endpoint that refuses connections: delivery fails in the background, runs complete
+        "LLM_COUNCIL_QUALITY_WEBHOOK_URL": "http://127.0.0.1:9/hook",
         "LLM_COUNCIL_BIAS_STORE": str(project / "bias.jsonl"),
         "PYTHONDONTWRITEBYTECODE": "1",
     })
@@ -197,6 +199,8 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
     assert gated.returncode == 1, gated.stdout
     assert "baseline mini: FAIL (1 regressed" in gated.stdout
     assert f"{target[1]}: 1 of" in gated.stdout
+    report = sorted((project / "reports" / "runs").iterdir())[-1] / "index.html"
+    assert "regressed" in report.read_text()  # the matrix's baseline delta marks the case
 
     cli = Path(sys.executable).with_name("council-harness")
     run_dir = sorted((project / "reports" / "runs").iterdir())[-1]
@@ -228,3 +232,16 @@ def test_bias_records_and_report(project: Path, cold_run: subprocess.CompletedPr
     results = [json.loads(x) for x in next(iter(_runs(project)[:1])).joinpath("results.jsonl").read_text().splitlines()]
     council = [r for r in results if r["subject"] == "council"]
     assert all(r["bias"] is not None and r["bias"]["risk"] in ("low", "medium", "high") for r in council)
+
+
+def test_xdist_workers_write_one_merged_run(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
+    before = set(_runs(project))
+    out = _pytest(project, "-m", "golden", "--cache-mode", "replay", "-q", "-n", "2")
+    assert out.returncode == 1 and "2 failed, 4 passed" in out.stdout, out.stdout
+    (run_dir,) = set(_runs(project)) - before
+    lines = (run_dir / "results.jsonl").read_text().splitlines()
+    keys = sorted((json.loads(x)["case_id"], json.loads(x)["subject"]) for x in lines)
+    assert keys == sorted((c, s) for c in ("capital-fr", "add-small", "impossible") for s in ("council", "baseline"))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["cache_misses"] == 0 and manifest["cache_hits"] > 0 and manifest["finished_at"]
+    assert (run_dir / "index.html").exists()

@@ -592,3 +592,22 @@ if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "--record":
         sys.exit("usage: python -m tests.test_external_council --record http://127.0.0.1:PORT/v1")
     record(sys.argv[2])
+
+
+def test_report_shows_self_reported_beside_harness_metrics(tmp_path: Path) -> None:
+    """The HTML report puts the package's own metrics next to the harness's, with the disagreement flags."""
+    from harness.result import CaseResult
+    from harness.runs import Manifest, RunWriter, load_run
+
+    _, t = _recorded()
+    q = core_quality_metrics(t)
+    writer = RunWriter(tmp_path / "run")
+    writer.write_manifest(Manifest(run_id="run", started_at="2026-11-25T00:00:00Z", subjects=("llm-council",)))
+    writer.add([CaseResult(case_id="fr", dataset="d", subject="llm-council", status="passed", transcript=t,
+                           quality_metrics=q)])
+    html = write_report(load_run(tmp_path / "run")).read_text()
+    assert "Self-reported vs harness metrics" in html
+    assert "ungrounded_but_sourced" in html and "aggregate_differs" in html
+    # CSS: the package says 0.8, the harness 0.6 (worked above)
+    section = html.split("Self-reported vs harness metrics", 1)[1].split("</table>", 1)[0]
+    assert "0.8" in section and "0.6" in section

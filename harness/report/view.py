@@ -443,6 +443,8 @@ class SubjectDetail(Frozen):
     errors: tuple[str, ...]
     calls: tuple[CallView, ...]
     footer: str
+    self_report: tuple[tuple[str, ...], ...] = ()  # an external council's own metrics vs the harness's
+    self_report_flags: tuple[str, ...] = ()
 
 
 class CaseDetail(Frozen):
@@ -853,7 +855,17 @@ def _subject_detail(r: CaseResult) -> SubjectDetail:
         for c in t.calls
     )
     tin, tout = t.tokens
+    self_report: tuple[tuple[str, ...], ...] = ()
+    self_flags: tuple[str, ...] = ()
+    if t.external is not None:
+        from harness.metrics.self_reported import HEADERS, compare_self_reported
+
+        cmp = compare_self_reported(t, r.quality_metrics)
+        if cmp is not None:
+            self_report = (HEADERS, *cmp.rows())
+            self_flags = tuple(f"{f.code}: {f.message}" for f in cmp.flags)
     return SubjectDetail(
+        self_report=self_report, self_report_flags=self_flags,
         **common, final_answer=t.final_answer, answers=answers, show_answers=len(t.answers) > 1 or bool(t.reviews),
         label_map=", ".join(f"{lb} = {m}" for lb, m in sorted(t.label_to_member.items())),
         reviews=_reviews(t), aggregate=aggregate, synthesis=t.synthesis, chairman=t.chairman or "",
