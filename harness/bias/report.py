@@ -27,6 +27,7 @@ from harness.bias.aggregate import (
     run_aggregated_bias_audit,
 )
 from harness.bias.store import BiasStore
+from harness.cliargs import non_negative_int, positive_int
 from harness.config import load_settings
 from harness.errors import ConfigError, HarnessError
 
@@ -181,23 +182,6 @@ def render_csv(report: AggregatedBiasReport) -> str:
     return buf.getvalue()
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a whole number >= 1, got 0")
-    return value
-
-
 def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``bias-report`` sub-command to an ``argparse`` sub-parser collection.
 
@@ -214,11 +198,11 @@ def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, "
                                    "~/.llm-council/bias_metrics.jsonl)")
-    p.add_argument("--sessions", type=_non_negative, default=None,
+    p.add_argument("--sessions", type=non_negative_int, default=None,
                    help="only the last N sessions (default: LLM_COUNCIL_BIAS_WINDOW_SESSIONS, 100; 0 = no limit)")
-    p.add_argument("--days", type=_non_negative, default=None,
+    p.add_argument("--days", type=non_negative_int, default=None,
                    help="only the last N days (default: LLM_COUNCIL_BIAS_WINDOW_DAYS, 30; 0 = no limit)")
-    p.add_argument("--min-sessions", type=_positive, default=None,
+    p.add_argument("--min-sessions", type=positive_int, default=None,
                    help="sessions wanted for robust figures (default: LLM_COUNCIL_MIN_BIAS_SESSIONS, 20)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--verbose", action="store_true", help="list every reviewer profile, position and anomaly")

@@ -41,6 +41,7 @@ import numpy as np
 
 from harness.baselines import baseline_path, load_baseline
 from harness.bias.aggregate import linear_trend
+from harness.cliargs import positive_int
 from harness.council.ranking import RUBRIC_DIMENSIONS
 from harness.errors import ConfigError, HarnessError, StoreError
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD, RubricBreakdown
@@ -805,16 +806,6 @@ def trends_json(t: QualityTrends) -> dict[str, Any]:
 # ---------------------------------------------------------------- command line
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
-
-
 def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``quality-report`` sub-command to an ``argparse`` sub-parser collection.
 
@@ -831,7 +822,7 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--session", default="latest", metavar="latest|RUN_ID",
                    help="the run to report on: 'latest' (default), a run id under <reports-dir>/runs, or a folder")
-    p.add_argument("--sessions", type=_positive, default=None, metavar="N",
+    p.add_argument("--sessions", type=positive_int, default=None, metavar="N",
                    help="cross-session trends over the last N runs (ending at --session)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--reports-dir", default="reports", help="reports folder (default: reports)")
@@ -839,7 +830,7 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--temporal", choices=TEMPORAL_MODES, default="auto",
                    help="temporal consistency similarity: auto (embeddings when the semantic extra is installed, "
                         "else Jaccard), embedding, jaccard, or off")
-    p.add_argument("--temporal-window", type=_positive, default=None, metavar="N",
+    p.add_argument("--temporal-window", type=positive_int, default=None, metavar="N",
                    help="search only the N most recent earlier runs for similar queries (default: all)")
     p.set_defaults(func=quality_report_command)
     return p
