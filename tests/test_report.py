@@ -490,3 +490,23 @@ def test_unknown_result_fields_become_generic_blocks() -> None:
     r = Extended(case_id="c", dataset="d", subject="council", status="passed", judge_reason=HOSTILE)
     detail = v._subject_detail(r)
     assert [(b.title, b.rows[0].value) for b in detail.blocks] == [("judge reason", HOSTILE)]
+
+
+def test_bias_section_charts_reviewer_profiles_and_positions(tmp_path: Path) -> None:
+    from harness.bias.audit import audit_session
+
+    t = _council_transcript("q?", ("alpha answer text", "beta answer words here", "gamma"), "alpha answer text")
+    audit = audit_session(t)
+    assert audit is not None
+    writer = RunWriter(tmp_path / "r")
+    writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
+    writer.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t,
+                           quality_metrics=core_quality_metrics(t), bias=audit)])
+    html = render_run(load_run(tmp_path / "r"))
+    assert "Bias: reviewer profiles" in html and "Bias: display position" in html
+    assert 'id="biasrev' in html and 'id="biaspos' in html
+    assert "over 1 audited session(s)" in html and "position bias flagged in" in html
+    bare = RunWriter(tmp_path / "b")
+    bare.write_manifest(Manifest(run_id="b", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
+    bare.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t)])
+    assert "Bias:" not in render_run(load_run(tmp_path / "b"))  # no audit, no bias section

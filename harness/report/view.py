@@ -674,7 +674,49 @@ def _charts(results: Sequence[CaseResult], subjects: Sequence[str]) -> tuple[Cha
             title="Tier 1 distributions", caption=f"{len(qms)} {who} result(s); 10 equal bins over 0-1",
             svg=plots.histograms(panels, chart_id="tier1"), wide=True,
         ))
+    charts += _bias_charts(results)
     return tuple(charts)
+
+
+def _bias_charts(results: Sequence[CaseResult]) -> list[Chart]:
+    """The run's bias section: reviewer profiles and position bias over every audited session."""
+    audits = [r.bias for r in results if r.bias is not None]
+    if not audits:
+        return []
+    given: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    by_position: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for a in audits:
+        for rc in a.reviewers:
+            given[rc.reviewer].append((rc.mean_score, rc.n))
+        for pm in a.position_bias.position_means:
+            by_position[pm.position].append((pm.mean_score, pm.n))
+
+    def weighted(pairs: list[tuple[float, int]]) -> float:
+        n = sum(k for _, k in pairs)
+        return sum(v * k for v, k in pairs) / n if n else float("nan")
+
+    reviewers = sorted(given)
+    positions = sorted(by_position)
+    flagged = sum(a.position_bias.detected for a in audits)
+    harsh = sorted({x for a in audits for x in a.harsh_reviewers})
+    charts = [Chart(
+        title="Bias: reviewer profiles",
+        caption=f"mean score each reviewer gave (self-scores excluded) over {len(audits)} audited session(s)"
+                + (f"; flagged harsh in some session: {', '.join(harsh)}" if harsh else ""),
+        svg=plots.grouped_bars(reviewers, [plots.Series(label="mean score given",
+                                                        values=tuple(weighted(given[r]) for r in reviewers))],
+                               ylabel="mean score given (1-10)", ymax=10.0, chart_id="biasrev"),
+    )]
+    if positions:
+        charts.append(Chart(
+            title="Bias: display position",
+            caption=f"mean score by the position a candidate was shown in; position bias flagged in {flagged} "
+                    f"of {len(audits)} session(s) (cross-session CIs: council-harness bias-report)",
+            svg=plots.grouped_bars([f"position {p}" for p in positions], [plots.Series(
+                label="mean score", values=tuple(weighted(by_position[p]) for p in positions))],
+                ylabel="mean score (1-10)", ymax=10.0, chart_id="biaspos"),
+        ))
+    return charts
 
 
 # ---------------------------------------------------------------- matrix
