@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from harness.errors import ConfigError
+from harness.weights import check_weights
 from harness.yamlio import LocatedYaml, load_yaml
 
 ENV_PREFIX = "LLM_COUNCIL_"
@@ -82,13 +83,7 @@ class RubricWeights(BaseModel):
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> RubricWeights:
-        values = self.model_dump()
-        bad = [k for k, v in values.items() if not math.isfinite(v) or v < 0]
-        if bad:
-            raise ValueError(f"weights must be finite and non-negative; bad: {bad}")
-        total = sum(values.values())
-        if abs(total - 1.0) > 0.001:
-            raise ValueError(f"weights must sum to 1 (within 0.001), they sum to {total:.4f}")
+        check_weights(self.model_dump())
         return self
 
 

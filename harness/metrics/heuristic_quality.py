@@ -32,7 +32,6 @@ points open; the choices made here are:
 
 from __future__ import annotations
 
-import math
 import re
 from statistics import fmean
 
@@ -40,6 +39,7 @@ from pydantic import model_validator
 
 from harness.model import Frozen
 from harness.scoreset import ScoreSet
+from harness.weights import check_weights
 
 #: The hedge-then-certainty pairs the seed calls contradictions (its first two, plus one more).
 CONTRADICTION_PAIRS: tuple[tuple[str, str], ...] = (
@@ -91,13 +91,7 @@ class HeuristicWeights(Frozen):
 
     @model_validator(mode="after")
     def _valid(self) -> HeuristicWeights:
-        values = self.model_dump()
-        bad = [k for k, v in values.items() if not math.isfinite(v) or v < 0]
-        if bad:
-            raise ValueError(f"heuristic quality weights must be finite and non-negative; bad: {bad}")
-        total = sum(values.values())
-        if abs(total - 1.0) > 0.001:
-            raise ValueError(f"heuristic quality weights must sum to 1 (within 0.001), they sum to {total:.4f}")
+        check_weights(self.model_dump(), "heuristic quality weights")
         return self
 
 
