@@ -8,7 +8,9 @@ for the README to quote. Benchmarks are not tests: nothing here passes or fails 
 Benchmarks: ``tier1`` (Tier 1 metrics per five-member transcript vs the seed budget and a model
 call), ``overhead`` (harness vs raw llama.cpp calls), ``replay`` (warm replay of the reasoning
 suite), ``http`` (concurrency speedup against a loopback server), ``bias`` (bias aggregation at
-1,000 and 100,000 sessions; ``bench/bench_bias.py``). ``--quick`` shrinks every input (smoke test).
+1,000 and 100,000 sessions; ``bench/bench_bias.py``), ``cases`` (case-level concurrency at 20 and 200
+cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``). ``--quick``
+shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
 
@@ -33,7 +35,7 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias")
+NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases")
 
 
 class Options(Frozen):
@@ -109,8 +111,14 @@ def _bias(o: Options) -> BenchResult:
     )
 
 
+def _cases(o: Options) -> BenchResult:
+    from bench import bench_cases
+
+    return bench_cases.run(quick=o.quick)
+
+
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
-    "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias,
+    "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
 }
 
 

@@ -133,6 +133,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from harness.gate import write_full_report
+    from harness.merge import default_out_dir, merge_runs
+
+    settings = load_settings(args.config)
+    runs_dir = Path(settings.reports_dir) / "runs"
+    dirs = [Path(r) if Path(r).exists() or not (runs_dir / r).exists() else runs_dir / r for r in args.runs]
+    out = Path(args.output) if args.output else default_out_dir(runs_dir)
+    run = merge_runs(dirs, out)
+    report = write_full_report(run, settings)
+    print(f"merged {len(dirs)} runs ({len(run.results)} results) into {run.run_dir}")
+    print(f"report: {report}")
+    return 0
+
+
 def baseline_hint(settings) -> Path:  # noqa: ANN001
     return Path(settings.reports_dir) / "baselines"
 
@@ -206,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("run", help="run folder or id")
     exp.add_argument("--output", help="output .parquet or .csv (default: <run>/results.parquet)")
     exp.set_defaults(func=cmd_export)
+    mrg = sub.add_parser("merge", help="combine the run folders of shards (one per CI job) into one run and report")
+    mrg.add_argument("runs", nargs="+", metavar="RUN", help="run folders or ids (at least two)")
+    mrg.add_argument("--output", help="the merged run folder (default: <reports_dir>/runs/<new run id>)")
+    mrg.add_argument("--config", help="council-harness.yaml path")
+    mrg.set_defaults(func=cmd_merge)
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")

@@ -39,6 +39,10 @@ class MemberSpec(BaseModel):
         max_tokens: generation limit for this member's answers (``None``: the global default).
         system_prompt: an optional persona.
         seed: sampling seed offset added to the global seed.
+        base_url, api_key_env: the member's own endpoint and key variable (default: the global ones).
+        concurrency, requests_per_minute, tokens_per_minute: limits of the member's own endpoint
+            (default: the global ones); members naming the same endpoint share one set of limits,
+            the smallest given value of each.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -53,6 +57,9 @@ class MemberSpec(BaseModel):
     seed: int = 0
     base_url: str | None = None
     api_key_env: str | None = None
+    concurrency: int | None = Field(default=None, ge=1, le=256)
+    requests_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    tokens_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @property
     def provider_key(self) -> str:
@@ -150,6 +157,8 @@ class Settings(BaseSettings):
     request_timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     concurrency: int = Field(default=4, ge=1, le=256)
+    requests_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    tokens_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     member_timeout: float = Field(default=180.0, gt=0)
     llama_threads: int | None = Field(default=None, ge=1, le=256)  # embedded models: None = all cores
     # generation

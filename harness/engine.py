@@ -9,11 +9,12 @@ from pathlib import Path
 
 from harness.bias.store import QueryMetadata, persist_transcript
 from harness.cases import Case
-from harness.config import Settings
+from harness.config import MemberSpec, Settings
 from harness.council.calls import Caller
 from harness.errors import CacheMiss, HarnessError
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore
+from harness.providers.limits import EndpointLimits
 from harness.result import CaseResult
 from harness.reviews import load_verdicts, with_verdict
 from harness.scoring import score_case
@@ -23,13 +24,43 @@ from harness.webhooks import WebhookDispatcher, event_from_result
 VERDICTS_FILE = "reviews.json"
 
 
+def _smallest(values: Sequence[float | None], default: float | None) -> float | None:
+    given = [v for v in values if v is not None]
+    return min(given) if given else default
+
+
+def endpoint_limits(settings: Settings) -> dict[str, EndpointLimits]:
+    """One :class:`EndpointLimits` per OpenAI-compatible endpoint URL, shared by every member calling it.
+
+    A member naming its own endpoint may give its own ``concurrency``, ``requests_per_minute`` and
+    ``tokens_per_minute``; members naming the same endpoint get the smallest given value of each;
+    a value nobody gives comes from the global setting.
+    """
+    from harness.providers.openai_compat import display_url
+
+    by_url: dict[str, list[MemberSpec]] = {}
+    for spec in settings.all_specs():
+        if spec.provider == "openai":
+            by_url.setdefault(display_url(spec.base_url or settings.base_url or ""), []).append(spec)
+    return {
+        url: EndpointLimits(
+            url, int(_smallest([s.concurrency for s in specs], settings.concurrency) or 1),
+            requests_per_minute=_smallest([s.requests_per_minute for s in specs], settings.requests_per_minute),
+            tokens_per_minute=_smallest([s.tokens_per_minute for s in specs], settings.tokens_per_minute),
+        )
+        for url, specs in by_url.items()
+    }
+
+
 def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, Provider]:
     """The providers the configured members need, each wrapped in the record/replay cache.
 
     Keys are :attr:`MemberSpec.provider_key`: ``local``, ``openai`` (the configured endpoint), and
-    ``openai@URL|KEYVAR`` for members that name an endpoint of their own.
+    ``openai@URL|KEYVAR`` for members that name an endpoint of their own. Providers calling the same
+    endpoint URL share its :func:`endpoint_limits`.
     """
     raw: dict[str, Provider] = {}
+    limits = endpoint_limits(settings)
     for spec in settings.all_specs():
         key = spec.provider_key
         if key in raw:
@@ -39,15 +70,25 @@ def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, P
 
             raw[key] = LocalProvider(n_threads=settings.llama_threads)
         else:
-            from harness.providers.openai_compat import OpenAICompatProvider
+            from harness.providers.openai_compat import OpenAICompatProvider, display_url
 
+            url = spec.base_url or settings.base_url or ""
             raw[key] = OpenAICompatProvider(
-                spec.base_url or settings.base_url or "", spec.api_key_env or settings.api_key_env,
-                timeout=settings.request_timeout, max_retries=settings.max_retries, concurrency=settings.concurrency,
+                url, spec.api_key_env or settings.api_key_env,
+                timeout=settings.request_timeout, max_retries=settings.max_retries,
+                limits=limits.get(display_url(url)), concurrency=settings.concurrency,
             )
     if store is None or settings.cache_mode == "off":
         return raw
     return {k: CachedProvider(p, store, settings.cache_mode) for k, p in raw.items()}
+
+
+def request_slots(settings: Settings) -> int:
+    """Requests the run can keep busy at once: each endpoint's ``concurrency``, plus ``concurrency``
+    for each embedded model (their calls queue at the model's lock, one at a time)."""
+    endpoints = sum(lim.concurrency for lim in endpoint_limits(settings).values())
+    local = len({s.model for s in settings.all_specs() if s.provider == "local"})
+    return max(1, endpoints + local * settings.concurrency)
 
 
 class Engine:

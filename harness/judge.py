@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.config import Settings
 from harness.errors import CacheMiss, ConfigError, HarnessError, ProviderError
-from harness.providers.base import Provider
+from harness.providers.base import Provider, with_time_limit
 from harness.transcript import CallRecord, Message
 
 T = TypeVar("T", bound=BaseModel)
@@ -230,12 +230,13 @@ class Judge:
     async def _chat(self, prompt: str, json_schema: dict[str, Any] | None) -> str:
         messages = [Message(role="user", content=prompt)]
         try:
-            completion = await asyncio.wait_for(
+            completion = await with_time_limit(
+                self.provider,
                 self.provider.chat(
                     self.model, messages, temperature=self.temperature, top_p=1.0,
                     max_tokens=self.max_tokens, seed=self.seed, json_schema=json_schema,
                 ),
-                timeout=self.timeout,
+                self.timeout,
             )
         except CacheMiss:
             raise

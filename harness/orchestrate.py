@@ -1,17 +1,18 @@
-"""Running datasets through subjects into a run folder, with a progress bar; shared by CLI and pytest."""
+"""Running datasets through subjects into a run folder, cases concurrently, with progress; used by the CLI."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import aclosing
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from harness.cases import Case, Dataset
 from harness.config import Settings
-from harness.engine import Engine
+from harness.engine import Engine, request_slots
+from harness.progress import RunProgress
 from harness.result import CaseResult
 from harness.runs import RESULTS, Run, RunWriter, load_run, new_manifest, new_run_id, now_iso, read_results
 
@@ -19,6 +20,17 @@ from harness.runs import RESULTS, Run, RunWriter, load_run, new_manifest, new_ru
 def selected_cases(datasets: Sequence[Dataset], limit: int | None = None) -> list[Case]:
     cases = [c for d in datasets for c in d.cases]
     return cases[:limit] if limit else cases
+
+
+def case_window(settings: Settings) -> int:
+    """(case, subject) pairs kept in flight: twice the request slots (:func:`harness.engine.request_slots`).
+
+    The binding limit is the requests in flight per endpoint: a running pair has one or more
+    calls in flight or queued except while it is between stages or being scored, so twice as many
+    pairs as slots keep every slot busy. The window only stops a 10,000-case run from holding
+    10,000 half-done cases in memory.
+    """
+    return 2 * request_slots(settings)
 
 
 def run_cases(
@@ -31,8 +43,16 @@ def run_cases(
     resume: bool = False,
     console: Console | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
+    window: int | None = None,
 ) -> Run:
     """Run every case of ``datasets`` through every subject and record the run.
+
+    (case, subject) pairs run concurrently in one event loop, at most ``window`` at a time, so
+    requests in flight are bounded by each endpoint's ``concurrency`` (and rate limits), not by a
+    number of cases; the stages within a case keep their order. Each result is appended to
+    ``results.jsonl`` as it finishes (one whole line, fsynced), so a killed run loses only the
+    cases in flight and ``--resume`` runs exactly those. Readers order results by
+    (dataset, case, subject), never by completion order. A replay-cache miss cancels the run.
 
     Args:
         settings: configuration.
@@ -41,8 +61,9 @@ def run_cases(
         limit: run only the first ``limit`` cases.
         run_dir: the run folder (default ``<reports_dir>/runs/<new run id>``).
         resume: keep the results already in ``run_dir`` and run only the missing ones.
-        console: where the progress bar goes.
-        on_result: called with each new result.
+        console: where the progress goes.
+        on_result: called with each new result, in completion order.
+        window: pairs in flight at most (default :func:`case_window`; 1 runs them one by one).
     """
     console = console or Console(stderr=True)
     run_id = run_dir.name if run_dir else new_run_id()
@@ -52,6 +73,7 @@ def run_cases(
     if resume:
         existing, _ = read_results(run_dir / RESULTS)
         done = {r.key for r in existing}
+        del existing
         previous = load_run(run_dir).manifest
         manifest = previous.model_copy(update={"finished_at": None})
     else:
@@ -61,20 +83,9 @@ def run_cases(
     todo = [(c, s) for c in cases for s in subjects if (c.dataset, c.id, s) not in done]
     engine = Engine(settings, subjects)
     runner = asyncio.Runner()
-    columns = (
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-    )
     try:
-        with Progress(*columns, console=console, transient=False) as progress:
-            task = progress.add_task("cases", total=len(todo))
-            for case, subject in todo:
-                progress.update(task, description=f"{case.dataset}::{case.id} [{subject}]")
-                result = runner.run(engine.run_case(case, subject))
-                writer.add([result])
-                if on_result:
-                    on_result(result)
-                progress.advance(task)
+        with RunProgress(console, len(todo)) as progress:
+            runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings)))
         hits, misses = engine.cache_stats()
     finally:
         runner.run(engine.aclose())
@@ -84,3 +95,63 @@ def run_cases(
         "cache_misses": manifest.cache_misses + misses,
     }))
     return load_run(run_dir)
+
+
+Pair = tuple[Case, str]
+
+
+async def finished_batches(
+    engine: Engine, todo: Iterable[Pair], window: int,
+) -> AsyncIterator[list[tuple[Pair, asyncio.Task[CaseResult]]]]:
+    """Run ``todo`` through ``engine`` with at most ``window`` pairs in flight; yield the pairs that
+    finished together (each with its done task: a result, or the exception it raised).
+
+    New pairs are started before each yield, so the endpoints stay busy while the caller records a
+    batch. Closing the generator (``contextlib.aclosing``) cancels the pairs still running.
+    """
+    pending = iter(todo)
+    running: dict[asyncio.Task[CaseResult], Pair] = {}
+
+    def start() -> None:
+        while len(running) < window:
+            pair = next(pending, None)
+            if pair is None:
+                return
+            running[asyncio.create_task(engine.run_case(*pair))] = pair
+
+    try:
+        start()
+        while running:
+            finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            batch = [(running.pop(t), t) for t in finished]
+            start()
+            yield batch
+    finally:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+
+async def _run_pairs(
+    engine: Engine, todo: Sequence[Pair], writer: RunWriter, progress: RunProgress,
+    on_result: Callable[[CaseResult], None] | None, window: int,
+) -> None:
+    """Run ``todo``, recording each result as it finishes (:func:`finished_batches`).
+
+    Results finished together are appended in one write (one fsync) in a worker thread, so the
+    event loop keeps the other cases moving while the disk works. An exception from a pair (a
+    replay-cache miss) is raised once the results finished with it are written; the pairs still
+    running are cancelled.
+    """
+    async with aclosing(finished_batches(engine, todo, window)) as batches:
+        async for batch in batches:
+            failure = next((t.exception() for _, t in batch if t.exception() is not None), None)
+            results = [t.result() for _, t in batch if t.exception() is None]
+            await asyncio.to_thread(writer.add, results)
+            for result in results:
+                progress.advance(f"{result.dataset}::{result.case_id} [{result.subject}]",
+                                 failed=result.status in ("failed", "error"))
+                if on_result:
+                    on_result(result)
+            if failure is not None:
+                raise failure

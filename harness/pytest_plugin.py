@@ -3,6 +3,11 @@
 Each case becomes one item per subject, ``<file>::<dataset>::<case>[<subject>]``, marked ``golden``
 or ``suite`` (and ``category_<name>`` for suite challenges). Running an item runs the case through
 the subject on the configured models, scores it and fails with a readable report.
+
+Case-level concurrency: when the run loop starts, every selected item's (case, subject) pair starts
+in a background event loop (:mod:`harness.background`, the CLI's window), and each item waits for
+its own result, so requests of many cases are in flight while pytest reports items in order.
+Under pytest-xdist each worker runs its items one at a time (the workers are the parallelism).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "golden: a golden-dataset case run through a subject")
     config.addinivalue_line("markers", "suite: a reasoning-suite challenge run through a subject")
+    config.addinivalue_line("markers", "xdist_group(name): items pytest-xdist's --dist loadgroup keeps on one worker")
 
 
 class HarnessSession:
@@ -52,6 +58,7 @@ class HarnessSession:
         self.results: list[CaseResult] = []
         self._engine: Any = None
         self._runner: asyncio.Runner | None = None
+        self._background: Any = None
         self.settings: Any = None
         self.subjects: list[str] | None = None
         workerinput = getattr(config, "workerinput", None)
@@ -76,10 +83,30 @@ class HarnessSession:
         self.load()
         return Path(self.settings.reports_dir) / "runs" / self.run_id
 
+    def start_background(self, pairs: list[tuple[Case, str]]) -> None:
+        """Start every pair concurrently in a background loop (see the module docstring)."""
+        from harness.background import BackgroundCases
+        from harness.engine import Engine
+        from harness.orchestrate import case_window
+        from harness.runs import RunWriter
+
+        self.load()
+        if self._engine is not None or self._background is not None or len(pairs) < 2:
+            return
+        self._engine = Engine(self.settings, self.subjects or [])
+        self._background = BackgroundCases(self._engine, RunWriter(self.run_dir), case_window(self.settings))
+        self._background.start(pairs)
+
     def run(self, case: Case, subject: str) -> CaseResult:
         from harness.engine import Engine
         from harness.runs import RunWriter
 
+        if self._background is not None:
+            if not self._background.has(case, subject):  # not among the items at the start (a plugin added it)
+                self._background.start([(case, subject)])
+            result = self._background.result(case, subject)  # written by the background loop
+            self.results.append(result)
+            return result
         self.load()
         if self._engine is None:
             self._engine = Engine(self.settings, self.subjects or [])
@@ -93,12 +120,16 @@ class HarnessSession:
     def close_engine(self) -> None:
         if self._engine is None:
             return
+        if self._background is not None:
+            self._background.close()  # cancels pairs never asked for (-x, an interrupt), closes the engine
+            self._background = None
         hits, misses = self._engine.cache_stats()
         self.cache_hits += hits
         self.cache_misses += misses
-        assert self._runner is not None
-        self._runner.run(self._engine.aclose())
-        self._runner.close()
+        if self._runner is not None:
+            self._runner.run(self._engine.aclose())
+            self._runner.close()
+            self._runner = None
         self._engine = None
 
     def finish(self) -> tuple[Path | None, list[str], bool]:
@@ -139,6 +170,23 @@ class HarnessSession:
         if target:
             path = write_report(run, Path(target), prediction=prediction, comparison=comparisons)
         return path, lines, any(c.exit_code for c in comparisons)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """Start the selected items' pairs in the background (not on xdist workers, not with --collect-only)."""
+    if session.config.option.collectonly or getattr(session.config, "workerinput", None) is not None:
+        return
+    if session.config.pluginmanager.has_plugin("dsession"):  # the xdist controller runs no items itself
+        return
+    pairs = [(i.case, i.subject) for i in session.items if isinstance(i, CaseItem)]
+    if len(pairs) < 2:
+        return
+    state = _session(session.config)
+    try:
+        state.start_background(pairs)
+    except HarnessError:
+        return  # each item reports the configuration error itself
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -212,6 +260,7 @@ class DatasetNode(pytest.Collector):
             for subject in session.subjects or []:
                 item = CaseItem.from_parent(self, name=f"{case.id}[{subject}]", case=case, subject=subject)
                 item.add_marker(self.dataset.kind)
+                item.add_marker(pytest.mark.xdist_group(name=self.dataset.name))  # --dist loadgroup: by dataset
                 if case.category:
                     self.config.addinivalue_line("markers", f"category_{case.category}: suite category")
                     item.add_marker(f"category_{case.category}")

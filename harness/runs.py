@@ -1,7 +1,7 @@
 """Run records on disk: ``reports/runs/<run-id>/`` with ``manifest.json`` and ``results.jsonl``.
 
-``results.jsonl`` gets one whole line per case result (appended under a lock and fsynced), so a
-killed run loses at most the case in flight; ``manifest.json`` is replaced atomically.
+``results.jsonl`` gets one whole line per case result (appended under a lock and fsynced) in the
+order cases finish, so a killed run loses at most the cases in flight; ``manifest.json`` is replaced atomically.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ class Manifest(Frozen):
     argv: tuple[str, ...] = ()
     cache_hits: int = 0
     cache_misses: int = 0
+    shards: tuple[str, ...] = ()  # the run ids merged into this one (``council-harness merge``)
 
 
 def now_iso() -> str:
@@ -152,7 +153,8 @@ class Run:
 def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
     """Results of a ``results.jsonl``; corrupt or truncated lines are skipped and their numbers returned.
 
-    When a case appears more than once (a resumed run), the last line wins.
+    When a case appears more than once (a resumed run), the last line wins. The results come
+    ordered by (dataset, case id, subject), whatever order concurrent cases finished in.
     """
     results: dict[tuple[str, str, str], CaseResult] = {}
     corrupt: list[int] = []
@@ -168,7 +170,7 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
                 corrupt.append(n)
                 continue
             results[r.key] = r
-    return list(results.values()), corrupt
+    return [results[k] for k in sorted(results)], corrupt
 
 
 def load_run(run_dir: Path | str) -> Run:

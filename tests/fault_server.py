@@ -3,8 +3,10 @@
 It produces the faults a healthy server cannot: delays, 429 with ``Retry-After``, 5xx,
 connection resets, malformed JSON, empty ``choices``, bodies cut off mid-way, very slow
 replies, and normal OpenAI-shaped replies; a rule per model makes one model fail while the
-others answer. Every request is recorded (headers and JSON body) and the largest number of requests in
-flight at once is tracked.
+others answer. Every request is recorded (headers, JSON body, arrival time) and the largest number of
+requests in flight at once is tracked. A ``responder`` makes normal replies depend on the request (so
+that a reply given to the wrong case shows), and ``rate_limit`` makes the server refuse requests beyond
+a number per sliding window with ``429`` and the ``Retry-After`` that frees a place, as hosted APIs do.
 
 Use the ``fault_server`` fixture (``from tests.fault_server import fault_server_fixture  # noqa: F401``
 and a test argument named ``fault_server``) or ``with FaultServer() as server:``.
@@ -18,7 +20,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -106,6 +108,8 @@ class Received(Frozen):
     path: str
     headers: dict[str, str]
     body: dict[str, Any] | None = None
+    at: float = 0.0
+    status: int | None = None
 
 
 def completion_body(text: str, model: str, prompt_tokens: int = 12, completion_tokens: int = 7) -> dict[str, Any]:
@@ -129,10 +133,24 @@ class FaultServer:
 
     Args:
         default: the reply when the script is empty and no model rule matches.
+        responder: the text of an ``ok`` reply computed from the request's JSON body (instead of
+            the fault's ``text``).
+        rate_limit: ``(n, seconds)``: at most ``n`` requests answered per sliding window of
+            ``seconds``; beyond it a ``429`` whose ``Retry-After`` is the wait until the oldest
+            request in the window leaves it.
+        delay: seconds every ``ok`` reply waits (on top of the fault's own delay).
     """
 
-    def __init__(self, default: Fault | None = None) -> None:
+    def __init__(
+        self, default: Fault | None = None, *, responder: Callable[[dict[str, Any]], str] | None = None,
+        rate_limit: tuple[int, float] | None = None, delay: float = 0.0,
+    ) -> None:
         self.default = default or ok()
+        self.responder = responder
+        self.rate_limit = rate_limit
+        self.delay = delay
+        self._window: deque[float] = deque()
+        self.refused = 0
         self._script: deque[Fault] = deque()
         self._by_model: dict[str, Fault] = {}
         self._lock = threading.Lock()
@@ -172,11 +190,36 @@ class FaultServer:
                 return self._by_model[model]
             return self._script.popleft() if self._script else self.default
 
-    def _enter(self, received: Received) -> None:
+    def _limited(self) -> Fault | None:
+        """A 429 when the request is beyond ``rate_limit``, else ``None`` (and the request is counted)."""
+        if self.rate_limit is None:
+            return None
+        n, seconds = self.rate_limit
         with self._lock:
+            now = time.monotonic()
+            while self._window and now - self._window[0] >= seconds:
+                self._window.popleft()
+            if len(self._window) >= n:
+                self.refused += 1
+                wait = seconds - (now - self._window[0])
+                return status(429, retry_after=f"{wait:.3f}", body='{"error": {"message": "rate limit"}}')
+            self._window.append(now)
+            return None
+
+    def _enter(self, received: Received) -> Received:
+        with self._lock:
+            received = received.model_copy(update={"at": time.monotonic()})
             self._requests.append(received)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            return received
+
+    def _answered(self, received: Received, code: int) -> None:
+        with self._lock:
+            for i in range(len(self._requests) - 1, -1, -1):
+                if self._requests[i] is received:
+                    self._requests[i] = received.model_copy(update={"status": code})
+                    break
 
     def _leave(self) -> None:
         with self._lock:
@@ -204,12 +247,14 @@ class FaultServer:
                     method="POST", path=self.path, headers={k.lower(): v for k, v in self.headers.items()},
                     body=body if isinstance(body, dict) else None,
                 )
-                server._enter(received)
+                received = server._enter(received)
                 try:
-                    fault = server._next(received.body)
-                    if fault.delay:
-                        time.sleep(fault.delay)
+                    fault = server._limited() or server._next(received.body)
+                    delay = fault.delay + (server.delay if fault.kind == "ok" else 0.0)
+                    if delay:
+                        time.sleep(delay)
                     self._answer(fault, received)
+                    server._answered(received, fault.status if fault.kind == "status" else 200)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up (e.g. its timeout)
                 finally:
@@ -228,7 +273,8 @@ class FaultServer:
             def _answer(self, fault: Fault, received: Received) -> None:
                 model = str((received.body or {}).get("model", "model"))
                 if fault.kind == "ok":
-                    self._send(200, json.dumps(completion_body(fault.text, model)).encode())
+                    text = server.responder(received.body or {}) if server.responder else fault.text
+                    self._send(200, json.dumps(completion_body(text, model)).encode())
                 elif fault.kind == "status":
                     extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else None
                     self._send(fault.status, fault.body.encode(), extra)
@@ -255,8 +301,11 @@ class FaultServer:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the standard library's 5 drops connections when many arrive at once
+            daemon_threads = True
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fault-server", daemon=True
         )

@@ -174,3 +174,58 @@ def test_writer_killed_during_atomic_write_leaves_the_old_file(tmp_path: Path) -
             t.unlink()
     if killed_midway == 0:
         pytest.fail("the writer always finished before it could be killed; the test proved nothing")
+
+
+def test_sigkill_of_a_concurrent_run_then_resume_runs_each_case_exactly_once(tmp_path: Path) -> None:
+    """30 cases x (council, baseline) through a loopback endpoint with 8 requests in flight: killed
+    with SIGKILL while many cases are in flight, then resumed: every pair has exactly one line."""
+    from tests.fault_server import FaultServer
+    from tests.scripted import scripted_dataset, scripted_reply
+
+    n = 30
+    data = scripted_dataset(tmp_path / "scripted.yaml", n)
+    env = run_env(tmp_path)
+    runs_dir = tmp_path / "reports" / "runs"
+    with FaultServer(responder=scripted_reply, delay=0.1) as server:
+        env.update({"LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
+                    "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_MAX_RETRIES": "0"})
+        with (tmp_path / "killed.log").open("wb") as log:
+            proc = subprocess.Popen(
+                [str(CLI), "run", "--data", str(data), "--dataset", "scripted"],
+                cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            )
+        try:
+            deadline = time.monotonic() + WAIT_S
+            results_path: Path | None = None
+            while results_path is None or complete_lines(results_path) < 6:
+                assert proc.poll() is None, "the run ended before it could be killed:\n" + (
+                    tmp_path / "killed.log").read_text(errors="replace")
+                assert time.monotonic() < deadline, "no results after waiting"
+                found = sorted(runs_dir.glob("*/results.jsonl")) if runs_dir.exists() else []
+                results_path = found[0] if found else None
+                time.sleep(0.02)
+            in_flight_at_kill = server.max_in_flight
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL
+        before, _ = read_results(results_path)
+        assert 6 <= len(before) < 2 * n and in_flight_at_kill == 8
+        resumed = subprocess.run(
+            [str(CLI), "run", "--resume", results_path.parent.name, "--data", str(data)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT_S,
+        )
+    assert resumed.returncode in (0, 1) and "Traceback" not in resumed.stderr, resumed.stderr
+    raw_keys = []
+    for line in results_path.read_bytes().splitlines():
+        try:
+            raw_keys.append(CaseResult.model_validate(json.loads(line)).key)
+        except ValueError:
+            continue  # a line cut by the kill
+    expected = sorted(("scripted", f"s{i:05d}", s) for i in range(1, n + 1) for s in ("baseline", "council"))
+    assert sorted(raw_keys) == expected  # each pair exactly once across the killed and the resumed run
+    results, _ = read_results(results_path)
+    assert {r.key: r for r in results if r.key in {b.key for b in before}} == {r.key: r for r in before}
+    assert load_run(results_path.parent).manifest.finished_at is not None

@@ -177,7 +177,7 @@ def test_429_retry_after_is_honoured(fault_server: FaultServer, caplog: pytest.L
     assert len(fault_server.requests) == 2
     [line] = [r.getMessage() for r in caplog.records if r.name == "harness.providers.openai"]
     assert "attempt 1 of 4 failed (HTTP 429" in line
-    assert line.endswith("retrying in 1.00 s (Retry-After)")
+    assert line.endswith("retrying in 1.00 s (Retry-After; endpoint paused)")
 
 
 @pytest.mark.parametrize("code", [500, 502, 503, 504])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -10,7 +9,7 @@ from typing import Any
 
 from harness.config import MemberSpec, Settings
 from harness.errors import CacheMiss, HarnessError
-from harness.providers.base import Provider
+from harness.providers.base import Provider, with_time_limit
 from harness.transcript import CallRecord, Completion, Message
 
 
@@ -60,7 +59,8 @@ class Caller:
             return CallResult(None, CallRecord(stage=stage, member=spec.id, model=spec.model,
                                                error=f"no '{spec.provider}' provider configured"))
         try:
-            completion = await asyncio.wait_for(
+            completion = await with_time_limit(
+                provider,
                 provider.chat(
                     spec.model,
                     messages,
@@ -70,7 +70,7 @@ class Caller:
                     seed=self.settings.seed + spec.seed + seed_offset,
                     json_schema=json_schema,
                 ),
-                timeout=timeout or self.settings.member_timeout,
+                timeout or self.settings.member_timeout,
             )
         except CacheMiss:
             raise

@@ -2,15 +2,54 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from harness.transcript import Completion, Message
 
 #: The case id being evaluated, so that errors (a replay-cache miss, an endpoint failure) can
 #: name it. Set by the runner around each case.
 current_case: ContextVar[str] = ContextVar("current_case", default="?")
+
+T = TypeVar("T")
+_on_admitted: ContextVar[Callable[[], None] | None] = ContextVar("_on_admitted", default=None)
+
+
+def mark_admitted() -> None:
+    """Called by a provider when a request leaves its queue (it holds a slot): starts the call's time limit.
+
+    Providers that queue requests (an endpoint's slots and rate limits, an embedded model's lock)
+    set ``reports_admission = True`` and call this; see :func:`with_time_limit`.
+    """
+    start = _on_admitted.get()
+    if start is not None:
+        start()
+
+
+async def with_time_limit(provider: object, call: Awaitable[T], timeout: float) -> T:
+    """Await ``call`` (a ``provider.chat(...)``) with a limit of ``timeout`` seconds.
+
+    For a provider with ``reports_admission`` the seconds count from :func:`mark_admitted`, not from
+    the start: time spent queued behind other cases' requests (or a rate-limit pause) never makes a
+    call time out, so a run with more cases in flight fails no call that a slower run would pass.
+    A call answered without being queued (a cache hit) has no limit to reach. Other providers get
+    the limit from the start. Raises ``TimeoutError`` when the limit is reached.
+    """
+    if not getattr(provider, "reports_admission", False):
+        return await asyncio.wait_for(call, timeout)
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as limit:
+        def start() -> None:
+            if limit.when() is None:
+                limit.reschedule(loop.time() + timeout)
+
+        token = _on_admitted.set(start)
+        try:
+            return await call
+        finally:
+            _on_admitted.reset(token)
 
 
 @runtime_checkable

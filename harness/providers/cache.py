@@ -33,15 +33,25 @@ CREATE TABLE IF NOT EXISTS completions (
 
 
 class CacheStore:
-    """The SQLite file behind the cache; safe across threads and processes (WAL, busy timeout)."""
+    """The SQLite file behind the cache; safe across threads and processes.
+
+    One connection per store, used under a lock (many concurrent cases in one process take turns
+    in microseconds); other processes (pytest-xdist workers, a second run) are serialized by SQLite
+    itself: WAL journal, a 30 s busy timeout, and ``BEGIN IMMEDIATE`` for writes so that a writer
+    waits for the lock up front instead of failing with ``database is locked`` when it upgrades a
+    read transaction. ``synchronous=NORMAL`` (safe with WAL: a crash loses at most the last replies,
+    which are recomputed, never corrupts the file).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
             self._db.commit()
         except sqlite3.DatabaseError as exc:
@@ -72,11 +82,16 @@ class CacheStore:
     def put(self, key: str, completion: Completion) -> None:
         with self._lock:
             try:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO completions (key, model, completion) VALUES (?, ?, ?)",
-                    (key, completion.model, completion.model_dump_json()),
-                )
-                self._db.commit()
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO completions (key, model, completion) VALUES (?, ?, ?)",
+                        (key, completion.model, completion.model_dump_json()),
+                    )
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"the cache database cannot be written ({exc})", str(self.path)) from None
 
@@ -123,9 +138,10 @@ class CachedProvider:
         self.store = store
         self.mode = mode
         self.name = inner.name
+        self.reports_admission = getattr(inner, "reports_admission", False)
         self.hits = 0
         self.misses = 0
-        self._inflight: dict[str, asyncio.Lock] = {}
+        self._inflight: dict[str, tuple[asyncio.Lock, int]] = {}  # key -> (lock, callers holding or awaiting it)
 
     def identity(self, model: str) -> str:
         return self.inner.identity(model)
@@ -148,22 +164,30 @@ class CachedProvider:
         if self.mode == "off":
             return await self.inner.chat(model, messages, **kwargs)
         key = cache_key(self.inner.identity(model), model, messages, kwargs)
-        lock = self._inflight.setdefault(key, asyncio.Lock())
-        async with lock:  # identical concurrent calls are made once
-            hit = await asyncio.to_thread(self.store.get, key)
-            if hit is not None:
-                self.hits += 1
-                return hit.model_copy(update={"cached": True})
-            if self.mode == "replay":
-                raise CacheMiss(
-                    f"replay mode: no cached reply for model '{model}' in case "
-                    f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
-                    "cache",
-                )
-            self.misses += 1
-            completion = await self.inner.chat(model, messages, **kwargs)
-            await asyncio.to_thread(self.store.put, key, completion)
-            return completion
+        lock, users = self._inflight.get(key, (asyncio.Lock(), 0))
+        self._inflight[key] = (lock, users + 1)
+        try:
+            async with lock:  # identical concurrent calls are made once
+                hit = await asyncio.to_thread(self.store.get, key)
+                if hit is not None:
+                    self.hits += 1
+                    return hit.model_copy(update={"cached": True})
+                if self.mode == "replay":
+                    raise CacheMiss(
+                        f"replay mode: no cached reply for model '{model}' in case "
+                        f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
+                        "cache",
+                    )
+                self.misses += 1
+                completion = await self.inner.chat(model, messages, **kwargs)
+                await asyncio.to_thread(self.store.put, key, completion)
+                return completion
+        finally:
+            lock, users = self._inflight[key]
+            if users == 1:
+                del self._inflight[key]  # nobody else waits on it: a long run keeps no lock per call made
+            else:
+                self._inflight[key] = (lock, users - 1)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -2,7 +2,11 @@
 
 Chat models use their chat template; base models (Gemma 3 270M) are prompted completion-style
 with a few-shot template. Structured replies are grammar-constrained from the JSON schema.
-Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe).
+Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe):
+callers queue on the model's ``asyncio.Lock`` in the event loop (so a queue of cases holds no
+worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Every call
+resets the context and sets its seed, so a reply depends on the call alone, never on which calls
+ran before it: runs with any number of cases in flight give the same replies.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.errors import ConfigError, ProviderError
+from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path
 from harness.transcript import Completion, Message
 
@@ -76,6 +81,7 @@ class LocalProvider:
     """
 
     name = "local"
+    reports_admission = True
 
     def __init__(self, n_threads: int | None = None, n_ctx: int = N_CTX) -> None:
         self.n_threads = n_threads or os.cpu_count() or 1
@@ -83,6 +89,7 @@ class LocalProvider:
         self._models: dict[str, Any] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._load_lock = threading.Lock()
+        self._queues: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = {}
 
     def identity(self, model: str) -> str:
         path = model_path(model)
@@ -161,10 +168,17 @@ class LocalProvider:
         top_p: float = 1.0,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
+        loop = asyncio.get_running_loop()
+        queue = self._queues.get((loop, model))
+        if queue is None:  # an asyncio.Lock belongs to one event loop
+            self._queues = {k: v for k, v in self._queues.items() if k[0] is loop and not loop.is_closed()}
+            queue = self._queues[(loop, model)] = asyncio.Lock()
         try:
-            return await asyncio.to_thread(
-                self._generate, model, messages, temperature, top_p, max_tokens, seed, json_schema
-            )
+            async with queue:
+                mark_admitted()
+                return await asyncio.to_thread(
+                    self._generate, model, messages, temperature, top_p, max_tokens, seed, json_schema
+                )
         except (ConfigError, ProviderError):
             raise
         except ValueError as exc:  # e.g. prompt longer than the context window

@@ -8,6 +8,11 @@ endpoint and the model. The API key is read from the environment variable whose 
 configured; it is sent only in the ``Authorization`` header and never appears in an error
 message, a log line or a repr (server replies quoted in errors are redacted too).
 
+Admission: requests wait for a slot and for the endpoint's rate limits in an
+:class:`~harness.providers.limits.EndpointLimits` shared by every provider on the same endpoint; a
+``429`` pauses that whole endpoint (for ``Retry-After`` when given, else the backoff), not only the
+request that got it. A call's time limit counts from admission (:func:`~harness.providers.base.mark_admitted`).
+
 Structured replies: OpenAI's ``{"type": "json_schema", ...}`` response format is tried first;
 ``llama_cpp.server`` rejects that type (it answers 500 with a validation error naming
 ``response_format``) and only accepts ``{"type": "json_object", "schema": ...}``, so in ``auto``
@@ -31,7 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from harness.errors import ConfigError, ProviderError
-from harness.providers.base import current_case
+from harness.providers.base import current_case, mark_admitted
+from harness.providers.limits import EndpointLimits, estimate_tokens
 from harness.transcript import Completion, Message
 
 if TYPE_CHECKING:
@@ -101,10 +107,11 @@ class _Secret:
 class _Retryable(Exception):
     """One failed attempt that may succeed when repeated."""
 
-    def __init__(self, reason: str, wait: float | None = None) -> None:
+    def __init__(self, reason: str, wait: float | None = None, status: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
+        self.status = status
 
 
 class _SchemaRejected(Exception):
@@ -122,7 +129,10 @@ class OpenAICompatProvider:
         timeout: seconds allowed for one attempt (connect, send, wait and read the whole reply).
         max_retries: extra attempts after the first for transient failures (so at most
             ``max_retries + 1`` requests per call).
-        concurrency: at most this many requests in flight at once from this provider.
+        concurrency: at most this many requests in flight at once (ignored when ``limits`` is given).
+        limits: the endpoint's shared admission state (default: one of this provider's own with
+            ``concurrency``, ``requests_per_minute`` and ``tokens_per_minute``).
+        requests_per_minute, tokens_per_minute: optional rate limits (ignored when ``limits`` is given).
         client: an ``httpx.AsyncClient`` to use (tests); it is not closed by :meth:`aclose`.
         schema_style: how a JSON schema is sent: ``json_schema`` (OpenAI structured outputs),
             ``json_object`` (``{"type": "json_object", "schema": ...}``, llama_cpp.server), or
@@ -134,6 +144,7 @@ class OpenAICompatProvider:
     """
 
     name = "openai"
+    reports_admission = True
 
     def __init__(
         self,
@@ -149,6 +160,9 @@ class OpenAICompatProvider:
         backoff_base: float = 0.5,
         backoff_max: float = 8.0,
         retry_after_max: float = RETRY_AFTER_MAX_S,
+        limits: EndpointLimits | None = None,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
     ) -> None:
         parts = urlsplit(base_url or "")
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -166,7 +180,11 @@ class OpenAICompatProvider:
         self._key = _Secret(os.environ.get(api_key_env, "").strip() if api_key_env else "")
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
-        self.concurrency = int(concurrency)
+        self.limits = limits or EndpointLimits(
+            self.endpoint, int(concurrency), requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+        )
+        self.concurrency = self.limits.concurrency
         self.strict = strict
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
@@ -176,14 +194,16 @@ class OpenAICompatProvider:
         self._own_client = client is None
         self._client = client
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._semaphore: asyncio.Semaphore | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> OpenAICompatProvider:
         """A provider for the endpoint in ``settings`` (base_url, api_key_env, request_timeout,
-        max_retries, concurrency); ``kwargs`` are passed on to the constructor."""
+        max_retries, concurrency, requests_per_minute, tokens_per_minute); ``kwargs`` are passed on
+        to the constructor."""
         if not settings.base_url:
             raise ConfigError("no OpenAI-compatible endpoint is configured (set LLM_COUNCIL_BASE_URL)", "base_url")
+        kwargs.setdefault("requests_per_minute", settings.requests_per_minute)
+        kwargs.setdefault("tokens_per_minute", settings.tokens_per_minute)
         return cls(
             settings.base_url, settings.api_key_env, timeout=settings.request_timeout,
             max_retries=settings.max_retries, concurrency=settings.concurrency, **kwargs,
@@ -228,24 +248,23 @@ class OpenAICompatProvider:
             headers["Authorization"] = f"Bearer {self._key.value}"
         return headers
 
-    def _resources(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        """The client and semaphore for the running event loop.
+    def _resources(self) -> httpx.AsyncClient:
+        """The client for the running event loop.
 
-        Both are bound to a loop; when a later ``asyncio.run`` brings a new loop they are made
-        again (an owned client left from a closed loop cannot be closed from the new one: call
-        :meth:`aclose` before the loop ends).
+        It is bound to a loop; when a later ``asyncio.run`` brings a new loop it is made again (an
+        owned client left from a closed loop cannot be closed from the new one: call :meth:`aclose`
+        before the loop ends).
         """
         loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._loop is not loop:
+        if self._client is None or self._loop is not loop:
             self._loop = loop
-            self._semaphore = asyncio.Semaphore(self.concurrency)
             if self._own_client:
                 self._client = httpx.AsyncClient(
                     timeout=httpx.Timeout(self.timeout),
                     limits=httpx.Limits(max_connections=self.concurrency),
                 )
         assert self._client is not None
-        return self._client, self._semaphore
+        return self._client
 
     def _backoff(self, retry: int) -> float:
         """Exponential backoff with equal jitter for the ``retry``-th retry (0-based)."""
@@ -315,7 +334,7 @@ class OpenAICompatProvider:
             raise _SchemaRejected(f"HTTP {status}: {snippet}")
         if status in RETRY_STATUSES:
             wait = retry_after_seconds(response.headers.get("retry-after"), cap=self.retry_after_max)
-            raise _Retryable(f"HTTP {status}: {snippet}", wait)
+            raise _Retryable(f"HTTP {status}: {snippet}", wait, status)
         if status in (401, 403):
             key_hint = (
                 f"check the key in ${self.api_key_env}" if self._key.value
@@ -363,16 +382,20 @@ class OpenAICompatProvider:
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
         """One chat completion; ``latency_s`` covers the whole call including retries."""
-        client, semaphore = self._resources()
+        client = self._resources()
         started = time.perf_counter()
         attempts = 0
+        estimate = estimate_tokens(messages, max_tokens)
         while True:
             payload = self._payload(model, messages, temperature, top_p, max_tokens, seed, json_schema)
             attempts += 1
             try:
-                async with semaphore:
+                async with self.limits.slot(estimate):
+                    mark_admitted()
                     data = await self._attempt(client, model, payload)
                 completion = self._parse(model, data, started)
+                self.limits.settle(estimate, completion.tokens_in + completion.tokens_out)
+                self.limits.succeeded()
                 if self._schema_style == "auto" and payload.get("response_format", {}).get("type") == "json_schema":
                     self._schema_style = "json_schema"  # the endpoint accepts it
                 return completion
@@ -391,6 +414,9 @@ class OpenAICompatProvider:
                     ) from None
                 wait = exc.wait if exc.wait is not None else self._backoff(attempts - 1)
                 source = "Retry-After" if exc.wait is not None else "backoff"
+                if exc.status == 429:  # the endpoint is over its limit: hold every request back, not only this one
+                    self.limits.pause(wait)
+                    source += "; endpoint paused"
                 log.warning(
                     "%s: attempt %d of %d failed (%s); retrying in %.2f s (%s)",
                     self._where(model), attempts, self.max_retries + 1, exc.reason, wait, source,
@@ -400,7 +426,6 @@ class OpenAICompatProvider:
     async def aclose(self) -> None:
         if self._own_client and self._client is not None:
             client, self._client = self._client, None
-            self._semaphore = None
             self._loop = None
             await client.aclose()
 

@@ -31,7 +31,8 @@ _env = Environment(
     lstrip_blocks=True,
 )
 
-#: The report's only script: case filters, anchor links that open their case, expand/collapse all.
+#: The report's only script: case filters, matrix pages of ``PAGE_ROWS`` rows, anchor links that open
+#: their case, expand/collapse all.
 #: It reads ``data-*`` flags the view computed; it never reads or writes model text.
 SCRIPT = """
 "use strict";
@@ -40,17 +41,36 @@ document.addEventListener("DOMContentLoaded", function () {
   var boxes = Array.prototype.slice.call(document.querySelectorAll("input[data-filter]"));
   var search = document.getElementById("case-search");
   var shown = document.getElementById("shown-count");
+  var pager = document.getElementById("pager");
+  var perPage = pager ? parseInt(pager.dataset.pageRows, 10) || 100 : rows.length;
+  var page = 0;
+  var matching = rows;
+  function paint() {
+    var pages = Math.max(1, Math.ceil(matching.length / perPage));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    rows.forEach(function (row) { row.hidden = true; });
+    matching.slice(page * perPage, (page + 1) * perPage).forEach(function (row) { row.hidden = false; });
+    if (pager) {
+      pager.hidden = pages < 2;
+      document.getElementById("page-info").textContent = "page " + (page + 1) + " of " + pages;
+      document.getElementById("page-prev").disabled = page === 0;
+      document.getElementById("page-next").disabled = page >= pages - 1;
+    }
+  }
   function apply() {
     var active = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.dataset.filter; });
     var q = search ? search.value.trim().toLowerCase() : "";
-    var n = 0;
-    rows.forEach(function (row) {
-      var ok = active.every(function (f) { return row.dataset[f] === "1"; }) &&
+    matching = rows.filter(function (row) {
+      return active.every(function (f) { return row.dataset[f] === "1"; }) &&
         (q === "" || row.dataset.search.indexOf(q) !== -1);
-      row.hidden = !ok;
-      if (ok) { n += 1; }
     });
-    if (shown) { shown.textContent = n + " of " + rows.length + " cases shown"; }
+    page = 0;
+    if (shown) { shown.textContent = matching.length + " of " + rows.length + " cases shown"; }
+    paint();
+  }
+  if (pager) {
+    document.getElementById("page-prev").addEventListener("click", function () { page -= 1; paint(); });
+    document.getElementById("page-next").addEventListener("click", function () { page += 1; paint(); });
   }
   boxes.forEach(function (b) { b.addEventListener("change", apply); });
   if (search) { search.addEventListener("input", apply); }

@@ -61,6 +61,12 @@ _KNOWN_TRANSCRIPT_FIELDS = frozenset({
 })
 #: Generic blocks with more rows than this start collapsed.
 OPEN_BLOCK_ROWS = 8
+#: Cases whose transcripts the report carries. Beyond it (a 10,000-case run) the report keeps the
+#: ones that need a look first (failing, regressed, subjects differ, awaiting review), then the
+#: others in matrix order; every case stays in the matrix, results.jsonl and ``export``.
+DETAIL_LIMIT = 300
+#: Matrix rows shown per page (the script pages through the rows the filters leave).
+PAGE_ROWS = 100
 #: Generic values longer than this (or with a newline) are shown in a ``<pre>``.
 LONG_TEXT = 80
 #: Width in CSS pixels of the prediction panel's interval column.
@@ -331,6 +337,7 @@ class MatrixRow(Frozen):
     failing: bool
     regressed: bool
     differ: bool
+    has_detail: bool = True
 
 
 class CheckView(Frozen):
@@ -495,6 +502,8 @@ class ReportView(Frozen):
     cases: tuple[CaseDetail, ...]
     expert_review: tuple[ReviewItem, ...]
     corrupt_lines: str
+    omitted_details: int = 0
+    page_rows: int = PAGE_ROWS
 
 
 # ---------------------------------------------------------------- header and gate
@@ -916,9 +925,29 @@ def _subject_detail(r: CaseResult) -> SubjectDetail:
     )
 
 
-def _cases(grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str]) -> tuple[CaseDetail, ...]:
+def detail_indices(rows: Sequence[MatrixRow], limit: int = DETAIL_LIMIT) -> set[int]:
+    """Which matrix rows get a transcript: all when at most ``limit``; else the rows that need a look
+    (failing, regressed, subjects differ, awaiting review) first, then the others, each in matrix
+    order, up to ``limit``."""
+    if len(rows) <= limit:
+        return set(range(len(rows)))
+    first = [i for i, r in enumerate(rows) if r.failing or r.regressed or r.differ
+             or any(c.status == "awaiting_review" for c in r.cells)]
+    chosen = set(first[:limit])
+    for i in range(len(rows)):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return chosen
+
+
+def _cases(
+    grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str], keep: set[int] | None = None,
+) -> tuple[CaseDetail, ...]:
     out = []
     for i, (ds, cid, by) in enumerate(grouped):
+        if keep is not None and i not in keep:
+            continue
         ordered = [by[s] for s in subjects if s in by] + [r for s, r in sorted(by.items()) if s not in subjects]
         query = next((r.transcript.query for r in ordered if r.transcript is not None), "")
         category = next((r.category for r in ordered if r.category), None) or ""
@@ -965,6 +994,10 @@ def build_view(
     present = {k for r in run.results for k in r.scores}
     keys = [k for k in KEY_SCORES if k in present][:4]
     grouped = _group(run.results)
+    rows = _rows(grouped, subjects, keys, comparisons)
+    keep = detail_indices(rows)
+    if len(keep) < len(rows):
+        rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
         header=_header(run, subjects),
         gate=_gate(run.results, subjects, comparisons),
@@ -974,8 +1007,9 @@ def build_view(
         key_scores=tuple(KeyValue(key=KEY_SCORE_LABELS.get(k, k), value=SCORE_NAMES.get(k, (k, True))[0])
                          for k in keys),
         has_comparison=bool(comparisons),
-        rows=_rows(grouped, subjects, keys, comparisons),
-        cases=_cases(grouped, subjects),
+        rows=rows,
+        cases=_cases(grouped, subjects, keep),
+        omitted_details=len(rows) - len(keep),
         expert_review=_expert(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
     )
