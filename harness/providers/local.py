@@ -184,10 +184,14 @@ class LocalProvider:
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise ProviderError(f"llama.cpp rejected the request: {exc}", f"local:{model}") from None
 
-    async def aclose(self) -> None:
+    def _close_all(self) -> None:
         with self._load_lock:
-            for llm in self._models.values():
-                close = getattr(llm, "close", None)
-                if close is not None:
-                    close()
+            for model, llm in self._models.items():
+                with self._locks[model]:  # a cancelled call's generation may still run in its thread
+                    close = getattr(llm, "close", None)
+                    if close is not None:
+                        close()
             self._models.clear()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._close_all)
