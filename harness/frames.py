@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pandas as pd
 
+from harness.csvsafe import neutralise
 from harness.runs import Run
 
 ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation_mode", "status")
@@ -32,14 +34,22 @@ def results_frame(run: Run) -> pd.DataFrame:
 
 
 def export(run: Run, path: Path) -> Path:
-    """Write the frame as Parquet (``.parquet``) or CSV (``.csv``)."""
+    """Write the frame as Parquet (``.parquet``) or CSV (``.csv``).
+
+    CSV text cells go through :func:`harness.csvsafe.neutralise` (none starts a spreadsheet formula).
+    """
     frame = results_frame(run)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     if path.suffix == ".parquet":
         frame.to_parquet(tmp, index=False)
-    elif path.suffix == ".csv":
-        frame.to_csv(tmp, index=False)
+    elif path.suffix == ".csv":  # text cells that would start a spreadsheet formula get a leading quote
+        text_columns = frame.select_dtypes(include=["object", "string"]).columns
+        safe = frame.copy()
+        for column in text_columns:
+            safe[column] = safe[column].map(neutralise)
+        # every text cell quoted: pandas leaves a bare carriage return unquoted, which splits the row
+        safe.to_csv(tmp, index=False, quoting=csv.QUOTE_NONNUMERIC)
     else:
         from harness.errors import ConfigError
 

@@ -22,10 +22,12 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from harness.csvsafe import neutralise, restore
 from harness.errors import StoreError
 from harness.fsutil import atomic_write_text
 from harness.result import CaseResult
 from harness.review_types import ReviewVerdict
+from harness.visible import visible_controls
 
 COLUMNS = ("dataset", "case_id", "subject", "status", "answer_excerpt", "scores", "verdict", "note", "reviewer")
 RUN_FILE = "reviews.json"
@@ -45,7 +47,7 @@ def _key_str(key: Key) -> str:
 
 def _excerpt(text: str, n: int = 400) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= n else text[:n] + " …"
+    return visible_controls(text if len(text) <= n else text[:n] + " …")
 
 
 def awaiting(results: Iterable[CaseResult]) -> list[CaseResult]:
@@ -53,7 +55,11 @@ def awaiting(results: Iterable[CaseResult]) -> list[CaseResult]:
 
 
 def write_sheet(results: Sequence[CaseResult], path: Path) -> int:
-    """Write the reviewers' sheet for the run's expert-review cases; returns the row count."""
+    """Write the reviewers' sheet for the run's expert-review cases; returns the row count.
+
+    Every cell goes through :func:`harness.csvsafe.neutralise` (no cell starts a formula) and the
+    answer excerpt shows control and bidi characters as ``⟨U+XXXX⟩`` (:mod:`harness.visible`).
+    """
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(COLUMNS)
@@ -62,8 +68,9 @@ def write_sheet(results: Sequence[CaseResult], path: Path) -> int:
         answer = r.transcript.final_answer if r.transcript else f"(no answer: {r.error})"
         scores = "; ".join(f"{k}={v:g}" for k, v in sorted(r.scores.items()))
         prior = r.review
-        w.writerow([r.dataset, r.case_id, r.subject, r.status, _excerpt(answer), scores,
-                    prior.verdict if prior else "", prior.note if prior else "", prior.who if prior else ""])
+        row = [r.dataset, r.case_id, r.subject, r.status, _excerpt(answer), scores,
+               prior.verdict if prior else "", prior.note if prior else "", prior.who if prior else ""]
+        w.writerow([neutralise(cell) for cell in row])
     atomic_write_text(path, buf.getvalue())
     return len(rows)
 
@@ -90,7 +97,11 @@ def parse_sheet(
     problems: list[str] = []
     for row in reader:
         line = reader.line_num
-        key = (row.get("dataset") or "", row.get("case_id") or "", row.get("subject") or "")
+        raw_key = (row.get("dataset") or "", row.get("case_id") or "", row.get("subject") or "")
+        # cells were written through csvsafe.neutralise; a spreadsheet may also have dropped the quote
+        key = (restore(raw_key[0]), restore(raw_key[1]), restore(raw_key[2]))
+        if key not in by_key and raw_key in by_key:
+            key = raw_key
         verdict = (row.get("verdict") or "").strip().lower()
         if not verdict:
             continue
@@ -107,7 +118,8 @@ def parse_sheet(
         if key in out:
             problems.append(f"{sheet}:{line}: a second verdict for {_key_str(key)}")
             continue
-        out[key] = ReviewVerdict(verdict=verdict, note=(row.get("note") or "").strip(), who=who, when=when,  # type: ignore[arg-type]
+        note = restore((row.get("note") or "").strip())
+        out[key] = ReviewVerdict(verdict=verdict, note=note, who=restore(who), when=when,  # type: ignore[arg-type]
                                  answer_sha256=answer_hash(by_key[key]))
     if problems:
         raise StoreError("the sheet was not applied: " + "; ".join(problems[:10])

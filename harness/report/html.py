@@ -6,6 +6,11 @@
 * A strict Content-Security-Policy allows no source but inline styles, ``data:`` images and this
   module's script, identified by its sha256 hash (computed here, so the static file needs no nonce).
   Injected markup could neither run a script nor load anything, even if escaping ever failed.
+* Every text the template prints goes through :func:`shown` (the environment's ``finalize``, so no
+  field can forget it): texts longer than :data:`harness.visible.DISPLAY_LIMIT` characters are
+  cut with a note saying how much was cut and that the full text is in ``results.jsonl``, and
+  control, bidirectional and invisible format characters show as ``⟨U+202E⟩``
+  (:mod:`harness.visible`). The result is still plain text, escaped by autoescape afterwards.
 """
 
 from __future__ import annotations
@@ -23,12 +28,24 @@ from harness.fsutil import atomic_write_text
 from harness.report.view import build_view
 from harness.runs import Run
 from harness.stats import PredictionReport
+from harness.visible import for_display
+
+
+def shown(value: object) -> object:
+    """What the template prints for ``value``: text cut and with control characters visible
+    (:func:`harness.visible.for_display`); markup this module made (chart SVG, the script) and
+    non-text values as they are."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return for_display(value)
+    return value
+
 
 _env = Environment(
     loader=PackageLoader("harness.report", "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=shown,
 )
 
 #: The report's only script: case filters, matrix pages of ``PAGE_ROWS`` rows, anchor links that open
