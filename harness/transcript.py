@@ -82,6 +82,7 @@ class Ballot(Frozen):
             ``mentions``, ``none``).
         abstained: the reviewer refused or gave nothing parsable.
         holistic: the reviewer ignored the rubric (a single overall score or none); ranking-only.
+        capped: the reply was longer than ``ranking.BALLOT_TEXT_LIMIT`` characters; only its start was parsed.
     """
 
     ranking: tuple[str, ...] = ()
@@ -90,6 +91,7 @@ class Ballot(Frozen):
     method: Literal["json_fenced", "json_raw", "final_ranking", "mentions", "none"] = "none"
     abstained: bool = False
     holistic: bool = False
+    capped: bool = False
 
 
 class Review(Frozen):

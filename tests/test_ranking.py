@@ -107,3 +107,36 @@ def test_aggregate_ties_break_by_member_and_no_votes_last() -> None:
 
 def test_aggregate_empty() -> None:
     assert [a.votes for a in aggregate_rankings([], {}, ["a", "b"])] == [0, 0]
+
+
+# --- issue 10 item 9: ballot parsing is linear and capped -------------------------------------------------
+
+def test_blank_lines_after_final_ranking_parse_in_linear_time() -> None:
+    """``^\\s*`` under MULTILINE crossed lines: 100,000 blank lines before an unnumbered ranking
+    took many minutes. Now the ranking is found at once."""
+    from tests.hang_guard import hang_guard
+
+    text = "FINAL RANKING:\n" + " \n" * 100_000 + "Response B is best, then Response A\n"
+    with hang_guard(60):
+        b = parse_ballot(text, ["Response A", "Response B"])
+    assert (b.ranking, b.method, b.capped) == (("Response B", "Response A"), "final_ranking", False)
+
+
+def test_a_megabyte_ballot_is_capped_and_recorded() -> None:
+    from harness.council.ranking import BALLOT_TEXT_LIMIT
+    from tests.hang_guard import hang_guard
+
+    labels = ["Response A", "Response B"]
+    with hang_guard(60):
+        lines = parse_ballot("FINAL RANKING:\n" * 70_000, labels)  # 1 MB of FINAL RANKING: lines
+        blanks = parse_ballot("1. Response A\nFINAL RANKING:" + " \n" * 1_000_000 + "1. Response B\n", labels)
+        middle = parse_ballot("x" * BALLOT_TEXT_LIMIT + '{"ranking": ["Response B", "Response A"]}'
+                              + "y" * BALLOT_TEXT_LIMIT, labels)
+        braces = parse_ballot("{" * 2_000_000, labels)
+    assert (lines.method, lines.abstained, lines.capped) == ("none", True, True)
+    # 2 MB: the first and last 500,000 characters are parsed, and the numbered line at the end is found
+    assert (blanks.method, blanks.capped, blanks.ranking) == ("final_ranking", True, ("Response B",))
+    assert (middle.method, middle.abstained, middle.capped) == ("none", True, True)  # cut out: not seen
+    assert braces.capped and braces.abstained
+    short = parse_ballot('{"ranking": ["Response B", "Response A"]}', labels)
+    assert short.ranking == ("Response B", "Response A") and not short.capped

@@ -14,6 +14,11 @@ from harness.transcript import AggregateRank, Ballot, Review
 RUBRIC_DIMENSIONS: tuple[str, ...] = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
 _LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")
+# a numbered line: horizontal space only (``^\s*`` under MULTILINE crosses lines and is quadratic on blank lines)
+_NUMBERED_LABEL = re.compile(r"^[^\S\n]*\d+[.)][^\S\n]*(Response[^\S\n]+[A-Z])\b", re.MULTILINE)
+#: Longest reviewer reply parsed, in characters: a longer one keeps its first and last halves of this
+#: (a JSON ballot usually opens a reply, a FINAL RANKING closes it); ``Ballot.capped`` records the cut.
+BALLOT_TEXT_LIMIT = 1_000_000
 _LABEL_ITEM = re.compile(r"^\s*(?:response\s+)?([A-Za-z])\s*$", re.IGNORECASE)
 _REFUSAL = re.compile(
     r"^\s*(?:I\s+(?:cannot|can't|can not|won't|will not|am unable|'m unable|refuse|must decline)"
@@ -110,8 +115,17 @@ def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
 
     Order: fenced JSON ``{"ranking": [...], "scores": {...}}``, raw JSON, a ``FINAL RANKING:``
     numbered list, then any ``Response X`` mentions in order. A refusal is an abstention;
-    duplicates and unknown labels are dropped.
+    duplicates and unknown labels are dropped. A reply longer than :data:`BALLOT_TEXT_LIMIT`
+    characters is parsed as its first and last halves of that, joined by a newline (the ballot's
+    ``capped`` says so); every step is linear in the text parsed.
     """
+    if len(text) > BALLOT_TEXT_LIMIT:
+        half = BALLOT_TEXT_LIMIT // 2
+        return _parse(text[:half] + "\n" + text[-half:], valid_labels).model_copy(update={"capped": True})
+    return _parse(text, valid_labels)
+
+
+def _parse(text: str, valid_labels: Sequence[str]) -> Ballot:
     valid = set(valid_labels)
     for _, _, obj, method in json_objects(text):
         ballot = _json_ballot(obj, valid, method)
@@ -119,7 +133,7 @@ def parse_ballot(text: str, valid_labels: Sequence[str]) -> Ballot:
             return ballot
     if "FINAL RANKING:" in text:
         tail = text.split("FINAL RANKING:", 1)[1]
-        numbered = re.findall(r"^\s*\d+[.)]\s*(Response\s+[A-Z])\b", tail, re.MULTILINE)
+        numbered = _NUMBERED_LABEL.findall(tail)
         found = numbered or [f"Response {c}" for c in _LABEL_IN_TEXT.findall(tail)]
         cleaned = _clean([x if x in valid else None for x in (re.sub(r"\s+", " ", f) for f in found)])
         if cleaned:

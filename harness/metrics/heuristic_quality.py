@@ -28,6 +28,10 @@ points open; the choices made here are:
   address, or ``www.``), author-year references inside parentheses (``(Smith 2023)``,
   ``(source: Smith 2023)``, ``(Smith et al., 2023; Jones 2024)`` counts two) and numeric
   bracket references (``[1]``, ``[2, 3]`` counts one). Every occurrence counts.
+- **Long texts.** Only the first :data:`TEXT_LIMIT` characters are scored, and the record says so
+  (``capped_at``). Every step is linear in the text (a contradiction pair is found with two
+  searches, not a ``.*`` that backtracks; a URL scheme is at most 32 characters), so scoring a
+  hostile answer takes at most a bounded time.
 """
 
 from __future__ import annotations
@@ -61,7 +65,10 @@ COMPONENTS: tuple[str, ...] = (
 )
 SCORE_PREFIX = "hq_"
 
-_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'()\[\]]+|\bwww\.[^\s<>\"'()\[\]]+", re.IGNORECASE)
+#: Longest text scored, in characters (the rest is ignored and ``capped_at`` records it).
+TEXT_LIMIT = 50_000
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s<>\"'()\[\]]+|\bwww\.[^\s<>\"'()\[\]]+", re.IGNORECASE)
 _PARENS = re.compile(r"\(([^()]*)\)")
 _AUTHOR_YEAR = re.compile(
     r"\b[A-Z][\w'\u2019\-]*(?:\s+(?:et\s+al\.?|(?:and|&)\s+[A-Z][\w'\u2019\-]*))?,?\s+(?:1[5-9]|20)\d{2}[a-z]?\b"
@@ -76,7 +83,7 @@ def _phrase_re(phrase: str) -> re.Pattern[str]:
 
 _TRANSITION_RES = tuple(_phrase_re(t) for t in TRANSITIONS)
 _CONTRADICTION_RES = tuple(
-    re.compile(rf"\b{re.escape(a)}\b.*\b{re.escape(b)}\b", re.DOTALL) for a, b in CONTRADICTION_PAIRS
+    (re.compile(rf"\b{re.escape(a)}\b"), re.compile(rf"\b{re.escape(b)}\b")) for a, b in CONTRADICTION_PAIRS
 )
 
 
@@ -96,7 +103,10 @@ class HeuristicWeights(Frozen):
 
 
 class HeuristicQuality(Frozen):
-    """The five component scores (each 0-100) and their weighted ``overall`` (0-100)."""
+    """The five component scores (each 0-100) and their weighted ``overall`` (0-100).
+
+    ``capped_at``: the text was longer than this many characters and only its start was scored.
+    """
 
     semantic_coherence: float
     citation_density: float
@@ -104,6 +114,7 @@ class HeuristicQuality(Frozen):
     answer_completeness: float
     error_freedom: float
     overall: float
+    capped_at: int | None = None
 
 
 def _clamp(x: float, low: float = 0.0, high: float = 100.0) -> float:
@@ -133,7 +144,14 @@ def detect_citations(text: str) -> list[str]:
 
 def count_contradictions(text: str) -> int:
     """Sentence pieces (``text.lower().split('.')``) holding a contradiction pair in order, summed over pairs."""
-    return sum(1 for piece in text.lower().split(".") for rx in _CONTRADICTION_RES if rx.search(piece))
+    return sum(1 for piece in text.lower().split(".") for first, second in _CONTRADICTION_RES
+               if _in_order(piece, first, second))
+
+
+def _in_order(piece: str, first: re.Pattern[str], second: re.Pattern[str]) -> bool:
+    """Whether ``second`` occurs after the first occurrence of ``first`` (two linear searches)."""
+    m = first.search(piece)
+    return m is not None and second.search(piece, m.end()) is not None
 
 
 def has_transition(text: str) -> bool:
@@ -298,13 +316,15 @@ def heuristic_quality(
     """All five components and the weighted overall score of one answer.
 
     Args:
-        text: the answer to score.
+        text: the answer to score (its first :data:`TEXT_LIMIT` characters).
         citation_count: how many citations the answer carries; ``None`` counts those found in
             the text by :func:`detect_citations`.
         weights: component weights (default: the seed's .25/.20/.20/.20/.15).
         expected_aspects: passed to :func:`answer_completeness`.
     """
     w = weights or HeuristicWeights()
+    capped_at = TEXT_LIMIT if len(text) > TEXT_LIMIT else None
+    text = text[:TEXT_LIMIT]
     n = len(detect_citations(text)) if citation_count is None else citation_count
     if n < 0:
         raise ValueError(f"citation_count must be non-negative, got {n}")
@@ -316,7 +336,7 @@ def heuristic_quality(
         "error_freedom": error_freedom(text),
     }
     overall = _clamp(sum(parts[k] * getattr(w, k) for k in COMPONENTS))
-    return HeuristicQuality(**parts, overall=overall)
+    return HeuristicQuality(**parts, overall=overall, capped_at=capped_at)
 
 
 def heuristic_quality_scores(
