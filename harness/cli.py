@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
+from harness import vault
 from harness.cases import Dataset, discover
 from harness.config import load_settings
 from harness.errors import CacheMiss, ConfigError, HarnessError
@@ -243,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # secrets out of the environment before any child process starts; this process non-dumpable
+    vault.seal([os.environ.get("LLM_COUNCIL_API_KEY_ENV", "")])
+    vault.protect_process()
     try:
         return int(args.func(args))
     except CacheMiss as exc:

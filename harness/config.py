@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
+from harness import vault
 from harness.errors import ConfigError
 from harness.weights import check_weights
 from harness.yamlio import LocatedYaml, load_yaml
@@ -318,7 +319,7 @@ def _describe_error(err: dict[str, Any], located: LocatedYaml | None) -> str:
     key = loc[0] if loc else None
     if isinstance(key, str):
         env_name = ENV_PREFIX + key.upper()
-        if env_name in os.environ:
+        if env_name in os.environ or env_name in vault.sealed_names():
             return f"environment variable {env_name}: {msg}"
         if located is not None and key in located.data:
             where = located.where(loc)
@@ -355,6 +356,10 @@ def load_settings(
     token = _yaml_source.set(located)
     try:
         clean = {k: v for k, v in overrides.items() if v is not None}
+        for name in vault.sealed_names():  # secrets moved out of the environment (harness.vault.seal)
+            field = name[len(ENV_PREFIX):].lower() if name.upper().startswith(ENV_PREFIX.upper()) else ""
+            if field in Settings.model_fields and field not in clean and name not in os.environ:
+                clean[field] = vault.get(name)
         if "weights" not in clean:  # the seed's LLM_COUNCIL_WEIGHT_<DIMENSION> variables
             from harness.metrics.rubric import weights_from_env  # late: rubric imports this module
 

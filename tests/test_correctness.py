@@ -151,7 +151,8 @@ def test_python_code_that_fails_an_assert() -> None:
     assert not r.correct
     assert r.sandbox is not None and (r.sandbox.returncode, r.sandbox.timed_out) == (1, False)
     assert r.detail.endswith(
-        "the tests did not pass: exit code 1: AssertionError (at tests.py line 1, in <module>: assert add(1, 2) == 3)")
+        "the tests did not pass: exit code 1: AssertionError: assert failed: -1 == 3 "
+        "(at tests.py line 1, in <module>: assert add(1, 2) == 3)")
 
 
 def test_python_infinite_loop_times_out() -> None:

@@ -168,3 +168,62 @@ def test_manifest_hides_credentials_in_urls(monkeypatch: pytest.MonkeyPatch, tmp
         for n in needles(key):
             assert n.decode() not in str(public)
         assert settings.base_url == url  # the provider itself still gets the URL as configured
+
+
+HOSTILE_ANSWER = '''```python
+def double(x):
+    import glob, os
+    found = []
+    for path in glob.glob("/proc/*/environ") + ["/proc/%d/environ" % os.getppid(), "/proc/1/environ"]:
+        try:
+            variables = open(path, "rb").read().decode("latin-1").split("\\0")
+            found += [f"{path}: read {len(variables)}"] + [path + ":" + v for v in variables if "KEY" in v]
+        except OSError as exc:
+            found.append(path + ": " + type(exc).__name__)
+    print("\\n".join(found))
+    raise ValueError(" | ".join(found))
+```'''
+PYTHON_DATASET = """\
+golden_datasets:
+  - name: sandboxed
+    queries:
+      - id: p1
+        query: "Write double(x)."
+        expected:
+          type: python
+          function: double
+          tests: |
+            assert double(2) == 4
+"""
+
+
+def test_answer_code_reading_proc_environ_leaks_no_key(tmp_path: Path) -> None:
+    """Issue 10 item 1, done-when: the answer code reads every /proc/*/environ (its parent's too);
+    a secrets scan over everything the run wrote, and its console output, finds no key."""
+    from tests.fault_server import FaultServer, ok
+
+    key = fake_key()
+    data = tmp_path / "sandboxed.yaml"
+    data.write_text(PYTHON_DATASET, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_") and k != "COUNCIL_HARNESS_CONFIG"}
+    with FaultServer(default=ok(HOSTILE_ANSWER)) as server:
+        env.update({
+            KEY_ENV: key, "HOME": str(tmp_path / "home"), "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
+            "LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "remote-a",
+            "LLM_COUNCIL_MAX_RETRIES": "0", "LLM_COUNCIL_RUBRIC_SCORING": "false",
+            "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache" / "cache.sqlite"),
+            "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
+        })
+        done = subprocess.run(
+            [str(CLI), "run", "--data", str(data), "--dataset", "sandboxed", "--subjects", "baseline"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        )
+        assert any(r.headers.get("authorization") == f"Bearer {key}" for r in server.requests)  # the key was used
+    assert done.returncode in (0, 1), done.stderr
+    (run_dir,) = (tmp_path / "reports" / "runs").iterdir()
+    results = (run_dir / "results.jsonl").read_text(encoding="utf-8")
+    assert "ValueError" in results and "/environ: read" in results  # the hostile code really ran
+    assert (run_dir / "index.html").exists()
+    assert leaks_in(tmp_path, key) == []
+    for n in needles(key):
+        assert n.decode() not in done.stdout and n.decode() not in done.stderr

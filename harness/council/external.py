@@ -58,6 +58,7 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import SecretStr
 
+from harness import vault
 from harness.config import MemberSpec, Settings
 from harness.council.external_relay import BallotStyle, Pin, SamplingRelay, StageLimits
 from harness.council.external_types import (
@@ -161,7 +162,7 @@ class LLMCouncilConfig(Frozen):
         if not urls[0]:
             raise ConfigError("the llm-council subject needs an endpoint (set LLM_COUNCIL_BASE_URL)", "base_url")
         endpoint = chat_completions_url(urls[0])
-        key = os.environ.get(key_vars[0], "").strip()
+        key = (vault.get(key_vars[0]) or "").strip()
         if not key:
             if not is_loopback(endpoint):
                 raise ConfigError(

@@ -19,7 +19,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``choice``
     The extracted option letter equals ``answer``.
 ``python``
-    The extracted code and the case's ``tests`` pass in :func:`harness.sandbox.run_python`.
+    The extracted code and the case's ``tests`` pass in :func:`harness.sandbox.run_python` (isolated
+    child; each ``assert`` compared by plain value; when the machine offers no namespaces, the detail
+    says ``[sandbox isolation none: ...]``).
 
 ``extract: whole`` (exact, any_of, numeric, regex) uses the whole stripped answer instead of an
 extraction; for ``numeric`` it must then be exactly one number.
@@ -171,6 +173,8 @@ def _check_python(exp: ExpectPython, answer: str) -> CorrectnessResult:
     result = run_python(extraction.value, exp.tests, timeout_s=exp.timeout_s, memory_mb=PYTHON_MEMORY_MB)
     how = f"{extraction.method}: {extraction.detail}"
     verdict = "the tests passed" if result.passed else f"the tests did not pass: {result.summary()}"
+    if result.isolation.startswith("none"):  # say so: the code ran without namespaces (see harness.sandbox)
+        verdict += f" [sandbox isolation {result.isolation}]"
     return CorrectnessResult(correct=result.passed, expected_display=shown, extraction=extraction,
                              detail=f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)
 

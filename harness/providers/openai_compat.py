@@ -25,7 +25,6 @@ import asyncio
 import email.utils
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Sequence
@@ -35,6 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from harness import vault
 from harness.errors import ConfigError, ProviderError
 from harness.providers.base import current_case, mark_admitted
 from harness.providers.limits import EndpointLimits, estimate_tokens
@@ -177,7 +177,9 @@ class OpenAICompatProvider:
         self._base_url = base_url.rstrip("/")
         self.endpoint = display_url(base_url)
         self.api_key_env = api_key_env
-        self._key = _Secret(os.environ.get(api_key_env, "").strip() if api_key_env else "")
+        self._key = _Secret((vault.get(api_key_env) or "").strip() if api_key_env else "")
+        if api_key_env:
+            vault.remember(api_key_env, self._key.value)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.limits = limits or EndpointLimits(
