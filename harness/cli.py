@@ -1,4 +1,8 @@
-"""The ``council-harness`` command line."""
+"""The ``council-harness`` command line.
+
+Sub-commands import what they need when they run, so that a light command such as
+``bias-report`` starts without loading the report, run or model stack (see :func:`main`).
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,23 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from harness import vault
-from harness.cases import Dataset, discover
 from harness.config import load_settings
 from harness.errors import CacheMiss, ConfigError, HarnessError
-from harness.report.html import write_report
-from harness.runs import latest_run, load_run
-from harness.subjects import parse_subjects
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.cases import Dataset
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
 
 
 def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Dataset]:
+    from harness.cases import discover
+
     found = discover([p for p in paths if p.exists()])
     if not names:
         return [d for d in found if d.kind == "golden"]
@@ -33,9 +39,14 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Datase
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from harness.gate import compare_run, comparison_lines, update_baselines
     from harness.orchestrate import run_cases
     from harness.prediction import prediction_from_results, verdict_lines
+    from harness.report.html import write_report
+    from harness.runs import load_run
+    from harness.subjects import parse_subjects
 
     console = Console(stderr=True)
     settings = load_settings(args.config, cache_mode=args.cache_mode)
@@ -77,6 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from harness.gate import compare_run, comparison_lines
+    from harness.runs import load_run
 
     settings = load_settings(args.config)
     run = load_run(args.run)
@@ -97,6 +109,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     from harness.engine import VERDICTS_FILE
     from harness.gate import update_baselines, write_full_report
     from harness.reviews import apply_sheet, awaiting, write_sheet
+    from harness.runs import load_run
 
     settings = load_settings(args.config)
     run = load_run(args.run)
@@ -128,6 +141,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from harness.frames import export
+    from harness.runs import load_run
 
     run = load_run(args.run)
     out = Path(args.output) if args.output else run.run_dir / "results.parquet"
@@ -169,6 +183,8 @@ def _print_summary(run, console: Console) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from harness.runs import latest_run, load_run
+
     run_dir = Path(args.run) if args.run else latest_run(Path(args.reports_dir) / "runs")
     if run_dir is None:
         raise ConfigError("no runs found; run `council-harness run` first", str(Path(args.reports_dir) / "runs"))
@@ -243,7 +259,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bias-report"]:
+        # fast path: only the bias modules (no run, report or model stack) for a command that reads one file
+        from harness.bias.report import add_bias_report_parser
+
+        parser = argparse.ArgumentParser(prog="council-harness")
+        add_bias_report_parser(parser.add_subparsers(dest="command", required=True))
+    else:
+        parser = build_parser()
     args = parser.parse_args(argv)
     # secrets out of the environment before any child process starts; this process non-dumpable
     vault.seal([os.environ.get("LLM_COUNCIL_API_KEY_ENV", "")])

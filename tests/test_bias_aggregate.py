@@ -1,4 +1,8 @@
-"""Cross-session aggregation, checked against figures computed independently with numpy/scipy."""
+"""Cross-session aggregation, checked against figures computed independently with numpy/scipy.
+
+The session is the independent unit: pooled correlations use one Fisher z per session with the
+spread between sessions; reviewer and position intervals come from a bootstrap over sessions.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import scipy.stats
 
 from harness.bias.aggregate import (
     ConfidenceTier,
+    anomaly_min_sessions,
     confidence_tier,
     correlation_ci,
     detect_anomalies,
@@ -30,10 +35,10 @@ Z975 = scipy.stats.norm.ppf(0.975)
 
 
 def _rec(session: str, length: int = 100, score: float = 5.0, reviewer: str = "r1", position: int = 1,
-         when: datetime = T0, version: str = "v1") -> BiasMetricRecord:
+         when: datetime = T0, version: str = "v1", model: str | None = None) -> BiasMetricRecord:
     return BiasMetricRecord(
         session_id=session, timestamp=when, consent_level=ConsentLevel.LOCAL_ONLY, reviewer_id=reviewer,
-        model_id="m", position=position, response_length_chars=length, score_value=score,
+        model_id=model or f"m{length}", position=position, response_length_chars=length, score_value=score,
         council_config_version=version,
     )
 
@@ -105,23 +110,48 @@ def test_per_session_correlations_match_numpy():
     assert list(n) == [5, 6, 4, 3, 4, 4]
 
 
-def test_pooled_correlation_is_fisher_z_weighted_by_n_minus_3():
+def test_pooled_correlation_is_a_candidate_weighted_mean_over_sessions():
     rs = [float(np.corrcoef(lengths, scores)[0, 1]) for lengths, scores in (S1, S2, S3)]
-    w = np.array([2.0, 3.0, 1.0])
-    zbar = float(np.sum(w * np.arctanh(rs)) / w.sum())
-    se = 1 / math.sqrt(6)
+    z = np.arctanh(rs)
+    w = np.array([5.0, 6.0, 4.0])  # distinct candidates (answers) per session, not records - 3
+    zbar = float(np.sum(w * z) / w.sum())
+    # cluster-robust SE: k/(k-1) * sum w^2 (z - zbar)^2 / (sum w)^2, floored at 1/sqrt(sum(n-3)) = 1/sqrt(6)
+    se = max(math.sqrt(3 / 2 * float(np.sum((w * (z - zbar)) ** 2))) / w.sum(), 1 / math.sqrt(6))
+    t2 = scipy.stats.t.ppf(0.975, 2)
     report = pooled_length_correlation(_pooling_records())
     assert report is not None
     assert report.metric_name == "length_score_correlation"
     assert report.point_estimate == pytest.approx(math.tanh(zbar), abs=1e-12)
-    assert report.ci_lower == pytest.approx(math.tanh(zbar - Z975 * se), abs=1e-12)
-    assert report.ci_upper == pytest.approx(math.tanh(zbar + Z975 * se), abs=1e-12)
-    assert report.p_value == pytest.approx(2 * scipy.stats.norm.sf(abs(zbar) / se), rel=1e-9)
+    assert report.ci_lower == pytest.approx(math.tanh(zbar - t2 * se), abs=1e-9)
+    assert report.ci_upper == pytest.approx(math.tanh(zbar + t2 * se), abs=1e-9)
+    assert report.p_value == pytest.approx(2 * scipy.stats.t.sf(abs(zbar) / se, 2), rel=1e-6)
     assert (report.sample_size, report.sessions, report.sample_unit) == (3, 3, "sessions")
     assert report.statistical_confidence == ConfidenceTier.INSUFFICIENT
     assert report.window_start == T0
     assert report.window_end == T0 + timedelta(hours=2)
     assert "3 sessions left out" in report.note
+
+
+def test_pooled_correlation_with_equal_weights_is_the_one_sample_t_test():
+    # four sessions of four answers each: equal weights, so the interval is scipy's one-sample t
+    sessions = [([10, 20, 30, 40], [1, 3, 2, 5]), ([10, 20, 30, 40], [4, 2, 3, 1]),
+                ([15, 25, 35, 45], [2, 2, 5, 6]), ([12, 22, 32, 42], [6, 1, 7, 8])]
+    records = [r for i, (n, sc) in enumerate(sessions) for r in _session(f"s{i}", n, sc)]
+    z = np.arctanh([float(np.corrcoef(n, sc)[0, 1]) for n, sc in sessions])
+    test = scipy.stats.ttest_1samp(z, 0.0)
+    lo, hi = test.confidence_interval(0.95)
+    assert float(np.std(z, ddof=1)) / 2 > 1 / math.sqrt(4)   # the spread between sessions sets the SE
+    report = pooled_length_correlation(records)
+    assert report is not None
+    assert report.p_value == pytest.approx(float(test.pvalue), rel=1e-9)
+    assert (report.ci_lower, report.ci_upper) == pytest.approx((math.tanh(lo), math.tanh(hi)), abs=1e-12)
+
+
+def test_pooled_correlation_of_one_session_has_no_interval():
+    report = pooled_length_correlation(_session("s1", *S1))
+    assert report is not None
+    assert report.point_estimate == pytest.approx(float(np.corrcoef(*S1)[0, 1]))
+    assert (report.ci_lower, report.ci_upper, report.p_value) == (None, None, None)
 
 
 def test_pooled_correlation_needs_a_qualifying_session():
@@ -138,26 +168,53 @@ def _reviewer_records() -> list[BiasMetricRecord]:
             for rev, scores in SCORES.items() for i, s in enumerate(scores)]
 
 
-def test_reviewer_profiles_match_scipy():
-    profiles = {p.reviewer_id: p for p in reviewer_profiles(_reviewer_records())}
+def test_reviewer_profiles_point_estimates_and_session_bootstrap():
+    profiles = {p.reviewer_id: p for p in reviewer_profiles(_reviewer_records(), bootstrap_resamples=2000)}
     means = {rev: float(np.mean(s)) for rev, s in SCORES.items()}
     grand = float(np.mean(list(means.values())))
     sd = float(np.std(list(means.values()), ddof=1))
     for rev, scores in SCORES.items():
         p = profiles[rev]
-        lo, hi = scipy.stats.t.interval(0.95, len(scores) - 1, loc=np.mean(scores), scale=scipy.stats.sem(scores))
         assert p.mean_score.point_estimate == pytest.approx(means[rev])
-        assert (p.mean_score.ci_lower, p.mean_score.ci_upper) == pytest.approx((lo, hi), abs=1e-12)
         assert p.std_score == pytest.approx(float(np.std(scores, ddof=1)))
         assert (p.mean_score.sample_size, p.mean_score.sessions) == (6, 6)
+        lo, hi = p.mean_score.ci_lower, p.mean_score.ci_upper
+        # one score per session here, so the session bootstrap of a mean lies within the scores' range
+        assert lo is not None and hi is not None and min(scores) <= lo < means[rev] < hi <= max(scores)
         assert p.harshness_z is not None
         assert p.harshness_z.point_estimate == pytest.approx((means[rev] - grand) / sd)
-        assert p.harshness_z.ci_lower == pytest.approx((lo - grand) / sd)
-        assert p.harshness_z.ci_upper == pytest.approx((hi - grand) / sd)
-    # r1: z = (2.5 - 5.667) / 2.754 = -1.15 and its CI [1.93, 3.07] lies below 5.667 -> harsh
+        zlo, zhi = p.harshness_z.ci_lower, p.harshness_z.ci_upper
+        assert zlo is not None and zhi is not None and zlo < p.harshness_z.point_estimate < zhi
+    # r1: z = (2.5 - 5.667) / 2.754 = -1.15; every resample keeps r1 lowest, so its z interval is below 0
     assert profiles["r1"].harshness_z.point_estimate == pytest.approx(-1.1499, abs=1e-4)
+    assert profiles["r1"].harshness_z.ci_upper < 0
     assert [profiles[r].label for r in ("r1", "r2", "r3")] == ["harsh", "typical", "typical"]
     assert sum(p.harshness_z.point_estimate for p in profiles.values()) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_harshness_interval_includes_the_grand_mean_uncertainty():
+    # every session has its own level (a hard or easy query) shared by all reviewers; reviewer "a" is
+    # always 1 point below. Mapping a's own t-interval through a fixed grand mean and sd (the old rule)
+    # gives an interval that reaches above 0; recomputing the grand mean in every session resample
+    # cancels the shared level, and a is credibly harsh.
+    rng = np.random.default_rng(5)
+    offsets = {"a": -1.0, "b": 0.0, "c": 0.3, "d": 0.7}
+    records = []
+    for s in range(12):
+        level = rng.normal(5.5, 2.0)
+        for rev, offset in offsets.items():
+            records.append(_rec(f"s{s}", score=float(np.clip(level + offset + rng.normal(0, 0.2), 1, 10)),
+                                reviewer=rev, when=T0 + timedelta(hours=s)))
+    scores = {rev: [r.score_value for r in records if r.reviewer_id == rev] for rev in offsets}
+    means = np.array([np.mean(v) for v in scores.values()])
+    grand, sd = float(means.mean()), float(np.std(means, ddof=1))
+    lo, hi = scipy.stats.t.interval(0.95, 11, loc=np.mean(scores["a"]), scale=scipy.stats.sem(scores["a"]))
+    assert (hi - grand) / sd > 0  # the old mapped interval would not call "a" harsh
+    a = {p.reviewer_id: p for p in reviewer_profiles(records)}["a"]
+    assert a.harshness_z is not None
+    assert a.harshness_z.point_estimate == pytest.approx((means[0] - grand) / sd)
+    assert a.harshness_z.ci_upper is not None and a.harshness_z.ci_upper < 0
+    assert a.label == "harsh"
 
 
 def test_reviewer_profile_edge_cases():
@@ -183,33 +240,56 @@ def _position_records() -> list[BiasMetricRecord]:
     return out
 
 
-def test_position_bias_matches_hand_kruskal_wallis():
+def test_position_bias_means_variance_and_bounded_intervals():
     summary = position_bias(_position_records(), bootstrap_resamples=200, seed=3)
     assert summary is not None
     groups = list(POSITIONS.values())
     means = [float(np.mean(g)) for g in groups]
     for report, (pos, g) in zip(summary.positions, POSITIONS.items(), strict=True):
-        lo, hi = scipy.stats.t.interval(0.95, len(g) - 1, loc=np.mean(g), scale=scipy.stats.sem(g))
         assert report.subject == str(pos)
         assert report.point_estimate == pytest.approx(np.mean(g))
-        assert (report.ci_lower, report.ci_upper) == pytest.approx((lo, hi))
         assert report.sample_size == len(g)
+        assert report.ci_lower is not None and report.ci_upper is not None
+        assert 1.0 <= report.ci_lower <= report.point_estimate <= report.ci_upper <= 10.0
     assert summary.variance.point_estimate == pytest.approx(float(np.var(means, ddof=1)))
-    # Kruskal-Wallis by hand (no ties): H = 12/(N(N+1)) sum R_i^2/n_i - 3(N+1)
-    ranks = scipy.stats.rankdata(np.concatenate(groups))
-    n_total, h, start = len(ranks), 0.0, 0
-    for g in groups:
-        h += ranks[start:start + len(g)].sum() ** 2 / len(g)
-        start += len(g)
-    h = 12 / (n_total * (n_total + 1)) * h - 3 * (n_total + 1)
-    assert summary.kruskal_h == pytest.approx(h)
-    assert summary.kruskal_p == pytest.approx(scipy.stats.chi2.sf(h, 2))
-    assert summary.variance.p_value == summary.kruskal_p
     lo, hi = summary.variance.ci_lower, summary.variance.ci_upper
     assert lo is not None and hi is not None and 0 <= lo <= hi
     again = position_bias(_position_records(), bootstrap_resamples=200, seed=3)
     assert (again.variance.ci_lower, again.variance.ci_upper) == (lo, hi)
     assert position_bias(_position_records(), bootstrap_resamples=0).variance.ci_lower is None
+
+
+def test_position_mean_interval_stays_on_the_1_to_10_scale():
+    # a position seen 3 times with scores 10, 10, 1.5 (one per session): the t-interval of the mean
+    # is [-3.4, 18.7], far outside the scale; the session bootstrap interval stays inside 1-10
+    scores = [10.0, 10.0, 1.5]
+    lo_t, hi_t = scipy.stats.t.interval(0.95, 2, loc=np.mean(scores), scale=scipy.stats.sem(scores))
+    assert lo_t < 1.0 and hi_t > 10.0
+    records = [_rec(f"s{i}", score=v, position=1) for i, v in enumerate(scores)]
+    records += [_rec(f"s{i}", score=5.0, position=2) for i in range(3)]
+    summary = position_bias(records)
+    assert summary is not None
+    first = summary.positions[0]
+    assert first.ci_lower is not None and first.ci_upper is not None
+    assert 1.5 <= first.ci_lower < first.point_estimate < first.ci_upper <= 10.0
+
+
+def test_position_f_test_matches_hotelling_on_complete_sessions():
+    # one score per (session, position): the cluster-robust Wald F equals Hotelling's one-sample T^2
+    # on the per-session contrasts (position j minus the last position), worked with numpy
+    rng = np.random.default_rng(11)
+    k, p = 15, 3
+    data = rng.normal(5.0, 1.0, size=(k, p)) + np.array([0.6, 0.0, -0.2])
+    records = [_rec(f"s{i}", score=float(data[i, j]), position=j + 1) for i in range(k) for j in range(p)]
+    summary = position_bias(records, bootstrap_resamples=0)
+    assert summary is not None and summary.df == (2, 13)
+    d = data[:, :2] - data[:, 2:]
+    dbar = d.mean(axis=0)
+    t2 = k * dbar @ np.linalg.solve(np.cov(d, rowvar=False), dbar)
+    f = t2 * (k - 2) / (2 * (k - 1))
+    assert summary.f_statistic == pytest.approx(f, rel=1e-9)
+    assert summary.p_value == pytest.approx(scipy.stats.f.sf(f, 2, k - 2), rel=1e-9)
+    assert summary.variance.p_value == summary.p_value
 
 
 def test_position_bias_needs_two_positions_and_survives_identical_scores():
@@ -218,7 +298,7 @@ def test_position_bias_needs_two_positions_and_survives_identical_scores():
                          bootstrap_resamples=50)
     assert flat is not None
     assert flat.variance.point_estimate == 0.0
-    assert flat.kruskal_h is None and flat.kruskal_p is None
+    assert flat.f_statistic is None and flat.p_value is None
 
 
 # --- trends and anomalies ------------------------------------------------------------------------
@@ -253,6 +333,23 @@ def test_anomalies_beyond_z_threshold():
     assert anomaly.value == pytest.approx(9.0)
     assert anomaly.timestamp == T0 + timedelta(hours=11)
     assert detect_anomalies(records, z_threshold=4.0) == ()
+
+
+def test_anomaly_check_states_its_minimum_sessions():
+    # with n values the largest |z| is (n-1)/sqrt(n): 8 sessions -> 7/sqrt(8) = 2.475 < 2.5, 9 -> 8/3 = 2.667
+    assert anomaly_min_sessions(2.5) == 9
+    assert anomaly_min_sessions(2.0) == 6   # 5/sqrt(6) = 2.04 > 2 > 4/sqrt(5) = 1.79
+    eight = [_rec(f"s{i}", score=5.0 if i else 9.0, when=T0 + timedelta(hours=i)) for i in range(8)]
+    z_max = 7 / math.sqrt(8)
+    assert detect_anomalies(eight) == ()
+    report = run_aggregated_bias_audit(eight)
+    assert (report.anomalies_checked, report.anomaly_min_sessions) == (False, 9)
+    assert any("anomaly check not run: it needs at least 9 sessions" in w and f"{z_max:.2f}" in w
+               for w in report.warnings)
+    nine = eight + [_rec("s8", score=5.0, when=T0 + timedelta(hours=8))]
+    (anomaly,) = detect_anomalies(nine)
+    assert anomaly.z_score == pytest.approx(8 / 3)   # the largest possible |z| with 9 sessions
+    assert run_aggregated_bias_audit(nine).anomalies_checked
 
 
 # --- the whole audit -----------------------------------------------------------------------------

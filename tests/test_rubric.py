@@ -237,6 +237,22 @@ def test_breakdown_of_one_member_population_std():
     assert b.dimensions["relevance"].ceiling_applied is None
 
 
+def test_ceiling_is_applied_per_reviewer_then_averaged():
+    # reviewer 1: accuracy 4 -> base .35*4 + (.1+.2+.15+.2)*10 = 1.4 + 6.5 = 7.9, capped at 4.0
+    # reviewer 2: all 10 -> 10.0 (no cap). Mean of the capped composites: (4.0 + 10.0) / 2 = 7.0.
+    # (The mean accuracy is 7, which would set no cap: .35*7 + 6.5 = 8.95 if the ceiling came last.)
+    b = rubric_breakdown("a", [s(4, 10, 10, 10, 10), s(10, 10, 10, 10, 10)])
+    assert b.weighted_composite == 7.0
+    assert (b.accuracy_ceiling_effect, b.n_capped) == ("capped_at_4", 1)
+    assert b.dimensions["accuracy"].ceiling_applied is True
+    # accuracy 6 caps one reviewer at 7: base .35*6 + 6.5 = 8.6 -> 7.0; other 10.0 -> mean 8.5
+    b7 = rubric_breakdown("a", [s(6, 10, 10, 10, 10), s(10, 10, 10, 10, 10)])
+    assert (b7.weighted_composite, b7.accuracy_ceiling_effect, b7.n_capped) == (8.5, "capped_at_7", 1)
+    # a cap that does not bind (base 2.0 below the 4.0 ceiling) is not counted
+    low = rubric_breakdown("a", [s(2, 2, 2, 2, 2), s(10, 10, 10, 10, 10)])
+    assert (low.weighted_composite, low.accuracy_ceiling_effect, low.n_capped) == (6.0, "none", 0)
+
+
 def test_std_of_exactly_one_is_not_flagged():
     b = rubric_breakdown("a", [s(7, 8, 8, 8, 8), s(9, 8, 8, 8, 8)])
     assert b.dimensions["accuracy"].std == 1.0  # population std of 7, 9

@@ -146,8 +146,9 @@ def test_cross_session_length_bias_recommendation():
     lc = report.length_correlation
     assert lc is not None
     assert lc.point_estimate == pytest.approx(r)
-    # three sessions of 6 pairs: se = 1 / sqrt(3 * (6 - 3)) = 1/3
-    lo, hi = math.tanh(math.atanh(r) - 1.959964 / 3), math.tanh(math.atanh(r) + 1.959964 / 3)
+    # three identical sessions: no spread between sessions, so the SE is its floor, the record-level
+    # 1 / sqrt(3 * (6 - 3)) = 1/3, with Student's t for 3 - 1 = 2 sessions' degrees of freedom (4.302653)
+    lo, hi = math.tanh(math.atanh(r) - 4.302653 / 3), math.tanh(math.atanh(r) + 4.302653 / 3)
     assert correlation_words(r) == "strong positive correlation"
     assert f"Cross-session length bias: r={r:.2f} (strong positive correlation; 95% CI {lo:.2f}..{hi:.2f}, " \
            "3 sessions)" in report.recommendations

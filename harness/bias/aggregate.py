@@ -4,62 +4,84 @@ Nothing here feeds back into a council's vote: reviewer profiles describe review
 dashboard or report, they never re-weight live scores (seed 003, "Score Weighting: Analytics Only").
 
 Every reported figure is a :class:`BiasMetricReport` carrying its point estimate, a confidence
-interval, the sample size, the data window and a confidence tier. Definitions:
+interval, the sample size, the data window and a confidence tier.
+
+**The unit of independence is the session.** Every reviewer of a session scores the same few
+answers, so records (reviewers x candidates) are not independent; intervals and tests below
+either use one value per session or resample whole sessions (:mod:`harness.bias.cluster`).
+Definitions:
 
 * **Confidence tier** (:func:`confidence_tier`) by number of sessions: ``<10`` insufficient_data,
   ``<20`` preliminary, ``<50`` moderate, ``>=50`` high.
-* **Fisher z** (:func:`fisher_z`): ``arctanh(r)`` with r clipped to +-0.9999 so that a perfect
-  correlation in one small session cannot dominate a pooled mean; :func:`correlation_ci` is
-  ``tanh(z +- z_crit / sqrt(n-3))`` with ``z_crit = norm.ppf(1 - (1-confidence)/2)``.
+* **Fisher z** (:func:`fisher_z`): ``arctanh(r)`` with r clipped to +-0.9999;
+  :func:`correlation_ci` is ``tanh(z +- z_crit / sqrt(n-3))`` for ``n`` independent pairs.
 * **Pooled length-score correlation**: per session, Pearson r between answer length (chars) and
-  score over the session's records; sessions with fewer than 4 records or constant lengths or
-  scores are left out. The pooled estimate is ``tanh(sum (n_i-3) z_i / sum (n_i-3))`` with CI
-  ``tanh(zbar +- z_crit / sqrt(sum (n_i-3)))`` and a two-sided normal p-value of ``zbar``.
-  Records of one session share candidates, so the interval is optimistic (as in seed 003).
+  score over the session's records (sessions with fewer than 4 records or constant lengths or
+  scores are left out), Fisher z-transformed. The pooled z is their mean weighted by the number
+  of candidates (independent answers) in each session, with the cluster-robust standard error
+  of :func:`harness.bias.cluster.clustered_mean` (the spread between sessions), never below the
+  record-level ``1/sqrt(sum (n_i-3))``; interval ``tanh(zbar +- t_{k-1} se)`` and the two-sided
+  t p-value over ``k`` sessions. "Possible verbosity bias" is flagged when ``p < 0.05``.
+* **Session bootstrap**: reviewer means, harshness z-scores, position means and the position
+  variance get percentile intervals from one Bayesian bootstrap over sessions
+  (``bootstrap_resamples`` resamples, fixed seed; every figure uses the same resamples), so a
+  mean score interval stays inside 1-10 and a variance interval above 0.
 * **Reviewer profiles**: per reviewer, the mean score given, its sample standard deviation
-  (n-1), n, and a t-interval of the mean (``scipy.stats.t.ppf``). The grand mean is the mean of
-  the reviewer means; the harshness z-score is ``(reviewer mean - grand mean) / sd`` with ``sd``
-  the sample standard deviation (n-1) of the reviewer means (undefined with fewer than two
-  reviewers or equal means). Its interval maps the reviewer's t-interval through the same
-  transform. A reviewer is ``harsh`` when ``z <= -1.0`` and its t-interval lies wholly below the
-  grand mean, ``generous`` when ``z >= 1.0`` and the interval lies wholly above it (with three
-  reviewers ``|z|`` cannot exceed 1.155, so a 1.5 cut-off would never fire on a small council).
-* **Position bias**: the mean score per 1-based display position with a t-interval each; the
-  point estimate is the sample variance of the position means (the per-session definition in
-  :func:`harness.bias.audit.position_variance`) with a percentile bootstrap interval over
-  sessions (sessions resampled with replacement, ``bootstrap_resamples`` times, fixed seed); the
-  test of a position effect is Kruskal-Wallis over the per-position score groups (rank-based:
-  scores derived from rankings are far from normal). Councils of different sizes put different
-  positions on the table, so a position only seen in larger councils is confounded with size.
-* **Temporal trend**: ``scipy.stats.linregress`` of a per-session metric (mean score; length-score
-  r) on the session time in days; the estimate is the slope per day with a t-interval
-  (``stderr * t.ppf``, n-2 degrees of freedom) and the regression's p-value.
+  (n-1) and n. The grand mean is the mean of the reviewer means; the harshness z-score is
+  ``(reviewer mean - grand mean) / sd`` with ``sd`` the sample standard deviation (n-1) of the
+  reviewer means (undefined with fewer than two reviewers or equal means); its interval comes
+  from recomputing reviewer means, grand mean and sd in every resample, so it includes the
+  uncertainty of the grand mean. A reviewer is ``harsh`` when ``z <= -1.0`` and its z interval
+  lies wholly below 0, ``generous`` when ``z >= 1.0`` and the interval lies wholly above 0
+  (with three reviewers ``|z|`` cannot exceed 1.155, so a 1.5 cut-off would never fire).
+* **Position bias**: the mean score per 1-based display position; the point estimate is the
+  sample variance (n-1) of the position means (as in :func:`harness.bias.audit.position_variance`).
+  The test of a position effect is the cluster-robust Wald F test of equal position means over
+  sessions (:func:`harness.bias.cluster.equal_means_test`); "possible position bias" when
+  ``p < 0.05``. Records without a display position (llm-council-core before schema 1.2.0) are
+  left out. Councils of different sizes put different positions on the table, so a position only
+  seen in larger councils is confounded with size.
+* **Temporal trend**: least-squares slope of a per-session metric (mean score; length-score r)
+  on the session time in days, with a t-interval (``stderr * t_{n-2}``) and its p-value.
 * **Anomalies**: sessions whose mean score lies more than ``anomaly_z`` (default 2.5) sample
-  standard deviations from the mean of the session means.
+  standard deviations from the mean of the session means. With ``n`` sessions no session can
+  lie more than ``(n-1)/sqrt(n)`` SDs away, so the check needs
+  :func:`harness.bias.cluster.anomaly_min_sessions` sessions (9 at 2.5); below that it is not
+  run and the report says so.
 * A session's time is the earliest timestamp among its records.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
-import scipy.stats
 
-from harness.bias.audit import position_variance
-from harness.bias.store import MAX_CORRUPT_EXAMPLES, BiasMetricRecord, BiasStore, window_mask
+from harness.bias.cluster import (
+    anomaly_min_sessions,
+    clustered_mean,
+    equal_means_test,
+    percentile_interval,
+    resampled_means,
+    session_sums,
+    t_quantile,
+    t_two_sided_p,
+)
+from harness.bias.columns import RecordTable, TableRead, read_columns
+from harness.bias.store import BiasMetricRecord, BiasStore, window_mask
 from harness.model import Frozen
 
 R_CLIP = 0.9999
 HARSHNESS_Z_THRESHOLD = 1.0
 ANOMALY_Z_THRESHOLD = 2.5
 DEFAULT_RESAMPLES = 1000
-_BOOTSTRAP_CELLS = 2_000_000  # resamples x sessions drawn per chunk (memory bound)
+SIGNIFICANCE = 0.05
+SCORE_RANGE = (1.0, 10.0)
 _SECONDS_PER_DAY = 86400.0
 
 
@@ -115,14 +137,14 @@ def fisher_z_inverse(z: float) -> float:
 
 
 def z_critical(confidence: float = 0.95) -> float:
-    """Two-sided standard-normal critical value, ``norm.ppf(1 - (1-confidence)/2)`` (1.96 at 0.95).
+    """Two-sided standard-normal critical value, ``Phi^-1(1 - (1-confidence)/2)`` (1.96 at 0.95).
 
     Args:
         confidence: the interval's coverage, in (0, 1).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(scipy.stats.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
 
 def correlation_ci(r: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -141,7 +163,7 @@ def correlation_ci(r: float, n: int, confidence: float = 0.95) -> tuple[float, f
 
 
 def mean_t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float] | None:
-    """t-interval of a mean: ``mean +- t.ppf(1-(1-confidence)/2, n-1) * sd/sqrt(n)``; ``None`` for n < 2.
+    """t-interval of a mean of independent values: ``mean +- t_{n-1} * sd/sqrt(n)``; ``None`` for n < 2.
 
     Args:
         values: the sample.
@@ -156,7 +178,7 @@ def mean_t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[
 def _t_interval(mean: float, sd: float, n: int, confidence: float) -> tuple[float, float] | None:
     if n < 2:
         return None
-    half = float(scipy.stats.t.ppf(1.0 - (1.0 - confidence) / 2.0, n - 1)) * sd / math.sqrt(n)
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1) * sd / math.sqrt(n)
     return mean - half, mean + half
 
 
@@ -173,7 +195,8 @@ class BiasMetricReport(Frozen):
         window_end: latest record timestamp in the data window.
         statistical_confidence: the tier by number of sessions behind the figure.
         subject: the reviewer id or display position the figure is about (empty for global figures).
-        sample_unit: what ``sample_size`` counts (``sessions`` or ``scores``).
+        sample_unit: what ``sample_size`` counts (``sessions`` or ``scores``); intervals always treat
+            sessions as the independent units (see the module docstring).
         sessions: number of sessions behind the figure.
         confidence_level: the interval's coverage (0.95).
         p_value: the figure's test p-value, when it has one.
@@ -201,9 +224,9 @@ class ReviewerProfile(Frozen):
 
     Args:
         reviewer_id: the member id.
-        mean_score: the mean score given, with its t-interval (sample unit: scores).
+        mean_score: the mean score given, with its session-bootstrap interval (sample unit: scores).
         std_score: sample standard deviation of its scores (``None`` for a single score).
-        harshness_z: the harshness z-score with its mapped interval (``None`` when undefined).
+        harshness_z: the harshness z-score with its session-bootstrap interval (``None`` when undefined).
         label: ``harsh``, ``generous``, ``typical`` or ``undetermined`` (no z-score).
     """
 
@@ -218,16 +241,20 @@ class PositionBiasSummary(Frozen):
     """Scores by display position across sessions.
 
     Args:
-        variance: variance of the position means with a bootstrap interval; ``p_value`` is Kruskal-Wallis'.
-        positions: the mean score at each display position, with t-intervals.
-        kruskal_h: the Kruskal-Wallis H statistic (``None`` when the test is undefined).
-        kruskal_p: its p-value.
+        variance: variance of the position means with a session-bootstrap interval; ``p_value`` is the F test's.
+        positions: the mean score at each display position, with session-bootstrap intervals.
+        f_statistic: the cluster-robust Wald F statistic of equal position means (``None`` when undefined).
+        df: its degrees of freedom ``(positions - 1, sessions - positions + 1)``.
+        p_value: its p-value.
+        records_without_position: records left out for lack of a display position.
     """
 
     variance: BiasMetricReport
     positions: tuple[BiasMetricReport, ...]
-    kruskal_h: float | None
-    kruskal_p: float | None
+    f_statistic: float | None
+    df: tuple[int, int] | None = None
+    p_value: float | None
+    records_without_position: int = 0
 
 
 class SessionAnomaly(Frozen):
@@ -269,6 +296,10 @@ class AggregatedBiasReport(Frozen):
         reviewer_profiles: one profile per reviewer, by reviewer id.
         trends: per-day slopes of per-session metrics.
         anomalies: outlying sessions.
+        anomaly_z: the anomaly cut-off used.
+        anomaly_min_sessions: the fewest sessions at which the anomaly check can fire at all.
+        anomalies_checked: whether the window had enough sessions for the check to run.
+        bootstrap_resamples: resamples of the session bootstrap behind the intervals.
         warnings: what a reader must know (tiers, flags, pooled configurations).
     """
 
@@ -287,6 +318,10 @@ class AggregatedBiasReport(Frozen):
     reviewer_profiles: tuple[ReviewerProfile, ...] = ()
     trends: tuple[BiasMetricReport, ...] = ()
     anomalies: tuple[SessionAnomaly, ...] = ()
+    anomaly_z: float = 2.5
+    anomaly_min_sessions: int = 9
+    anomalies_checked: bool = False
+    bootstrap_resamples: int = 1000
     warnings: tuple[str, ...] = ()
 
     def metrics(self) -> list[BiasMetricReport]:
@@ -305,133 +340,8 @@ class AggregatedBiasReport(Frozen):
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class RecordTable:
-    """A columnar view of records for vectorized aggregation (built once, in one streaming pass).
-
-    Args:
-        session: session index per record (0..S-1, in order of first appearance).
-        reviewer: reviewer index per record.
-        config: ``council_config_version`` index per record.
-        position: display position per record.
-        length: response length (chars) per record.
-        score: score per record.
-        time: timestamp per record, POSIX seconds.
-        session_ids: the session id of each session index.
-        reviewer_ids: the reviewer id of each reviewer index.
-        config_ids: the ``council_config_version`` of each config index.
-    """
-
-    session: np.ndarray
-    reviewer: np.ndarray
-    config: np.ndarray
-    position: np.ndarray
-    length: np.ndarray
-    score: np.ndarray
-    time: np.ndarray
-    session_ids: tuple[str, ...]
-    reviewer_ids: tuple[str, ...]
-    config_ids: tuple[str, ...]
-
-    @classmethod
-    def from_records(cls, records: Iterable[BiasMetricRecord]) -> RecordTable:
-        """Build the columns in one pass (records are not kept, so a generator streams in constant memory).
-
-        Args:
-            records: the records (any order).
-        """
-        sessions: dict[str, int] = {}
-        reviewers: dict[str, int] = {}
-        configs: dict[str, int] = {}
-        sess: list[int] = []
-        rev: list[int] = []
-        conf: list[int] = []
-        pos: list[int] = []
-        length: list[int] = []
-        score: list[float] = []
-        time: list[float] = []
-        for r in records:
-            sess.append(sessions.setdefault(r.session_id, len(sessions)))
-            rev.append(reviewers.setdefault(r.reviewer_id, len(reviewers)))
-            conf.append(configs.setdefault(r.council_config_version, len(configs)))
-            pos.append(r.position)
-            length.append(r.response_length_chars)
-            score.append(r.score_value)
-            time.append(r.timestamp.timestamp())
-        return cls(
-            session=np.asarray(sess, dtype=np.int64), reviewer=np.asarray(rev, dtype=np.int64),
-            config=np.asarray(conf, dtype=np.int64), position=np.asarray(pos, dtype=np.int64),
-            length=np.asarray(length, dtype=np.float64), score=np.asarray(score, dtype=np.float64),
-            time=np.asarray(time, dtype=np.float64),
-            session_ids=tuple(sessions), reviewer_ids=tuple(reviewers), config_ids=tuple(configs),
-        )
-
-    def select(self, mask: np.ndarray) -> RecordTable:
-        """The records where ``mask`` is true, with sessions, reviewers and configs re-indexed (order kept).
-
-        Args:
-            mask: one boolean per record.
-        """
-        if mask.all():
-            return self
-
-        def recode(codes: np.ndarray, ids: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
-            used, inverse = np.unique(codes[mask], return_inverse=True)
-            return inverse.astype(np.int64), tuple(ids[i] for i in used)
-
-        session, session_ids = recode(self.session, self.session_ids)
-        reviewer, reviewer_ids = recode(self.reviewer, self.reviewer_ids)
-        config, config_ids = recode(self.config, self.config_ids)
-        return RecordTable(
-            session=session, reviewer=reviewer, config=config, position=self.position[mask],
-            length=self.length[mask], score=self.score[mask], time=self.time[mask],
-            session_ids=session_ids, reviewer_ids=reviewer_ids, config_ids=config_ids,
-        )
-
-    @property
-    def n_records(self) -> int:
-        return int(self.score.size)
-
-    @property
-    def n_sessions(self) -> int:
-        return len(self.session_ids)
-
-    @property
-    def config_versions(self) -> tuple[str, ...]:
-        """The distinct ``council_config_version`` values, sorted."""
-        return tuple(sorted(self.config_ids))
-
-    @property
-    def window(self) -> tuple[datetime | None, datetime | None]:
-        """Earliest and latest record timestamps (``None`` without records)."""
-        if self.time.size == 0:
-            return None, None
-        return _dt(float(self.time.min())), _dt(float(self.time.max()))
-
-    def session_times(self) -> np.ndarray:
-        """Each session's time: the earliest timestamp among its records."""
-        out = np.full(self.n_sessions, np.inf)
-        np.minimum.at(out, self.session, self.time)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class TableRead:
-    """A store read straight into columns.
-
-    Args:
-        table: the valid records as a :class:`RecordTable`.
-        corrupt_lines: non-blank lines that could not be read as a record (skipped).
-        corrupt_examples: 1-based line numbers of the first corrupt lines (at most 20).
-    """
-
-    table: RecordTable
-    corrupt_lines: int
-    corrupt_examples: tuple[int, ...]
-
-
 def read_table(store: BiasStore) -> TableRead:
-    """Stream a store into a :class:`RecordTable` without keeping the record objects (large stores).
+    """Read a whole store into a :class:`RecordTable` (one batch decode, see :mod:`harness.bias.columns`).
 
     Args:
         store: the bias store.
@@ -439,17 +349,7 @@ def read_table(store: BiasStore) -> TableRead:
     Raises:
         StoreError: the file does not exist or cannot be read.
     """
-    corrupt: list[int] = []
-
-    def valid() -> Iterator[BiasMetricRecord]:
-        for number, record in store.scan():
-            if record is None:
-                corrupt.append(number)
-            else:
-                yield record
-
-    table = RecordTable.from_records(valid())
-    return TableRead(table=table, corrupt_lines=len(corrupt), corrupt_examples=tuple(corrupt[:MAX_CORRUPT_EXAMPLES]))
+    return read_columns(store)
 
 
 def _dt(posix: float) -> datetime:
@@ -466,6 +366,10 @@ def _report(table: RecordTable, sessions: int, confidence: float, **fields: obje
         window_start=start, window_end=end, statistical_confidence=confidence_tier(sessions), sessions=sessions,
         confidence_level=confidence, **fields,  # type: ignore[arg-type]
     )
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
 
 
 def _centered_sums(group: np.ndarray, n: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -497,118 +401,137 @@ def session_length_correlations(data: Iterable[BiasMetricRecord] | RecordTable) 
     return r, n
 
 
+def session_candidates(data: Iterable[BiasMetricRecord] | RecordTable) -> np.ndarray:
+    """The number of distinct candidates (independent answers) scored in each session.
+
+    Args:
+        data: the records (or their table).
+    """
+    t = _table(data)
+    m = max(1, len(t.model_ids))
+    pairs = np.unique(t.session * m + t.model)
+    return np.bincount(pairs // m, minlength=t.n_sessions).astype(np.float64)
+
+
 def pooled_length_correlation(
     data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95
 ) -> BiasMetricReport | None:
-    """Pooled length-score correlation: Fisher z of each session's r weighted by ``n_i - 3``.
+    """Pooled length-score correlation over sessions (see the module docstring).
 
     Args:
         data: the records (or their table).
         confidence: the interval's coverage.
 
     Returns:
-        The report, or ``None`` when no session has 4+ records with varying lengths and scores.
+        The report (interval and p-value ``None`` with a single qualifying session), or ``None``
+        when no session has 4+ records with varying lengths and scores.
     """
     t = _table(data)
     r, n = session_length_correlations(t)
     use = ~np.isnan(r) & (n >= 4)
     if not use.any():
         return None
-    w = n[use] - 3.0
     z = fisher_z_array(r[use])
-    zbar = float(np.sum(w * z) / np.sum(w))
-    se = 1.0 / math.sqrt(float(np.sum(w)))
-    half = z_critical(confidence) * se
-    p = float(2.0 * scipy.stats.norm.sf(abs(zbar) / se))
+    candidates = session_candidates(t)[use]
     k = int(use.sum())
+    floor = 1.0 / math.sqrt(float(np.sum(n[use] - 3.0)))
+    fit = clustered_mean(z, candidates, confidence, se_floor=floor)
+    zbar = fit.mean if fit is not None else float(z[0])
     left_out = t.n_sessions - k
     return _report(
         t, k, confidence, metric_name="length_score_correlation", point_estimate=fisher_z_inverse(zbar),
-        ci_lower=fisher_z_inverse(zbar - half), ci_upper=fisher_z_inverse(zbar + half), sample_size=k,
-        sample_unit="sessions", p_value=p,
-        note=(f"Fisher-z pooled over {k} sessions ({int(n[use].sum())} scores), weights n-3"
+        ci_lower=fisher_z_inverse(fit.lower) if fit else None, ci_upper=fisher_z_inverse(fit.upper) if fit else None,
+        sample_size=k, sample_unit="sessions", p_value=fit.p_value if fit else None,
+        note=(f"Fisher-z mean over {k} sessions ({int(n[use].sum())} scores of {int(candidates.sum())} answers), "
+              f"weights = candidates per session; SE from the spread between sessions, t with {k - 1} df"
               + (f"; {left_out} sessions left out (<4 scores or constant lengths/scores)" if left_out else "")),
     )
 
 
+def _sessions_per_group(t: RecordTable, group: np.ndarray, groups: int, mask: np.ndarray | None = None) -> np.ndarray:
+    s = t.session if mask is None else t.session[mask]
+    pairs = np.unique(group * t.n_sessions + s)
+    return np.bincount(pairs // t.n_sessions, minlength=groups)
+
+
 def reviewer_profiles(
-    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95
+    data: Iterable[BiasMetricRecord] | RecordTable,
+    confidence: float = 0.95,
+    bootstrap_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    boot: np.ndarray | None = None,
 ) -> tuple[ReviewerProfile, ...]:
-    """Per-reviewer mean score given, its t-interval, and the harshness z-score (see module docstring).
+    """Per-reviewer mean score given and harshness z-score, with session-bootstrap intervals.
 
     Args:
         data: the records (or their table).
         confidence: the intervals' coverage.
+        bootstrap_resamples: session resamples for the intervals (0: no intervals).
+        seed: the bootstrap's random seed.
+        boot: the reviewer means under each resample, when already computed (``resamples x reviewers``).
     """
     t = _table(data)
     k = len(t.reviewer_ids)
     if k == 0:
         return ()
-    n = np.bincount(t.reviewer, minlength=k).astype(np.float64)
-    means, dev = _centered_sums(t.reviewer, n, t.score)
+    sums, counts = session_sums(t.session, t.reviewer, t.score, t.n_sessions, k)
+    n = counts.sum(axis=0)
+    means = sums.sum(axis=0) / n
+    dev = t.score - means[t.reviewer]
     ss = np.bincount(t.reviewer, weights=dev * dev, minlength=k)
-    pairs = np.unique(t.reviewer * t.n_sessions + t.session)
-    sessions = np.bincount(pairs // t.n_sessions, minlength=k)
+    sessions = _sessions_per_group(t, t.reviewer, k)
     grand = float(np.mean(means))
     sd_means = float(np.std(means, ddof=1)) if k >= 2 else 0.0
+    nan = np.full(k, np.nan)
+    m_lo, m_hi, z_lo, z_hi = nan, nan, nan, nan
+    if bootstrap_resamples > 0 and t.n_sessions >= 2:
+        if boot is None:
+            boot = resampled_means(sums, counts, bootstrap_resamples, seed)
+        m_lo, m_hi = percentile_interval(boot, confidence, *SCORE_RANGE)
+        if k >= 2:
+            sd_b = np.std(boot, axis=1, ddof=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                zb = np.where(sd_b > 0, (boot - boot.mean(axis=1, keepdims=True)) / sd_b, np.nan)
+            z_lo, z_hi = percentile_interval(zb, confidence)
+    note = f"percentile interval of a Bayesian bootstrap over sessions ({bootstrap_resamples} resamples)"
     profiles = []
     for i in sorted(range(k), key=lambda j: t.reviewer_ids[j]):
         count = int(n[i])
         sd = math.sqrt(ss[i] / (count - 1)) if count >= 2 else None
-        ci = _t_interval(float(means[i]), sd or 0.0, count, confidence)
         rid = t.reviewer_ids[i]
         mean_report = _report(
             t, int(sessions[i]), confidence, metric_name="reviewer_mean_score", subject=rid,
-            point_estimate=float(means[i]), ci_lower=ci[0] if ci else None, ci_upper=ci[1] if ci else None,
-            sample_size=count, sample_unit="scores", note="t-interval of the mean score given",
+            point_estimate=float(means[i]), ci_lower=_finite(m_lo[i]), ci_upper=_finite(m_hi[i]),
+            sample_size=count, sample_unit="scores", note=f"mean score given; {note}",
         )
         harsh: BiasMetricReport | None = None
         label: Literal["harsh", "generous", "typical", "undetermined"] = "undetermined"
         if sd_means > 0:
             z = (float(means[i]) - grand) / sd_means
-            zci = ((ci[0] - grand) / sd_means, (ci[1] - grand) / sd_means) if ci else (None, None)
+            lo, hi = _finite(z_lo[i]), _finite(z_hi[i])
             harsh = _report(
                 t, int(sessions[i]), confidence, metric_name="reviewer_harshness_z", subject=rid,
-                point_estimate=z, ci_lower=zci[0], ci_upper=zci[1], sample_size=count, sample_unit="scores",
-                note=f"(mean - {grand:.3f}) / {sd_means:.3f} (mean and sd of {k} reviewer means)",
+                point_estimate=z, ci_lower=lo, ci_upper=hi, sample_size=count, sample_unit="scores",
+                note=(f"(mean - {grand:.3f}) / {sd_means:.3f} (mean and sd of {k} reviewer means); {note}, "
+                      "grand mean and sd recomputed in each"),
             )
             label = "typical"
-            if ci is not None and z <= -HARSHNESS_Z_THRESHOLD and ci[1] < grand:
+            if hi is not None and z <= -HARSHNESS_Z_THRESHOLD and hi < 0:
                 label = "harsh"
-            elif ci is not None and z >= HARSHNESS_Z_THRESHOLD and ci[0] > grand:
+            elif lo is not None and z >= HARSHNESS_Z_THRESHOLD and lo > 0:
                 label = "generous"
         profiles.append(ReviewerProfile(reviewer_id=rid, mean_score=mean_report, std_score=sd,
                                         harshness_z=harsh, label=label))
     return tuple(profiles)
 
 
-def _bootstrap_position_variance(
-    t: RecordTable, positions: np.ndarray, confidence: float, resamples: int, seed: int
-) -> tuple[float, float] | None:
-    """Percentile interval of the position-means variance, resampling whole sessions with replacement."""
-    s, p = t.n_sessions, positions.size
-    cell = t.session * p + np.searchsorted(positions, t.position)
-    sums = np.bincount(cell, weights=t.score, minlength=s * p).reshape(s, p)
-    counts = np.bincount(cell, minlength=s * p).reshape(s, p).astype(np.float64)
-    rng = np.random.default_rng(seed)
-    chunk = max(1, _BOOTSTRAP_CELLS // s)
-    stats: list[np.ndarray] = []
-    for first in range(0, resamples, chunk):
-        b = min(chunk, resamples - first)
-        # session weights of b resamples at once: row i counts how often each session was drawn
-        draws = rng.integers(0, s, size=(b, s)) + (np.arange(b) * s)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=b * s).reshape(b, s).astype(np.float64)
-        c = weights @ counts
-        means = np.divide(weights @ sums, c, out=np.full_like(c, np.nan), where=c > 0)
-        ok = (c > 0).sum(axis=1) >= 2
-        if ok.any():
-            stats.append(np.nanvar(means[ok], axis=1, ddof=1))
-    values = np.concatenate(stats) if stats else np.empty(0)
-    if values.size < 2:
-        return None
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(values, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+def _position_sums(t: RecordTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Records with a display position, the distinct positions, and per-session sums and counts by position."""
+    known = t.position >= 1
+    positions = np.unique(t.position[known])
+    group = np.searchsorted(positions, t.position[known])
+    sums, counts = session_sums(t.session[known], group, t.score[known], t.n_sessions, max(1, positions.size))
+    return known, positions, sums, counts
 
 
 def position_bias(
@@ -616,55 +539,63 @@ def position_bias(
     confidence: float = 0.95,
     bootstrap_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    boot: np.ndarray | None = None,
 ) -> PositionBiasSummary | None:
-    """Mean score per display position, the variance of those means and a Kruskal-Wallis test.
+    """Mean score per display position, the variance of those means and the F test of equal means.
 
     Args:
         data: the records (or their table).
         confidence: the intervals' coverage.
-        bootstrap_resamples: session resamples for the variance's interval (0: no interval).
+        bootstrap_resamples: session resamples for the intervals (0: no intervals).
         seed: the bootstrap's random seed.
+        boot: the position means under each resample, when already computed (``resamples x positions``).
 
     Returns:
         The summary, or ``None`` with scores at fewer than two display positions.
     """
     t = _table(data)
-    positions = np.unique(t.position)
-    if positions.size < 2:
+    known, positions, sums, counts = _position_sums(t)
+    p = positions.size
+    if p < 2:
         return None
-    reports = []
-    groups = []
-    means = []
-    for pos in positions:
-        mask = t.position == pos
-        scores = t.score[mask]
-        groups.append(scores)
-        mean = float(scores.mean())
-        means.append(mean)
-        ci = mean_t_interval(scores, confidence)
-        n_sess = int(np.unique(t.session[mask]).size)
-        reports.append(_report(
-            t, n_sess, confidence, metric_name="position_mean_score", subject=str(int(pos)),
-            point_estimate=mean, ci_lower=ci[0] if ci else None, ci_upper=ci[1] if ci else None,
-            sample_size=int(scores.size), sample_unit="scores", note="t-interval of the mean score at this position",
-        ))
-    h: float | None = None
-    p: float | None = None
-    if np.ptp(t.score) > 0:  # with all scores identical the test is undefined
-        res = scipy.stats.kruskal(*groups)
-        if math.isfinite(res.statistic) and math.isfinite(res.pvalue):
-            h, p = float(res.statistic), float(res.pvalue)
-    boot = _bootstrap_position_variance(t, positions, confidence, bootstrap_resamples, seed) \
-        if bootstrap_resamples > 0 else None
-    variance = _report(
-        t, t.n_sessions, confidence, metric_name="position_variance", point_estimate=position_variance(means),
-        ci_lower=boot[0] if boot else None, ci_upper=boot[1] if boot else None, sample_size=t.n_sessions,
-        sample_unit="sessions", p_value=p,
-        note=(f"sample variance of {positions.size} position means; percentile bootstrap over sessions "
-              f"({bootstrap_resamples} resamples); p-value: Kruskal-Wallis"
-              + (f" H={h:.3f}" if h is not None else " undefined (identical scores)")),
+    group = np.searchsorted(positions, t.position[known])
+    present = counts.sum(axis=1) > 0
+    sums, counts = sums[present], counts[present]
+    n = counts.sum(axis=0)
+    means = sums.sum(axis=0) / n
+    sessions = _sessions_per_group(t, group, p, known)
+    lo = hi = np.full(p, np.nan)
+    var_ci: tuple[float | None, float | None] = (None, None)
+    if bootstrap_resamples > 0 and sums.shape[0] >= 2:
+        if boot is None:
+            boot = resampled_means(sums, counts, bootstrap_resamples, seed)
+        lo, hi = percentile_interval(boot, confidence, *SCORE_RANGE)
+        v_lo, v_hi = percentile_interval(np.var(boot, axis=1, ddof=1), confidence, 0.0)
+        var_ci = (_finite(v_lo[0]), _finite(v_hi[0]))
+    reports = tuple(
+        _report(
+            t, int(sessions[j]), confidence, metric_name="position_mean_score", subject=str(int(pos)),
+            point_estimate=float(means[j]), ci_lower=_finite(lo[j]), ci_upper=_finite(hi[j]),
+            sample_size=int(n[j]), sample_unit="scores",
+            note="mean score at this position; percentile interval of a Bayesian bootstrap over sessions",
+        )
+        for j, pos in enumerate(positions)
     )
-    return PositionBiasSummary(variance=variance, positions=tuple(reports), kruskal_h=h, kruskal_p=p)
+    test = equal_means_test(sums, counts)
+    k = int(sums.shape[0])
+    variance = _report(
+        t, k, confidence, metric_name="position_variance", point_estimate=float(np.var(means, ddof=1)),
+        ci_lower=var_ci[0], ci_upper=var_ci[1], sample_size=k, sample_unit="sessions",
+        p_value=test.p_value if test else None,
+        note=(f"sample variance of {p} position means; percentile interval of a Bayesian bootstrap over sessions "
+              f"({bootstrap_resamples} resamples); p-value: cluster-robust Wald F test of equal position means "
+              + (f"F({test.df1}, {test.df2})={test.f:.3f}" if test else "undefined (too few sessions)")),
+    )
+    return PositionBiasSummary(
+        variance=variance, positions=reports, f_statistic=test.f if test else None,
+        df=(test.df1, test.df2) if test else None, p_value=test.p_value if test else None,
+        records_without_position=int((~known).sum()),
+    )
 
 
 def session_mean_scores(data: Iterable[BiasMetricRecord] | RecordTable) -> np.ndarray:
@@ -683,6 +614,9 @@ def linear_trend(
 ) -> tuple[float, float, float, float] | None:
     """Least-squares slope of ``values`` on ``times`` (days) with its t-interval and p-value.
 
+    ``slope = Sxy / Sxx``; ``stderr = sqrt(SSres / (n-2) / Sxx)``; interval ``slope +- t_{n-2} stderr``;
+    two-sided t p-value of ``slope / stderr`` (as ``scipy.stats.linregress``).
+
     Args:
         times: session times in days.
         values: the per-session metric.
@@ -692,11 +626,20 @@ def linear_trend(
         ``(slope, ci_lower, ci_upper, p_value)``, or ``None`` with fewer than 3 points, one distinct
         time or constant values.
     """
-    if times.size < 3 or np.unique(times).size < 2 or np.unique(values).size < 2:
+    x = np.asarray(times, dtype=np.float64)
+    y = np.asarray(values, dtype=np.float64)
+    if x.size < 3 or np.unique(x).size < 2 or np.unique(y).size < 2:
         return None
-    res = scipy.stats.linregress(times, values)
-    half = float(scipy.stats.t.ppf(1.0 - (1.0 - confidence) / 2.0, times.size - 2)) * float(res.stderr)
-    return float(res.slope), float(res.slope) - half, float(res.slope) + half, float(res.pvalue)
+    dx = x - x.mean()
+    dy = y - y.mean()
+    sxx = float(dx @ dx)
+    slope = float(dx @ dy) / sxx
+    resid = dy - slope * dx
+    df = x.size - 2
+    stderr = math.sqrt(max(float(resid @ resid), 0.0) / df / sxx)
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * stderr
+    p = t_two_sided_p(slope / stderr, df) if stderr > 0 else 0.0
+    return slope, slope - half, slope + half, p
 
 
 def temporal_trends(
@@ -726,7 +669,7 @@ def temporal_trends(
         k = int(use.sum())
         out.append(_report(
             t, k, confidence, metric_name=name, point_estimate=fit[0], ci_lower=fit[1], ci_upper=fit[2],
-            sample_size=k, sample_unit="sessions", p_value=fit[3], note=f"linregress slope, {unit}",
+            sample_size=k, sample_unit="sessions", p_value=fit[3], note=f"least-squares slope, {unit}",
         ))
     return tuple(out)
 
@@ -736,12 +679,15 @@ def detect_anomalies(
 ) -> tuple[SessionAnomaly, ...]:
     """Sessions whose mean score is more than ``z_threshold`` sample SDs from the mean of session means.
 
+    Empty below :func:`harness.bias.cluster.anomaly_min_sessions` sessions, where no session can
+    reach the threshold (:attr:`AggregatedBiasReport.anomalies_checked` says whether it ran).
+
     Args:
         data: the records (or their table).
         z_threshold: the cut-off (default 2.5).
     """
     t = _table(data)
-    if t.n_sessions < 3:
+    if t.n_sessions < anomaly_min_sessions(z_threshold):
         return ()
     means = session_mean_scores(t)
     sd = float(np.std(means, ddof=1))
@@ -775,18 +721,26 @@ def _warnings(report: AggregatedBiasReport) -> list[str]:
         out.append(f"{len(report.config_versions)} council configurations are pooled; "
                    "filter by council_config_version to avoid mixing model versions")
     lc = report.length_correlation
-    if lc is not None and lc.ci_lower is not None and lc.ci_upper is not None and (lc.ci_lower > 0 or lc.ci_upper < 0):
-        out.append(f"length-score correlation r={lc.point_estimate:.3f} is significant "
-                   f"(95% CI {lc.ci_lower:.3f}..{lc.ci_upper:.3f}): possible verbosity bias")
+    if lc is not None and lc.p_value is not None and lc.p_value < SIGNIFICANCE:
+        out.append(f"length-score correlation r={lc.point_estimate:.3f} is significant over {lc.sample_size} sessions "
+                   f"(p={lc.p_value:.3g}, 95% CI {lc.ci_lower:.3f}..{lc.ci_upper:.3f}): possible verbosity bias")
     pb = report.position_bias
-    if pb is not None and pb.kruskal_p is not None and pb.kruskal_p < 0.05:
-        out.append(f"scores differ by display position (Kruskal-Wallis p={pb.kruskal_p:.3g}): possible position bias")
+    if pb is not None and pb.p_value is not None and pb.p_value < SIGNIFICANCE:
+        out.append(f"scores differ by display position (F test over sessions p={pb.p_value:.3g}): "
+                   "possible position bias")
+    if pb is not None and pb.records_without_position:
+        out.append(f"{pb.records_without_position} records have no display position (llm-council-core before "
+                   "schema 1.2.0 stored a ranking index there): left out of position bias")
     for profile in report.reviewer_profiles:
         if profile.label in ("harsh", "generous") and profile.harshness_z is not None:
             out.append(f"reviewer {profile.reviewer_id} appears {profile.label} "
                        f"(z={profile.harshness_z.point_estimate:.2f})")
-    if report.anomalies:
-        out.append(f"{len(report.anomalies)} anomalous sessions (|z| > threshold of session mean scores)")
+    if not report.anomalies_checked:
+        out.append(f"anomaly check not run: it needs at least {report.anomaly_min_sessions} sessions (with n sessions "
+                   f"no session can lie more than (n-1)/sqrt(n) = {(n - 1) / math.sqrt(n) if n else 0:.2f} SDs from "
+                   f"the mean, below the {report.anomaly_z:g} threshold)")
+    elif report.anomalies:
+        out.append(f"{len(report.anomalies)} anomalous sessions (|z| > {report.anomaly_z:g} of session mean scores)")
     return out
 
 
@@ -816,7 +770,7 @@ def run_aggregated_bias_audit(
         config_version: keep only records of this ``council_config_version`` (``None``: all).
         confidence: the intervals' coverage (0.95).
         anomaly_z: z cut-off for anomalous sessions.
-        bootstrap_resamples: resamples for the position-variance interval.
+        bootstrap_resamples: session resamples behind the bootstrap intervals.
         seed: the bootstrap's random seed.
     """
     if min_sessions < 1:
@@ -828,18 +782,30 @@ def run_aggregated_bias_audit(
     if window_sessions or window_days:
         t = t.select(window_mask(t.session, t.time, window_sessions, window_days, now))
     start, end = t.window
+    needed = anomaly_min_sessions(anomaly_z)
     base = AggregatedBiasReport(
         sessions=t.n_sessions, records=t.n_records, window_start=start, window_end=end,
         statistical_confidence=confidence_tier(t.n_sessions), min_sessions=min_sessions,
         meets_minimum=t.n_sessions >= min_sessions, window_sessions=window_sessions or None,
-        window_days=window_days or None, config_versions=t.config_versions,
+        window_days=window_days or None, config_versions=t.config_versions, anomaly_z=anomaly_z,
+        anomaly_min_sessions=needed, anomalies_checked=t.n_sessions >= needed,
+        bootstrap_resamples=bootstrap_resamples,
     )
     if t.n_records == 0:
         return base.model_copy(update={"warnings": tuple(_warnings(base))})
+    # one set of session resamples for the reviewer and position figures (weights drawn once)
+    k = len(t.reviewer_ids)
+    rev_sums, rev_counts = session_sums(t.session, t.reviewer, t.score, t.n_sessions, k)
+    _, positions, pos_sums, pos_counts = _position_sums(t)
+    rev_boot = pos_boot = None
+    if bootstrap_resamples > 0 and t.n_sessions >= 2:
+        boot = resampled_means(np.hstack([rev_sums, pos_sums]), np.hstack([rev_counts, pos_counts]),
+                               bootstrap_resamples, seed)
+        rev_boot, pos_boot = boot[:, :k], boot[:, k:]
     full = base.model_copy(update={
         "length_correlation": pooled_length_correlation(t, confidence),
-        "position_bias": position_bias(t, confidence, bootstrap_resamples, seed),
-        "reviewer_profiles": reviewer_profiles(t, confidence),
+        "position_bias": position_bias(t, confidence, bootstrap_resamples, seed, boot=pos_boot),
+        "reviewer_profiles": reviewer_profiles(t, confidence, bootstrap_resamples, seed, boot=rev_boot),
         "trends": temporal_trends(t, confidence),
         "anomalies": detect_anomalies(t, anomaly_z),
     })

@@ -28,7 +28,6 @@ from harness.bias.aggregate import (
 )
 from harness.bias.store import BiasStore
 from harness.cliargs import non_negative_int, positive_int
-from harness.config import load_settings
 from harness.errors import ConfigError, HarnessError
 
 FORMATS = ("text", "json", "csv")
@@ -127,7 +126,11 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
         lines.append("  scores at fewer than two display positions")
     else:
         lines.append(_line(pb.variance, "variance of position means"))
-        lines.append(f"  Kruskal-Wallis H={_num(pb.kruskal_h)} p={_p(pb.kruskal_p)}")
+        test = (f"F({pb.df[0]}, {pb.df[1]})={_num(pb.f_statistic)} p={_p(pb.p_value)}" if pb.df is not None
+                else "undefined (fewer sessions than positions, or no spread)")
+        lines.append(f"  equal position means (cluster-robust Wald F over sessions): {test}")
+        if pb.records_without_position:
+            lines.append(f"  {pb.records_without_position} records without a display position left out")
         for m in pb.positions:
             lines.append(_line(m, f"    position {m.subject} mean score", 2) if verbose
                          else f"    position {m.subject}: {_num(m.point_estimate, 2)} (n={m.sample_size})")
@@ -137,7 +140,11 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
     lines.append("4. Temporal trends")
     lines += [_line(t, t.metric_name, 4) for t in report.trends] or ["  not enough sessions at distinct times"]
     lines.append("")
-    lines.append(f"5. Anomalous sessions: {len(report.anomalies)}")
+    if report.anomalies_checked:
+        lines.append(f"5. Anomalous sessions (|z| > {report.anomaly_z:g}): {len(report.anomalies)}")
+    else:
+        lines.append(f"5. Anomalous sessions: not checked (needs at least {report.anomaly_min_sessions} sessions "
+                     f"to be able to reach |z| > {report.anomaly_z:g}; this window has {report.sessions})")
     if verbose:
         lines += [f"  {a.session_id} {_when(a.timestamp)} {a.metric}={a.value:.2f} z={a.z_score:.2f} ({a.direction})"
                   for a in report.anomalies]
@@ -217,6 +224,8 @@ def _resolve(args: argparse.Namespace) -> tuple[Path, int, int, int]:
              "bias_window_sessions": args.sessions, "bias_window_days": args.days,
              "min_bias_sessions": args.min_sessions}
     if None in given.values():
+        from harness.config import load_settings
+
         settings = load_settings(getattr(args, "config", None))
         given = {k: getattr(settings, k) if v is None else v for k, v in given.items()}
     return (given["bias_store"], given["bias_window_sessions"], given["bias_window_days"],
@@ -229,10 +238,14 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
     read = read_table(BiasStore(path))
     if read.corrupt_lines:
-        where = ", ".join(str(n) for n in read.corrupt_examples)
-        more = "" if read.corrupt_lines <= len(read.corrupt_examples) else ", ..."
-        print(f"warning: skipped {read.corrupt_lines} unreadable line(s) in {path} (line {where}{more})",
-              file=sys.stderr)
+        more = "" if read.corrupt_lines <= len(read.reasons) else f" (first {len(read.reasons)} shown)"
+        print(f"warning: skipped {read.corrupt_lines} unreadable line(s) in {path}{more}:", file=sys.stderr)
+        for reason in read.reasons:
+            print(f"  {reason}", file=sys.stderr)
+    if any(writer != "council-harness" for writer, _ in read.writers):
+        counts = ", ".join(f"{n} from {writer}" for writer, n in read.writers)
+        print(f"note: {path} holds records of more than this project ({counts}); "
+              "llm-council-core's 0-based display positions are read as 1-based", file=sys.stderr)
     report = run_aggregated_bias_audit(
         read.table, min_sessions=minimum, window_sessions=sessions or None, window_days=days or None,
     )

@@ -8,7 +8,12 @@ secret there is a configuration error, never a built-in default. Consent ``OFF``
 The file is only ever appended to, in whole lines, under an inter-process lock
 (``<path>.lock``), flushed and fsynced; retention (:meth:`BiasStore.prune`) rewrites it
 atomically (temp file + ``os.replace``) under the same lock. Reading skips and counts corrupt
-lines (including a last line truncated by a crash) and never fails because of them.
+lines (including a last line truncated by a crash), says in one line why each was skipped, and
+never fails because of them.
+
+Lines written by ``llm-council-core`` (the seeds' own system, same schema and default path) are
+read too: see :mod:`harness.bias.columns` for how its writer is detected and its 0-based display
+positions converted; :func:`parse_line` applies the same rules to one line.
 """
 
 from __future__ import annotations
@@ -22,20 +27,20 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import numpy as np
 from filelock import FileLock, Timeout
 from pydantic import AwareDatetime, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from harness import __version__
-from harness.bias.audit import pair_scores
-from harness.config import RubricWeights, Settings
+from harness.bias.columns import DISPLAY_POSITION_SCHEMA, schema_tuple
 from harness.errors import ConfigError, StoreError
-from harness.fsutil import atomic_write_text
 from harness.model import Frozen
-from harness.text import word_count
-from harness.transcript import Transcript
+
+if TYPE_CHECKING:
+    from harness.config import RubricWeights, Settings
+    from harness.transcript import Transcript
 
 SCHEMA_VERSION = "1.1.0"
 QUERY_HASH_CHARS = 100
@@ -70,6 +75,8 @@ class QueryMetadata(Frozen):
     @classmethod
     def for_query(cls, query: str, category: str | None = None, language: str | None = None) -> QueryMetadata:
         """Metadata of ``query``: its bucketed whitespace word count plus the given category and language."""
+        from harness.text import word_count
+
         return cls(category=category, token_count_bucket=token_count_bucket(word_count(query)), language=language)
 
 
@@ -96,7 +103,9 @@ class BiasMetricRecord(Frozen):
         query_metadata: coarse query facts, never the query text.
         reviewer_id: the reviewing council member id.
         model_id: the scored council member id.
-        position: 1-based display position of the candidate in the reviewer's presentation order.
+        position: 1-based display position of the candidate in the reviewer's presentation order
+            (``None`` only when read from an llm-council-core record before schema 1.2.0, whose
+            ``position`` was the reviewer's ranking index, not a display position).
         response_length_chars: length of the candidate's answer in characters.
         score_value: the score, 1-10 (see :mod:`harness.bias.audit` for how it is derived).
         score_scale: always ``1-10``.
@@ -111,7 +120,7 @@ class BiasMetricRecord(Frozen):
     query_metadata: QueryMetadata = QueryMetadata()
     reviewer_id: str = Field(min_length=1)
     model_id: str = Field(min_length=1)
-    position: int = Field(ge=1)
+    position: int | None = Field(ge=1)
     response_length_chars: int = Field(ge=0)
     score_value: float = Field(ge=1.0, le=10.0, allow_inf_nan=False)
     score_scale: Literal["1-10"] = "1-10"
@@ -172,6 +181,8 @@ def records_from_transcript(
     Raises:
         ConfigError: an invalid consent level, or RESEARCH consent without a secret.
     """
+    from harness.bias.audit import pair_scores
+
     level = _consent(consent)
     if level == ConsentLevel.OFF:
         return []
@@ -217,12 +228,14 @@ class ReadResult(Frozen):
         corrupt_lines: how many non-blank lines could not be read as a record (skipped).
         corrupt_examples: 1-based line numbers of the first corrupt lines (at most 20).
         total_records: valid records in the file before windowing.
+        reasons: ``line N: why`` for the first corrupt lines (at most 20), one line each.
     """
 
     records: tuple[BiasMetricRecord, ...]
     corrupt_lines: int = 0
     corrupt_examples: tuple[int, ...] = ()
     total_records: int = 0
+    reasons: tuple[str, ...] = ()
 
 
 class PruneResult(Frozen):
@@ -293,11 +306,74 @@ def select_window(
     return [r for r, keep in zip(records, mask, strict=True) if keep]
 
 
-def _parse(raw: bytes) -> BiasMetricRecord | None:
-    try:
-        return BiasMetricRecord.model_validate_json(raw)
-    except (ValidationError, ValueError):
+def _validation_message(exc: ValidationError) -> str:
+    """A pydantic error as one line: ``field: message; field: message``."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def from_llm_council(data: dict[str, Any]) -> dict[str, Any] | None:
+    """An llm-council-core line in this project's schema, or ``None`` when ``data`` is not one.
+
+    Detected as in :mod:`harness.bias.columns`: ``schema_version`` 1.2.0 or later, or a
+    ``query_metadata`` that is ``null`` or carries ``token_bucket``. Its 0-based display position
+    becomes 1-based; before 1.2.0 its ``position`` (a ranking index) becomes ``None``; its
+    ``query_metadata`` keeps ``category`` and ``language`` (its ``token_bucket`` counts characters,
+    not tokens, so it is not carried into ``token_count_bucket``).
+
+    Args:
+        data: one decoded JSON line.
+    """
+    version = data.get("schema_version", SCHEMA_VERSION)
+    meta = data.get("query_metadata", {})  # absent: this project's default, not llm-council-core's null
+    display = isinstance(version, str) and schema_tuple(version) >= DISPLAY_POSITION_SCHEMA
+    if not (display or meta is None or (isinstance(meta, dict) and "token_bucket" in meta)):
         return None
+    out = dict(data)
+    position = data.get("position")
+    if isinstance(position, int) and not isinstance(position, bool):
+        out["position"] = position + 1 if display else None
+    out["query_metadata"] = (
+        {"category": meta.get("category"), "language": meta.get("language")} if isinstance(meta, dict) else {}
+    )
+    return out
+
+
+def parse_line(raw: bytes) -> tuple[BiasMetricRecord | None, str | None]:
+    """One JSONL line as a record (either writer), or ``None`` and a one-line reason.
+
+    Args:
+        raw: the line's bytes.
+    """
+    try:
+        return BiasMetricRecord.model_validate_json(raw), None
+    except ValidationError as exc:
+        first = _validation_message(exc)
+    except ValueError as exc:
+        return None, f"not JSON ({exc})"
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        return None, f"not a JSON object on one line ({exc})"
+    foreign = from_llm_council(data) if isinstance(data, dict) else None
+    if foreign is None:
+        return None, (f"not a bias record: {first}" if isinstance(data, dict)
+                      else f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return BiasMetricRecord.model_validate(foreign), None
+    except ValidationError as exc:
+        detail = _validation_message(exc)
+        if foreign.get("score_value") == 0:
+            detail += " (llm-council-core writes 0.0 when a reviewer gave no score)"
+        return None, f"llm-council-core record: {detail}"
+
+
+def _parse(raw: bytes) -> BiasMetricRecord | None:
+    return parse_line(raw)[0]
 
 
 class BiasStore:
@@ -378,8 +454,9 @@ class BiasStore:
         except OSError as exc:
             raise StoreError(f"cannot read the bias store: {exc.strerror or exc}", str(self.path)) from None
 
-    def scan(self) -> Iterator[tuple[int, BiasMetricRecord | None]]:
-        """Every non-blank line as ``(1-based line number, record)``; the record is ``None`` for a corrupt line.
+    def scan_reasons(self) -> Iterator[tuple[int, BiasMetricRecord | None, str | None]]:
+        """Every non-blank line as ``(1-based line number, record, reason)``; for a corrupt line the
+        record is ``None`` and the reason says why in one line (see :func:`parse_line`).
 
         Streams the file (constant memory); a last line cut short by a crash is reported as corrupt.
 
@@ -395,7 +472,17 @@ class BiasStore:
                 raw = raw[:remaining]
                 remaining -= len(raw)
                 if raw.strip():
-                    yield number, _parse(raw)
+                    record, reason = parse_line(raw)
+                    yield number, record, reason
+
+    def scan(self) -> Iterator[tuple[int, BiasMetricRecord | None]]:
+        """Every non-blank line as ``(1-based line number, record)``; the record is ``None`` for a corrupt line.
+
+        Raises:
+            StoreError: the file does not exist or cannot be read.
+        """
+        for number, record, _ in self.scan_reasons():
+            yield number, record
 
     def read(
         self,
@@ -414,16 +501,16 @@ class BiasStore:
             StoreError: the file does not exist or cannot be read.
         """
         records: list[BiasMetricRecord] = []
-        corrupt: list[int] = []
-        for number, record in self.scan():
+        corrupt: list[tuple[int, str]] = []
+        for number, record, reason in self.scan_reasons():
             if record is None:
-                corrupt.append(number)
+                corrupt.append((number, reason or "unreadable"))
             else:
                 records.append(record)
         return ReadResult(
             records=tuple(select_window(records, window_sessions, window_days, now)),
-            corrupt_lines=len(corrupt), corrupt_examples=tuple(corrupt[:MAX_CORRUPT_EXAMPLES]),
-            total_records=len(records),
+            corrupt_lines=len(corrupt), corrupt_examples=tuple(n for n, _ in corrupt[:MAX_CORRUPT_EXAMPLES]),
+            total_records=len(records), reasons=tuple(f"line {n}: {why}" for n, why in corrupt[:MAX_CORRUPT_EXAMPLES]),
         )
 
     def prune(self, older_than_days: float, now: datetime | None = None) -> PruneResult:
@@ -456,6 +543,8 @@ class BiasStore:
                         corrupt += record is None
                         kept.append(raw.rstrip(b"\r\n").decode("utf-8", errors="replace") + "\n")
                 if removed:
+                    from harness.fsutil import atomic_write_text
+
                     atomic_write_text(self.path, "".join(kept))
         except OSError as exc:
             raise StoreError(f"cannot prune the bias store: {exc.strerror or exc}", str(self.path)) from None

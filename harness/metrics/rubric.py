@@ -6,7 +6,9 @@ result at 4.0 and accuracy below 7 caps it at 7.0; the result is rounded to 2 pl
 Accuracy is required: a missing accuracy score is an error, never a default of 10.
 
 The stage-2 peer rubric of a council is summarized per member by :func:`peer_rubric_breakdown`;
-reviewers who ignored the rubric fall back to the ranking-only (Borda) aggregation.
+the ceiling is applied to each reviewer's composite, and the member's composite is the mean of
+those (never the ceiling of the mean accuracy); reviewers who ignored the rubric fall back to the
+ranking-only (Borda) aggregation.
 """
 
 from __future__ import annotations
@@ -216,7 +218,7 @@ class DimensionStats(Frozen):
             describes the reviewers at hand and is 0 for a single reviewer.
         n: how many reviewers gave this dimension.
         weight: the dimension's weight.
-        ceiling_applied: accuracy only: whether the accuracy ceiling lowered the composite.
+        ceiling_applied: accuracy only: whether the accuracy ceiling lowered any reviewer's composite.
         flag: ``"high variance suggests split opinions"`` when the unrounded std exceeds 1.0
             (:data:`HIGH_VARIANCE_STD`, our chosen threshold; the seed does not fix one).
     """
@@ -240,9 +242,12 @@ class RubricBreakdown(Frozen):
         n_reviews: rubric score sets used (``mode == "rubric"``), else ballots that ranked it.
         n_ranking_only: reviews of this member that fell back to ranking only.
         dimensions: per-dimension statistics (empty in ``ranking_only`` mode).
-        weighted_composite: :func:`weighted_score_with_ceiling` of the dimension means (the
-            ceiling uses the mean accuracy); ``None`` in ``ranking_only`` mode.
-        accuracy_ceiling_effect: ``none``, ``capped_at_4`` or ``capped_at_7``.
+        weighted_composite: the mean over reviewers of each reviewer's
+            :func:`score_with_ceiling` (the accuracy ceiling is applied per reviewer, then
+            averaged), rounded to 2 places; ``None`` in ``ranking_only`` mode.
+        accuracy_ceiling_effect: the strongest cap that lowered any reviewer's composite:
+            ``capped_at_4`` if any, else ``capped_at_7`` if any, else ``none``.
+        n_capped: how many reviewers' composites the ceiling lowered.
         borda: the member's aggregate normalized Borda score (the ranking-based fallback).
     """
 
@@ -253,6 +258,7 @@ class RubricBreakdown(Frozen):
     dimensions: dict[str, DimensionStats] = {}
     weighted_composite: float | None = None
     accuracy_ceiling_effect: CeilingEffect = "none"
+    n_capped: int = 0
     borda: float | None = None
 
     def seed_json(self) -> dict[str, Any]:
@@ -304,13 +310,18 @@ def rubric_breakdown(
             if d in scores:
                 per_dim[d].append(_check_score(d, scores[d]))
     stats = {d: _dimension_stats(v, wd[d]) for d, v in per_dim.items() if v}
-    means = {d: statistics.fmean(v) for d, v in per_dim.items() if v}
-    ceiling = score_with_ceiling(means, w)
-    stats["accuracy"] = stats["accuracy"].model_copy(update={"ceiling_applied": ceiling.ceiling_applied})
+    # the ceiling is applied to each reviewer's own composite, then averaged: one reviewer's
+    # accuracy 4 (capped at 4) and another's 10 must not average to 7 and escape the cap
+    per_reviewer = [score_with_ceiling(scores, w) for scores in score_sets]
+    capped = [c for c in per_reviewer if c.ceiling_applied]
+    effect: CeilingEffect = "none"
+    if capped:
+        effect = "capped_at_4" if any(c.effect == "capped_at_4" for c in capped) else "capped_at_7"
+    stats["accuracy"] = stats["accuracy"].model_copy(update={"ceiling_applied": bool(capped)})
     return RubricBreakdown(
         member=member, mode="rubric", n_reviews=len(score_sets), n_ranking_only=n_ranking_only,
-        dimensions=stats, weighted_composite=ceiling.score, accuracy_ceiling_effect=ceiling.effect,
-        borda=borda,
+        dimensions=stats, weighted_composite=round(statistics.fmean(c.score for c in per_reviewer), 2),
+        accuracy_ceiling_effect=effect, n_capped=len(capped), borda=borda,
     )
 
 

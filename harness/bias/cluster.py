@@ -1,0 +1,227 @@
+"""Session-clustered statistics: in a bias store the independent unit is the session, not the record.
+
+Every reviewer of a session scores the same few answers, so a per-answer quality effect makes
+the records of one session move together: 12 records of 3 reviewers x 4 candidates carry far
+less information than 12 independent scores. Everything here treats sessions as the units:
+
+* :func:`clustered_mean` -- a weighted mean of one value per session, ``xbar = sum w_i x_i / sum w_i``,
+  with the cluster-robust standard error ``se^2 = k/(k-1) * sum w_i^2 (x_i - xbar)^2 / (sum w_i)^2``
+  over ``k`` sessions (for equal weights exactly ``sd/sqrt(k)``, the one-sample t standard error),
+  never below an optional model-based floor, and a Student-t interval and two-sided p-value with
+  ``k - 1`` degrees of freedom. Undefined (``None``) for fewer than 2 sessions.
+* :func:`resampled_means` -- the Bayesian bootstrap over sessions (Rubin 1981): each resample
+  gives every session an independent Exp(1) weight (normalized, a Dirichlet(1, ..., 1) draw);
+  statistics are recomputed from weighted per-session sums and
+  summarized by percentiles (:func:`percentile_interval`). A weighted mean of scores on 1-10 is
+  always inside 1-10, a variance is never negative: the intervals stay in range by construction.
+* :func:`equal_means_test` -- the cluster-robust Wald test that G group means are equal (e.g.
+  the mean score at each display position): ``m_g = sum_s S_sg / sum_s C_sg`` from per-session
+  sums ``S`` and counts ``C``; session influences ``u_sg = (S_sg - m_g C_sg) / C_g``; covariance
+  ``V = k/(k-1) sum_s u_s u_s'``; contrasts of the first ``q = G-1`` groups against the last,
+  ``W = d' (L V L')^-1 d``, referred to ``F(q, k-q)`` after Hotelling's scaling
+  ``F = W (k-q) / (q (k-1))``. Undefined when ``k <= q`` or the covariance is singular.
+* :func:`anomaly_min_sessions` -- with ``n`` values, no value can lie more than ``(n-1)/sqrt(n)``
+  sample standard deviations from their mean, so a ``|z| > c`` rule needs the smallest ``n``
+  with ``(n-1)/sqrt(n) > c`` (9 for c = 2.5).
+
+Distribution functions come from ``scipy.special`` (imported on first use, not ``scipy.stats``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+_BOOTSTRAP_CELLS = 4_000_000  # resamples x sessions per chunk (memory bound)
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Quantile of Student's t with ``df`` degrees of freedom (``scipy.special.stdtrit``)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, p))
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """Two-sided p-value of a t statistic: ``2 * P(T_df <= -|t|)`` (``scipy.special.stdtr``)."""
+    from scipy.special import stdtr
+
+    return float(min(1.0, 2.0 * stdtr(df, -abs(t))))
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteredMean:
+    """A weighted mean over sessions with its cluster-robust interval (see :func:`clustered_mean`)."""
+
+    mean: float
+    se: float
+    lower: float
+    upper: float
+    p_value: float
+    sessions: int
+
+
+def clustered_mean(
+    values: np.ndarray, weights: np.ndarray, confidence: float = 0.95, se_floor: float = 0.0
+) -> ClusteredMean | None:
+    """Weighted mean of one value per session, cluster-robust SE, t-interval with k-1 df.
+
+    Args:
+        values: one value per session.
+        weights: one non-negative weight per session.
+        confidence: the interval's coverage.
+        se_floor: a lower bound for the standard error (e.g. the model-based SE that treats
+            records as independent, which the true SE cannot be below).
+
+    Returns:
+        The mean, SE, interval and the p-value of ``mean == 0``; ``None`` for fewer than 2 sessions.
+    """
+    k = int(values.size)
+    if k < 2:
+        return None
+    total = float(weights.sum())
+    mean = float(np.dot(weights, values) / total)
+    resid = weights * (values - mean)
+    se = max(math.sqrt(k / (k - 1) * float(np.dot(resid, resid))) / total, se_floor)
+    if se <= 0:
+        return ClusteredMean(mean=mean, se=0.0, lower=mean, upper=mean, p_value=0.0 if mean else 1.0, sessions=k)
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, k - 1) * se
+    return ClusteredMean(mean=mean, se=se, lower=mean - half, upper=mean + half,
+                         p_value=t_two_sided_p(mean / se, k - 1), sessions=k)
+
+
+def session_sums(session: np.ndarray, group: np.ndarray, values: np.ndarray, sessions: int,
+                 groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-session, per-group sums of ``values`` and counts: two ``sessions x groups`` arrays.
+
+    Args:
+        session: session index per record.
+        group: group index per record (0..groups-1).
+        values: the value per record.
+        sessions: number of sessions.
+        groups: number of groups.
+    """
+    cell = session * groups + group
+    size = sessions * groups
+    sums = np.bincount(cell, weights=values, minlength=size).reshape(sessions, groups)
+    counts = np.bincount(cell, minlength=size).reshape(sessions, groups).astype(np.float64)
+    return sums, counts
+
+
+def resampled_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Group means under Bayesian-bootstrap session weights: ``(W @ sums) / (W @ counts)`` per resample.
+
+    ``W`` holds i.i.d. Exp(1) weights, one per (resample, session), drawn in single precision in
+    chunks from ``numpy.random.default_rng(seed)``: the same seed gives the same resamples to every
+    caller, so figures computed in separate calls share their resamples. Pass the sums of several
+    figures side by side to draw the weights once.
+
+    Args:
+        sums: ``sessions x groups`` per-session sums.
+        counts: ``sessions x groups`` per-session counts.
+        resamples: number of resamples.
+        seed: the random seed.
+
+    Returns:
+        ``resamples x groups`` means (NaN where a group has no records).
+    """
+    sessions, groups = sums.shape
+    out = np.empty((resamples, groups))
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _BOOTSTRAP_CELLS // max(1, sessions))
+    both = np.hstack([sums, counts]).astype(np.float32)
+    for first in range(0, resamples, chunk):
+        rows = min(chunk, resamples - first)
+        part = (rng.standard_exponential((rows, sessions), dtype=np.float32) @ both).astype(np.float64)
+        num, den = part[:, :groups], part[:, groups:]
+        view = out[first:first + rows]
+        np.divide(num, den, out=view, where=den > 0)
+        view[den <= 0] = np.nan
+    return out
+
+
+def percentile_interval(
+    samples: np.ndarray, confidence: float = 0.95, lower_bound: float | None = None,
+    upper_bound: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval per column of ``samples`` (NaNs ignored), clipped to the quantity's range.
+
+    Args:
+        samples: ``resamples x quantities`` (or one quantity as a 1-D array).
+        confidence: the interval's coverage.
+        lower_bound: the smallest value the quantity can take (``None``: unbounded).
+        upper_bound: the largest value the quantity can take.
+
+    Returns:
+        Lower and upper bounds per column (NaN where a column has no finite sample).
+    """
+    alpha = (1.0 - confidence) / 2.0
+    data = samples.reshape(samples.shape[0], -1)
+    lo = np.full(data.shape[1], np.nan)
+    hi = np.full(data.shape[1], np.nan)
+    for j in range(data.shape[1]):
+        col = data[:, j]
+        col = col[np.isfinite(col)]
+        if col.size >= 2:
+            lo[j], hi[j] = np.quantile(col, [alpha, 1.0 - alpha])
+    if lower_bound is not None or upper_bound is not None:
+        lo = np.clip(lo, lower_bound, upper_bound)
+        hi = np.clip(hi, lower_bound, upper_bound)
+    return lo, hi
+
+
+@dataclass(frozen=True, slots=True)
+class EqualMeansTest:
+    """The cluster-robust Wald test of equal group means (see :func:`equal_means_test`)."""
+
+    f: float
+    df1: int
+    df2: int
+    p_value: float
+
+
+def equal_means_test(sums: np.ndarray, counts: np.ndarray) -> EqualMeansTest | None:
+    """Cluster-robust Wald test that all group means are equal, as an F test over sessions.
+
+    Args:
+        sums: ``sessions x groups`` per-session sums.
+        counts: ``sessions x groups`` per-session counts.
+
+    Returns:
+        The test, or ``None`` with fewer sessions than groups, an empty group or a singular covariance.
+    """
+    from scipy.special import fdtrc
+
+    k, g = sums.shape
+    q = g - 1
+    totals = counts.sum(axis=0)
+    if q < 1 or k <= q or (totals <= 0).any():
+        return None
+    means = sums.sum(axis=0) / totals
+    u = (sums - means * counts) / totals
+    cov = k / (k - 1) * (u.T @ u)
+    contrast = np.hstack([np.eye(q), -np.ones((q, 1))])
+    d = contrast @ means
+    v = contrast @ cov @ contrast.T
+    if np.linalg.matrix_rank(v) < q:
+        return None
+    wald = float(d @ np.linalg.solve(v, d))
+    f = wald * (k - q) / (q * (k - 1))
+    return EqualMeansTest(f=f, df1=q, df2=k - q, p_value=float(fdtrc(q, k - q, f)))
+
+
+def anomaly_min_sessions(z_threshold: float) -> int:
+    """The fewest sessions at which some session can lie more than ``z_threshold`` sample SDs from the mean.
+
+    With ``n`` values the largest possible ``|z|`` is ``(n-1)/sqrt(n)``; this is the smallest
+    ``n >= 3`` where that exceeds the threshold (9 for 2.5, 6 for 2.0).
+
+    Args:
+        z_threshold: the anomaly cut-off.
+    """
+    n = 3
+    while (n - 1) / math.sqrt(n) <= z_threshold:
+        n += 1
+    return n

@@ -1,0 +1,366 @@
+"""Bias stores read straight into columns: one typed batch decode of the whole JSONL file.
+
+Two writers produce the same JSONL at the same default path (``~/.llm-council/bias_metrics.jsonl``):
+
+* **council-harness** (this project, :class:`harness.bias.store.BiasMetricRecord`): schema
+  ``1.1.0`` (any ``1.x`` below ``1.2.0``), 1-based display positions, ``query_metadata`` always an
+  object with ``category``/``token_count_bucket``/``language``.
+* **llm-council-core** (the seeds' own system, ``llm_council.bias_persistence``): schema ``1.2.0``
+  and later with **0-based** display positions (read as ``position + 1``); ``query_metadata`` is
+  ``null`` or an object with ``token_bucket``. Its records before ``1.2.0`` (``query_metadata``
+  ``null`` or with ``token_bucket``) hold the reviewer's *ranking index* in ``position``, not a
+  display position: they are kept for every figure except position bias (position 0 = unknown).
+  It writes ``score_value`` 0.0 for a missing score; such lines are skipped with that reason.
+
+The writer is detected per line, by ``schema_version`` first, then by the shape of
+``query_metadata``. The whole file is decoded and type-checked in one call
+(``msgspec.json.Decoder.decode_lines``: types, ranges, unknown fields); only when that fails is it
+decoded line by line to find each bad line. Cross-field rules (score range per writer, aware
+timestamps, query hash only at consent 4) are then checked column-wise. Every skipped line gets a
+one-line reason (``line 7: score_value: expected a number from 1 to 10, got 0.0 ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from operator import attrgetter
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import msgspec
+import numpy as np
+
+if TYPE_CHECKING:
+    from harness.bias.store import BiasMetricRecord, BiasStore
+
+WRITER_HARNESS = "council-harness"
+WRITER_LLM_COUNCIL = "llm-council-core"
+#: First schema version whose ``position`` is llm-council-core's 0-based display position.
+DISPLAY_POSITION_SCHEMA = (1, 2, 0)
+MAX_SKIP_EXAMPLES = 20
+
+_NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+_SCHEMA = re.compile(r"^1\.(\d+)\.(\d+)$")
+
+
+class _QueryMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    category: str | None = None
+    token_count_bucket: str | None = None  # council-harness
+    token_bucket: str | None = None  # llm-council-core
+    language: str | None = None
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One JSONL line as either writer writes it (field types and ranges both writers share)."""
+
+    session_id: _NonEmpty
+    timestamp: _NonEmpty
+    consent_level: Annotated[int, msgspec.Meta(ge=1, le=4)]
+    reviewer_id: _NonEmpty
+    model_id: _NonEmpty
+    position: Annotated[int, msgspec.Meta(ge=0)]
+    response_length_chars: Annotated[int, msgspec.Meta(ge=0)]
+    score_value: Annotated[float, msgspec.Meta(ge=0.0, le=10.0)]
+    council_config_version: str
+    schema_version: Annotated[str, msgspec.Meta(pattern=r"^1\.\d+\.\d+$")] = "1.1.0"
+    score_scale: Literal["1-10"] = "1-10"
+    query_hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")] | None = None
+    query_metadata: _QueryMeta | None | msgspec.UnsetType = msgspec.UNSET  # absent: council-harness default
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordTable:
+    """A columnar view of records for vectorized aggregation.
+
+    Args:
+        session: session index per record (0..S-1, in order of first appearance).
+        reviewer: reviewer index per record.
+        model: scored-candidate index per record.
+        config: ``council_config_version`` index per record.
+        position: 1-based display position per record (0: unknown, see the module docstring).
+        length: response length (chars) per record.
+        score: score per record.
+        time: timestamp per record, POSIX seconds.
+        session_ids: the session id of each session index.
+        reviewer_ids: the reviewer id of each reviewer index.
+        model_ids: the candidate id of each model index.
+        config_ids: the ``council_config_version`` of each config index.
+    """
+
+    session: np.ndarray
+    reviewer: np.ndarray
+    model: np.ndarray
+    config: np.ndarray
+    position: np.ndarray
+    length: np.ndarray
+    score: np.ndarray
+    time: np.ndarray
+    session_ids: tuple[str, ...]
+    reviewer_ids: tuple[str, ...]
+    model_ids: tuple[str, ...]
+    config_ids: tuple[str, ...]
+
+    @classmethod
+    def from_columns(
+        cls,
+        sessions: list[str],
+        reviewers: list[str],
+        models: list[str],
+        configs: list[str],
+        position: np.ndarray,
+        length: np.ndarray,
+        score: np.ndarray,
+        time: np.ndarray,
+    ) -> RecordTable:
+        """Build a table from per-record columns (ids are coded in order of first appearance)."""
+        s_codes, s_ids = _codes(sessions)
+        r_codes, r_ids = _codes(reviewers)
+        m_codes, m_ids = _codes(models)
+        c_codes, c_ids = _codes(configs)
+        return cls(
+            session=s_codes, reviewer=r_codes, model=m_codes, config=c_codes,
+            position=np.asarray(position, dtype=np.int64), length=np.asarray(length, dtype=np.float64),
+            score=np.asarray(score, dtype=np.float64), time=np.asarray(time, dtype=np.float64),
+            session_ids=s_ids, reviewer_ids=r_ids, model_ids=m_ids, config_ids=c_ids,
+        )
+
+    @classmethod
+    def from_records(cls, records: Iterable[BiasMetricRecord]) -> RecordTable:
+        """Build the columns from record objects (any order; a position of ``None`` becomes 0, unknown).
+
+        Args:
+            records: the records.
+        """
+        rows = list(records)
+        return cls.from_columns(
+            [r.session_id for r in rows], [r.reviewer_id for r in rows], [r.model_id for r in rows],
+            [r.council_config_version for r in rows],
+            np.fromiter((r.position or 0 for r in rows), np.int64, len(rows)),
+            np.fromiter((r.response_length_chars for r in rows), np.float64, len(rows)),
+            np.fromiter((r.score_value for r in rows), np.float64, len(rows)),
+            np.fromiter((r.timestamp.timestamp() for r in rows), np.float64, len(rows)),
+        )
+
+    def select(self, mask: np.ndarray) -> RecordTable:
+        """The records where ``mask`` is true, with every id column re-indexed (order kept).
+
+        Args:
+            mask: one boolean per record.
+        """
+        if mask.all():
+            return self
+
+        def recode(codes: np.ndarray, ids: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
+            used, inverse = np.unique(codes[mask], return_inverse=True)
+            return inverse.astype(np.int64), tuple(ids[i] for i in used)
+
+        session, session_ids = recode(self.session, self.session_ids)
+        reviewer, reviewer_ids = recode(self.reviewer, self.reviewer_ids)
+        model, model_ids = recode(self.model, self.model_ids)
+        config, config_ids = recode(self.config, self.config_ids)
+        return RecordTable(
+            session=session, reviewer=reviewer, model=model, config=config, position=self.position[mask],
+            length=self.length[mask], score=self.score[mask], time=self.time[mask],
+            session_ids=session_ids, reviewer_ids=reviewer_ids, model_ids=model_ids, config_ids=config_ids,
+        )
+
+    @property
+    def n_records(self) -> int:
+        return int(self.score.size)
+
+    @property
+    def n_sessions(self) -> int:
+        return len(self.session_ids)
+
+    @property
+    def config_versions(self) -> tuple[str, ...]:
+        """The distinct ``council_config_version`` values, sorted."""
+        return tuple(sorted(self.config_ids))
+
+    @property
+    def window(self) -> tuple[datetime | None, datetime | None]:
+        """Earliest and latest record timestamps (``None`` without records)."""
+        if self.time.size == 0:
+            return None, None
+        return _dt(float(self.time.min())), _dt(float(self.time.max()))
+
+    def session_times(self) -> np.ndarray:
+        """Each session's time: the earliest timestamp among its records."""
+        out = np.full(self.n_sessions, np.inf)
+        np.minimum.at(out, self.session, self.time)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class TableRead:
+    """A store read straight into columns.
+
+    Args:
+        table: the valid records as a :class:`RecordTable`.
+        corrupt_lines: non-blank lines skipped (not JSON, not a record of either writer, or a rule broken).
+        corrupt_examples: 1-based line numbers of the first skipped lines (at most 20).
+        reasons: one line per skipped line, ``line N: why`` (at most 20).
+        writers: records read per writer (``council-harness``, ``llm-council-core``).
+        no_display_position: records kept without a display position (llm-council-core before 1.2.0).
+    """
+
+    table: RecordTable
+    corrupt_lines: int
+    corrupt_examples: tuple[int, ...]
+    reasons: tuple[str, ...] = ()
+    writers: tuple[tuple[str, int], ...] = ()
+    no_display_position: int = 0
+
+
+def _dt(posix: float) -> datetime:
+    return datetime.fromtimestamp(posix, tz=UTC)
+
+
+def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes in order of first appearance, and the distinct values in that order."""
+    distinct = tuple(dict.fromkeys(values))
+    index = {v: i for i, v in enumerate(distinct)}
+    return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
+
+
+def schema_tuple(version: str) -> tuple[int, int, int]:
+    """``"1.2.0"`` -> ``(1, 2, 0)`` (versions are validated as ``1.x.y`` before this is called)."""
+    m = _SCHEMA.match(version)
+    return (1, int(m.group(1)), int(m.group(2))) if m else (0, 0, 0)
+
+
+def _decode_each(lines: list[bytes]) -> tuple[list[_Line], list[int], list[tuple[int, str]]]:
+    """Line-by-line decode (only when the batch decode failed): rows, their line numbers, skip reasons."""
+    rows: list[_Line] = []
+    numbers: list[int] = []
+    bad: list[tuple[int, str]] = []
+    for i, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            rows.append(_DECODER.decode(raw))
+            numbers.append(i)
+        except msgspec.DecodeError as exc:
+            bad.append((i, f"not a JSON object on one line ({exc})"))
+        except msgspec.ValidationError as exc:
+            bad.append((i, f"not a bias record: {exc}"))
+    return rows, numbers, bad
+
+
+def _foreign_meta(meta: _QueryMeta | None | msgspec.UnsetType) -> bool:
+    """llm-council-core's ``query_metadata``: ``null``, or an object with ``token_bucket``."""
+    return meta is None or (isinstance(meta, _QueryMeta) and meta.token_bucket is not None)
+
+
+def _parse_time(value: str) -> float | None:
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when.timestamp() if when.tzinfo is not None else None
+
+
+def decode_buffer(data: bytes) -> TableRead:
+    """Decode a whole store's bytes into a :class:`TableRead` (see the module docstring for the rules).
+
+    Args:
+        data: the file's contents (a last line without newline is read like any other).
+    """
+    rows: list[_Line] | None = None
+    numbers: list[int] | None = None
+    bad: list[tuple[int, str]] = []
+    expected = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    try:
+        rows = _DECODER.decode_lines(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        rows = None
+    if rows is None or len(rows) != expected:  # a bad line, a blank line or two objects glued on one line
+        rows, numbers, bad = _decode_each(data.split(b"\n"))
+    n = len(rows)
+
+    def column(name: str) -> list:  # type: ignore[type-arg]
+        return list(map(attrgetter(name), rows))
+
+    schema = column("schema_version")
+    versions = {v: schema_tuple(v) >= DISPLAY_POSITION_SCHEMA for v in dict.fromkeys(schema)}
+    display = np.fromiter(map(versions.__getitem__, schema), bool, n)
+    meta_foreign = np.fromiter(map(_foreign_meta, column("query_metadata")), bool, n)
+    foreign = display | meta_foreign  # llm-council-core, any schema
+    position = np.fromiter(column("position"), np.int64, n)
+    score = np.fromiter(column("score_value"), np.float64, n)
+    consent = np.fromiter(column("consent_level"), np.int64, n)
+    hashed = np.fromiter((h is not None for h in column("query_hash")), bool, n)
+    stamps = column("timestamp")
+    parsed = {s: _parse_time(s) for s in dict.fromkeys(stamps)}
+    time = np.fromiter((v if v is not None else np.nan for v in map(parsed.__getitem__, stamps)), np.float64, n)
+
+    reason = np.zeros(n, dtype=np.int8)  # 0 = keep; codes index _REASONS
+    reason[hashed & (consent != 4)] = 5
+    reason[np.isnan(time)] = 4
+    reason[~foreign & (position < 1)] = 3
+    reason[foreign & (score < 1.0)] = 2
+    reason[~foreign & (score < 1.0)] = 1
+    keep = reason == 0
+    if not keep.all():
+        if numbers is None:
+            numbers = [i for i, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+        for j in np.flatnonzero(~keep):
+            detail = {1: f"got {score[j]!r}", 2: f"got {score[j]!r}", 3: f"got {position[j]}",
+                      4: f"got {stamps[j]!r}", 5: f"consent_level is {consent[j]}"}[int(reason[j])]
+            bad.append((numbers[j], f"{_REASONS[int(reason[j])]}, {detail}"))
+        bad.sort()
+    # llm-council-core from 1.2.0 on: 0-based display position; before: a ranking index (unknown display)
+    position = np.where(foreign & display, position + 1, np.where(foreign, 0, position))
+    idx = np.flatnonzero(keep)
+    everything = idx.size == n
+
+    def kept(name: str) -> list[str]:
+        values = column(name)
+        return values if everything else [values[j] for j in idx]
+
+    length = np.fromiter(column("response_length_chars"), np.float64, n)
+    table = RecordTable.from_columns(
+        kept("session_id"), kept("reviewer_id"), kept("model_id"), kept("council_config_version"),
+        position[idx], length[idx], score[idx], time[idx],
+    )
+    n_foreign = int(foreign[keep].sum())
+    writers = tuple((w, c) for w, c in ((WRITER_HARNESS, idx.size - n_foreign), (WRITER_LLM_COUNCIL, n_foreign)) if c)
+    return TableRead(
+        table=table, corrupt_lines=len(bad), corrupt_examples=tuple(i for i, _ in bad[:MAX_SKIP_EXAMPLES]),
+        reasons=tuple(f"line {i}: {why}" for i, why in bad[:MAX_SKIP_EXAMPLES]), writers=writers,
+        no_display_position=int((foreign & ~display & keep).sum()),
+    )
+
+
+_REASONS = {
+    1: "score_value: expected a number from 1 to 10",
+    2: "score_value: expected a number from 1 to 10 (llm-council-core writes 0.0 when a reviewer gave no score)",
+    3: "position: expected a 1-based display position (schema below 1.2.0 from council-harness)",
+    4: "timestamp: expected an ISO 8601 time with a UTC offset",
+    5: "query_hash: only allowed at consent level 4 (RESEARCH)",
+}
+
+
+def read_columns(store: BiasStore) -> TableRead:
+    """Read a whole store into columns (one snapshot under the store's lock, then one batch decode).
+
+    Args:
+        store: the bias store.
+
+    Raises:
+        StoreError: the file does not exist or cannot be read.
+    """
+    from harness.errors import StoreError
+
+    fh, size = store._open_snapshot()
+    try:
+        with fh:
+            data = fh.read(size)
+    except OSError as exc:
+        raise StoreError(f"cannot read the bias store: {exc.strerror or exc}", str(store.path)) from None
+    return decode_buffer(data)
