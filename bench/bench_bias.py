@@ -3,6 +3,15 @@
 Run: ``python bench/bench_bias.py [--quick] [--sessions 1000 100000] [--resamples 1000]``, or ``run(quick=...)``
 from the benchmark runner (returns a :class:`bench.BenchResult`).
 
+Beside the reference: on the same generated 1,000-session store (the first size) it also times,
+in the same process, ``llm-council-core``'s own ``run_aggregated_bias_audit(store_path)`` (its
+read + aggregation; the package is the ``llm-council`` extra) and prints the speed-up of ours
+(best of 5 runs each, CPU and wall). Unless ``--quick``, it then times the two commands as
+subprocesses on that store (best of 3 wall): bare ``python -c pass``, ``council-harness
+bias-report --format json`` (all sessions) and ``llm-council bias-report --format json``, and
+prints our command against the reference command and against the floor "bare start-up + our
+in-process work".
+
 For each size it writes a synthetic JSONL store (4 reviewers x 3 candidates = 12 records per
 session, with a built-in length bias, a position effect and a harsh reviewer), then times, in
 one process, reading (every line parsed and validated) and ``run_aggregated_bias_audit`` (all
@@ -15,15 +24,22 @@ sessions. It prints wall and CPU times, the time per 1,000 sessions and the rati
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import BenchResult, BenchRow, Timing, load_note, ratio, timed  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 from harness.bias.aggregate import read_table, run_aggregated_bias_audit  # noqa: E402
 from harness.bias.store import BiasMetricRecord, BiasStore, ConsentLevel, QueryMetadata  # noqa: E402
 from harness.model import Frozen  # noqa: E402
@@ -122,6 +138,104 @@ def measure(sessions: int, resamples: int, folder: Path, records_path: bool) -> 
     )
 
 
+def best_of(fn: Callable[[], object], repeats: int) -> Timing:
+    """The fastest of ``repeats`` calls (wall and CPU taken separately, each at its minimum)."""
+    runs = [timed(fn)[1] for _ in range(repeats)]
+    return Timing(wall_s=min(t.wall_s for t in runs), cpu_s=min(t.cpu_s for t in runs))
+
+
+def _reference_audit() -> Callable[[Path], object] | None:
+    """llm-council-core's ``run_aggregated_bias_audit``, or ``None`` when the package is not installed."""
+    try:
+        from llm_council.bias_aggregation import run_aggregated_bias_audit as reference
+    except ImportError:
+        return None
+    return lambda path: reference(store_path=path)
+
+
+def _command_wall(argv: list[str], repeats: int, cwd: Path) -> float:
+    """Best wall seconds of running ``argv`` (exit code 0 required)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+        elapsed = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}")
+        best = min(best, elapsed)
+    return best
+
+
+def _script(name: str) -> list[str] | None:
+    """A console script of this interpreter's environment (``council-harness``, ``llm-council``)."""
+    found = Path(sys.executable).parent / name
+    if found.exists():
+        return [str(found)]
+    which = shutil.which(name)
+    return [which] if which else None
+
+
+def compare_with_reference(path: Path, resamples: int, commands: bool, repeats: int = 5) -> BenchResult:
+    """Time ours and llm-council-core's aggregation of the same store, in process and as commands.
+
+    Args:
+        path: a bias JSONL store (both packages read its format).
+        resamples: bootstrap resamples of our audit.
+        commands: also time the two ``bias-report`` commands as subprocesses.
+        repeats: in-process runs of each (the best counts).
+    """
+    store = BiasStore(path)
+
+    def ours() -> object:
+        return run_aggregated_bias_audit(read_table(store).table, bootstrap_resamples=resamples)
+
+    ours()  # warm: first-use imports (scipy.special) are start-up, not work
+    mine = best_of(ours, repeats)
+    figures = {"ours_ms": mine.wall_s * 1000, "ours_cpu_ms": mine.cpu_s * 1000}
+    rows: list[BenchRow] = []
+    notes: list[str] = []
+    reference = _reference_audit()
+    if reference is None:
+        notes.append("llm-council-core is not installed (extra `llm-council`): no reference figures")
+    else:
+        reference(path)
+        ref = best_of(lambda: reference(path), repeats)
+        figures.update({"reference_ms": ref.wall_s * 1000, "reference_cpu_ms": ref.cpu_s * 1000,
+                        "speedup_cpu": ratio(ref.cpu_s, mine.cpu_s), "speedup_wall": ratio(ref.wall_s, mine.wall_s)})
+        rows.append(BenchRow(
+            name="bias.vs reference (in process)",
+            figure=f"{mine.cpu_s * 1000:,.1f} ms vs {ref.cpu_s * 1000:,.1f} ms cpu",
+            ratio=f"{ratio(ref.cpu_s, mine.cpu_s):.1f}x faster (wall {ratio(ref.wall_s, mine.wall_s):.1f}x)",
+            note=f"best of {repeats}: read_table + run_aggregated_bias_audit ({resamples} resamples) vs "
+                 "llm_council.bias_aggregation.run_aggregated_bias_audit(store_path); same store",
+        ))
+    if commands:
+        with tempfile.TemporaryDirectory(prefix="bench-bias-cwd-") as cwd:
+            bare = _command_wall([sys.executable, "-c", "pass"], 3, Path(cwd))
+            ours_cmd = _script("council-harness") or [sys.executable, "-m", "harness.cli"]
+            mine_s = _command_wall([*ours_cmd, "bias-report", "--input", str(path), "--sessions", "0", "--days", "0",
+                                    "--format", "json"], 3, Path(cwd))
+            floor = bare + mine.wall_s
+            figures.update({"command_bare_python_ms": bare * 1000, "command_ours_ms": mine_s * 1000,
+                            "command_ours_vs_floor": ratio(mine_s, floor)})
+            rows.append(BenchRow(
+                name="bias.bias-report command", figure=f"{mine_s * 1000:,.0f} ms",
+                ratio=f"{ratio(mine_s, floor):.2f}x bare start-up + in-process work ({floor * 1000:,.0f} ms)",
+                note=f"bare `python -c pass` {bare * 1000:,.0f} ms; best of 3; --format json, all sessions",
+            ))
+            ref_cmd = _script("llm-council") if reference is not None else None
+            if ref_cmd is not None:
+                ref_s = _command_wall([*ref_cmd, "bias-report", "--input", str(path), "--format", "json"], 3,
+                                      Path(cwd))
+                figures.update({"command_reference_ms": ref_s * 1000, "command_speedup": ratio(ref_s, mine_s)})
+                rows.append(BenchRow(
+                    name="bias.vs reference command", figure=f"{mine_s * 1000:,.0f} ms vs {ref_s * 1000:,.0f} ms",
+                    ratio=f"{ratio(ref_s, mine_s):.2f}x faster", note="`llm-council bias-report --format json`",
+                ))
+    return BenchResult(name="bias.reference", figures=figures, rows=tuple(rows), notes=tuple(notes))
+
+
 def run(quick: bool = False, resamples: int = 1000, sizes: tuple[int, ...] | None = None) -> BenchResult:
     """Measure read + aggregate at 1,000 sessions and (unless ``quick``) 100,000 sessions.
 
@@ -137,8 +251,13 @@ def run(quick: bool = False, resamples: int = 1000, sizes: tuple[int, ...] | Non
              "12 records per session (4 reviewers x 3 candidates); read = parse + validate every line; "
              "aggregate = run_aggregated_bias_audit with every figure (bootstrap included)"]
     with tempfile.TemporaryDirectory(prefix="bench-bias-") as tmp:
-        for n in sizes:
+        for i, n in enumerate(sizes):
             f = measure(n, resamples, Path(tmp), records_path=n <= 10_000)
+            if i == 0:
+                ref = compare_with_reference(Path(tmp) / f"bias_{n}.jsonl", resamples, commands=not quick)
+                figures.update({f"sessions_{n}.{k}": v for k, v in ref.figures.items()})
+                rows.extend(ref.rows)
+                notes.extend(ref.notes)
             per_k = n / 1000
             wall_ms = (f.read.wall_s + f.aggregate.wall_s) * 1000
             cpu_ms = (f.read.cpu_s + f.aggregate.cpu_s) * 1000

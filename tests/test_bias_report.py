@@ -6,7 +6,11 @@ import argparse
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +153,23 @@ def test_bad_options_are_usage_errors(tmp_path):
     assert exc.value.code == 2
     with pytest.raises(SystemExit):
         _run(["--format", "xml"])
+
+
+def test_bias_report_command_imports_stay_light(tmp_path):
+    # the command reads one file: no plotting, model, HTML-report or scipy.stats stack gets imported
+    path = _store(tmp_path, 12)
+    code = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        f"rc = main(['bias-report', '--input', {str(path)!r}, '--sessions', '0', '--days', '0', '--format', 'json'])\n"
+        "heavy = ('matplotlib', 'torch', 'jinja2', 'rich', 'scipy.stats', 'pandas', 'llama_cpp', 'harness.report',\n"
+        "         'harness.engine', 'harness.bias.audit', 'httpx')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules], rc, file=sys.stderr)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["sessions"] == 12
+    assert "LOADED [] 0" in proc.stderr

@@ -13,6 +13,7 @@ import pytest
 from filelock import FileLock
 from pydantic import SecretStr, ValidationError
 
+from harness.bias.aggregate import read_table
 from harness.bias.store import (
     BiasMetricRecord,
     BiasStore,
@@ -197,6 +198,17 @@ def test_corrupt_lines_are_counted_not_fatal(tmp_path):
     assert read.records == tuple(good[:3])
     assert read.corrupt_lines == 4
     assert read.corrupt_examples == (2, 5, 6, 8)
+    # each skipped line says why, in one line
+    assert [r.split(":", 1)[0] for r in read.reasons] == ["line 2", "line 5", "line 6", "line 8"]
+    assert all("\n" not in r for r in read.reasons)
+    assert "session_id: Field required" in read.reasons[1]
+    assert read.reasons[2] == "line 6: expected a JSON object, got list"
+    # the batch (columns) reader skips the same lines and keeps the same records
+    columns = read_table(BiasStore(path))
+    assert (columns.corrupt_lines, columns.corrupt_examples) == (4, (2, 5, 6, 8))
+    assert [r.split(":", 1)[0] for r in columns.reasons] == ["line 2", "line 5", "line 6", "line 8"]
+    assert "missing required field `session_id`" in columns.reasons[1]
+    assert columns.table.score.tolist() == [r.score_value for r in good[:3]]
 
 
 def test_append_after_truncated_line_starts_a_new_line(tmp_path):

@@ -22,7 +22,6 @@ one-line reason (``line 7: score_value: expected a number from 1 to 10, got 0.0 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,17 +31,16 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 import numpy as np
 
+from harness.bias.store import DISPLAY_POSITION_SCHEMA, schema_tuple
+
 if TYPE_CHECKING:
     from harness.bias.store import BiasMetricRecord, BiasStore
 
 WRITER_HARNESS = "council-harness"
 WRITER_LLM_COUNCIL = "llm-council-core"
-#: First schema version whose ``position`` is llm-council-core's 0-based display position.
-DISPLAY_POSITION_SCHEMA = (1, 2, 0)
 MAX_SKIP_EXAMPLES = 20
 
 _NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
-_SCHEMA = re.compile(r"^1\.(\d+)\.(\d+)$")
 
 
 class _QueryMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -226,12 +224,6 @@ def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     distinct = tuple(dict.fromkeys(values))
     index = {v: i for i, v in enumerate(distinct)}
     return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
-
-
-def schema_tuple(version: str) -> tuple[int, int, int]:
-    """``"1.2.0"`` -> ``(1, 2, 0)`` (versions are validated as ``1.x.y`` before this is called)."""
-    m = _SCHEMA.match(version)
-    return (1, int(m.group(1)), int(m.group(2))) if m else (0, 0, 0)
 
 
 def _decode_each(lines: list[bytes]) -> tuple[list[_Line], list[int], list[tuple[int, str]]]:

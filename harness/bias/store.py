@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -34,7 +35,6 @@ from filelock import FileLock, Timeout
 from pydantic import AwareDatetime, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from harness import __version__
-from harness.bias.columns import DISPLAY_POSITION_SCHEMA, schema_tuple
 from harness.errors import ConfigError, StoreError
 from harness.model import Frozen
 
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from harness.transcript import Transcript
 
 SCHEMA_VERSION = "1.1.0"
+#: First llm-council-core schema whose ``position`` is a 0-based display position (before: a ranking index).
+DISPLAY_POSITION_SCHEMA = (1, 2, 0)
+_SCHEMA = re.compile(r"^1\.(\d+)\.(\d+)$")
 QUERY_HASH_CHARS = 100
 LOCK_TIMEOUT_S = 60.0
 MAX_CORRUPT_EXAMPLES = 20
@@ -137,6 +140,16 @@ class BiasMetricRecord(Frozen):
         if self.query_hash is not None and self.consent_level != ConsentLevel.RESEARCH:
             raise ValueError("query_hash is only allowed at consent level 4 (RESEARCH)")
         return self
+
+
+def schema_tuple(version: str) -> tuple[int, int, int]:
+    """``"1.2.0"`` -> ``(1, 2, 0)``; anything that is not ``1.x.y`` -> ``(0, 0, 0)``.
+
+    Args:
+        version: a ``schema_version`` string.
+    """
+    m = _SCHEMA.match(version)
+    return (1, int(m.group(1)), int(m.group(2))) if m else (0, 0, 0)
 
 
 def query_hash(secret: str, query: str) -> str:
