@@ -448,12 +448,6 @@ def pooled_length_correlation(
     )
 
 
-def _sessions_per_group(t: RecordTable, group: np.ndarray, groups: int, mask: np.ndarray | None = None) -> np.ndarray:
-    s = t.session if mask is None else t.session[mask]
-    pairs = np.unique(group * t.n_sessions + s)
-    return np.bincount(pairs // t.n_sessions, minlength=groups)
-
-
 def reviewer_profiles(
     data: Iterable[BiasMetricRecord] | RecordTable,
     confidence: float = 0.95,
@@ -479,7 +473,7 @@ def reviewer_profiles(
     means = sums.sum(axis=0) / n
     dev = t.score - means[t.reviewer]
     ss = np.bincount(t.reviewer, weights=dev * dev, minlength=k)
-    sessions = _sessions_per_group(t, t.reviewer, k)
+    sessions = (counts > 0).sum(axis=0)
     grand = float(np.mean(means))
     sd_means = float(np.std(means, ddof=1)) if k >= 2 else 0.0
     nan = np.full(k, np.nan)
@@ -558,12 +552,11 @@ def position_bias(
     p = positions.size
     if p < 2:
         return None
-    group = np.searchsorted(positions, t.position[known])
     present = counts.sum(axis=1) > 0
     sums, counts = sums[present], counts[present]
     n = counts.sum(axis=0)
     means = sums.sum(axis=0) / n
-    sessions = _sessions_per_group(t, group, p, known)
+    sessions = (counts > 0).sum(axis=0)
     lo = hi = np.full(p, np.nan)
     var_ci: tuple[float | None, float | None] = (None, None)
     if bootstrap_resamples > 0 and sums.shape[0] >= 2:
@@ -628,7 +621,7 @@ def linear_trend(
     """
     x = np.asarray(times, dtype=np.float64)
     y = np.asarray(values, dtype=np.float64)
-    if x.size < 3 or np.unique(x).size < 2 or np.unique(y).size < 2:
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None
     dx = x - x.mean()
     dy = y - y.mean()

@@ -159,13 +159,16 @@ def percentile_interval(
     """
     alpha = (1.0 - confidence) / 2.0
     data = samples.reshape(samples.shape[0], -1)
-    lo = np.full(data.shape[1], np.nan)
-    hi = np.full(data.shape[1], np.nan)
-    for j in range(data.shape[1]):
-        col = data[:, j]
-        col = col[np.isfinite(col)]
-        if col.size >= 2:
-            lo[j], hi[j] = np.quantile(col, [alpha, 1.0 - alpha])
+    finite = np.isfinite(data)
+    if finite.all():
+        lo, hi = np.quantile(data, [alpha, 1.0 - alpha], axis=0)
+    else:
+        enough = finite.sum(axis=0) >= 2
+        lo = np.full(data.shape[1], np.nan)
+        hi = np.full(data.shape[1], np.nan)
+        if enough.any():
+            masked = np.where(finite[:, enough], data[:, enough], np.nan)
+            lo[enough], hi[enough] = np.nanquantile(masked, [alpha, 1.0 - alpha], axis=0)
     if lower_bound is not None or upper_bound is not None:
         lo = np.clip(lo, lower_bound, upper_bound)
         hi = np.clip(hi, lower_bound, upper_bound)
