@@ -22,6 +22,7 @@ one-line reason (``line 7: score_value: expected a number from 1 to 10, got 0.0 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -222,6 +223,8 @@ def _dt(posix: float) -> datetime:
 def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     """Integer codes in order of first appearance, and the distinct values in that order."""
     distinct = tuple(dict.fromkeys(values))
+    if len(distinct) == 1:
+        return np.zeros(len(values), dtype=np.int64), distinct
     index = {v: i for i, v in enumerate(distinct)}
     return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
 
@@ -249,47 +252,64 @@ def _foreign_meta(meta: _QueryMeta | None | msgspec.UnsetType) -> bool:
     return meta is None or (isinstance(meta, _QueryMeta) and meta.token_bucket is not None)
 
 
-def _parse_time(value: str) -> float | None:
+def _parse_time(value: str) -> float:
+    """POSIX seconds of an ISO 8601 time with a UTC offset; NaN for anything else."""
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
-        return None
-    return when.timestamp() if when.tzinfo is not None else None
+        return math.nan
+    return when.timestamp() if when.tzinfo is not None else math.nan
 
 
-def decode_buffer(data: bytes) -> TableRead:
+def column_of(items: list, name: str) -> list:  # type: ignore[type-arg]
+    """``[getattr(item, name) for item in items]`` at C speed."""
+    return list(map(attrgetter(name), items))
+
+
+def decode_buffer_by_line(data: bytes) -> TableRead:
+    """:func:`decode_buffer` without the batch attempt (every line decoded on its own)."""
+    return decode_buffer(data, by_line=True)
+
+
+def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
     """Decode a whole store's bytes into a :class:`TableRead` (see the module docstring for the rules).
 
     Args:
         data: the file's contents (a last line without newline is read like any other).
+        by_line: skip the batch decode (used when two objects share a line, to number lines right).
     """
     rows: list[_Line] | None = None
     numbers: list[int] | None = None
     bad: list[tuple[int, str]] = []
-    expected = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
     try:
-        rows = _DECODER.decode_lines(data)
+        rows = None if by_line else _DECODER.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         rows = None
-    if rows is None or len(rows) != expected:  # a bad line, a blank line or two objects glued on one line
+    if rows is None:  # some line is bad: decode line by line to say which and why
         rows, numbers, bad = _decode_each(data.split(b"\n"))
     n = len(rows)
 
     def column(name: str) -> list:  # type: ignore[type-arg]
-        return list(map(attrgetter(name), rows))
+        return column_of(rows, name)
 
     schema = column("schema_version")
     versions = {v: schema_tuple(v) >= DISPLAY_POSITION_SCHEMA for v in dict.fromkeys(schema)}
     display = np.fromiter(map(versions.__getitem__, schema), bool, n)
-    meta_foreign = np.fromiter(map(_foreign_meta, column("query_metadata")), bool, n)
+    metas = column("query_metadata")
+    if set(map(type, metas)) == {_QueryMeta} and column_of(metas, "token_bucket").count(None) == n:
+        meta_foreign = np.zeros(n, dtype=bool)  # every line has this project's query_metadata
+    else:
+        meta_foreign = np.fromiter(map(_foreign_meta, metas), bool, n)
     foreign = display | meta_foreign  # llm-council-core, any schema
     position = np.fromiter(column("position"), np.int64, n)
     score = np.fromiter(column("score_value"), np.float64, n)
     consent = np.fromiter(column("consent_level"), np.int64, n)
-    hashed = np.fromiter((h is not None for h in column("query_hash")), bool, n)
+    hashes = column("query_hash")
+    hashed = np.zeros(n, dtype=bool) if hashes.count(None) == n else np.fromiter(
+        (h is not None for h in hashes), bool, n)
     stamps = column("timestamp")
     parsed = {s: _parse_time(s) for s in dict.fromkeys(stamps)}
-    time = np.fromiter((v if v is not None else np.nan for v in map(parsed.__getitem__, stamps)), np.float64, n)
+    time = np.fromiter(map(parsed.__getitem__, stamps), np.float64, n)
 
     reason = np.zeros(n, dtype=np.int8)  # 0 = keep; codes index _REASONS
     reason[hashed & (consent != 4)] = 5
@@ -301,6 +321,8 @@ def decode_buffer(data: bytes) -> TableRead:
     if not keep.all():
         if numbers is None:
             numbers = [i for i, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+            if len(numbers) != n:  # two objects glued on one line: decode line by line to number them
+                return decode_buffer_by_line(data)
         for j in np.flatnonzero(~keep):
             detail = {1: f"got {score[j]!r}", 2: f"got {score[j]!r}", 3: f"got {position[j]}",
                       4: f"got {stamps[j]!r}", 5: f"consent_level is {consent[j]}"}[int(reason[j])]
