@@ -207,7 +207,9 @@ def test_corrupt_lines_are_counted_not_fatal(tmp_path):
     columns = read_table(BiasStore(path))
     assert (columns.corrupt_lines, columns.corrupt_examples) == (4, (2, 5, 6, 8))
     assert [r.split(":", 1)[0] for r in columns.reasons] == ["line 2", "line 5", "line 6", "line 8"]
-    assert "missing required field `session_id`" in columns.reasons[1]
+    assert columns.reasons[0].startswith("line 2: not a JSON object on one line")
+    assert columns.reasons[1] == "line 5: not a bias record: Object missing required field `session_id`"
+    assert columns.reasons[2] == "line 6: not a bias record: Expected `object`, got `array`"
     assert columns.table.score.tolist() == [r.score_value for r in good[:3]]
 
 

@@ -240,10 +240,10 @@ def _decode_each(lines: list[bytes]) -> tuple[list[_Line], list[int], list[tuple
         try:
             rows.append(_DECODER.decode(raw))
             numbers.append(i)
+        except msgspec.ValidationError as exc:  # a subclass of DecodeError: catch it first
+            bad.append((i, f"not a bias record: {exc}"))
         except msgspec.DecodeError as exc:
             bad.append((i, f"not a JSON object on one line ({exc})"))
-        except msgspec.ValidationError as exc:
-            bad.append((i, f"not a bias record: {exc}"))
     return rows, numbers, bad
 
 
