@@ -73,10 +73,15 @@ class HarnessSession:
         from harness.subjects import parse_subjects
 
         if self.settings is None:
+            from harness import vault
+
             self.settings = load_settings(
                 self.config.getoption("--harness-config"), cache_mode=self.config.getoption("--cache-mode")
             )
             self.subjects = parse_subjects(self.config.getoption("--harness-subjects"))
+            # before any case starts a child: secrets out of the environment, this process non-dumpable
+            vault.seal([self.settings.api_key_env, *(s.api_key_env or "" for s in self.settings.all_specs())])
+            vault.protect_process()
 
     @property
     def run_dir(self) -> Path:
