@@ -9,7 +9,8 @@ Benchmarks: ``tier1`` (Tier 1 metrics per five-member transcript vs the seed bud
 call), ``overhead`` (harness vs raw llama.cpp calls), ``replay`` (warm replay of the reasoning
 suite), ``http`` (concurrency speedup against a loopback server), ``bias`` (bias aggregation at
 1,000 and 100,000 sessions; ``bench/bench_bias.py``), ``cases`` (case-level concurrency at 20 and 200
-cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``). ``--quick``
+cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``), ``hostile`` (scoring
+1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``). ``--quick``
 shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
@@ -35,7 +36,7 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases")
+NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile")
 
 
 class Options(Frozen):
@@ -117,8 +118,15 @@ def _cases(o: Options) -> BenchResult:
     return bench_cases.run(quick=o.quick)
 
 
+def _hostile(o: Options) -> BenchResult:
+    from bench import bench_hostile
+
+    return bench_hostile.run(quick=o.quick)
+
+
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
     "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
+    "hostile": _hostile,
 }
 
 

@@ -95,6 +95,15 @@ def test_bias_tiny() -> None:
     assert result.figures["sessions_50.records"] == 50 * 12  # 4 reviewers x 3 candidates per session
 
 
+def test_hostile_quick() -> None:
+    from bench import bench_hostile
+
+    result = bench_hostile.run(quick=True)
+    _assert_figures(result, "hostile", {"hq_small_ms", "hq_big_ms", "hq_ratio", "ballot_small_ms", "ballot_big_ms",
+                                        "sandbox_isolated_ms", "sandbox_bare_ms", "sandbox_isolation_ratio"})
+    assert "not found on PATH" in result.rows[2].note  # the bare arm really ran without namespaces
+
+
 def test_json_line_and_table() -> None:
     results = [
         BenchResult(name="a", figures={"x_ms": 1.5, "missing": math.nan},
