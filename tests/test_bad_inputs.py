@@ -164,6 +164,9 @@ BOMBS = {
     "fenced-nested": "```json\n" + '{"ranking": ' + "[" * 50_000 + "]" * 50_000 + "}\n```",
     "many-fences": "```{" * 30_000,  # quadratic for a lazy regex that may run across fences
     "long-list": "FINAL RANKING:\n" + "1. Response Z\n" * 50_000,
+    # issue 10 item 9: ``^\s*`` under MULTILINE crossed the blank lines (minutes for this one)
+    "blank-lines-after-ranking": "FINAL RANKING:\n" + " \n" * 100_000,
+    "2MB-final-ranking-lines": "FINAL RANKING:\n" * 140_000,  # over the cap: parsed as its two halves
 }
 
 
