@@ -8,9 +8,10 @@ What :func:`run_python` does:
   runs in new user, PID, network, IPC, UTS and mount namespaces with a fresh ``/proc`` and with
   every capability dropped (``setpriv --bounding-set=-all --inh-caps=-all --no-new-privs``), so it
   sees no other process (no ``/proc/<pid>/environ`` of the harness, its shell or anything else),
-  has no network at all (not even loopback), and cannot undo the ``/proc`` mount. Where they do not
-  work, the child runs without them and :attr:`SandboxResult.isolation` says so (``"none: ..."``),
-  which the correctness detail repeats;
+  has no network at all (not even loopback), and cannot undo the ``/proc`` mount. Where the
+  namespaces do not work, the child runs without them (still without capabilities when ``setpriv``
+  works) and :attr:`SandboxResult.isolation` says so (``"none: ..."``), which the correctness
+  detail repeats;
 * the harness process itself is made non-dumpable first (:func:`harness.vault.protect_process`),
   so a same-user process without ``CAP_SYS_PTRACE`` cannot read its ``/proc/<pid>/environ``;
 * starts ``sys.executable -I -S -B -X utf8`` on the runner: ``-I`` ignores ``PYTHON*`` variables
@@ -85,21 +86,30 @@ DROP_PRIVILEGES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-ne
 ISOLATED = "user, pid, network, ipc, uts and mount namespaces; no capabilities"
 
 
+def _works(prefix: tuple[str, ...], path: str) -> str:
+    """Empty when ``prefix true`` runs; else why not."""
+    try:
+        done = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=10,
+                              env={"PATH": path}, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        return " ".join(done.stderr.split())[:200] or f"exit code {done.returncode}"
+    return ""
+
+
 @functools.lru_cache(maxsize=8)
 def _probe(path: str) -> tuple[tuple[str, ...], str]:
     unshare, setpriv = shutil.which("unshare", path=path), shutil.which("setpriv", path=path)
     if unshare is None or setpriv is None:
         return (), "none: unshare/setpriv (util-linux) not found on PATH"
-    prefix = (unshare, *NAMESPACES[1:], setpriv, *DROP_PRIVILEGES[1:])
-    try:
-        done = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=10,
-                              env={"PATH": path}, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return (), f"none: unshare failed ({exc})"
-    if done.returncode != 0:
-        why = " ".join(done.stderr.split())[:200] or f"exit code {done.returncode}"
-        return (), f"none: unshare failed ({why}); user namespaces may be disabled"
-    return prefix, ISOLATED
+    drop = (setpriv, *DROP_PRIVILEGES[1:])
+    why = _works((unshare, *NAMESPACES[1:], *drop), path)
+    if not why:
+        return (unshare, *NAMESPACES[1:], *drop), ISOLATED
+    if not _works(drop, path):  # no namespaces, but the child still holds no capability
+        return drop, f"none: unshare failed ({why}); only capabilities dropped (setpriv)"
+    return (), f"none: unshare failed ({why}); user namespaces may be disabled"
 
 
 def isolation() -> tuple[tuple[str, ...], str]:

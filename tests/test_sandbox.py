@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -258,6 +259,25 @@ def test_without_unshare_the_result_says_it_is_not_isolated(tmp_path: Path, monk
     r = run_python("def f():\n    return 1\n", "assert f() == 1\n", 5)
     assert r.passed
     assert r.isolation == "none: unshare/setpriv (util-linux) not found on PATH"
+
+
+def test_without_namespaces_the_code_still_holds_no_capability(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``unshare`` that fails (user namespaces disabled) leaves ``setpriv``: no capability; the result says so."""
+    real_setpriv = shutil.which("setpriv")
+    if real_setpriv is None:
+        pytest.skip("setpriv is not installed")
+    fake = tmp_path / "unshare"
+    fake.write_text("#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    (tmp_path / "setpriv").symlink_to(real_setpriv)
+    (tmp_path / "true").symlink_to(shutil.which("true") or "/bin/true")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    r = run_python("print(open('/proc/self/status').read())\n", "", 5)
+    assert r.passed
+    assert r.isolation == ("none: unshare failed (unshare: unshare failed: Operation not permitted); "
+                           "only capabilities dropped (setpriv)")
+    caps = dict(line.split(":\t") for line in r.stdout.splitlines() if line.startswith("Cap"))
+    assert caps["CapEff"] == caps["CapPrm"] == caps["CapBnd"] == "0000000000000000"
 
 
 PROTECTED = """\
