@@ -27,7 +27,9 @@ rewrite them, or to write forged records on the pipe, is not stopped here (the m
 from __future__ import annotations
 
 import ast
+import builtins
 import json
+import json.encoder
 import os
 import signal
 import sys
@@ -36,9 +38,23 @@ import types
 from typing import Any
 
 _type, _id, _len, _iter, _isinstance, _repr = type, id, len, iter, isinstance, repr
+_zip, _hex, _slice = zip, hex, slice
+_BUILTINS = dict(builtins.__dict__)
 _int, _float, _str, _bytes, _complex, _bool = int, float, str, bytes, complex, bool
 _list, _tuple, _dict, _set, _frozenset = list, tuple, dict, set, frozenset
 _write, _dumps = os.write, json.dumps
+
+
+def _no_default(value: Any) -> Any:
+    raise TypeError(f"not JSON: {_type(value).__name__}")
+
+
+# the C encoder checks types in C, so a replaced ``builtins.isinstance`` cannot break the records
+_c_encoder = json.encoder.c_make_encoder
+_encode_line = (
+    _c_encoder(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    if _c_encoder is not None else None
+)
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
     ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
@@ -67,13 +83,13 @@ def plain(value: Any, depth: int = 0) -> Any:
     if _isinstance(value, _str):
         return _str.__str__(value)
     if _isinstance(value, _bytes):
-        return _bytes.__getitem__(value, slice(None))
+        return _bytes.__getitem__(value, _slice(None))
     if _isinstance(value, _complex):
         return _complex(_complex.real.__get__(value), _complex.imag.__get__(value))
     if _isinstance(value, _list):
         return [plain(v, depth + 1) for v in _list.copy(value)]
     if _isinstance(value, _tuple):
-        return _tuple(plain(v, depth + 1) for v in _tuple.__getitem__(value, slice(None)))
+        return _tuple(plain(v, depth + 1) for v in _tuple.__getitem__(value, _slice(None)))
     if _isinstance(value, _dict):
         return {plain(k, depth + 1): plain(v, depth + 1) for k, v in _dict.items(value)}
     if _isinstance(value, _frozenset):
@@ -91,7 +107,7 @@ def encode(value: Any) -> Any:
     if t is _bool:
         return ["bool", value]
     if t is _int:
-        return ["int", hex(value)]
+        return ["int", _hex(value)]
     if t is _float:
         return ["float", _float.hex(value)]
     if t is _complex:
@@ -99,7 +115,7 @@ def encode(value: Any) -> Any:
     if t is _str:
         return ["str", value]
     if t is _bytes:
-        return ["bytes", value.hex()]
+        return ["bytes", _bytes.hex(value)]
     if t is _list or t is _tuple or t is _set or t is _frozenset:
         return [t.__name__, [encode(v) for v in value]]
     if t is _dict:
@@ -160,7 +176,8 @@ class _Recorder:
         self.fd = fd
 
     def record(self, item: dict[str, Any]) -> None:
-        data = (_dumps(item, ensure_ascii=True) + "\n").encode("ascii")
+        text = "".join(_encode_line(item, 0)) if _encode_line is not None else _dumps(item, ensure_ascii=True)
+        data = (text + "\n").encode("ascii")
         while data:
             data = data[_write(self.fd, data):]
 
@@ -179,7 +196,7 @@ def make_checks(recorder: _Recorder) -> tuple[Any, Any]:
 
     def compare(index: int, ops: tuple[str, ...], thunks: tuple[Any, ...], msg: Any = None) -> None:
         left = thunks[0]()
-        for op, thunk in zip(ops, thunks[1:], strict=True):
+        for op, thunk in _zip(ops, thunks[1:], strict=True):
             right = thunk()
             if op in ("is", "is not"):
                 same = left is right
@@ -264,19 +281,21 @@ def main() -> None:
     compare, truth = make_checks(recorder)
     status = 0
     try:
-        tests_code = _compiled("tests.py", checked=True)  # before any answer code runs
+        # everything the runner needs is prepared before any answer code runs (it may replace built-ins)
+        tests_code, tests_file = _compiled("tests.py", checked=True), os.path.abspath("tests.py")
         module = types.ModuleType("solution")
         module.__file__ = os.path.abspath("solution.py")
         sys.modules["solution"] = module
         exec(_compiled("solution.py"), module.__dict__)  # noqa: S102 - this is the sandbox
         tests = dict(module.__dict__)
-        tests.update(__name__="__main__", __file__=os.path.abspath("tests.py"))
+        tests.update(__name__="__main__", __file__=tests_file)
         tests[COMPARE], tests[TRUTH] = compare, truth
         exec(tests_code, tests)  # noqa: S102
     except SystemExit as exc:
         print(f"sandbox: the code called exit({exc.code!r}) before the tests finished", file=sys.stderr)
         status = 3
     except BaseException as exc:
+        builtins.__dict__.update(_BUILTINS)  # the answer may have replaced some: report with the real ones
         try:  # the runner's own frames (the by-value checks) are left out: the test line is what matters
             report = traceback.TracebackException.from_exception(exc)
             report.stack = traceback.StackSummary.from_list(

@@ -202,8 +202,17 @@ def test_an_always_equal_result_is_not_a_pass(answer: str) -> None:
     tests = "assert double(21) == 42\nassert double(1) != 3\nassert double(2)\nassert len(double(0)) == 42 or True\n"
     r = run_python(answer, tests, 5)
     assert (r.passed, r.returncode) == (False, 1)
-    # (with isinstance replaced, even printing the traceback fails; the assert still did not pass)
-    assert "AssertionError" in r.stderr and "tests.py line 1" in r.summary() or "builtins" in answer
+    assert "AssertionError" in r.stderr and "tests.py line 1" in r.summary()
+
+
+def test_replacing_builtins_does_not_silence_the_checks() -> None:
+    """The runner's helpers hold the built-ins captured before the answer ran: a ``zip`` that yields
+    nothing would otherwise skip the comparison of an assert inside a function (no record needed)."""
+    code = ("import builtins\nbuiltins.zip = lambda *a, **k: iter(())\nbuiltins.hex = lambda v: '0x2a'\n"
+            "builtins.isinstance = lambda *a: True\ndef double(x):\n    return 5\n")
+    r = run_python(code, "def check():\n    assert double(21) == 42\ncheck()\n", 5)
+    assert (r.passed, r.returncode, r.asserts_checked) == (False, 1, 1)
+    assert "assert failed: 5 == 42" in r.stderr
 
 
 def test_plain_values_still_compare_like_python() -> None:
