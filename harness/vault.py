@@ -1,8 +1,9 @@
 """Secrets held in memory, out of the environment, and redacted from anything untrusted code printed.
 
-* :func:`seal` moves every secret-looking environment variable (a name with a ``_``-separated part
-  ``API_KEY``, ``APIKEY``, ``ACCESS_KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD`` or ``PASSWD``, any
-  case, not ending ``_ENV``: ``OPENAI_API_KEY``, ``LLM_COUNCIL_HASH_SECRET``, ``HF_TOKEN``; plus names
+* :func:`seal` moves every secret-looking environment variable (a ``_``-separated part of the name
+  ends with ``API_KEY``, ``APIKEY``, ``ACCESS_KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD`` or ``PASSWD``,
+  any case, and the name does not end ``_ENV``: ``OPENAI_API_KEY``, ``LLM_COUNCIL_HASH_SECRET``,
+  ``HF_TOKEN``, ``GH_ACCESSTOKEN``; not ``LLM_COUNCIL_ANSWER_MAX_TOKENS`` or ``TOKENIZERS_PARALLELISM``; plus names
   passed to it, e.g. ``$LLM_COUNCIL_API_KEY_ENV``) out of ``os.environ`` into this module, so no child
   process started afterwards inherits them. :func:`get` is how the harness reads such a variable:
   the environment first (a value set later, e.g. by a test), then the sealed value.
@@ -24,7 +25,7 @@ import sys
 from collections.abc import Iterable
 
 #: Names (any case) that hold secrets.
-SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_|$)", re.IGNORECASE)
+SECRET_NAME = re.compile(r"(?:^|_)[A-Z0-9]*(?:API_?KEY|ACCESS_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_|$)", re.IGNORECASE)
 #: Shorter values are not redacted (they would match ordinary words and numbers).
 MIN_SECRET_LENGTH = 6
 _PR_SET_DUMPABLE = 4

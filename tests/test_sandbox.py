@@ -331,10 +331,13 @@ def test_vault_seals_secrets_and_still_serves_them(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("COUNCIL_VAULT_TEST_API_KEY", "sk-test-vault-123456")
     monkeypatch.setenv("LLM_COUNCIL_ANSWER_MAX_TOKENS", "64")  # not a secret: *_TOKENS
     monkeypatch.setenv("LLM_COUNCIL_API_KEY_ENV", "COUNCIL_VAULT_TEST_API_KEY")  # names a variable: not a secret
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     moved = vault.seal()
     try:
         assert "COUNCIL_VAULT_TEST_API_KEY" in moved and "LLM_COUNCIL_ANSWER_MAX_TOKENS" not in moved
-        assert "LLM_COUNCIL_API_KEY_ENV" not in moved
+        assert "LLM_COUNCIL_API_KEY_ENV" not in moved and "TOKENIZERS_PARALLELISM" not in moved
+        assert all(vault.is_secret_name(n) for n in ("HF_TOKEN", "GH_ACCESSTOKEN", "LLM_COUNCIL_HASH_SECRET",
+                                                       "LLM_COUNCIL_WEBHOOK_SECRET", "DB_PASSWORD", "x_apikey"))
         assert "COUNCIL_VAULT_TEST_API_KEY" not in os.environ
         assert vault.get("COUNCIL_VAULT_TEST_API_KEY") == "sk-test-vault-123456"
         assert vault.redact("key=sk-test-vault-123456.") == "key=[redacted $COUNCIL_VAULT_TEST_API_KEY]."
