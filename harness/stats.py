@@ -1,36 +1,43 @@
 """Paired statistics: the ">15% better" verdict (seed 002, prediction 1) and the regression-gate test.
 
-Seed 002 states the prediction as ``average_quality_consensus > 1.15 x average_quality_single_model``,
-so the effect size here is the **ratio of means** minus one (:func:`relative_improvement`), not the
-mean of per-challenge ratios (which explodes on challenges where the single model scored near 0).
-Its uncertainty comes from a paired bootstrap over challenges (scipy's ``bootstrap(paired=True)``,
-BCa by default), and the verdict compares the whole confidence interval with the threshold:
+Seed 002 states the prediction as ``average_quality_consensus > 1.15 x average_quality_single_model``.
+Over paired cases this is decided in the **difference form**: the council is more than ``threshold``
+better exactly when ``mean(council - (1 + threshold) * baseline) > 0``. The verdict comes from the
+exact (Monte-Carlo above 14 pairs) paired sign-flip test of that difference and the interval that
+inverts it (:mod:`harness.signflip`), which is defined for every sample, a baseline of all zeros
+included. The rule, in order of precedence (:func:`evaluate_prediction`, :func:`verdict_for`):
 
-* ``supported`` when ``ci_low > threshold``;
-* ``refuted`` when ``ci_high < threshold``;
-* ``inconclusive`` otherwise, including every case where the interval is undefined.
+* ``insufficient_data`` when a scope has fewer than ``MIN_INFORMATIVE_PAIRS`` (10) informative pairs
+  (pairs with ``council != (1 + threshold) * baseline``);
+* ``supported`` when the interval's low end is > 0 (the one-sided test at level 2.5% for 95%);
+* ``refuted`` when its high end is < 0;
+* ``inconclusive`` otherwise.
 
-The p-values answer a different question, "is there any paired difference at all?": Wilcoxon
-signed-rank on the per-challenge scores, McNemar's exact test on paired pass/fail, and the Holm
-step-down correction of the Wilcoxon p-values across score families. They are reported beside the
-verdict; they do not decide it.
+One **primary** endpoint, overall, is tested at the configured confidence; every other family and
+every per-category verdict is **secondary** (exploratory) and its interval is Bonferroni-adjusted over
+the ``m`` secondary verdicts. The ratio of means minus one (:func:`relative_improvement`) is the effect
+size shown beside the verdict, with the ratio interval that inverts the same test.
+
+The p-values answer other questions: Wilcoxon signed-rank and Holm's step-down correction serve the
+regression gate, and McNemar's exact test is printed for binary families (``correct``) on their own
+0/1 values. None of them decides the prediction.
 
 Conventions: pairs where either score is NaN are dropped and counted (``n_dropped``); anything that
-cannot be computed (too few pairs, zero baseline mean, all differences zero) is NaN with a ``note``
-saying why, never an exception.
+cannot be computed is NaN with a ``note`` or ``reason`` saying why, never an exception.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
 from pydantic import model_validator
 from scipy import stats as sps
 
+from harness import signflip
+from harness.artifacts import ArmArtifacts
 from harness.model import Frozen
 
 #: Wilcoxon's handling of zero differences (ties between the paired scores). ``"pratt"`` ranks the
@@ -43,7 +50,7 @@ ZERO_METHOD: Literal["pratt"] = "pratt"
 #: ``0.8 - 0.75 - 0.05 = -4e-17`` counts as an exact tie.
 DECIMALS = 12
 
-Verdict = Literal["supported", "refuted", "inconclusive"]
+Verdict = Literal["supported", "refuted", "inconclusive", "insufficient_data"]
 ArrayLike = Sequence[float] | np.ndarray
 
 
@@ -104,83 +111,6 @@ def relative_improvement_note(baseline: ArrayLike) -> str:
     if mean_b < 0:
         return f"baseline mean is negative ({mean_b:.3g}): a ratio of means has no meaning"
     return ""
-
-
-class BootstrapCI(Frozen):
-    """A bootstrap confidence interval.
-
-    Args:
-        low, high: the interval (NaN when it cannot be computed).
-        confidence: its level, e.g. 0.95.
-        method: ``"BCa"`` or ``"percentile"`` (scipy's names).
-        n_resamples: bootstrap resamples drawn.
-        seed: the seed of the generator, so the interval can be reproduced.
-        note: why the interval is NaN or may be unreliable ("" when all is well).
-    """
-
-    low: float
-    high: float
-    confidence: float
-    method: str
-    n_resamples: int
-    seed: int
-    note: str = ""
-
-
-def paired_bootstrap_ci(
-    council: ArrayLike,
-    baseline: ArrayLike,
-    stat: Callable[..., float | np.ndarray] = relative_improvement,
-    n_resamples: int = 10_000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    method: Literal["BCa", "percentile"] = "BCa",
-) -> BootstrapCI:
-    """Confidence interval of ``stat(council, baseline)`` by resampling challenges jointly.
-
-    Uses ``scipy.stats.bootstrap(..., paired=True)``: each resample draws challenge indices with
-    replacement and keeps each challenge's two scores together.
-
-    Args:
-        council: per-challenge scores of the council.
-        baseline: per-challenge scores of the baseline, paired with ``council``. NaN pairs are dropped.
-        stat: the statistic of the two samples; vectorized when it accepts an ``axis`` keyword
-            (as :func:`relative_improvement` does), called once per resample otherwise.
-        n_resamples: number of bootstrap resamples.
-        confidence: two-sided confidence level in (0, 1).
-        seed: seed of ``numpy.random.default_rng``; the same seed gives the same interval.
-        method: ``"BCa"`` (bias-corrected and accelerated, scipy's default) or ``"percentile"``.
-    """
-    x, y, dropped = paired_arrays(council, baseline)
-    notes = [f"{dropped} NaN pair(s) dropped"] if dropped else []
-
-    def result(low: float, high: float, note: str = "") -> BootstrapCI:
-        return BootstrapCI(
-            low=low, high=high, confidence=confidence, method=method, n_resamples=n_resamples, seed=seed,
-            note="; ".join([*notes, note] if note else notes),
-        )
-
-    if x.size < 2:
-        return result(math.nan, math.nan, f"insufficient data: {x.size} pair(s), the bootstrap needs at least 2")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = sps.bootstrap(
-            (x, y), stat, paired=True, n_resamples=n_resamples, confidence_level=confidence, method=method,
-            rng=np.random.default_rng(seed),
-        )
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    dist = np.asarray(res.bootstrap_distribution, dtype=float)
-    undefined = int((~np.isfinite(dist)).sum())
-    if undefined:
-        return result(math.nan, math.nan, f"the statistic is undefined in {undefined} of {dist.size} resamples")
-    if np.ptp(dist) <= 1e-12 * max(1.0, float(np.abs(dist).max())):
-        # e.g. council = k * baseline on every challenge: every resample gives k - 1 (BCa would be NaN)
-        value = float(np.median(dist))
-        return result(value, value, "every resample gives the same value: the interval is a point")
-    if math.isnan(low) or math.isnan(high):
-        scipy_says = [str(w.message).split(".")[0] for w in caught if issubclass(w.category, sps.DegenerateDataWarning)]
-        return result(math.nan, math.nan, scipy_says[0] if scipy_says else "the interval is undefined")
-    return result(low, high)
 
 
 def _signed_rank(d: np.ndarray, alternative: str) -> tuple[float, float]:
@@ -356,116 +286,232 @@ class PairedSample(Frozen):
         )
 
 
+#: Fewer informative pairs than this in a scope (pairs where ``council != (1 + threshold) * baseline``,
+#: the only ones that carry evidence in the difference form) and the scope's verdict is
+#: ``insufficient_data``: never "supported" or "refuted" from a handful of cases.
+MIN_INFORMATIVE_PAIRS = 10
+
+#: Score families whose values are 0 or 1 (McNemar's test applies to them, on those values).
+BINARY_FAMILIES: tuple[str, ...] = ("correct",)
+
+Role = Literal["primary", "secondary"]
+
+
 class PredictionVerdict(Frozen):
     """The ">threshold better" verdict for one score family in one scope (overall or a category).
 
     Args:
-        family: the score family's name.
-        n: pairs used; n_dropped: NaN pairs dropped.
+        family: the score family's name; scope: ``"overall"`` or the category.
+        role: ``primary`` (the declared endpoint, overall) or ``secondary`` (exploratory, multiplicity-adjusted).
+        n: pairs used; n_dropped: NaN pairs dropped; n_informative: pairs with ``d != 0``.
         mean_council, mean_baseline: the two means.
-        relative_improvement: ``mean_council / mean_baseline - 1``.
-        ci_low, ci_high: its paired bootstrap interval; confidence: the interval's level.
-        wilcoxon_p: two-sided Wilcoxon signed-rank p-value; p_holm: the same after Holm across the
-            families of this scope.
-        mcnemar_p: McNemar's exact p on pass/fail, ``None`` when pass/fail was not given.
+        mean_difference: ``mean(d)``, ``d = council - (1 + threshold) * baseline``: the deciding quantity.
+        diff_low, diff_high: its sign-flip interval at ``confidence`` (infinite when unreachable).
+        relative_improvement: the effect size, ``mean_council / mean_baseline - 1`` (NaN for a baseline mean <= 0).
+        ci_low, ci_high: the same interval expressed on the relative improvement (ratio interval minus one),
+            NaN or infinite where the data cannot define it.
+        confidence: the two-sided level of both intervals (adjusted for secondary verdicts).
+        method: the interval method in words (:func:`harness.signflip.method_name`).
+        p_value: one-sided sign-flip p of "the council is not more than ``threshold`` better".
+        mcnemar_p: McNemar's exact p on the family's own 0/1 values, binary families only (else ``None``).
         threshold: the relative improvement the prediction claims (0.15 = 15%).
-        verdict: ``supported`` (ci_low > threshold), ``refuted`` (ci_high < threshold), else
-            ``inconclusive``.
-        note: why something is NaN ("" when all is well).
-        summary: one line for people.
+        verdict: see :func:`verdict_for`; ``insufficient_data`` below :data:`MIN_INFORMATIVE_PAIRS`.
+        reason: why the verdict is ``insufficient_data`` ("" otherwise).
+        warning: a sign the scorer may be broken (every answer of both subjects scored the same), else "".
+        note: other caveats ("" when all is well).
+        summary: the verdict in words first, the statistics after.
     """
 
     family: str
+    scope: str = "overall"
+    role: Role = "secondary"
     n: int
     n_dropped: int = 0
+    n_informative: int = 0
     mean_council: float
     mean_baseline: float
+    mean_difference: float = math.nan
+    diff_low: float = math.nan
+    diff_high: float = math.nan
     relative_improvement: float
     ci_low: float
     ci_high: float
     confidence: float = 0.95
-    wilcoxon_p: float
-    p_holm: float
+    method: str = ""
+    p_value: float = math.nan
     mcnemar_p: float | None = None
     threshold: float = 0.15
     verdict: Verdict
+    reason: str = ""
+    warning: str = ""
     note: str = ""
     summary: str
 
 
 class PredictionReport(Frozen):
-    """Verdicts overall and per category.
+    """The primary verdict, then the secondary ones overall and per category.
 
     Args:
-        threshold, confidence, n_resamples, seed: the settings used (for reproduction).
-        overall: one verdict per family over every challenge.
-        by_category: category -> one verdict per family over that category's challenges.
+        threshold: the claimed improvement; confidence: the primary interval's level.
+        n_resamples, seed: Monte-Carlo sign patterns above :data:`harness.signflip.EXACT_MAX_PAIRS` pairs.
+        primary: the primary endpoint's family name; primary_reason: why it is the primary one.
+        n_secondary: secondary verdicts that reached the decision stage (``m`` of the Bonferroni adjustment).
+        secondary_confidence: the level of each secondary interval, ``1 - (1 - confidence) / m``.
+        overall: one verdict per family over every case, the primary one first.
+        by_category: category -> one verdict per family over that category's cases (only with 2+ categories).
+        arms: truncation and extraction-failure counts per subject (:mod:`harness.artifacts`).
+        artifact_warning: set when the arms differ in either rate by more than 5 points ("" otherwise).
     """
 
     threshold: float
     confidence: float
     n_resamples: int
     seed: int
+    primary: str = ""
+    primary_reason: str = ""
+    n_secondary: int = 0
+    secondary_confidence: float = 0.95
     overall: tuple[PredictionVerdict, ...]
     by_category: dict[str, tuple[PredictionVerdict, ...]] = {}
+    arms: tuple[ArmArtifacts, ...] = ()
+    artifact_warning: str = ""
+
+    @property
+    def headline(self) -> PredictionVerdict | None:
+        """The primary verdict (``None`` only for an empty report)."""
+        return next((v for v in self.overall if v.role == "primary"), None)
+
+    def every(self) -> list[PredictionVerdict]:
+        """Every verdict: overall first, then per category in sorted order."""
+        return [*self.overall, *(v for c in sorted(self.by_category) for v in self.by_category[c])]
 
 
-def verdict_for(ci_low: float, ci_high: float, threshold: float) -> Verdict:
-    """``supported`` when ``ci_low > threshold``, ``refuted`` when ``ci_high < threshold``, else ``inconclusive``.
+def verdict_for(diff_low: float, diff_high: float, n_informative: int | None = None) -> Verdict:
+    """The verdict from the interval of ``mean(council - (1 + threshold) * baseline)``.
 
+    Precedence: ``insufficient_data`` when ``n_informative < MIN_INFORMATIVE_PAIRS`` (given);
+    then ``supported`` when ``diff_low > 0`` (the one-sided sign-flip test rejects "not more than
+    ``threshold`` better" at level ``(1 - confidence) / 2``); ``refuted`` when ``diff_high < 0``
+    (it rejects "at least ``threshold`` better" at the same level); else ``inconclusive``.
     NaN bounds compare false, so an undefined interval is ``inconclusive``.
     """
-    if ci_low > threshold:
+    if n_informative is not None and n_informative < MIN_INFORMATIVE_PAIRS:
+        return "insufficient_data"
+    if diff_low > 0:
         return "supported"
-    if ci_high < threshold:
+    if diff_high < 0:
         return "refuted"
     return "inconclusive"
 
 
 def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:+.1%}"
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.1%}"
+
+
+def _num(x: float) -> str:
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.3g}"
 
 
 def _p(x: float | None) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.3g}"
 
 
-def _verdicts_for_scope(
-    families: Mapping[str, PairedSample], threshold: float, confidence: float, n_resamples: int, seed: int,
-    method: Literal["BCa", "percentile"],
-) -> tuple[PredictionVerdict, ...]:
-    partial: list[dict] = []
-    for family, sample in families.items():
-        x, y, dropped = paired_arrays(sample.council, sample.baseline)
-        ri = relative_improvement(x, y)
-        ci = paired_bootstrap_ci(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed, method=method)
-        wil = wilcoxon_signed_rank(x, y)
-        mc = None
-        if sample.council_pass is not None and sample.baseline_pass is not None:
-            mc = mcnemar_exact(sample.council_pass, sample.baseline_pass).p_value
-        notes = [f"{dropped} NaN pair(s) dropped"] if dropped else []
-        notes += [n for n in (relative_improvement_note(y) if x.size else "no paired scores", ci.note, wil.note) if n]
-        partial.append(dict(
-            family=family, n=int(x.size), n_dropped=dropped,
-            mean_council=float(x.mean()) if x.size else math.nan,
-            mean_baseline=float(y.mean()) if y.size else math.nan,
-            relative_improvement=ri, ci_low=ci.low, ci_high=ci.high, confidence=confidence,
-            wilcoxon_p=wil.p_value, mcnemar_p=mc, threshold=threshold,
-            verdict=verdict_for(ci.low, ci.high, threshold),
-            note="; ".join(dict.fromkeys(notes)),
-        ))
-    adjusted = holm([p["wilcoxon_p"] for p in partial])
-    out = []
-    for p, p_holm in zip(partial, adjusted, strict=True):
-        summary = (
-            f"{p['family']}: council {_pct(p['relative_improvement'])} vs baseline "
-            f"({confidence:.0%} CI {_pct(p['ci_low'])} to {_pct(p['ci_high'])}, n={p['n']}) -> {p['verdict']} "
-            f"(threshold {_pct(threshold)}); Wilcoxon p={_p(p['wilcoxon_p'])}, Holm p={_p(p_holm)}"
-            + (f", McNemar p={_p(p['mcnemar_p'])}" if p["mcnemar_p"] is not None else "")
-            + (f" [{p['note']}]" if p["note"] else "")
-        )
-        out.append(PredictionVerdict(**p, p_holm=p_holm, summary=summary))
-    return tuple(out)
+#: Score families in words, for the verdict sentences.
+FAMILY_WORDS: dict[str, str] = {
+    "correct": "correctness",
+    "rubric_composite": "rubric score",
+    "heuristic_quality": "heuristic quality",
+}
+
+VERDICT_WORDS: dict[str, str] = {
+    "supported": "supported",
+    "refuted": "refuted",
+    "inconclusive": "not enough evidence either way",
+    "insufficient_data": "insufficient data",
+}
+
+
+def family_words(family: str) -> str:
+    """A score family's name in words (``correct`` -> ``correctness``)."""
+    return FAMILY_WORDS.get(family, family.replace("_", " "))
+
+
+def verdict_headline(v: PredictionVerdict, treatment: str = "council", control: str = "single model") -> str:
+    """The verdict in words.
+
+    ``council vs single model on correctness: +300.0% (n=55), better by more than 15%: supported``.
+    """
+    scope = "" if v.scope == "overall" else f" [{v.scope}]"
+    return (f"{treatment} vs {control} on {family_words(v.family)}{scope}: {_pct(v.relative_improvement)} "
+            f"(n={v.n}), better by more than {v.threshold:.0%}: {VERDICT_WORDS[v.verdict]}")
+
+
+def verdict_statistics(v: PredictionVerdict, treatment: str = "council") -> str:
+    """The statistics behind the verdict (the reason, for ``insufficient_data``)."""
+    if v.verdict == "insufficient_data":
+        return v.reason
+    stats = (f"mean({treatment} - {1 + v.threshold:.3g} x baseline) = {_num(v.mean_difference)}, "
+             f"{v.confidence:.4g} interval {_num(v.diff_low)} to {_num(v.diff_high)}, {v.method}, "
+             f"one-sided p={_p(v.p_value)}; effect interval {_pct(v.ci_low)} to {_pct(v.ci_high)}")
+    if v.mcnemar_p is not None:
+        stats += f"; McNemar p={_p(v.mcnemar_p)}"
+    return stats
+
+
+def verdict_sentence(v: PredictionVerdict, treatment: str = "council", control: str = "single model") -> str:
+    """The verdict in words first, the statistics after in brackets."""
+    return f"{verdict_headline(v, treatment, control)} ({verdict_statistics(v, treatment)})"
+
+
+def _same_score_warning(family: str, x: np.ndarray, y: np.ndarray) -> str:
+    values = np.concatenate([x, y])
+    if values.size >= 2 and np.ptp(values) == 0:
+        return (f"every answer of both subjects got the same {family} score ({values[0]:g}): "
+                "the scorer or judge may not be discriminating")
+    return ""
+
+
+def _decide(
+    family: str, scope: str, role: Role, sample: PairedSample, threshold: float, confidence: float,
+    n_resamples: int, seed: int, binary: bool,
+) -> PredictionVerdict:
+    x, y, dropped = paired_arrays(sample.council, sample.baseline)
+    d = signflip.difference_scores(x, y, threshold)
+    n_inf = int(np.count_nonzero(d))
+    notes = [f"{dropped} NaN pair(s) dropped"] if dropped else []
+    mc = None
+    if binary and x.size:
+        mc = mcnemar_exact(tuple(x == 1), tuple(y == 1)).p_value
+    common = dict(
+        family=family, scope=scope, role=role, n=int(x.size), n_dropped=dropped, n_informative=n_inf,
+        mean_council=float(x.mean()) if x.size else math.nan, mean_baseline=float(y.mean()) if y.size else math.nan,
+        relative_improvement=relative_improvement(x, y) if x.size else math.nan, mcnemar_p=mc, threshold=threshold,
+        warning=_same_score_warning(family, x, y), confidence=confidence,
+    )
+    if n_inf < MIN_INFORMATIVE_PAIRS:
+        reason = (f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
+                  f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide")
+        v = PredictionVerdict(**common, mean_difference=float(d.mean()) if d.size else math.nan,
+                              ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data", reason=reason,
+                              note="; ".join(notes), summary="")
+        return v.model_copy(update={"summary": verdict_sentence(v)})
+    test = signflip.sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    r_low, r_high, r_note = signflip.ratio_interval(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    notes += [n for n in (relative_improvement_note(y), r_note) if n]
+    v = PredictionVerdict(
+        **common, mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=test.method,
+        p_value=test.p_value, ci_low=r_low - 1.0, ci_high=r_high - 1.0,
+        verdict=verdict_for(test.low, test.high, n_inf), note="; ".join(dict.fromkeys(notes)), summary="",
+    )
+    return v.model_copy(update={"summary": verdict_sentence(v)})
 
 
 UNCATEGORIZED = "uncategorized"
@@ -476,41 +522,84 @@ def evaluate_prediction(
     threshold: float = 0.15,
     by_category: Mapping[str, str] | None = None,
     *,
+    primary: str | None = None,
+    primary_reason: str = "",
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
-    method: Literal["BCa", "percentile"] = "BCa",
+    binary_families: Sequence[str] = BINARY_FAMILIES,
 ) -> PredictionReport:
     """Test "the council is more than ``threshold`` better than the single model" per score family.
 
-    Args:
-        families: score family name -> its paired per-challenge scores (higher is better).
-        threshold: the claimed relative improvement (seed 002: 0.15).
-        by_category: challenge id -> category; when given, every category also gets its verdicts
-            (challenges missing from the mapping go to ``"uncategorized"``). Requires ``ids``.
-        confidence: bootstrap confidence level.
-        n_resamples: bootstrap resamples per family and scope.
-        seed: bootstrap seed (the same for every family and scope).
-        method: bootstrap interval method, ``"BCa"`` or ``"percentile"``.
+    The rule, in order:
 
-    Holm's correction runs across the families within each scope (overall, each category).
+    1. Per scope (overall, each category) and family, ``d_i = council_i - (1 + threshold) * baseline_i``
+       over the pairs without NaN (:func:`harness.signflip.difference_scores`).
+    2. Fewer than :data:`MIN_INFORMATIVE_PAIRS` pairs with ``d_i != 0``: ``insufficient_data``.
+    3. The **primary** verdict (family ``primary``, overall) uses the sign-flip interval of the centre of
+       ``d`` at ``confidence`` (:func:`harness.signflip.sign_flip_test`): ``supported`` when its low end
+       is > 0, ``refuted`` when its high end is < 0, else ``inconclusive`` (:func:`verdict_for`).
+    4. Every other verdict is **secondary** (exploratory). With ``m`` secondary verdicts that passed
+       step 2, each uses the same interval at the Bonferroni level ``1 - (1 - confidence) / m``, so the
+       chance of any false "supported" (or false "refuted") among them is at most ``(1 - confidence) / 2``.
+    5. The effect size beside each verdict is the ratio of means minus one, with the interval of the
+       ratio that inverts the same test at the same level (:func:`harness.signflip.ratio_interval`).
+
+    Args:
+        families: score family name -> its paired per-case scores (higher is better).
+        threshold: the claimed relative improvement (seed 002: 0.15).
+        by_category: case id -> category; with two or more categories every category also gets its
+            (secondary) verdicts (cases missing from the mapping go to ``"uncategorized"``). Requires ``ids``.
+        primary: the primary endpoint (default: the first family); a primary with no pairs gets an
+            ``insufficient_data`` verdict saying so.
+        primary_reason: why this endpoint is primary, for the report.
+        confidence: the primary interval's two-sided level.
+        n_resamples: random sign patterns per test above the exact limit.
+        seed: seed of those patterns (the same for every family and scope).
+        binary_families: families whose 0/1 values get McNemar's exact test.
     """
-    args = (threshold, confidence, n_resamples, seed, method)
-    overall = _verdicts_for_scope(families, *args)
-    per_category: dict[str, tuple[PredictionVerdict, ...]] = {}
+    primary = primary or next(iter(families), "")
+    scopes: list[tuple[str, Mapping[str, PairedSample]]] = [("overall", families)]
     if by_category is not None:
         groups: dict[str, dict[str, list[int]]] = {}
         for family, sample in families.items():
             if sample.ids is None:
-                raise ValueError(f"family {family!r} has no challenge ids: per-category verdicts need them")
+                raise ValueError(f"family {family!r} has no case ids: per-category verdicts need them")
             for i, cid in enumerate(sample.ids):
                 groups.setdefault(by_category.get(cid, UNCATEGORIZED), {}).setdefault(family, []).append(i)
-        for category in sorted(groups):
-            scoped = {f: families[f].subset(idx) for f, idx in groups[category].items()}
-            per_category[category] = _verdicts_for_scope(scoped, *args)
+        if len(groups) > 1:
+            scopes += [(cat, {f: families[f].subset(idx) for f, idx in groups[cat].items()}) for cat in sorted(groups)]
+    jobs = [(scope, family, sample) for scope, fams in scopes for family, sample in fams.items()]
+
+    def is_primary(scope: str, family: str) -> bool:
+        return scope == "overall" and family == primary
+
+    def decidable(sample: PairedSample) -> bool:
+        x, y, _ = paired_arrays(sample.council, sample.baseline)
+        return int(np.count_nonzero(signflip.difference_scores(x, y, threshold))) >= MIN_INFORMATIVE_PAIRS
+
+    m = sum(1 for scope, family, sample in jobs if not is_primary(scope, family) and decidable(sample))
+    secondary_confidence = 1.0 - (1.0 - confidence) / max(m, 1)
+    decided: dict[str, list[PredictionVerdict]] = {}
+    for scope, family, sample in jobs:
+        role: Role = "primary" if is_primary(scope, family) else "secondary"
+        level = confidence if role == "primary" else secondary_confidence
+        decided.setdefault(scope, []).append(_decide(
+            family, scope, role, sample, threshold, level, n_resamples, seed, family in binary_families))
+    overall = decided.get("overall", [])
+    if primary and primary not in families:
+        missing = PredictionVerdict(
+            family=primary, role="primary", n=0, mean_council=math.nan, mean_baseline=math.nan,
+            relative_improvement=math.nan, ci_low=math.nan, ci_high=math.nan, threshold=threshold,
+            verdict="insufficient_data", confidence=confidence,
+            reason=f"no case has a {primary} score for both subjects", summary="",
+        )
+        overall.insert(0, missing.model_copy(update={"summary": verdict_sentence(missing)}))
+    overall.sort(key=lambda v: v.role != "primary")
     return PredictionReport(
-        threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed, overall=overall,
-        by_category=per_category,
+        threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed, primary=primary,
+        primary_reason=primary_reason, n_secondary=m, secondary_confidence=secondary_confidence,
+        overall=tuple(overall), by_category={s: tuple(vs) for s, vs in decided.items() if s != "overall"},
     )
 
 

@@ -10,11 +10,11 @@ from pydantic import ValidationError
 from scipy import stats as sps
 
 from harness.stats import (
+    MIN_INFORMATIVE_PAIRS,
     PairedSample,
     evaluate_prediction,
     holm,
     mcnemar_exact,
-    paired_bootstrap_ci,
     paired_regression_test,
     relative_improvement,
     relative_improvement_note,
@@ -175,69 +175,17 @@ def test_holm_caps_at_one_and_skips_nan():
     assert holm([0.2]) == [0.2]
 
 
-# --- bootstrap ------------------------------------------------------------------------------
+# --- the >15% verdict (difference form, sign-flip interval) -----------------------------------
 
 
-def _synthetic(seed: int, n: int, ratio: float, noise: float) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    base = rng.uniform(40, 60, n)
-    council = base * ratio * rng.normal(1.0, noise, n)  # E[council] = ratio * E[base]
-    return council, base
-
-
-def test_bootstrap_ci_covers_known_ratio_and_is_reproducible():
-    council, base = _synthetic(7, 100, 1.25, 0.1)
-    ci = paired_bootstrap_ci(council, base, seed=3)
-    assert ci.low < 0.25 < ci.high
-    assert ci.high - ci.low < 0.1
-    assert ci.low < relative_improvement(council, base) < ci.high
-    assert paired_bootstrap_ci(council, base, seed=3) == ci
-    assert paired_bootstrap_ci(council, base, seed=4) != ci
-
-
-def test_bootstrap_coverage_is_close_to_nominal():
-    covered = 0
-    for seed in range(40):
-        council, base = _synthetic(seed, 60, 1.2, 0.2)
-        ci = paired_bootstrap_ci(council, base, n_resamples=2000, confidence=0.9, seed=seed, method="percentile")
-        covered += ci.low < 0.2 < ci.high
-    assert 32 <= covered <= 40  # nominal 36 of 40
-
-
-def test_bootstrap_is_paired():
-    # council = 1.2 * baseline exactly, baseline very spread out: pairing makes the ratio certain.
-    base = np.random.default_rng(0).uniform(1, 100, 50)
-    ci = paired_bootstrap_ci(base * 1.2, base, n_resamples=2000, method="percentile")
-    assert ci.low == pytest.approx(0.2) and ci.high == pytest.approx(0.2)
-
-
-def test_bootstrap_matches_scipy():
-    council, base = _synthetic(1, 30, 1.1, 0.2)
-    ci = paired_bootstrap_ci(council, base, n_resamples=999, seed=5)
-    ref = sps.bootstrap((council, base), lambda x, y, axis: x.mean(axis) / y.mean(axis) - 1, paired=True,
-                        n_resamples=999, rng=np.random.default_rng(5))
-    assert ci.low == pytest.approx(ref.confidence_interval.low)
-    assert ci.high == pytest.approx(ref.confidence_interval.high)
-
-
-def test_bootstrap_degenerate_inputs_give_nan_with_reason():
-    one = paired_bootstrap_ci([2.0], [1.0])
-    assert math.isnan(one.low) and "insufficient data" in one.note
-    flat = paired_bootstrap_ci([2.0, 2.0, 2.0], [1.0, 1.0, 1.0], n_resamples=500)  # BCa alone would be NaN
-    assert flat.low == flat.high == 1.0 and "same value" in flat.note
-    zero = paired_bootstrap_ci([2.0, 2.0, 2.0], [1.0, 0.0, 0.0], n_resamples=500)
-    assert math.isnan(zero.high) and "undefined in" in zero.note
-
-
-# --- verdicts -------------------------------------------------------------------------------
-
-
-def test_verdict_rule():
-    assert verdict_for(0.16, 0.30, 0.15) == "supported"
-    assert verdict_for(0.01, 0.14, 0.15) == "refuted"
-    assert verdict_for(0.10, 0.20, 0.15) == "inconclusive"
-    assert verdict_for(0.15, 0.30, 0.15) == "inconclusive"  # strictly above the threshold
-    assert verdict_for(math.nan, math.nan, 0.15) == "inconclusive"
+def test_verdict_rule_precedence():
+    assert verdict_for(0.01, 0.30) == "supported"
+    assert verdict_for(-0.30, -0.01) == "refuted"
+    assert verdict_for(-0.10, 0.10) == "inconclusive"
+    assert verdict_for(0.0, 0.30) == "inconclusive"  # strictly above 0
+    assert verdict_for(math.nan, math.nan) == "inconclusive"
+    assert verdict_for(0.5, 0.9, n_informative=MIN_INFORMATIVE_PAIRS - 1) == "insufficient_data"
+    assert verdict_for(0.5, 0.9, n_informative=MIN_INFORMATIVE_PAIRS) == "supported"
 
 
 def _sample(council, base, prefix="c") -> PairedSample:
@@ -245,67 +193,115 @@ def _sample(council, base, prefix="c") -> PairedSample:
                         ids=tuple(f"{prefix}{i}" for i in range(len(council))))
 
 
-def test_three_verdicts_from_data():
-    families = {
-        "better": _sample(*_synthetic(1, 100, 1.40, 0.05)),
-        "same": _sample(*_synthetic(2, 100, 1.00, 0.05)),
-        "borderline": _sample(*_synthetic(3, 20, 1.15, 0.3)),
-    }
-    report = evaluate_prediction(families, n_resamples=2000)
-    v = {x.family: x for x in report.overall}
-    assert v["better"].verdict == "supported" and v["better"].ci_low > 0.15
-    assert v["same"].verdict == "refuted" and v["same"].ci_high < 0.15
-    assert v["borderline"].verdict == "inconclusive"
-    assert v["borderline"].ci_low <= 0.15 <= v["borderline"].ci_high
-    # Holm across the three families of the scope
-    assert [x.p_holm for x in report.overall] == pytest.approx(holm([x.wilcoxon_p for x in report.overall]))
-    assert "supported" in v["better"].summary and "better:" in v["better"].summary
-    assert v["better"].mcnemar_p is None
+def _binary(n_right: int, n_total: int, offset: int = 0) -> list[float]:
+    return [1.0 if offset <= i < offset + n_right else 0.0 for i in range(n_total)]
 
 
-def test_evaluate_prediction_hand_values_and_mcnemar():
-    c, b = _table(10, 7, 1, 2)
-    sample = PairedSample(council=(3.0, 6.0) * 10, baseline=(2.0, 4.0) * 10, council_pass=tuple(c),
-                          baseline_pass=tuple(b))
-    (v,) = evaluate_prediction({"quality": sample}, n_resamples=500).overall
-    assert (v.n, v.mean_council, v.mean_baseline) == (20, 4.5, 3.0)
-    assert v.relative_improvement == pytest.approx(0.5)
-    assert v.mcnemar_p == pytest.approx(18 / 256)
-    assert v.p_holm == v.wilcoxon_p  # one family: Holm changes nothing
-    # every pair has the same ratio 1.5, so every resample gives exactly 0.5
-    assert v.ci_low == pytest.approx(0.5) and v.ci_high == pytest.approx(0.5)
-    assert v.verdict == "supported"
+def test_weak_baseline_on_correctness_is_supported():
+    # issue 11: council 20/55 vs baseline 5/55 (+300%) was "inconclusive" because the ratio was undefined
+    # in some bootstrap resamples. Baseline right on cases 0-4, council on 0-19:
+    # d = 5 x (1 - 1.15) + 15 x 1 + 35 x 0 -> mean = (15 - 0.75) / 55 = 0.2590909...
+    council, base = _binary(20, 55), _binary(5, 55)
+    (v,) = evaluate_prediction({"correct": _sample(council, base)}).overall
+    assert (v.role, v.n, v.n_informative) == ("primary", 55, 20)
+    assert v.mean_difference == pytest.approx(14.25 / 55)
+    assert v.relative_improvement == pytest.approx(3.0)
+    assert v.diff_low > 0 and v.verdict == "supported"
+    assert v.ci_low > 0.15  # the ratio interval agrees with the verdict
+    assert "Monte-Carlo paired sign-flip" in v.method
+    # McNemar on the 0/1 values: 15 council-only, 0 baseline-only -> 2 * 2**-15
+    assert v.mcnemar_p == pytest.approx(2 / 2**15)
+    assert v.summary.startswith("council vs single model on correctness: +300.0% (n=55), better by more than 15%: "
+                                "supported (")
 
 
-def test_evaluate_prediction_per_category_and_tiny_samples():
-    council, base = _synthetic(5, 40, 1.4, 0.05)
-    families = {"q": _sample(council, base), "r": _sample(base, base)}
-    by_category = {f"c{i}": ("math" if i < 30 else "logic") for i in range(39)}  # c39 uncategorized
-    report = evaluate_prediction(families, by_category=by_category, n_resamples=500)
-    assert sorted(report.by_category) == ["logic", "math", "uncategorized"]
-    assert [v.n for v in report.by_category["math"]] == [30, 30]
-    assert [v.n for v in report.by_category["logic"]] == [9, 9]
-    tiny = {v.family: v for v in report.by_category["uncategorized"]}
-    assert tiny["q"].n == 1 and tiny["q"].verdict == "inconclusive"
-    assert math.isnan(tiny["q"].ci_low) and math.isnan(tiny["q"].wilcoxon_p) and math.isnan(tiny["q"].p_holm)
-    assert "insufficient data" in tiny["q"].summary
-    assert math.isnan(tiny["r"].wilcoxon_p)  # all differences zero
-    math_v = {v.family: v for v in report.by_category["math"]}
-    assert math_v["q"].verdict == "supported" and math_v["r"].verdict == "refuted"
+def test_better_baseline_on_correctness_is_refuted():
+    # council 2/55 (cases 0-1) vs baseline 8/55 (cases 2-9): d = 2 x 1 + 8 x (-1.15) -> mean = -7.2 / 55
+    council, base = _binary(2, 55), _binary(8, 55, offset=2)
+    (v,) = evaluate_prediction({"correct": _sample(council, base)}).overall
+    assert v.n_informative == 10
+    assert v.mean_difference == pytest.approx(-7.2 / 55)
+    assert v.diff_high < 0 and v.verdict == "refuted"
+    assert v.relative_improvement == pytest.approx(2 / 8 - 1)
+
+
+def test_exact_interval_by_hand():
+    # ten pairs, council 2, baseline 1: d = 0.85 everywhere. Every non-empty subset mean is 0.85, so the
+    # interval is [0.85, 0.85]; the only sign pattern with sum >= the observed one is "no flip": p = 1/1024.
+    (v,) = evaluate_prediction({"q": _sample([2.0] * 10, [1.0] * 10)}).overall
+    assert (v.diff_low, v.diff_high) == (pytest.approx(0.85), pytest.approx(0.85))
+    assert v.p_value == pytest.approx(1 / 1024)
+    assert v.method == "exact paired sign-flip test (1024 sign patterns)"
+    assert (v.ci_low, v.ci_high) == (pytest.approx(1.0), pytest.approx(1.0))  # ratio 2 in every subset
+    assert v.verdict == "supported" and v.mcnemar_p is None  # not a binary family
+
+
+def test_tiny_samples_are_insufficient_data_with_the_reason():
+    # issue 11's counter-examples: n=2 with council = 2 x baseline, and 3 identical pairs
+    (two,) = evaluate_prediction({"q": _sample([2.0, 4.0], [1.0, 2.0])}).overall
+    assert two.verdict == "insufficient_data"
+    assert "only 2 informative pair(s)" in two.reason and f"at least {MIN_INFORMATIVE_PAIRS}" in two.reason
+    assert "insufficient data (only 2 informative" in two.summary
+    (same,) = evaluate_prediction({"q": _sample([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])}).overall
+    assert same.verdict == "insufficient_data" and same.n_informative == 3  # d = -0.15 on each
+    # pairs where both scores are 0 carry no evidence: 9 informative of 40
+    council, base = _binary(9, 40), [0.0] * 40
+    (sparse,) = evaluate_prediction({"correct": _sample(council, base)}).overall
+    assert (sparse.n, sparse.n_informative, sparse.verdict) == (40, 9, "insufficient_data")
+
+
+def test_primary_first_and_secondaries_bonferroni_adjusted():
+    rng = np.random.default_rng(3)
+    base = rng.uniform(4, 6, 40)
+    families = {"rubric_composite": _sample(base * 1.5, base), "correct": _sample(_binary(20, 40), _binary(4, 40)),
+                "heuristic_quality": _sample(base, base)}
+    by_category = {f"c{i}": ("math" if i < 20 else "logic") for i in range(40)}
+    report = evaluate_prediction(families, by_category=by_category, primary="correct", primary_reason="configured")
+    assert [v.family for v in report.overall] == ["correct", "rubric_composite", "heuristic_quality"]
+    assert [v.role for v in report.overall] == ["primary", "secondary", "secondary"]
+    assert report.headline is not None and report.headline.family == "correct"
+    # secondary verdicts with >= 10 informative pairs: 2 overall + rubric and heuristic in each of 2
+    # categories (20 pairs each) + correct in "math" (cases 0-19: council right on 20, baseline on 4 -> 20
+    # informative) but not in "logic" (council and baseline both wrong on cases 20-39 -> 0 informative)
+    assert report.n_secondary == 2 + 4 + 1
+    assert report.secondary_confidence == pytest.approx(1 - 0.05 / 7)
+    assert report.headline.confidence == 0.95
+    assert all(v.confidence == pytest.approx(1 - 0.05 / 7) for v in report.overall[1:])
+    logic = {v.family: v for v in report.by_category["logic"]}
+    assert logic["correct"].verdict == "insufficient_data"
+    assert all(v.role == "secondary" for vs in report.by_category.values() for v in vs)
+    assert {v.verdict for v in report.by_category["math"] if v.family == "rubric_composite"} == {"supported"}
+
+
+def test_one_category_gives_no_per_category_verdicts_and_missing_primary_is_explained():
+    families = {"rubric_composite": _sample([2.0] * 12, [1.0] * 12)}
+    report = evaluate_prediction(families, by_category={f"c{i}": "facts" for i in range(12)}, primary="correct")
+    assert report.by_category == {}
+    head = report.headline
+    assert head is not None and head.family == "correct" and head.verdict == "insufficient_data"
+    assert head.reason == "no case has a correct score for both subjects"
+    assert report.overall[1].role == "secondary"
+
+
+def test_judge_giving_everyone_the_same_score_is_warned():
+    (v,) = evaluate_prediction({"rubric_composite": _sample([0.7] * 12, [0.7] * 12)}).overall
+    assert "same rubric_composite score (0.7)" in v.warning
+    (ok,) = evaluate_prediction({"rubric_composite": _sample([0.7] * 11 + [0.8], [0.7] * 12)}).overall
+    assert ok.warning == ""
 
 
 def test_evaluate_prediction_errors_and_nan_pairs():
-    with pytest.raises(ValueError, match="no challenge ids"):
+    with pytest.raises(ValueError, match="no case ids"):
         evaluate_prediction({"q": PairedSample(council=(1.0, 2.0), baseline=(1.0, 2.0))}, by_category={})
     with pytest.raises(ValidationError, match="baseline has 1 entries"):
         PairedSample(council=(1.0, 2.0), baseline=(1.0,))
-    with pytest.raises(ValidationError, match="both council_pass and baseline_pass"):
-        PairedSample(council=(1.0,), baseline=(1.0,), council_pass=(True,))
-    (v,) = evaluate_prediction({"q": PairedSample(council=(2.0, math.nan, 4.0, 6.0), baseline=(1.0, 1.0, 2.0, 3.0))},
-                               n_resamples=200).overall
-    assert (v.n, v.n_dropped, v.mean_council) == (3, 1, 4.0)
-    (z,) = evaluate_prediction({"z": PairedSample(council=(1.0, 2.0), baseline=(0.0, 0.0))}, n_resamples=200).overall
-    assert math.isnan(z.relative_improvement) and z.verdict == "inconclusive" and "baseline mean is 0" in z.note
+    council = [2.0, math.nan] + [3.0] * 10
+    (v,) = evaluate_prediction({"q": PairedSample(council=tuple(council), baseline=(1.0,) * 12)}).overall
+    assert (v.n, v.n_dropped, v.mean_council) == (11, 1, pytest.approx(32 / 11))
+    assert "1 NaN pair(s) dropped" in v.note
+    # a zero baseline: the ratio is undefined but the difference form still decides
+    (z,) = evaluate_prediction({"z": PairedSample(council=(1.0,) * 12, baseline=(0.0,) * 12)}).overall
+    assert math.isnan(z.relative_improvement) and z.verdict == "supported" and "baseline mean is 0" in z.note
 
 
 # --- regression gate test -------------------------------------------------------------------
