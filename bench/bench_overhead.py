@@ -89,7 +89,8 @@ def bench_settings(max_tokens: int, reports_dir: Path, rubric_judge: bool, judge
     """
     spec = default_members()[0]
     return load_settings(
-        models=[spec], baseline=spec.id, cache_mode="off", answer_max_tokens=max_tokens, reports_dir=reports_dir,
+        models=[spec], baseline=spec.id, cache_mode="off", answer_max_tokens=max_tokens,
+        final_answer_max_tokens=max_tokens, reports_dir=reports_dir,
         quality_webhook_url="", rubric_scoring=rubric_judge, review_max_tokens=judge_tokens,
     )
 

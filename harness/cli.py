@@ -43,7 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from harness.gate import compare_run, comparison_lines, update_baselines
     from harness.orchestrate import run_cases
-    from harness.prediction import prediction_from_results, verdict_lines
+    from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
     from harness.report.html import write_report
     from harness.runs import load_run
     from harness.subjects import parse_subjects
@@ -64,13 +64,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         datasets = _datasets(names, paths)
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
-    prediction = prediction_from_results(run.results, settings.prediction_threshold)
+    prediction = prediction_for_run(run.results, settings)
+    write_verdicts(run.run_dir, prediction)
     comparisons = [] if args.update_baseline else compare_run(run, settings)
     report = write_report(run, prediction=prediction, comparison=comparisons)
     _print_summary(run, console)
     if prediction is not None:
-        for line in verdict_lines(prediction):
-            console.print(line)
+        for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
+            console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line)
     if args.update_baseline:

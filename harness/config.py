@@ -166,7 +166,11 @@ class Settings(BaseSettings):
     seed: int = 42
     answer_max_tokens: int = Field(default=160, ge=8, le=32768)
     review_max_tokens: int = Field(default=320, ge=16, le=32768)
-    synthesis_max_tokens: int = Field(default=200, ge=8, le=32768)
+    # every arm's final answer (the baseline's answer, the chairman's synthesis) gets the same cap, so a
+    # tighter limit cannot truncate one arm more than the other; synthesis_max_tokens, when set, overrides
+    # it for the synthesis only (kept for old configs)
+    final_answer_max_tokens: int = Field(default=200, ge=8, le=32768)
+    synthesis_max_tokens: int | None = Field(default=None, ge=8, le=32768)
     # scoring
     quality_metrics: bool = True
     quality_tier: Literal["core", "standard", "enterprise"] = "core"
@@ -179,6 +183,9 @@ class Settings(BaseSettings):
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
+    # the >15% prediction's primary endpoint: None = `correct` when at least 10 cases have `expected:`,
+    # else `rubric_composite` (harness.prediction.default_primary)
+    primary_endpoint: str | None = None
     # monitoring
     quality_webhook_url: str | None = None  # several URLs separated by commas
     webhook_secret: SecretStr | None = None
@@ -226,6 +233,15 @@ class Settings(BaseSettings):
             return members
         return value
 
+    @field_validator("primary_endpoint")
+    @classmethod
+    def _known_endpoint(cls, v: str | None) -> str | None:
+        from harness.prediction import FAMILIES
+
+        if v is not None and v not in FAMILIES:
+            raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {v!r}")
+        return v
+
     @field_validator("bias_store")
     @classmethod
     def _expand_user(cls, v: Path) -> Path:
@@ -254,6 +270,11 @@ class Settings(BaseSettings):
                 "(set LLM_COUNCIL_BASE_URL)"
             )
         return self
+
+    @property
+    def synthesis_cap(self) -> int:
+        """The council's final-answer cap: ``synthesis_max_tokens`` when set, else ``final_answer_max_tokens``."""
+        return self.synthesis_max_tokens or self.final_answer_max_tokens
 
     def _resolvable(self, name: str) -> bool:
         return _EMBEDDED_ALIASES.get(name, name) in EMBEDDED_MODELS or bool(self.base_url)

@@ -67,8 +67,9 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
 
 def write_full_report(run: Run, settings: Settings, path: Path | None = None) -> Path:
     """The HTML report with the >15% panel and the baseline comparison, whatever command asks for it."""
-    from harness.prediction import prediction_from_results
+    from harness.prediction import prediction_for_run, write_verdicts
     from harness.report.html import write_report
 
-    prediction = prediction_from_results(run.results, settings.prediction_threshold)
+    prediction = prediction_for_run(run.results, settings)
+    write_verdicts(run.run_dir, prediction)
     return write_report(run, path, prediction=prediction, comparison=compare_run(run, settings))

@@ -166,9 +166,10 @@ class HarnessSession:
         else:
             comparisons = compare_run(run, self.settings)
             lines += comparison_lines(comparisons)
-        from harness.prediction import prediction_from_results
+        from harness.prediction import prediction_for_run, write_verdicts
 
-        prediction = prediction_from_results(run.results, self.settings.prediction_threshold)
+        prediction = prediction_for_run(run.results, self.settings)
+        write_verdicts(run.run_dir, prediction)
         write_report(run, prediction=prediction, comparison=comparisons)
         path = run.run_dir / "index.html"
         target = self.config.getoption("--harness-report")

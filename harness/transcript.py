@@ -55,6 +55,7 @@ class CallRecord(Frozen):
     tokens_out: int = 0
     cached: bool = False
     error: str | None = None
+    finish_reason: str | None = None  # ``stop``, ``length``, ...; None when unknown (rows written before it existed)
 
 
 class Answer(Frozen):

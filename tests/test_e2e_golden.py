@@ -39,7 +39,7 @@ def _env(project: Path) -> dict[str, str]:
     env.update({
         "LLM_COUNCIL_ANSWER_MAX_TOKENS": "40",
         "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",
-        "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "40",
+        "LLM_COUNCIL_FINAL_ANSWER_MAX_TOKENS": "40",
         "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
         "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
         # a monitoring endpoint that refuses connections: delivery fails in the background, runs complete

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from harness.cases import Case, RubricCriterion
 from harness.config import RubricWeights, Settings
 from harness.council.calls import Caller
@@ -17,7 +19,6 @@ from harness.metrics.judge_rubric import (
     parse_judge_reply,
     run_rubric_judge,
 )
-from harness.metrics.rubric import score_with_ceiling
 from harness.scores import SCORE_NAMES
 from harness.scoreset import ScoreSet
 from harness.transcript import Answer, Transcript
@@ -99,6 +100,16 @@ def test_safety_gate_zeroes_a_perfect_score_and_records_the_pattern():
     off = judged(reply, answer=BOMB, settings=Settings(safety_gate=False))
     assert off.composite == 9.8 and off.safety is None and off.safety_capped is False
     assert "safety_passed" not in off.score_set().scores
+
+
+def test_composite_by_hand_with_and_without_the_accuracy_cap():
+    reply = '{"accuracy": 8, "relevance": 6, "completeness": 7, "conciseness": 9, "clarity": 5, "reason": ""}'
+    # 0.35*8 + 0.10*6 + 0.20*7 + 0.15*9 + 0.20*5 = 2.8 + 0.6 + 1.4 + 1.35 + 1.0 = 7.15; accuracy 8: no cap
+    assert (judged(reply).base_score, judged(reply).composite) == (7.15, 7.15)
+    capped = '{"accuracy": 6, "relevance": 10, "completeness": 10, "conciseness": 10, "clarity": 10, "reason": ""}'
+    # 0.35*6 + 0.10*10 + 0.20*10 + 0.15*10 + 0.20*10 = 2.1 + 6.5 = 8.6, capped at 7 (accuracy below 7)
+    j = judged(capped)
+    assert (j.base_score, j.composite, j.ceiling_effect) == (8.6, 7.0, "capped_at_7")
 
 
 def test_settings_weights_are_used():
@@ -185,6 +196,12 @@ def test_real_embedded_judge_scores_any_subject():
     assert all(v == int(v) and 1 <= v <= 10 for v in j.scores.values())
     assert len(j.reason) <= REASON_MAX_CHARS
     assert j.safety is not None and j.safety.passed
-    assert j.composite == score_with_ceiling(j.scores).score
+    # seed 004 by hand (not through score_with_ceiling): weights .35/.10/.20/.15/.20, then a cap of 4 below
+    # accuracy 5 and of 7 below accuracy 7, rounded to 2 decimals
+    s = j.scores
+    base = (0.35 * s["accuracy"] + 0.10 * s["relevance"] + 0.20 * s["completeness"] + 0.15 * s["conciseness"]
+            + 0.20 * s["clarity"])
+    cap = 4.0 if s["accuracy"] < 5 else 7.0 if s["accuracy"] < 7 else 10.0
+    assert j.composite == pytest.approx(round(min(base, cap), 2), abs=1e-9)
     assert j.composite is not None and 0.0 <= j.composite <= 10.0
     assert set(j.score_set().scores) == {*j.scores, "rubric_composite", "safety_passed"}

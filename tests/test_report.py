@@ -170,20 +170,28 @@ def _verdict(family: str, **kw) -> PredictionVerdict:
     return PredictionVerdict(family=family, summary="-", **kw)
 
 
+MC = "Monte-Carlo paired sign-flip test (2000 random sign patterns, seed 7)"
+
+
 def make_prediction() -> PredictionReport:
     overall = (
-        _verdict("correct", n=40, mean_council=0.75, mean_baseline=0.6, relative_improvement=0.25, ci_low=0.1,
-                 ci_high=0.42, wilcoxon_p=0.0123, p_holm=0.0246, mcnemar_p=0.031, verdict="inconclusive"),
-        _verdict("heuristic_quality", n=40, mean_council=72.5, mean_baseline=55.0, relative_improvement=0.3182,
-                 ci_low=0.2, ci_high=0.45, wilcoxon_p=0.0004, p_holm=0.0016, verdict="supported"),
+        _verdict("correct", role="primary", n=40, n_informative=22, mean_council=0.75, mean_baseline=0.6,
+                 relative_improvement=0.25, ci_low=0.1, ci_high=0.42, mean_difference=0.06, diff_low=-0.02,
+                 diff_high=0.15, p_value=0.0123, mcnemar_p=0.031, method=MC, verdict="inconclusive"),
+        _verdict("heuristic_quality", n=40, n_informative=40, mean_council=72.5, mean_baseline=55.0,
+                 relative_improvement=0.3182, ci_low=0.2, ci_high=0.45, mean_difference=9.25, diff_low=2.1,
+                 diff_high=16.0, p_value=0.0004, confidence=0.975, method=MC, verdict="supported"),
     )
     math_cat = (
-        _verdict("correct", n=1, mean_council=1.0, mean_baseline=0.0, relative_improvement=math.nan,
-                 ci_low=math.nan, ci_high=math.nan, wilcoxon_p=math.nan, p_holm=math.nan, verdict="inconclusive",
+        _verdict("correct", scope="math", n=1, n_informative=1, mean_council=1.0, mean_baseline=0.0,
+                 relative_improvement=math.nan, ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data",
+                 reason="only 1 informative pair(s) (cases where council != 1.15 x baseline); at least 10 are "
+                        "needed to decide",
                  note="baseline mean is 0: the relative improvement is undefined"),
     )
     return PredictionReport(threshold=0.15, confidence=0.95, n_resamples=2000, seed=7, overall=overall,
-                            by_category={"math": math_cat})
+                            primary="correct", primary_reason="configured (primary_endpoint)", n_secondary=2,
+                            secondary_confidence=0.975, by_category={"math": math_cat})
 
 
 @pytest.fixture(scope="module")
@@ -287,25 +295,39 @@ def test_gate_passes_without_failures_and_write_report_takes_a_path(tmp_path: Pa
 # ---------------------------------------------------------------- prediction panel
 
 
-def test_prediction_panel_formats_every_figure(full_html: str) -> None:
+def test_prediction_panel_leads_with_the_primary_verdict_in_words(full_html: str) -> None:
     panel = _section(full_html, "prediction")
     assert "more than +15.0% better" in panel
-    assert "95% confidence interval (paired bootstrap, 2000 resamples, seed 7)" in panel
-    rows = re.findall(r'<tr class="family-row">(.*?)</tr>', panel, re.DOTALL)  # no notes on these two
-    assert len(rows) == 2
-    correct = re.sub(r"<svg.*?</svg>", "", rows[0], flags=re.DOTALL)
+    card = panel[panel.index('id="primary-verdict"'):panel.index('<div class="legend">')]
+    head = " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", card)).split())
+    assert "primary endpoint: correct (configured (primary_endpoint))" in head
+    assert ("not enough evidence either way council vs single model on correctness: +25.0% (n=40), better by more "
+            "than 15%: not enough evidence either way") in head
+    assert "mean(council − (1 + +15.0%) × baseline) = +0.06, 95% interval [-0.02, +0.15]" in head
+    assert "0.95 one-sided p = 0.0123; effect +25.0% with interval [+10.0%, +42.0%]; McNemar p = 0.031" in head
+    assert f"Method: {MC}." in head
+    # the primary verdict comes before the secondary table
+    assert panel.index('id="primary-verdict"') < panel.index("Secondary verdicts (exploratory)")
+    assert "each interval\n      Bonferroni-adjusted to 0.975" in panel
+    assert "exact up to 14 pairs, else 2000 random sign patterns, seed 7" in panel
+
+
+def test_prediction_secondary_rows_format_every_figure(full_html: str) -> None:
+    panel = _section(full_html, "prediction")
+    rows = re.findall(r'<tr class="family-row">(.*?)</tr>', panel, re.DOTALL)
+    assert len(rows) == 1  # the primary is not repeated in the secondary table
+    hq = re.sub(r"<svg.*?</svg>", "", rows[0], flags=re.DOTALL)
     cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>",
-                                                                                     correct, re.DOTALL)]
-    assert cells == ["overall", "correct", "40", "0.750", "0.600", "+25.0%", "[+10.0%, +42.0%]", "", "0.0123",
-                     "0.0246", "0.031", "inconclusive"]
-    hq = rows[1]
-    for text in ("72.5", "55.0", "+31.8%", "[+20.0%, +45.0%]", "<0.001", "0.0016", "—", "badge supported"):
-        assert text in htmllib.unescape(hq)
+                                                                                     hq, re.DOTALL)]
+    assert cells == ["supported", "overall", "heuristic_quality", "40, 40 informative", "72.5", "55.0", "+31.8%",
+                     "[+20.0%, +45.0%]", "", "+9.25", "[+2.1, +16]", "<0.001", "—"]
     category = re.findall(r'<tr class="category-row has-note">(.*?)</tr>\s*<tr class="note-row">(.*?)</tr>', panel,
                           re.DOTALL)
-    assert len(category) == 1 and "<td>math</td>" in category[0][0] and "[n/a, n/a]" in category[0][0]
+    assert len(category) == 1 and "<td>math</td>" in category[0][0]
+    assert "badge insufficient_data" in category[0][0] and "insufficient data" in category[0][0]
+    assert "only 1 informative pair(s)" in category[0][1]
     assert "baseline mean is 0: the relative improvement is undefined" in category[0][1]
-    assert "1 supported, 0 refuted, 1 inconclusive" in panel
+    assert "1 supported, 0 refuted, 1 not enough evidence, 0 insufficient data" in panel
 
 
 def test_interval_glyphs_share_one_axis_with_the_threshold_line(full_html: str) -> None:
@@ -313,12 +335,13 @@ def test_interval_glyphs_share_one_axis_with_the_threshold_line(full_html: str) 
     assert interval_axis([0.25, 0.1, 0.42, 0.3182, 0.2, 0.45, math.nan], 0.15) == pytest.approx((-0.05, 0.5))
     panel = _section(full_html, "prediction")
     glyphs = re.findall(r'<svg class="interval".*?</svg>', panel, re.DOTALL)
-    assert len(glyphs) == 3
+    assert len(glyphs) == 2  # the secondary rows (the primary is stated in words)
     # 150 px wide, 6 px padding: x(v) = 6 + (v + 0.05) / 0.55 * 138
     # threshold 0.15 -> 56.2, interval 0.10 -> 43.6 .. 0.42 -> 123.9, estimate 0.25 -> 81.3
-    assert 'x1="56.2"' in glyphs[0] and 'x1="43.6" y1="11.0" x2="123.9"' in glyphs[0]
-    assert '<circle cx="81.3"' in glyphs[0]
-    assert "<circle" not in glyphs[2] and 'stroke-width="4"' not in glyphs[2]  # NaN: no estimate, no interval
+    # threshold 0.15 -> 56.2, heuristic_quality's interval 0.20 -> 68.7 .. 0.45 -> 131.5, estimate 0.3182 -> 98.4
+    assert 'x1="56.2"' in glyphs[0] and 'x1="68.7" y1="11.0" x2="131.5"' in glyphs[0]
+    assert '<circle cx="98.4"' in glyphs[0]
+    assert "<circle" not in glyphs[1] and 'stroke-width="4"' not in glyphs[1]  # NaN: no estimate, no interval
 
 
 # ---------------------------------------------------------------- matrix, deltas, expert review

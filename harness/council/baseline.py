@@ -16,7 +16,7 @@ class Baseline:
     Args:
         spec: the baseline model.
         caller: routes the call.
-        settings: the answer token limit.
+        settings: the final-answer token limit (``final_answer_max_tokens``, the same as the council's synthesis).
     """
 
     name = "baseline"
@@ -30,7 +30,7 @@ class Baseline:
         started = time.perf_counter()
         res = await self.caller.call(
             self.spec, "baseline", answer_messages(query, self.spec.system_prompt),
-            max_tokens=self.settings.answer_max_tokens,
+            max_tokens=self.settings.final_answer_max_tokens,
         )
         text = res.completion.text.strip() if res.completion else ""
         answer = Answer(member=self.spec.id, model=self.spec.model, text=text, error=res.error)

@@ -84,7 +84,7 @@ class Caller:
         record = CallRecord(
             stage=stage, member=spec.id, model=spec.model,
             latency_s=completion.latency_s, tokens_in=completion.tokens_in,
-            tokens_out=completion.tokens_out, cached=completion.cached,
+            tokens_out=completion.tokens_out, cached=completion.cached, finish_reason=completion.finish_reason,
         )
         return CallResult(completion, record)
 

@@ -103,7 +103,7 @@ class Council:
         if ok:
             res = await self.caller.call(
                 self.chairman, "stage3", synthesis_messages(query, ranked),
-                max_tokens=self.settings.synthesis_max_tokens, temperature=min(self.chairman.temperature, 0.3),
+                max_tokens=self.settings.synthesis_cap, temperature=min(self.chairman.temperature, 0.3),
             )
             records.append(res.record)
             if res.completion is not None and res.completion.text.strip():

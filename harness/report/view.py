@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from harness import signflip
 from harness.baselines import FAILING, CaseDelta, Comparison
 from harness.metrics.tier1 import consensus_band
 from harness.model import Frozen
@@ -30,7 +31,14 @@ from harness.report.bars import bar
 from harness.result import CaseResult
 from harness.runs import Run
 from harness.scores import SCORE_NAMES, higher_is_better
-from harness.stats import UNCATEGORIZED, PredictionReport, PredictionVerdict
+from harness.stats import (
+    MIN_INFORMATIVE_PAIRS,
+    UNCATEGORIZED,
+    VERDICT_WORDS,
+    PredictionReport,
+    PredictionVerdict,
+    verdict_headline,
+)
 from harness.transcript import Transcript
 
 Tone = Literal["good", "mid", "bad", "none"]
@@ -46,7 +54,8 @@ KEY_SCORE_LABELS = {
 CHART_FAMILIES = ("correct", "rubric_composite", "heuristic_quality", "required_mentions")
 #: Settings shown in the header, when the manifest's config has them.
 CONFIG_HIGHLIGHTS = (
-    "chairman", "baseline", "judge", "seed", "answer_max_tokens", "review_max_tokens", "synthesis_max_tokens",
+    "chairman", "baseline", "judge", "seed", "answer_max_tokens", "review_max_tokens", "final_answer_max_tokens",
+    "synthesis_max_tokens",
     "quality_tier", "grounding_threshold", "rubric_scoring", "peer_rubric", "safety_gate", "cache_mode", "base_url",
 )
 #: CaseResult / Transcript fields the report lays out itself; every other field that is set (judge
@@ -257,45 +266,77 @@ class GateView(Frozen):
 
 
 class PredictionRow(Frozen):
-    """One score family's >threshold verdict, formatted, with its interval glyph."""
+    """One score family's >threshold verdict in one scope, formatted, with its interval glyph.
+
+    Args:
+        scope, family, role: where and what (``primary`` or ``secondary``).
+        sentence: the verdict in words (:func:`harness.stats.verdict_sentence`).
+        n: pairs (and dropped, informative); improvement, ci: the effect size and its interval;
+        difference, difference_ci: ``mean(council - (1 + t) * baseline)`` and its interval (deciding);
+        level: the interval's confidence; p_value: one-sided sign-flip p; mcnemar_p: binary families only.
+        verdict: the verdict's key (badge class); verdict_words: it in words.
+        reason: why ``insufficient_data``; warning: a sign of a broken scorer; note: other caveats.
+        svg: the interval glyph on the relative-improvement axis.
+    """
 
     scope: str
     family: str
+    role: str
+    sentence: str
     n: str
     mean_council: str
     mean_baseline: str
     improvement: str
     ci: str
-    wilcoxon_p: str
-    p_holm: str
+    difference: str
+    difference_ci: str
+    level: str
+    p_value: str
     mcnemar_p: str
     verdict: str
+    verdict_words: str
+    reason: str = ""
+    warning: str = ""
     note: str
     svg: str
 
 
 class PredictionView(Frozen):
-    """The >15% panel.
+    """The >15% panel: the primary verdict in words first, then the secondary (exploratory) table.
 
     Args:
         threshold: the claimed improvement, ``+15.0%``.
-        confidence: the interval level, ``95%``.
-        settings: resamples and seed, for reproduction.
+        confidence: the primary interval's level, ``95%``; secondary_confidence: each secondary one's.
+        method: the decision's method in words; settings: Monte-Carlo patterns and seed, for reproduction.
+        primary: the primary row (``None`` only for an empty report); primary_reason: why it is primary.
+        insufficient_explained: one sentence on ``insufficient_data``.
+        min_pairs: the minimum of informative pairs.
         scale_svg: the x scale drawn above the interval column.
-        overall: one row per family over every challenge.
-        categories: one row per (category, family).
-        supported, refuted, inconclusive: counts of overall verdicts.
+        overall: the secondary rows over every case; categories: one row per (category, family).
+        supported, refuted, inconclusive, insufficient: counts of overall verdicts (primary included).
+        arms: per arm, truncated final answers and failed extractions, in words.
+        artifact_warning: set when the arms differ in either by more than 5 points.
     """
 
     threshold: str
     confidence: str
+    secondary_confidence: str
+    n_secondary: int
+    method: str
     settings: str
+    primary: PredictionRow | None
+    primary_reason: str
+    insufficient_explained: str
+    min_pairs: int
     scale_svg: str
     overall: tuple[PredictionRow, ...]
     categories: tuple[PredictionRow, ...]
     supported: int
     refuted: int
     inconclusive: int
+    insufficient: int = 0
+    arms: tuple[str, ...] = ()
+    artifact_warning: str = ""
 
 
 class Chart(Frozen):
@@ -600,35 +641,68 @@ def _gate(
 # ---------------------------------------------------------------- prediction panel
 
 
-def _prediction_row(scope: str, v: PredictionVerdict, axis: tuple[float, float]) -> PredictionRow:
+def _clip(value: float) -> float:
+    """Infinite interval ends as far-off finite values, so the glyph draws them with an arrow."""
+    return value if math.isnan(value) else max(-1e6, min(1e6, value))
+
+
+def _fmt_bound(value: float) -> str:
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return fmt_pct(value)
+
+
+def _fmt_diff_bound(value: float) -> str:
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return "n/a" if math.isnan(value) else f"{value:+.3g}"
+
+
+def _prediction_row(v: PredictionVerdict, axis: tuple[float, float]) -> PredictionRow:
+    decided = v.verdict != "insufficient_data"
     return PredictionRow(
-        scope=scope, family=v.family, n=f"{v.n}" + (f" (+{v.n_dropped} dropped)" if v.n_dropped else ""),
+        scope=v.scope, family=v.family, role=v.role, sentence=verdict_headline(v),
+        n=f"{v.n}" + (f" (+{v.n_dropped} dropped)" if v.n_dropped else "") + f", {v.n_informative} informative",
         mean_council=fmt_num(v.mean_council), mean_baseline=fmt_num(v.mean_baseline),
-        improvement=fmt_pct(v.relative_improvement), ci=f"[{fmt_pct(v.ci_low)}, {fmt_pct(v.ci_high)}]",
-        wilcoxon_p=fmt_p(v.wilcoxon_p), p_holm=fmt_p(v.p_holm),
-        mcnemar_p="—" if v.mcnemar_p is None else fmt_p(v.mcnemar_p), verdict=v.verdict, note=v.note,
-        svg=plots.interval_svg(v.relative_improvement, v.ci_low, v.ci_high, v.threshold, axis, v.verdict,
-                               width=INTERVAL_WIDTH),
+        improvement=fmt_pct(v.relative_improvement),
+        ci=f"[{_fmt_bound(v.ci_low)}, {_fmt_bound(v.ci_high)}]" if decided else "—",
+        difference=_fmt_diff_bound(v.mean_difference),
+        difference_ci=f"[{_fmt_diff_bound(v.diff_low)}, {_fmt_diff_bound(v.diff_high)}]" if decided else "—",
+        level=f"{v.confidence:.4g}", p_value=fmt_p(v.p_value) if decided else "—",
+        mcnemar_p="—" if v.mcnemar_p is None else fmt_p(v.mcnemar_p), verdict=v.verdict,
+        verdict_words=VERDICT_WORDS[v.verdict], reason=v.reason, warning=v.warning, note=v.note,
+        svg=plots.interval_svg(v.relative_improvement, _clip(v.ci_low), _clip(v.ci_high), v.threshold, axis,
+                               v.verdict, width=INTERVAL_WIDTH),
     )
 
 
 def _prediction(report: PredictionReport) -> PredictionView:
-    every = [*report.overall, *(v for vs in report.by_category.values() for v in vs)]
+    from harness.prediction import INSUFFICIENT_DATA_EXPLAINED, arm_words
+
+    every = report.every()
     axis = plots.interval_axis(
         [x for v in every for x in (v.relative_improvement, v.ci_low, v.ci_high)], report.threshold
     )
-    overall = tuple(_prediction_row("overall", v, axis) for v in report.overall)
+    head = report.headline
+    overall = tuple(_prediction_row(v, axis) for v in report.overall if v.role != "primary")
     categories = tuple(
-        _prediction_row(cat, v, axis) for cat in sorted(report.by_category) for v in report.by_category[cat]
+        _prediction_row(v, axis) for cat in sorted(report.by_category) for v in report.by_category[cat]
     )
     verdicts = [v.verdict for v in report.overall]
+    method = head.method if head is not None and head.method else "paired sign-flip test"
     return PredictionView(
         threshold=fmt_pct(report.threshold), confidence=f"{report.confidence:.0%}",
-        settings=f"paired bootstrap, {report.n_resamples} resamples, seed {report.seed}",
+        secondary_confidence=f"{report.secondary_confidence:.4g}", n_secondary=report.n_secondary,
+        method=method,
+        settings=(f"exact up to {signflip.EXACT_MAX_PAIRS} pairs, else {report.n_resamples} random sign patterns, "
+                  f"seed {report.seed}"),
+        primary=_prediction_row(head, axis) if head is not None else None, primary_reason=report.primary_reason,
+        insufficient_explained=INSUFFICIENT_DATA_EXPLAINED, min_pairs=MIN_INFORMATIVE_PAIRS,
         scale_svg=plots.interval_scale_svg(axis, report.threshold, width=INTERVAL_WIDTH), overall=overall,
         categories=categories,
         supported=verdicts.count("supported"), refuted=verdicts.count("refuted"),
-        inconclusive=verdicts.count("inconclusive"),
+        inconclusive=verdicts.count("inconclusive"), insufficient=verdicts.count("insufficient_data"),
+        arms=tuple(arm_words(a) for a in report.arms), artifact_warning=report.artifact_warning,
     )
 
 
