@@ -236,9 +236,11 @@ class Settings(BaseSettings):
     @field_validator("primary_endpoint")
     @classmethod
     def _known_endpoint(cls, v: str | None) -> str | None:
+        if v is None:
+            return v  # no import of the prediction (scipy) stack for the default
         from harness.prediction import FAMILIES
 
-        if v is not None and v not in FAMILIES:
+        if v not in FAMILIES:
             raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {v!r}")
         return v
 

@@ -45,8 +45,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-import scipy.stats
-
 from harness.config import RubricWeights
 from harness.council.ranking import RUBRIC_DIMENSIONS, borda_points
 from harness.metrics.rubric import weighted_score_with_ceiling
@@ -260,6 +258,8 @@ def length_score_correlation(lengths: Sequence[float], scores: Sequence[float]) 
         return LengthCorrelation(r=None, p_value=None, n=n, reason="all answers have the same length")
     if len(set(scores)) == 1:
         return LengthCorrelation(r=None, p_value=None, n=n, reason="all scores are equal")
+    import scipy.stats  # on first use: importing this module (e.g. for its record types) stays light
+
     result = scipy.stats.pearsonr(lengths, scores)
     r, p = float(result.statistic), float(result.pvalue)
     detected = abs(r) > LENGTH_CORRELATION_THRESHOLD and p < LENGTH_P_THRESHOLD
