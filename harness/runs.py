@@ -24,6 +24,7 @@ from harness import __version__
 from harness.config import Settings
 from harness.errors import StoreError
 from harness.fsutil import append_lines, atomic_write_text
+from harness.gcpause import gc_paused
 from harness.model import Frozen
 from harness.result import CaseResult
 
@@ -160,7 +161,7 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
     corrupt: list[int] = []
     if not path.exists():
         return [], []
-    with path.open(encoding="utf-8", errors="replace") as fh:
+    with gc_paused(), path.open(encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

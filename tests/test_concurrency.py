@@ -7,6 +7,10 @@ a reply delivered to the wrong case, member or stage would change the results.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -199,29 +203,29 @@ a time with no delay would send dozens per second)."""
     assert [r.status for r in run.results] == [expected_status(i) for i in range(1, n + 1)]
 
 
+def run_pytest(project: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint."""
+    plugin = [] if any(e.name == "council_harness" for e in entry_points(group="pytest11")) else [
+        "-p", "harness.pytest_plugin"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env.update({"LLM_COUNCIL_BASE_URL": base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
+                "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_RUBRIC_SCORING": "false",
+                "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0"})
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p",
+         "no:langsmith_plugin", *plugin, "-m", "golden", "-q", "-rf", *args],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
 def test_pytest_items_run_concurrently_into_one_run_folder(tmp_path: Path) -> None:
     """Golden items through pytest: the pairs run ahead in the background, 8 requests in flight, and
     every item still reports its own outcome."""
-    import os
-    import subprocess
-    import sys
-    from importlib.metadata import entry_points
-
     (tmp_path / "golden").mkdir()
     scripted_dataset(tmp_path / "golden" / "scripted.yaml", N_CASES)
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    plugin = [] if any(e.name == "council_harness" for e in entry_points(group="pytest11")) else [
-        "-p", "harness.pytest_plugin"]
     with FaultServer(responder=scripted_reply, delay=0.1) as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-        env.update({"LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
-                    "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_RUBRIC_SCORING": "false",
-                    "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0"})
-        out = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p",
-             "no:langsmith_plugin", *plugin, "-m", "golden", "-q", "-rf"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-        )
+        out = run_pytest(tmp_path, server.base_url)
         peak = server.max_in_flight
     failing = [i for i in range(1, N_CASES + 1) if expected_status(i) == "failed"]
     assert out.returncode == 1, out.stdout + out.stderr
@@ -232,3 +236,23 @@ def test_pytest_items_run_concurrently_into_one_run_folder(tmp_path: Path) -> No
     [run_dir] = list((tmp_path / "reports" / "runs").iterdir())
     lines = (run_dir / RESULTS).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2 * N_CASES and (run_dir / "index.html").is_file()
+
+
+def test_pytest_xdist_workers_write_every_pair_once_into_one_run_folder(tmp_path: Path) -> None:
+    """``pytest -n 2``: the workers run their items one at a time and append to the controller's run folder."""
+    pytest.importorskip("xdist")
+    (tmp_path / "golden").mkdir()
+    scripted_dataset(tmp_path / "golden" / "one.yaml", 4, name="one")
+    scripted_dataset(tmp_path / "golden" / "two.yaml", 3, name="two")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    with FaultServer(responder=scripted_reply) as server:
+        out = run_pytest(tmp_path, server.base_url, "-n", "2")
+    assert out.returncode == 1, out.stdout + out.stderr  # s00003 fails in both datasets
+    assert "4 failed, 10 passed" in out.stdout, out.stdout
+    [run_dir] = list((tmp_path / "reports" / "runs").iterdir())
+    keys = sorted(CaseResult.model_validate_json(line).key for line in
+                  (run_dir / RESULTS).read_text(encoding="utf-8").splitlines())
+    expected = [("one", f"s{i:05d}", s) for i in range(1, 5) for s in SUBJECTS]
+    expected += [("two", f"s{i:05d}", s) for i in range(1, 4) for s in SUBJECTS]
+    assert keys == sorted(expected)
+    assert (run_dir / "index.html").is_file() and (run_dir / "manifest.json").is_file()

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from harness.baselines import Comparison
 from harness.fsutil import atomic_write_text
+from harness.gcpause import gc_paused
 from harness.report.view import build_view
 from harness.runs import Run
 from harness.stats import PredictionReport
@@ -136,10 +137,11 @@ def render_run(
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """
-    view = build_view(run, prediction=prediction, comparison=comparison)
-    template = _env.get_template("report.html.j2")
-    # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
-    return template.render(v=view, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
+    with gc_paused():  # a 10,000-result view is millions of live objects: see harness.gcpause
+        view = build_view(run, prediction=prediction, comparison=comparison)
+        template = _env.get_template("report.html.j2")
+        # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
+        return template.render(v=view, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
 
 
 def write_report(
