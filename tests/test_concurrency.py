@@ -75,7 +75,7 @@ def run_scripted(tmp: Path, concurrency: int, window: int | None = None, delay: 
 
 
 def test_cases_run_concurrently_bounded_by_the_endpoint_concurrency(tmp_path: Path) -> None:
-    results, peak, order = run_scripted(tmp_path / "c8", concurrency=8)
+    results, peak, order = run_scripted(tmp_path / "c8", concurrency=8, delay=0.2)
     # 24 pairs, window 16: stage 1 alone asks for 3 requests per council case, so the 8 slots fill up
     assert peak == 8
     assert [r.key for r in results] == sorted(r.key for r in results)  # read back in (dataset, case, subject)
@@ -94,9 +94,10 @@ def test_cases_run_concurrently_bounded_by_the_endpoint_concurrency(tmp_path: Pa
 
 
 def test_concurrency_1_and_16_give_identical_results(tmp_path: Path) -> None:
-    serial, serial_peak, serial_order = run_scripted(tmp_path / "c1", concurrency=1, window=1)
-    wide, wide_peak, _ = run_scripted(tmp_path / "c16", concurrency=16)
+    serial, serial_peak, serial_order = run_scripted(tmp_path / "c1", concurrency=1, window=1, delay=0.01)
+    wide, wide_peak, _ = run_scripted(tmp_path / "c16", concurrency=16, delay=0.2)
     assert serial_peak == 1 and wide_peak == 16
+    assert [r.error for r in serial] == [r.error for r in wide] == [None] * len(serial)
     # one pair at a time finishes in dataset order; many at a time do not, yet the results are the same
     assert serial_order == [f"s{i:05d}[{s}]" for i in range(1, N_CASES + 1) for s in SUBJECTS]
     assert [comparable(r) for r in serial] == [comparable(r) for r in wide]
