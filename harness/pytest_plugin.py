@@ -166,10 +166,12 @@ class HarnessSession:
         else:
             comparisons = compare_run(run, self.settings)
             lines += comparison_lines(comparisons)
-        from harness.prediction import prediction_for_run, write_verdicts
+        from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
 
         prediction = prediction_for_run(run.results, self.settings)
         write_verdicts(run.run_dir, prediction)
+        if prediction is not None:
+            lines += verdict_lines(prediction)
         write_report(run, prediction=prediction, comparison=comparisons)
         path = run.run_dir / "index.html"
         target = self.config.getoption("--harness-report")

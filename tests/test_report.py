@@ -296,6 +296,7 @@ def test_gate_passes_without_failures_and_write_report_takes_a_path(tmp_path: Pa
 
 
 def test_prediction_panel_leads_with_the_primary_verdict_in_words(full_html: str) -> None:
+    assert full_html.count('<section id="prediction"') == 1 and full_html.count('id="gate"') == 1
     panel = _section(full_html, "prediction")
     assert "more than +15.0% better" in panel
     card = panel[panel.index('id="primary-verdict"'):panel.index('<div class="legend">')]

@@ -62,13 +62,28 @@ def _reset_filters(page: Page) -> None:
 def test_page_renders_the_matrix_panels_and_charts(page: Page) -> None:
     assert page.evaluate("document.title") == "council-harness · run 20250101-100000-abcd"
     assert _visible(page) == ["arith-1", "arith-2", "boom-1", "capital-x", "essay-1"]
-    assert page.evaluate("document.querySelectorAll('#prediction-table tbody tr.family-row').length") == 2
+    # the primary verdict is a card above the table; the table holds the secondary (exploratory) verdicts
+    assert page.evaluate("document.querySelectorAll('#prediction-table tbody tr.family-row').length") == 1
+    assert page.evaluate("document.querySelector('#primary-verdict .headline .badge').textContent") == \
+        "not enough evidence either way"
     assert page.evaluate("document.querySelectorAll('figure svg.chart').length") == 3
     # the charts drew: every chart has a non-zero rendered size
     sizes = page.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect())"
                           ".map(r => [Math.round(r.width), Math.round(r.height)])")
     assert all(w > 200 and h > 100 for w, h in sizes), sizes
     assert page.evaluate("document.getElementById('shown-count').textContent") == "5 of 5 cases shown"
+
+
+def test_verdicts_are_visible_at_420_px(report: Path) -> None:
+    """On a narrow screen the primary verdict and each secondary row's verdict (its first column) are on screen."""
+    with Browser(width=420, height=900) as narrow:
+        small = narrow.open(report)
+        boxes = small.evaluate(
+            "[document.querySelector('#primary-verdict .badge'),"
+            " ...document.querySelectorAll('#prediction-table tbody tr.family-row td:first-child .badge')]"
+            ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; })")
+    assert len(boxes) == 2
+    assert all(0 <= left and right <= 420 and width > 0 for left, right, width in boxes), boxes
 
 
 def test_console_has_no_errors_and_no_request_but_the_document(page: Page, report: Path) -> None:
