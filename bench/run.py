@@ -10,7 +10,9 @@ call), ``overhead`` (harness vs raw llama.cpp calls), ``replay`` (warm replay of
 suite), ``http`` (concurrency speedup against a loopback server), ``bias`` (bias aggregation at
 1,000 and 100,000 sessions; ``bench/bench_bias.py``), ``cases`` (case-level concurrency at 20 and 200
 cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``), ``hostile`` (scoring
-1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``). ``--quick``
+1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``),
+``extraction`` (precision and recall of objective answer checking per expected type on the labelled
+corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``). ``--quick``
 shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
@@ -36,7 +38,7 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile")
+NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction")
 
 
 class Options(Frozen):
@@ -77,6 +79,12 @@ def _http(o: Options) -> BenchResult:
     from bench import bench_http
 
     return bench_http.run(quick=o.quick)
+
+
+def _extraction(o: Options) -> BenchResult:
+    from bench import bench_extraction
+
+    return bench_extraction.run(quick=o.quick)
 
 
 def _bias(o: Options) -> BenchResult:
@@ -127,6 +135,7 @@ def _hostile(o: Options) -> BenchResult:
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
     "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
     "hostile": _hostile,
+    "extraction": _extraction,
 }
 
 

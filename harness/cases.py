@@ -6,6 +6,8 @@ Golden file (seed 001 section 3.2)::
       - name: ...
         description: ...
         evaluation_mode: automatic | expert_review   # optional, inherited by queries
+        answer_format: auto | none   # optional: auto appends the answer-format instruction that
+                                     # fits each case's expected type (harness.answer_format)
         queries:
           - id: ...
             query: ...
@@ -15,7 +17,7 @@ Golden file (seed 001 section 3.2)::
             forbidden_claims: [...]
             rubric: [{dimension, weight, criteria}]
             evaluation_mode: ...         # optional
-            expected: {type: exact|numeric|regex|choice|any_of|python, ...}
+            expected: {type: exact|numeric|regex|choice|any_of|boolean|python, ...}
             context: [...]               # optional, for RAGAS / hallucination
             tags: [...]
 
@@ -30,6 +32,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from harness.answer_format import AnswerFormat, with_instruction
 from harness.errors import DatasetError
 from harness.expected import Expected
 from harness.model import Frozen
@@ -101,6 +104,7 @@ class Dataset(Frozen):
     description: str = ""
     kind: DatasetKind = "golden"
     evaluation_mode: EvaluationMode = "automatic"
+    answer_format: AnswerFormat = "none"
     cases: tuple[Case, ...]
     path: str = ""
 
@@ -112,7 +116,7 @@ def _fmt_loc(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
 
-_UNION_TAGS = {"exact", "numeric", "regex", "choice", "any_of", "python"}
+_UNION_TAGS = {"exact", "numeric", "regex", "choice", "any_of", "python", "boolean"}
 
 
 def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -142,7 +146,7 @@ def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[
 
 def _load_cases(
     located: LocatedYaml, items: Any, items_loc: tuple[Any, ...], dataset: str,
-    default_mode: str, require_category: bool,
+    default_mode: str, require_category: bool, answer_format: AnswerFormat = "none",
 ) -> tuple[Case, ...]:
     if not isinstance(items, list):
         raise DatasetError("expected a list of cases", located.where(items_loc))
@@ -166,7 +170,8 @@ def _load_cases(
         if case.id in seen:
             raise DatasetError(f"duplicate case id '{case.id}' (first at {seen[case.id]})", where)
         seen[case.id] = where
-        cases.append(case)
+        query = with_instruction(case.query, case.expected, answer_format)
+        cases.append(case if query == case.query else case.model_copy(update={"query": query}))
     return tuple(cases)
 
 
@@ -204,7 +209,7 @@ def load_datasets(path: Path | str) -> list[Dataset]:
 def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, items_key: str) -> Dataset:
     if not isinstance(entry, dict):
         raise DatasetError("expected a mapping with 'name' and '" + items_key + "'", located.where(loc))
-    allowed = {"name", "description", "evaluation_mode", items_key}
+    allowed = {"name", "description", "evaluation_mode", "answer_format", items_key}
     unknown = sorted(set(entry) - allowed)
     if unknown:
         raise DatasetError(
@@ -222,11 +227,15 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
             f"'evaluation_mode' must be 'automatic' or 'expert_review', got {mode!r}",
             located.where(loc + ("evaluation_mode",)),
         )
-    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite")
+    answer_format = entry.get("answer_format", "none")
+    if answer_format not in ("auto", "none"):
+        raise DatasetError(f"'answer_format' must be 'auto' or 'none', got {answer_format!r}",
+                           located.where(loc + ("answer_format",)))
+    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite", answer_format)
     try:
         return Dataset(
             name=name, description=str(entry.get("description", "")), kind=kind,  # type: ignore[arg-type]
-            evaluation_mode=mode, cases=cases, path=str(located.path),
+            evaluation_mode=mode, answer_format=answer_format, cases=cases, path=str(located.path),
         )
     except ValidationError as exc:
         raise _validation_error(exc, located, loc) from None

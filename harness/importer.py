@@ -8,7 +8,10 @@ machine is online. The mapping is explicit, ``TARGET=COLUMN``:
 * ``expected.numeric=answer`` (the final number in the column, e.g. GSM8K's ``#### 42``),
   ``expected.exact=answer``, ``expected.regex=pattern``, ``expected.any_of=aliases`` (a list).
 
-Every imported case keeps where it came from in ``origin`` (source and row).
+Every imported case keeps where it came from in ``origin`` (source and row). A mapped
+``expected.*`` field sets the dataset's ``answer_format: auto`` (the query gets the instruction that
+fits the expected type); the target is never copied into ``required_mentions`` (the objective check
+is the ``expected`` block, which reads spelled-out numbers, options and negations).
 """
 
 from __future__ import annotations
@@ -131,8 +134,10 @@ def convert(rows: list[dict[str, Any]], columns: list[str], mapping: FieldMap, n
             case["expected"] = {"type": "any_of", "values": _strings(row[m["expected.any_of"]])}
         case["origin"] = f"{source}#row={i}"
         queries.append(case)
-    return {"golden_datasets": [{"name": name, "description": description or f"imported from {source}",
-                                 "queries": queries}]}
+    dataset: dict[str, Any] = {"name": name, "description": description or f"imported from {source}"}
+    if any(t.startswith("expected.") for t in mapping.pairs):
+        dataset["answer_format"] = "auto"
+    return {"golden_datasets": [{**dataset, "queries": queries}]}
 
 
 def import_dataset(source: str, mapping: FieldMap, name: str, output: Path, split: str = "train",

@@ -69,8 +69,29 @@ PAIRS: list[tuple[dict[str, Any], str, bool, str]] = [
     # choice
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "the answer is B", True, "answer_cue"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "(C)", False, "bare_letter"),
-    ({"type": "choice", "answer": "B", "options": OPTIONS}, "I'd go with option B.", True, "marker"),
-    ({"type": "choice", "answer": "B", "options": OPTIONS}, "London", True, "option_text"),
+    ({"type": "choice", "answer": "B", "options": OPTIONS}, "I'd go with option B.", True, "last_mention"),
+    ({"type": "choice", "answer": "B", "options": OPTIONS}, "London", True, "whole"),
+    ({"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
+     "The answer is 12/25/2006 (not 12/24/2006).", True, "answer_cue"),
+    ({"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
+     "It is 12/24/2006, not 12/25/2006.", False, "last_mention"),
+    ({"type": "choice", "answer": "B", "options": OPTIONS}, "Either B or C.", False, "ambiguous"),
+    # boolean
+    ({"type": "boolean", "value": True}, "True — you turn around and walk back.", True, "leading"),
+    ({"type": "boolean", "value": True}, "Yes, you return to the starting point.", True, "leading"),
+    ({"type": "boolean", "value": False}, "Answer: no", True, "answer_cue"),
+    ({"type": "boolean", "value": False}, "The statement is not true.", True, "conclusion"),
+    ({"type": "boolean", "value": False}, "Yes, it is.", False, "leading"),
+    ({"type": "boolean", "value": True}, "Yes. Wait, no. So it is false.", False, "ambiguous"),
+    ({"type": "boolean", "value": True}, "It depends on the day.", False, "none"),
+    # numeric: zero words only when the expected value is 0
+    ({"type": "numeric", "value": 0}, "David has **no** brothers: his three sisters share him.", True, "bold"),
+    ({"type": "numeric", "value": 0}, "Answer: none", True, "answer_cue"),
+    ({"type": "numeric", "value": 2}, "None of 20, 21, 22 is prime, so there are 2 primes.", True, "conclusion_cue"),
+    ({"type": "numeric", "value": 8}, "chairs (6) + couches (2 more) = eight.", True, "equals"),
+    ({"type": "numeric", "value": 3.5}, "Each piece is three and a half metres.", True, "last_number"),
+    ({"type": "numeric", "value": 0.8660254, "tolerance": 1e-6}, "$\\boxed{\\frac{\\sqrt{3}}{2}}$", True, "boxed"),
+    ({"type": "numeric", "value": 8}, "It is 8 or 9.", False, "ambiguous"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "A) Paris B) London", False, "ambiguous"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "b", True, "bare_letter"),
 ]
@@ -84,15 +105,17 @@ def test_answer_expected_pairs(block: dict[str, Any], answer: str, correct: bool
 
 def test_pairs_cover_every_type_both_ways() -> None:
     seen = {(block["type"], correct) for block, _, correct, _ in PAIRS}
-    assert seen == {(t, c) for t in ("numeric", "exact", "any_of", "regex", "choice") for c in (True, False)}
+    assert seen == {(t, c) for t in ("numeric", "exact", "any_of", "regex", "choice", "boolean")
+                    for c in (True, False)}
     assert len(PAIRS) >= 30
 
 
 def test_numeric_detail_shows_expected_and_extraction() -> None:
     r = check_expected(expect(type="numeric", value=9), "There are 12 apples, 3 are eaten, so 9 remain.")
     assert r.expected_display == "9 (± 1e-06)"
-    assert r.detail == ("expected 9 (± 1e-06), got 9 from '9' (conclusion_cue: '9' = 9, first number after the cue "
-                        "'so'); |difference| 0 <= 1e-06")
+    assert r.detail == ("expected 9 (± 1e-06), got 9 from '9' (conclusion_cue: '9' = 9, after the cue 'so' "
+                        "(first number in the clause)); |difference| 0 <= 1e-06")
+    assert (r.verdict, r.extraction.confidence) == ("correct", 0.7)
     wrong = check_expected(expect(type="numeric", value=12), "There are 12 apples, 3 are eaten, so 9 remain.")
     assert wrong.detail.endswith("; 9 differs by 3 > 1e-06")
 
@@ -141,7 +164,7 @@ def test_python_code_that_passes() -> None:
     assert r.correct
     assert r.sandbox is not None and r.sandbox.passed
     assert r.extraction.method == "fenced_defines"
-    assert r.expected_display == "code defining add() that passes 2 test lines"
+    assert r.expected_display == "code defining add() that passes 2 asserts"
     assert r.detail.endswith("the tests passed")
 
 
@@ -195,8 +218,8 @@ def test_correctness_scores_produces_score_and_check() -> None:
     _, wrong = correctness_scores(case, _transcript("So 8 remain."))
     assert wrong.scores == {"correct": 0.0}
     assert not wrong.checks[0].passed
-    assert wrong.checks[0].detail == ("expected 9 (± 1e-06), got '8' (conclusion_cue: '8' = 8, first number after "
-                                      "the cue 'so'); 8 differs by 1 > 1e-06")
+    assert wrong.checks[0].detail == ("expected 9 (± 1e-06), got '8' (conclusion_cue: '8' = 8, after the cue 'so' "
+                                      "(first number in the clause)); 8 differs by 1 > 1e-06")
 
 
 def test_correctness_scores_without_expected() -> None:
@@ -215,3 +238,74 @@ def test_extract_hint_is_validated() -> None:
     assert expect(type="exact", value="x").extract == "auto"
     with pytest.raises(ValidationError):
         expect(type="exact", value="x", extract="first_line")
+
+
+# ------------------------------------------------------------------------- verdicts and python setup
+
+
+def test_ambiguous_is_a_verdict_apart_from_wrong() -> None:
+    amb = check_expected(expect(type="numeric", value=8), "It is either 8 or 9.")
+    wrong = check_expected(expect(type="numeric", value=8), "It is 9.")
+    none = check_expected(expect(type="numeric", value=8), "No idea.")
+    assert (amb.correct, amb.verdict, amb.outcome) == (False, "ambiguous", "ambiguous")
+    assert amb.detail.startswith("ambiguous: expected 8 (± 1e-06), got nothing (the last sentence")
+    assert (wrong.verdict, none.verdict) == ("wrong", "unanswered")
+
+
+def test_old_results_without_verdict_still_load_and_get_an_outcome() -> None:
+    from harness.metrics.correctness import CorrectnessResult
+
+    old = {"correct": False, "expected_display": "B (London)", "detail": "expected B",
+           "extraction": {"value": None, "method": "ambiguous", "detail": "several options"}}
+    r = CorrectnessResult.model_validate(old)
+    assert (r.verdict, r.outcome, r.extraction.confidence, r.extraction.capped) == (None, "ambiguous", None, False)
+
+
+SQUARE_TESTS = "assert square(3) == 9\nassert square(-2) == 4\n"
+
+
+@pytest.mark.parametrize(("answer", "method"), [
+    ("def square(x):\n    return x * x\n```\n", "unfenced_defines"),
+    ("Squaring multiplies a number by itself:\ndef square(x):\n    return x * x", "unfenced_defines"),
+    ("```python\ndef square(x):\n    raise NotImplementedError\n```\nFixed:\n```python\ndef square(x):\n"
+     "    return x ** 2\n```", "fenced_defines"),
+    ("Use this:\n\n    def square(x):\n        return x * x\n", "unfenced_defines"),
+])
+def test_python_code_in_every_shape_runs(answer: str, method: str) -> None:
+    r = check_expected(expect(type="python", function="square", tests=SQUARE_TESTS, timeout_s=5), answer)
+    assert (r.correct, r.extraction.method) == (True, method), r.detail
+
+
+def test_python_setup_and_entry_point_humaneval_style() -> None:
+    setup = "from typing import List\n\n\ndef below_zero(ops: List[int]) -> bool:\n    \"\"\"Docstring.\"\"\"\n"
+    tests = ("def check(candidate):\n    assert candidate([1, -2]) is True\n    assert candidate([1, 2]) is False\n"
+             "    assert candidate([]) is False\n")
+    code = ("```python\ndef below_zero(ops: List[int]) -> bool:\n    total = 0\n    for op in ops:\n"
+            "        total += op\n        if total < 0:\n            return True\n    return False\n```")
+    with_setup = check_expected(expect(type="python", entry_point="below_zero", setup=setup, tests=tests), code)
+    assert with_setup.correct, with_setup.detail
+    assert with_setup.expected_display == "code defining below_zero() that passes 3 asserts"
+    assert "after the case's setup code" in with_setup.detail
+    # without the setup the same answer fails on the missing import, as it would in HumanEval
+    bare = check_expected(expect(type="python", entry_point="below_zero", tests=tests), code)
+    assert not bare.correct and "NameError" in bare.detail
+    # check(candidate) is called only because the tests never call it: a wrong body fails
+    wrong = code.replace("total < 0", "total > 0")
+    assert not check_expected(expect(type="python", entry_point="below_zero", setup=setup, tests=tests), wrong).correct
+
+
+def test_python_names_must_agree() -> None:
+    with pytest.raises(ValidationError, match="differ"):
+        expect(type="python", function="f", entry_point="g", tests="assert True")
+    with pytest.raises(ValidationError, match="identifier"):
+        expect(type="python", function="not a name", tests="assert True")
+
+
+def test_choice_and_boolean_blocks_are_validated() -> None:
+    with pytest.raises(ValidationError, match="not one of the options"):
+        expect(type="choice", answer="Lyon", options=["Paris", "Rome"])
+    with pytest.raises(ValidationError, match="repeats"):
+        expect(type="choice", answer="Paris", options=["Paris", "Paris"])
+    with pytest.raises(ValidationError):
+        expect(type="boolean", value="yes")
+    assert expect(type="boolean", value=False).value is False

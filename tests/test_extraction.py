@@ -37,7 +37,7 @@ from harness.metrics.extraction import (
         ("\\boxed{\\frac{3}{4}}", "3/4", "boxed"),
         ("It is -7 degrees.", "-7", "last_number"),
         ("The answer is seven.", "seven", "answer_cue"),
-        ("There are seven days in a week", "seven", "last_word_number"),
+        ("There are seven days in a week", "seven", "last_number"),
         ("We had 3 boxes. In total we sold 1,234,567 units.", "1,234,567", "conclusion_cue"),
         ("12-3", "3", "last_number"),
     ],
@@ -53,7 +53,7 @@ def test_extract_number_detail_says_what_and_why() -> None:
     assert got.detail.startswith("'$1,234.50' (thousands separators, currency) = 1234.5")
     frac = extract_number("The answer is 3/4.")
     assert frac.detail == ("'3/4' (fraction) = 0.75, after the cue 'answer is' "
-                           "(first number in the clause; last of 1 cue)")
+                           "(last of 1 cue with a number) (first number in the clause)")
 
 
 def test_extract_number_last_cue_wins() -> None:
@@ -185,12 +185,17 @@ OPTIONS = {"A": "Paris", "B": "London", "C": "Rome", "D": "Berlin"}
         ("B)", "B", "bare_letter"),
         ("b", "B", "bare_letter"),
         ("**C**", "C", "bare_letter"),
-        ("I would pick Option B here.", "B", "marker"),
-        ("London", "B", "option_text"),
-        ("I choose D.", "D", "trailing_letter"),
+        ("I would pick Option B here.", "B", "last_mention"),
+        ("London", "B", "whole"),
+        ("I choose D.", "D", "last_mention"),
         ("\\boxed{B}", "B", "boxed"),
-        ("A) Paris is wrong; B) London is right", None, "ambiguous"),
-        ("I think it's London, not Paris.", None, "none"),
+        ("A) Paris is wrong; B) London is right", "B", "last_mention"),
+        ("I think it's London, not Paris.", "B", "last_mention"),
+        ("Paris is wrong; it is London.", "B", "last_mention"),
+        ("It is either A or B.", None, "ambiguous"),
+        ("Not B — London is a trap. The answer is Rome.", "C", "answer_cue"),
+        ("London. Paris (A) and Rome (C) are other capitals.", "B", "leading"),
+        ("Option A looks right. So the answer must be Berlin.", "D", "conclusion"),
         ("A city", None, "none"),
     ],
 )
@@ -201,9 +206,11 @@ def test_extract_choice(text: str, value: str | None, method: str) -> None:
 
 def test_extract_choice_detail() -> None:
     got = extract_choice("The answer is B", OPTIONS)
-    assert got.detail == "'B' after the cue 'answer is' (the letter leading the clause: 'B')"
+    assert got.detail == "'B' after the cue 'answer is': 'B' (the letter leading the clause)"
+    assert (got.confidence, got.capped) == (0.9, False)
     amb = extract_choice("(A) or (B)", OPTIONS)
-    assert amb.detail == "the answer marks several options ['A', 'B'] and gives no answer cue"
+    assert amb.detail == "the last sentence naming options names several ['A', 'B'] ('(A) or (B)')"
+    assert (amb.value, amb.confidence) == (None, 0.0)
 
 
 # --------------------------------------------------------------------------------------- code

@@ -14,14 +14,26 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
     "25%" answers both 25 and 0.25.
+    The number is read by :mod:`harness.metrics.numbers` (digits, spelled-out numbers, LaTeX through
+    math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
+    own numbers (``givens``) are passed over by the fallback rules.
 ``regex``
     ``re.search(pattern)`` over the whole answer (``extract: auto``: the extracted short answer).
 ``choice``
-    The extracted option letter equals ``answer``.
+    The extracted option equals ``answer`` (a letter of ``options``, or with a list of options
+    without letters the option's text).
+``boolean``
+    The extracted truth value (yes/true/correct or no/false/incorrect) equals ``value``.
 ``python``
-    The extracted code and the case's ``tests`` pass in :func:`harness.sandbox.run_python` (isolated
-    child; each ``assert`` compared by plain value; when the machine offers no namespaces, the detail
-    says ``[sandbox isolation none: ...]``).
+    ``setup`` (if any), then the extracted code, then the case's ``tests`` pass in
+    :func:`harness.sandbox.run_python` (isolated child; each ``assert`` compared by plain value;
+    when the machine offers no namespaces, the detail says ``[sandbox isolation none: ...]``);
+    tests that define ``check(candidate)`` without calling it get ``check(<function>)`` appended
+    (HumanEval's form). The expectation is shown as the number of ``assert`` statements.
+
+Verdicts: ``correct``; ``ambiguous`` when the answer commits to two different values (the
+extraction's method is ``ambiguous``; it is not correct, and it is counted apart from wrong);
+``unanswered`` when nothing could be extracted; else ``wrong``.
 
 ``extract: whole`` (exact, any_of, numeric, regex) uses the whole stripped answer instead of an
 extraction; for ``numeric`` it must then be exactly one number.
@@ -29,11 +41,14 @@ extraction; for ``numeric`` it must then be exactly one number.
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from harness.expected import (
     ExpectAnyOf,
+    ExpectBoolean,
+    ExpectChoice,
     Expected,
     ExpectExact,
     ExpectNumeric,
@@ -42,10 +57,13 @@ from harness.expected import (
 )
 from harness.metrics.extraction import (
     Extraction,
+    cap_text,
     extract_answer,
+    extract_boolean,
     extract_choice,
     extract_code,
     extract_number,
+    find_numbers,
     parse_number,
     phrase_match,
 )
@@ -60,6 +78,8 @@ if TYPE_CHECKING:
 #: Memory limit for the code of ``python`` cases, in MiB.
 PYTHON_MEMORY_MB = 256
 
+Verdict = Literal["correct", "wrong", "ambiguous", "unanswered"]
+
 
 class CorrectnessResult(Frozen):
     """The outcome of one objective check.
@@ -70,6 +90,8 @@ class CorrectnessResult(Frozen):
         extraction: what was taken from the answer, how and why.
         detail: expected vs got in words, with the reason for the verdict.
         sandbox: the sandbox run, for ``python`` cases that got as far as running code.
+        verdict: ``correct``, ``wrong``, ``ambiguous`` (the answer commits to two different values)
+            or ``unanswered`` (nothing extracted); ``None`` in results written before it existed.
     """
 
     correct: bool
@@ -77,6 +99,20 @@ class CorrectnessResult(Frozen):
     extraction: Extraction
     detail: str
     sandbox: SandboxResult | None = None
+    verdict: Verdict | None = None
+
+    @property
+    def outcome(self) -> Verdict:
+        """The verdict, worked out from ``correct`` and the extraction for older results."""
+        return self.verdict or _verdict(self.correct, self.extraction)
+
+
+def _verdict(correct: bool, extraction: Extraction) -> Verdict:
+    if correct:
+        return "correct"
+    if extraction.method == "ambiguous":
+        return "ambiguous"
+    return "unanswered" if extraction.value is None else "wrong"
 
 
 def _got(extraction: Extraction) -> str:
@@ -88,22 +124,29 @@ def _got(extraction: Extraction) -> str:
 def _whole(answer: str) -> Extraction:
     text = answer.strip()
     return Extraction(value=text or None, method="whole" if text else "none",
-                      detail="the whole answer (extract: whole)" if text else "the answer is empty")
+                      detail="the whole answer (extract: whole)" if text else "the answer is empty",
+                      confidence=1.0 if text else 0.0)
+
+
+def _make(correct: bool, shown: str, extraction: Extraction, detail: str,
+          sandbox: SandboxResult | None = None) -> CorrectnessResult:
+    verdict = _verdict(correct, extraction)
+    if verdict == "ambiguous":
+        detail = "ambiguous: " + detail
+    return CorrectnessResult(correct=correct, expected_display=shown, extraction=extraction, detail=detail,
+                             sandbox=sandbox, verdict=verdict)
 
 
 def _check_text(values: list[str], normalize: bool, extraction: Extraction, shown: str) -> CorrectnessResult:
     if extraction.value is None:
-        return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                                 detail=f"expected {shown}, got {_got(extraction)}")
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     reasons = []
     for value in values:
         ok, why = phrase_match(value, extraction.value, normalize)
         if ok:
-            return CorrectnessResult(correct=True, expected_display=shown, extraction=extraction,
-                                     detail=f"expected {shown}, got {_got(extraction)}: {why}")
+            return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
-    return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                             detail=f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
+    return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
 
 
 def _numeric_display(exp: ExpectNumeric) -> str:
@@ -113,21 +156,29 @@ def _numeric_display(exp: ExpectNumeric) -> str:
     return f"{exp.value:g} ({tol})"
 
 
-def _check_numeric(exp: ExpectNumeric, answer: str) -> CorrectnessResult:
+def givens(query: str | None) -> list[float]:
+    """The numbers a question states (digits and spelled-out), which fallback extraction passes over."""
+    if not query:
+        return []
+    return [n.value for _, n in find_numbers(cap_text(query)[0], words=True)]
+
+
+def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) -> CorrectnessResult:
     shown = _numeric_display(exp)
+    zeros = exp.value == 0
     if exp.extract == "whole":
-        num = parse_number(answer)
+        num = parse_number(answer, zeros=zeros)
         extraction = Extraction(
             value=num.text if num else None, method="whole" if num else "none",
             detail="the whole answer is one number (extract: whole)" if num
             else "the whole answer is not exactly one number (extract: whole)",
+            confidence=1.0 if num else 0.0,
         )
     else:
-        extraction = extract_number(answer)
-        num = parse_number(extraction.value) if extraction.value is not None else None
+        extraction = extract_number(answer, zeros=zeros, givens=givens(query))
+        num = parse_number(extraction.value, zeros=zeros) if extraction.value is not None else None
     if num is None:
-        return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                                 detail=f"expected {shown}, got {_got(extraction)}")
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     bound = max(exp.tolerance, exp.rel_tolerance * abs(exp.value))
     readings = [(num.value, f"{num.value:g}")]
     if num.percent:
@@ -135,12 +186,10 @@ def _check_numeric(exp: ExpectNumeric, answer: str) -> CorrectnessResult:
     for value, label in readings:
         diff = abs(value - exp.value)
         if diff <= bound:
-            return CorrectnessResult(correct=True, expected_display=shown, extraction=extraction,
-                                     detail=f"expected {shown}, got {label} from {_got(extraction)}; "
-                                            f"|difference| {diff:.3g} <= {bound:g}")
+            return _make(True, shown, extraction, f"expected {shown}, got {label} from {_got(extraction)}; "
+                                                  f"|difference| {diff:.3g} <= {bound:g}")
     diffs = ", ".join(f"{label} differs by {abs(value - exp.value):.6g}" for value, label in readings)
-    return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                             detail=f"expected {shown}, got {_got(extraction)}; {diffs} > {bound:g}")
+    return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}; {diffs} > {bound:g}")
 
 
 def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
@@ -153,38 +202,85 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
         target, where = answer, "the whole answer"
     m = re.search(exp.pattern, target, flags)
     if m:
-        extraction = Extraction(value=m.group(0), method="regex_search",
+        extraction = Extraction(value=m.group(0), method="regex_search", confidence=1.0,
                                 detail=f"matched {m.group(0)!r} at {m.start()}-{m.end()} in {where}")
-        return CorrectnessResult(correct=True, expected_display=shown, extraction=extraction,
-                                 detail=f"expected a match of {shown}, found {m.group(0)!r} in {where}")
-    extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}")
-    return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                             detail=f"expected a match of {shown}, none in {where}")
+        return _make(True, shown, extraction, f"expected a match of {shown}, found {m.group(0)!r} in {where}")
+    extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}", confidence=0.0)
+    return _make(False, shown, extraction, f"expected a match of {shown}, none in {where}")
+
+
+def count_asserts(tests: str) -> tuple[int, str]:
+    """How many checks ``tests`` hold: ``assert`` statements (``(n, "assert")``), or the non-comment
+    lines when the tests do not parse or hold no assert (``(n, "test line")``)."""
+    try:
+        n = sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(tests)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        n = 0
+    if n:
+        return n, "assert"
+    return sum(1 for ln in tests.splitlines() if ln.strip() and not ln.strip().startswith("#")), "test line"
+
+
+def python_tests(exp: ExpectPython) -> str:
+    """The tests to run: ``tests``, plus ``check(<function>)`` when they define ``check`` but never call it."""
+    name = exp.name
+    if not name:
+        return exp.tests
+    try:
+        tree = ast.parse(exp.tests)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return exp.tests
+    defines = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
+    calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "check"
+                for n in ast.walk(tree))
+    return exp.tests + f"\n\ncheck({name})\n" if defines and not calls else exp.tests
 
 
 def _check_python(exp: ExpectPython, answer: str) -> CorrectnessResult:
-    n_lines = sum(1 for ln in exp.tests.splitlines() if ln.strip() and not ln.strip().startswith("#"))
-    target = f"code defining {exp.function}()" if exp.function else "code"
-    shown = f"{target} that passes {n_lines} test line{'s' * (n_lines != 1)}"
-    extraction = extract_code(answer, exp.function)
+    n, what = count_asserts(exp.tests)
+    target = f"code defining {exp.name}()" if exp.name else "code"
+    shown = f"{target} that passes {n} {what}{'s' * (n != 1)}"
+    extraction = extract_code(answer, exp.name)
     if extraction.value is None:
-        return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                                 detail=f"expected {shown}, got no code: {extraction.detail}")
-    result = run_python(extraction.value, exp.tests, timeout_s=exp.timeout_s, memory_mb=PYTHON_MEMORY_MB)
-    how = f"{extraction.method}: {extraction.detail}"
+        return _make(False, shown, extraction, f"expected {shown}, got no code: {extraction.detail}")
+    code = extraction.value if not exp.setup else exp.setup.rstrip() + "\n\n\n" + extraction.value
+    result = run_python(code, python_tests(exp), timeout_s=exp.timeout_s, memory_mb=PYTHON_MEMORY_MB)
+    how = f"{extraction.method}: {extraction.detail}" + ("; after the case's setup code" if exp.setup else "")
     verdict = "the tests passed" if result.passed else f"the tests did not pass: {result.summary()}"
     if result.isolation.startswith("none"):  # say so: the code ran without namespaces (see harness.sandbox)
         verdict += f" [sandbox isolation {result.isolation}]"
-    return CorrectnessResult(correct=result.passed, expected_display=shown, extraction=extraction,
-                             detail=f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)
+    return _make(result.passed, shown, extraction,
+                 f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)
 
 
-def check_expected(expected: Expected, answer: str) -> CorrectnessResult:
+def _check_choice(exp: ExpectChoice, answer: str) -> CorrectnessResult:
+    options = exp.option_map
+    shown = f"{exp.answer} ({options[exp.answer]})" if exp.letters else repr(exp.answer)
+    extraction = extract_choice(answer, options, letters=exp.letters)
+    got = extraction.value
+    if got is None:
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
+    got_shown = f"{got} ({options[got]})" if exp.letters else repr(got)
+    return _make(got == exp.answer, shown, extraction,
+                 f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})")
+
+
+def _check_boolean(exp: ExpectBoolean, answer: str) -> CorrectnessResult:
+    shown = str(exp.value).lower()
+    extraction = extract_boolean(answer)
+    if extraction.value is None:
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
+    return _make(extraction.value == shown, shown, extraction,
+                 f"expected {shown}, got {extraction.value} ({extraction.method}: {extraction.detail})")
+
+
+def check_expected(expected: Expected, answer: str, query: str | None = None) -> CorrectnessResult:
     """Check ``answer`` against one ``expected:`` block (see the module docstring for the rules).
 
     Args:
-        expected: the case's ``expected`` block (exact, any_of, numeric, regex, choice or python).
+        expected: the case's ``expected`` block.
         answer: the final answer text to check (untrusted; code in it runs only in the sandbox).
+        query: the question, when known: its numbers are passed over by the numeric fallback rules.
     """
     if isinstance(expected, ExpectExact):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
@@ -194,20 +290,14 @@ def check_expected(expected: Expected, answer: str) -> CorrectnessResult:
         shown = "any of " + ", ".join(repr(v) for v in expected.values)
         return _check_text(expected.values, True, extraction, shown)
     if isinstance(expected, ExpectNumeric):
-        return _check_numeric(expected, answer)
+        return _check_numeric(expected, answer, query)
     if isinstance(expected, ExpectRegex):
         return _check_regex(expected, answer)
     if isinstance(expected, ExpectPython):
         return _check_python(expected, answer)
-    shown = f"{expected.answer} ({expected.options[expected.answer]})"
-    extraction = extract_choice(answer, expected.options)
-    got = extraction.value
-    if got is None:
-        return CorrectnessResult(correct=False, expected_display=shown, extraction=extraction,
-                                 detail=f"expected {shown}, got {_got(extraction)}")
-    got_shown = f"{got} ({expected.options[got]})"
-    return CorrectnessResult(correct=got == expected.answer, expected_display=shown, extraction=extraction,
-                             detail=f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})")
+    if isinstance(expected, ExpectBoolean):
+        return _check_boolean(expected, answer)
+    return _check_choice(expected, answer)
 
 
 def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessResult | None, ScoreSet]:
@@ -219,11 +309,12 @@ def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessR
 
     Returns:
         The detailed result (``None`` without an ``expected`` block) and a :class:`ScoreSet` with the
-        score ``correct`` (1.0 or 0.0) and one ``correctness`` check whose detail says expected vs got.
+        score ``correct`` (1.0 or 0.0) and one ``correctness`` check whose detail says expected vs got
+        (an ambiguous answer's detail starts with "ambiguous:").
     """
     if case.expected is None:
         return None, ScoreSet()
-    result = check_expected(case.expected, transcript.final_answer)
+    result = check_expected(case.expected, transcript.final_answer, case.query)
     check = CheckResult(kind="correctness", target=f"{case.expected.type}: {result.expected_display}",
                         passed=result.correct, detail=result.detail)
     return result, ScoreSet(scores={"correct": 1.0 if result.correct else 0.0}, checks=(check,))

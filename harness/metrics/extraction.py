@@ -1,60 +1,115 @@
 """Answer extraction: find the part of a free-text answer that an objective check compares, and say why.
 
 Every extractor returns an :class:`Extraction` naming the value it found, the rule that found it
-(``method``) and a readable ``detail``, so a failed check shows *what* was compared.
+(``method``), a ``confidence`` for that rule (:data:`CONFIDENCE`) and a readable ``detail``, so a
+failed check shows *what* was compared. An answer that commits to two different values gets the
+method ``ambiguous`` (value ``None``): the check counts it apart from a wrong answer.
+
+Answers longer than :data:`MAX_ANSWER_CHARS` are cut to their first :data:`HEAD_CHARS` and last
+``MAX_ANSWER_CHARS - HEAD_CHARS`` characters before any rule runs (``capped`` is then true and the
+detail says so); every rule is linear in the length of what it reads, and a clause is at most
+:data:`CLAUSE_CHARS` long, so a hostile 1 MB answer costs no more than a 32 KB one.
+
+Shared definitions
+    *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
+    "final", "correct", "right", "short" answer), or a line that is only "Answer" / "Final answer".
+    Its *clause* is the rest of that sentence, or the next non-empty line when it is empty; cues
+    whose clause starts with "not" are skipped. *Negated parts* of a clause are dropped before it
+    is read: a parenthesis starting with "not", and ", not …" / "rather than …" / "instead of …" up
+    to the next punctuation, so "12/25/2006 (not 12/24/2006)" reads as "12/25/2006".
+    *Conclusion cue*: therefore, thus, hence, so, consequently, in total, altogether, overall, in
+    conclusion, which gives, giving, "total/sum/result is".
 
 Rules, in order of precedence (the first rule that yields something wins):
 
-Numbers (:func:`extract_number`)
-    1. ``boxed`` — the last ``\\boxed{...}``;
-    2. ``answer_cue`` — the last "answer is / answer: / answer =" clause (a cue followed by "not" is
-       skipped; an empty clause continues on the next non-empty line);
-    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit);
+Numbers (:func:`extract_number`; the readers are in :mod:`harness.metrics.numbers`: digits,
+spelled-out numbers through ``text2num``, LaTeX through ``math-verify``, and — only when the
+expected value is 0 — zero words such as "no brothers" and "none")
+    1. ``boxed`` — the last ``\\boxed{...}`` (read whole as one number or expression, else as a
+       clause). If an answer cue after it gives a different number: ``ambiguous``.
+    2. ``answer_cue`` — the last cue whose clause holds a number.
+    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit).
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
-       ``≈``; else ``conclusion_cue`` — the first number after its last "therefore / thus / hence /
-       so / in total / ..."; else ``last_number``.
-    Inside a clause, the number after the last ``=`` wins, else the first number.
-    Numbers may carry a sign (``-``, ``−``), a currency sign ($ € £ ¥ ₹), thousands separators
-    (``1,234,567``: groups of exactly three digits), decimals, an exponent (``1.5e-3``,
-    ``2 x 10^3``), a fraction (``3/4``; a zero denominator is not a number), a percent sign or the
-    word "percent", and a scale word (thousand, million, billion, trillion). Spelled-out numbers
-    from zero to ninety-nine count only where no digits are available (in the clause, or in the
-    whole answer for the fallback). Not supported: decimal commas (``3,5`` is 3 and 5), mixed
-    numbers (``1 1/2``), ranges.
+       ``≈``; else ``conclusion_cue`` — read the clause after its last conclusion cue.
+    5. ``leading`` — the answer states one number in a short first sentence (at most
+       :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
+       conclusion cue, no correction word ("actually", "wait", "instead", "recount", ...) follows,
+       and, when the question is known, that number is not one the question gave.
+    6. ``last_number`` — the last number of the last sentence that holds one; when the question is
+       known, numbers the question gave are passed over (``last_new_number``) if the answer has any
+       other.
+    Reading a clause: the number after the last ``=``/``≈``, else after the last ``:``, else the
+    first number, skipping the bounds of a range ("from −14 to 4", "between 3 and 5") when another
+    number follows. Two different numbers joined by "or"/"either" are ``ambiguous``.
 
-Choices (:func:`extract_choice`)
-    ``boxed``; ``answer_cue`` (a leading letter, a letter in parentheses, or exactly one option's
-    text in the clause); ``bare_letter`` (the whole answer is one letter); ``marker`` ("Option B",
-    "(B)", "B)" — exactly one distinct letter, else ambiguous and nothing is extracted);
-    ``option_text`` (exactly one option's text matches the short answer under :func:`phrase_match`);
-    ``trailing_letter`` (a short first sentence ends with an upper-case option letter).
-    A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a
-    city" is not option "a".
+Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
+    1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else
+    the options it mentions (exactly one, else ``ambiguous``); 3. ``bare_letter`` — the whole
+    answer is one letter, or ``whole`` — the whole answer is one option's text; 4. ``bold`` — the
+    last bold span that names exactly one option; 5. mentions by sentence: an option is mentioned
+    by a marker ("Option B", "(B)", "B)", a capital letter standing alone) or by its text as whole
+    words; sub-clauses holding a negation ("not", "n't", "never", "wrong", "incorrect", "unlike",
+    "eliminate", "rule out", "rather than", ...) are ignored. The last sentence that mentions an
+    option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
+    exactly one; else the first sentence when it mentions exactly one (``leading``); a first and a
+    last sentence naming different options without a conclusion cue, or a final sentence naming
+    several, are ``ambiguous``.
+    A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
+    is not option "a".
+
+Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
+    Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
+    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue``;
+    3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt");
+    4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…" or a conclusion cue
+    followed by a polarity word; 5. ``bold``. A clause with both polarities, or a leading word and a
+    conclusion that disagree, is ``ambiguous``.
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
-    else the first sentence of the first non-empty line (``whole`` when that is the whole answer,
-    else ``first_sentence``).
+    ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
+    sentence of the first non-empty line (``whole`` when that is the whole answer, else
+    ``first_sentence``). Negated parts are dropped from boxed, cue and conclusion clauses.
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else
-    ``first_python_block`` (the first block labelled python/py/python3) or ``first_block``; else
-    ``whole_answer`` when the whole answer parses as Python (``ast.parse`` only, never executed)
-    and defines the function (or, with no function named, holds at least one statement that is
-    not a bare expression, so that a prose word like "Paris" is not taken for code).
+    ``unfenced_defines`` — the last stretch of unfenced code (after prose, or around stray fence
+    lines) that parses and defines it; else ``first_python_block`` (the first block labelled
+    python/py/python3) or ``first_block``; else ``whole_answer`` when the whole answer parses as
+    Python (``ast.parse`` only, never executed) and defines the function (or, with no function
+    named, holds at least one statement that is not a bare expression, so that a prose word like
+    "Paris" is not taken for code).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
 from harness.model import Frozen
+
+__all__ = [
+    "BLOCKING_WORDS", "CONFIDENCE", "Extraction", "MAX_ANSWER_CHARS", "ParsedNumber", "SHORT_ANSWER_WORDS",
+    "answer_cues", "cap_text", "code_blocks", "extract_answer", "extract_boolean", "extract_choice",
+    "extract_code", "extract_number", "find_numbers", "normalize_answer", "parse_number", "phrase_match",
+]
 
 #: Candidates longer than this are never matched by containment (see :func:`phrase_match`).
 SHORT_ANSWER_WORDS = 15
+#: Answers longer than this many characters are cut (head + tail) before extraction.
+MAX_ANSWER_CHARS = 32_000
+#: How much of the start of a cut answer is kept.
+HEAD_CHARS = 4_000
+#: The longest clause read after a cue.
+CLAUSE_CHARS = 400
+#: Only the last this many answer cues are read (an answer rarely restates its answer more often).
+MAX_CUES = 20
+#: The longest first sentence the ``leading`` number rule accepts, in words.
+LEADING_WORDS = 20
 
 #: Words that stop containment matching: negations, and alternatives that hedge between answers.
 BLOCKING_WORDS = frozenset(
@@ -62,42 +117,56 @@ BLOCKING_WORDS = frozenset(
     "wont wouldnt couldnt shouldnt hasnt havent hadnt aint incorrect wrong or either".split()
 )
 
+#: How much each rule is trusted (0-1); ``ambiguous`` and ``none`` are 0.
+CONFIDENCE: dict[str, float] = {
+    "boxed": 0.95, "answer_cue": 0.9, "whole": 0.9, "bare_letter": 0.9, "fenced_defines": 0.9,
+    "bold": 0.8, "equals": 0.75, "conclusion_cue": 0.7, "conclusion": 0.7, "unfenced_defines": 0.75,
+    "whole_answer": 0.7, "leading": 0.6, "last_mention": 0.6, "first_python_block": 0.5, "first_block": 0.4,
+    "last_new_number": 0.55, "last_number": 0.5, "first_sentence": 0.5, "model": 0.5,
+    "ambiguous": 0.0, "none": 0.0,
+}
+
 
 class Extraction(Frozen):
-    """What was taken from an answer, how and why.
+    """What was taken from an answer, how, how surely, and why.
 
     Args:
-        value: the extracted text — a number as written (``$1,234.50``), a choice letter as it is
-            spelled in the options, a short answer, or a code block; ``None`` when nothing fit.
+        value: the extracted text — a number as written (``$1,234.50``), a choice key as it is
+            spelled in the options, ``true``/``false``, a short answer, or a code block; ``None``
+            when nothing fit or the answer is ambiguous.
         method: the rule that produced it (``boxed``, ``answer_cue``, ``bold``, ``equals``,
-            ``conclusion_cue``, ``last_number``, ``bare_letter``, ``marker``, ``option_text``,
-            ``fenced_defines``, ``whole_answer``, ... or ``none``).
+            ``conclusion_cue``, ``leading``, ``last_number``, ``bare_letter``, ``last_mention``,
+            ``fenced_defines``, ``model``, ``ambiguous``, ``none``, ...).
         detail: a readable explanation, e.g. ``"'9' after the cue 'so'"``.
+        confidence: how much the rule is trusted, 0-1 (:data:`CONFIDENCE`); ``None`` in results
+            written before it was recorded.
+        capped: the answer was longer than :data:`MAX_ANSWER_CHARS` and only its head and tail were read.
     """
 
     value: str | None
     method: str
     detail: str
+    confidence: float | None = None
+    capped: bool = False
 
 
-class ParsedNumber(Frozen):
-    """A number read from text.
+def _ex(value: str | None, method: str, detail: str, capped: bool = False) -> Extraction:
+    if capped:
+        detail += f" (the answer was longer than {MAX_ANSWER_CHARS} characters: only its start and end were read)"
+    return Extraction(value=value, method=method, detail=detail, confidence=CONFIDENCE.get(method, 0.5),
+                      capped=capped)
 
-    Args:
-        text: the number as written.
-        value: its value (a percentage keeps its written value: ``25%`` -> 25.0).
-        percent: whether it was written as a percentage.
-        kind: how it was read (``plain``, ``fraction``, ``percentage``, ``currency``, ...).
-    """
 
-    text: str
-    value: float
-    percent: bool = False
-    kind: str = "plain"
+def cap_text(text: str) -> tuple[str, bool]:
+    """``text`` cut to its first :data:`HEAD_CHARS` and last characters when longer than
+    :data:`MAX_ANSWER_CHARS`, and whether it was cut."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text, False
+    return text[:HEAD_CHARS] + "\n…\n" + text[-(MAX_ANSWER_CHARS - HEAD_CHARS):], True
 
 
 def _show(text: str, limit: int = 60) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(text[: limit * 4].split())
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
 
 
@@ -163,22 +232,22 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
 
 
 def _clean_latex(text: str) -> str:
-    text = re.sub(r"\\d?frac\s*\{\s*([^{}]*?)\s*\}\s*\{\s*([^{}]*?)\s*\}", r"\1/\2", text)
-    text = re.sub(r"\\(?:text|mathrm|textbf|mathbf)\s*\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\[dt]?frac\s*\{\s*([^{}]{0,40}?)\s*\}\s*\{\s*([^{}]{0,40}?)\s*\}", r"\1/\2", text)
+    text = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\s*\{([^{}]{0,200})\}", r"\1", text)
     text = text.replace("\\%", "%").replace("\\$", "$").replace("\\,", ",").replace("\\!", "")
-    text = text.replace("\\times", "×").replace("\\cdot", "×").replace("\\approx", "≈")
-    return text
+    text = text.replace("{,}", ",").replace("\\times", "×").replace("\\cdot", "×").replace("\\approx", "≈")
+    return text.replace("\\(", " ").replace("\\)", " ").replace("\\[", " ").replace("\\]", " ")
 
 
 def _last_boxed(text: str) -> str | None:
     start = text.rfind("\\boxed")
     if start < 0:
         return None
-    brace = text.find("{", start)
+    brace = text.find("{", start, start + 16)
     if brace < 0:
         return None
     depth = 0
-    for i in range(brace, len(text)):
+    for i in range(brace, min(len(text), brace + CLAUSE_CHARS)):
         if text[i] == "{":
             depth += 1
         elif text[i] == "}":
@@ -188,26 +257,46 @@ def _last_boxed(text: str) -> str | None:
     return None
 
 
-_MARKUP = " \t*_`\"'“”‘’>"
+_MARKUP = " \t*_`\"'“”‘’>$"
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _ANSWER_CUE = re.compile(
     r"(?i)\b(?P<cue>(?:final\s+|correct\s+|right\s+|short\s+)?answer)[*_]*"
     r"(?:\s+(?:is|would\s+be|will\s+be|was)\b[ \t]*:?|[ \t]*[:=])"
 )
-_ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_]*$")
+_ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
+_NEGATED = re.compile(
+    r"(?i)\(\s*(?:not|rather\s+than|instead\s+of|and\s+not)\b[^()]{0,200}\)"
+    r"|(?:[,;]|\s[-–—])\s*(?:but\s+)?(?:not|rather\s+than|instead\s+of)\b[^,;.()\n]{0,200}"
+)
+
+
+def drop_negated(clause: str) -> str:
+    """``clause`` without its negated parts ("(not X)", ", not X", "rather than X", "instead of X")."""
+    return " ".join(_NEGATED.sub(" ", clause).split())
 
 
 def _clause(rest: str) -> str:
-    rest = rest.strip(_MARKUP)
+    rest = rest[:CLAUSE_CHARS].strip(_MARKUP)
     m = _SENTENCE_END.search(rest)
     return (rest[: m.start()] if m else rest).strip(_MARKUP)
 
 
 def _next_line(text: str, pos: int) -> str:
-    for line in text[pos:].split("\n"):
+    for _ in range(6):
+        end = text.find("\n", pos, pos + CLAUSE_CHARS)
+        line = text[pos: end if end >= 0 else pos + CLAUSE_CHARS]
         if line.strip(_MARKUP):
             return line
+        if end < 0:
+            return ""
+        pos = end + 1
     return ""
+
+
+_REJECTED = re.compile(r"(?i)\b(?:but|which|that)\s+(?:that's|that\s+is|this\s+is|it's|it\s+is|is)\s+"
+                       r"(?:wrong|incorrect|a\s+mistake|mistaken|not\s+(?:right|correct))\b")
+_HYPOTHETICAL = re.compile(r"(?i)\b(?:intuitive|tempting|obvious|naive|naïve|common|wrong|incorrect|initial|"
+                           r"first|quick|easy|expected|usual)\s+$")
 
 
 def answer_cues(text: str) -> list[tuple[str, str]]:
@@ -215,20 +304,23 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
 
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
     "correct", "right", "short" answer), or a line that is only "Answer" / "Final answer". The
-    clause is the rest of that sentence; when it is empty, the next non-empty line. Cues whose
-    clause starts with "not" are left out.
+    clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
+    whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
+    and cues qualified as a trap ("the intuitive / tempting / naive / common answer is"). Only the
+    last :data:`MAX_CUES` cues are kept.
     """
     found: list[tuple[int, str, str]] = []
-    for m in _ANSWER_CUE.finditer(text):
-        line_end = text.find("\n", m.end())
-        rest = text[m.end(): len(text) if line_end < 0 else line_end]
+    for m in list(_ANSWER_CUE.finditer(text))[-MAX_CUES:]:
+        line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
+        rest = text[m.end(): m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
         clause = _clause(rest) or _clause(_next_line(text, m.end()))
         found.append((m.start(), " ".join(m.group(0).split()), clause))
-    for m in _ANSWER_HEADING.finditer(text):
+    for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
         found.append((m.start(), m["cue"], _clause(_next_line(text, m.end()))))
     found.sort(key=lambda t: t[0])
-    return [(cue.strip(" *_:=").lower(), clause) for _, cue, clause in found
-            if clause and not re.match(r"(?i)not\b", clause)]
+    return [(cue.strip(" *_:=").lower(), clause) for pos, cue, clause in found[-MAX_CUES:]
+            if clause and not re.match(r"(?i)not\b", clause) and not _REJECTED.search(clause)
+            and not _HYPOTHETICAL.search(text[max(0, pos - 24): pos])]
 
 
 def _sentences(text: str) -> list[str]:
@@ -236,182 +328,198 @@ def _sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-# -------------------------------------------------------------------------------------- numbers
-
-_CURRENCY = "$€£¥₹"
-_NUMBER_RE = re.compile(
-    r"(?<![\w./])"
-    r"(?P<sign1>[-+\u2212]?)(?:(?P<cur>[$€£¥₹])[ \t]?)?(?P<sign2>[-+\u2212]?)"
-    r"(?P<body>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?P<exp>[eE][-+\u2212]?\d+)?"
-    r"(?:[ \t]*/[ \t]*(?P<den>\d+)(?![\d/]|\.\d))?"
-    r"(?:[ \t]*[x×*][ \t]*10[ \t]*\^[ \t]*\{?(?P<pow>[-+\u2212]?\d+)\}?)?"
-    r"(?P<pct>[ \t]?%|[ \t]+per[ \t]?cent\b)?"
-    r"(?P<scale>[ \t]+(?:thousand|million|billion|trillion)\b)?"
-)
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-          "fifteen sixteen seventeen eighteen nineteen").split()
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
-_WORD_RE = re.compile(
-    r"(?i)(?<![\w-])(?:(?P<tens>" + "|".join(_TENS) + r")(?:[ -](?P<unit>" + "|".join(_UNITS[1:10]) + r"))?"
-    r"|(?P<small>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"))(?![\w-])"
-)
-
-
-def _minus(sign: str) -> bool:
-    return sign in ("-", "\u2212")
-
-
-def _from_match(m: re.Match[str]) -> ParsedNumber | None:
-    kinds: list[str] = []
-    body = m["body"]
-    if "," in body:
-        kinds.append("thousands separators")
-    exp = (m["exp"] or "").replace("\u2212", "-")
-    if exp:
-        kinds.append("scientific")
-    value = float(body.replace(",", "") + exp)
-    if m["den"]:
-        den = int(m["den"])
-        if den == 0:
-            return None
-        value /= den
-        kinds.append("fraction")
-    if m["pow"]:
-        value *= 10.0 ** int(m["pow"].replace("\u2212", "-"))
-        kinds.append("scientific")
-    if m["scale"]:
-        value *= _SCALES[m["scale"].strip().lower()]
-        kinds.append("scale word")
-    if _minus(m["sign1"]) != _minus(m["sign2"]):
-        value = -value
-    if m["cur"]:
-        kinds.append("currency")
-    percent = bool(m["pct"])
-    if percent:
-        kinds.append("percentage")
-    return ParsedNumber(text=m.group(0).strip(), value=value, percent=percent,
-                        kind=", ".join(dict.fromkeys(kinds)) or "plain")
-
-
-def _word_value(m: re.Match[str]) -> float:
-    if m["tens"]:
-        return float(_TENS[m["tens"].lower()] + (_UNITS.index(m["unit"].lower()) if m["unit"] else 0))
-    return float(_UNITS.index(m["small"].lower()))
-
-
-def find_numbers(text: str, words: bool = False) -> list[tuple[int, ParsedNumber]]:
-    """Every number in ``text`` as ``(position, number)`` in reading order.
-
-    Args:
-        text: the text to scan.
-        words: also read spelled-out numbers (zero to ninety-nine), for text without digits.
-    """
-    out: list[tuple[int, ParsedNumber]] = []
-    for m in _NUMBER_RE.finditer(text):
-        parsed = _from_match(m)
-        if parsed is not None:
-            out.append((m.start(), parsed))
-    if words:
-        for m in _WORD_RE.finditer(text):
-            out.append((m.start(), ParsedNumber(text=m.group(0), value=_word_value(m), kind="spelled out")))
-        out.sort(key=lambda t: t[0])
-    return out
-
-
-def parse_number(text: str) -> ParsedNumber | None:
-    """Read ``text`` as exactly one number (surrounding spaces and markup allowed), else ``None``.
-
-    Accepts everything :func:`find_numbers` reads, including spelled-out numbers ("seven").
-    """
-    s = text.strip(_MARKUP).rstrip(".,:;!?").strip(_MARKUP)
-    m = _NUMBER_RE.fullmatch(s)
-    if m:
-        return _from_match(m)
-    w = _WORD_RE.fullmatch(s)
-    if w:
-        return ParsedNumber(text=s, value=_word_value(w), kind="spelled out")
-    return None
-
-
-def _numbers_for(segment: str, allow_words: bool = True) -> list[tuple[int, ParsedNumber]]:
-    nums = find_numbers(segment)
-    if nums or not allow_words:
-        return nums
-    return find_numbers(segment, words=True)
-
-
-_EQUALS = re.compile(r"(?<![<>!=])[=≈](?!=)")
-
-
-def _pick_in_clause(clause: str, allow_words: bool = True) -> tuple[ParsedNumber, str] | None:
-    eqs = list(_EQUALS.finditer(clause))
-    if eqs:
-        after = _numbers_for(clause[eqs[-1].end():], allow_words)
-        if after:
-            return after[0][1], f"after the last '{eqs[-1].group(0)}'"
-    nums = _numbers_for(clause, allow_words)
-    return (nums[0][1], "first number in the clause") if nums else None
-
-
-def _number_extraction(num: ParsedNumber, method: str, why: str) -> Extraction:
-    shown = f"{num.value:.15g}" + ("%" if num.percent else "")
-    how = "" if num.kind == "plain" else f" ({num.kind})"
-    return Extraction(value=num.text, method=method, detail=f"{num.text!r}{how} = {shown}, {why}")
-
-
 _BOLD = re.compile(r"\*\*(?P<a>[^*\n]{1,120}?)\*\*|__(?P<b>[^_\n]{1,120}?)__")
-_BOLD_NUMBER = re.compile(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z]+){0,2}\.?")
 _CONCLUSION = re.compile(
     r"(?i)\b(?:therefore|thus|hence|so|consequently|in\s+total|altogether|overall|in\s+conclusion|"
     r"which\s+gives|giving|(?:total|sum|result)\s+is)\b"
 )
+_CORRECTION = re.compile(r"(?i)\b(?:actually|wait|correction|recount|recheck|re-check|instead|mistake|"
+                         r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong)\b")
 
 
-def extract_number(text: str) -> Extraction:
-    """The final numeric answer in ``text`` (see the module docstring for the rules)."""
+def _bolds(text: str) -> list[str]:
+    return [(m["a"] or m["b"] or "").strip() for m in _BOLD.finditer(text)]
+
+
+_DANGLING = re.compile(
+    r"(?i)(?:[,:(\-–—=+×*/]|\b(?:the|a|an|and|or|so|we|to|of|is|are|was|be|then|which|that|next|first|because|"
+    r"since|with|for|in|on|by|but|this|it|as|will|would|gives?|equals?|get|have|has|from|into|let's|let|now|its|"
+    r"their|his|her|our|my))$"
+)
+
+
+def truncated(text: str) -> bool:
+    """Whether ``text`` stops mid-sentence: no closing punctuation and a dangling last word or sign
+    ("… so the", "… Next we", "… = ")."""
+    tail = text[-200:].rstrip()
+    return bool(tail) and not re.search(r"[.!?)\]}*_`\"'”’]$", tail) and bool(_DANGLING.search(tail))
+
+
+# -------------------------------------------------------------------------------------- numbers
+
+_EQUALS = re.compile(r"(?<![<>!=])[=≈](?!=)")
+_RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?P<a>\S{1,24})\s+(?:to|and|through|-|–)\s+(?P<b>\S{1,24})")
+_OR = re.compile(r"(?i)\b(?:or|either)\b|/(?!\d)")
+
+_Picked = tuple[ParsedNumber, str] | tuple[None, str]
+
+
+def _nums(segment: str, zeros: bool) -> list[tuple[int, ParsedNumber]]:
+    return find_numbers(segment, words=True, zeros=zeros)
+
+
+_NOT_NUMBER = re.compile(
+    r"(?i)\b(?:not|isn't|never|rather\s+than|instead\s+of)\s+(?:equal\s+to\s+|exactly\s+|just\s+)?"
+    r"[-−+$€£]?(?:\d[\d,.]*(?:\s*/\s*\d+)?%?|zero|none)"
+)
+
+
+def _without_negated_numbers(text: str) -> str:
+    return _NOT_NUMBER.sub(" ", drop_negated(text))
+
+
+_PAREN = re.compile(r"\([^()]{0,200}\)")
+_CHECK = re.compile(r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
+                    r"for\s+comparison|by\s+comparison)\b")
+
+
+def _without_asides(sentence: str) -> str:
+    """``sentence`` without parentheses when numbers remain outside them ("2 (1 is not prime)")."""
+    bare = _PAREN.sub(" ", sentence)
+    return bare if bare.strip(_MARKUP + ".!?;") and find_numbers(bare, words=True) else sentence
+
+
+def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
+    """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
+    clause = _without_negated_numbers(clause)
+    eqs = list(_EQUALS.finditer(clause))
+    if eqs:
+        after = _nums(clause[eqs[-1].end():], zeros)
+        if after:
+            return after[0][1], f"after the last '{eqs[-1].group(0)}'"
+    colon = clause.rfind(":")
+    if colon >= 0:
+        tail = clause[colon + 1:]
+        after = _nums(tail, zeros)
+        if after and len(tail[: after[0][0]].strip(_MARKUP + "(")) == 0 and len({n.value for _, n in after}) == 1:
+            return after[0][1], "after the last ':'"
+    nums = _nums(clause, zeros)
+    if not nums:
+        return None
+    values = {n.value for _, n in nums}
+    if len(values) > 1 and _OR.search(clause):
+        shown = ", ".join(dict.fromkeys(n.text for _, n in nums))
+        return None, f"the clause {_show(clause)} offers several numbers ({shown}) as alternatives"
+    for r in _RANGE.finditer(clause):
+        rest = [n for pos, n in nums if pos >= r.end()]
+        if rest:
+            return rest[0], "the first number after the range"
+    return nums[0][1], "first number in the clause"
+
+
+def _number_extraction(num: ParsedNumber, method: str, why: str, capped: bool) -> Extraction:
+    shown = f"{num.value:.15g}" + ("%" if num.percent else "")
+    how = "" if num.kind == "plain" else f" ({num.kind})"
+    return _ex(num.text, method, f"{num.text!r}{how} = {shown}, {why}", capped)
+
+
+def _picked(picked: _Picked, method: str, why: str, capped: bool) -> Extraction:
+    num, how = picked
+    if num is None:
+        return _ex(None, "ambiguous", f"{how} ({why})", capped)
+    return _number_extraction(num, method, f"{why} ({how})" if how else why, capped)
+
+
+def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | None = None) -> Extraction:
+    """The final numeric answer in ``text`` (see the module docstring for the rules).
+
+    Args:
+        text: the answer.
+        zeros: read zero words ("no brothers", "none") as 0 (the expected value is 0).
+        givens: the numbers the question states, when the question is known; the fallback rules
+            pass over them, and the ``leading`` rule runs only when they are known.
+    """
+    text, capped = cap_text(text)
     text = _clean_latex(text)
+    given = set(givens) if givens is not None else None
     boxed = _last_boxed(text)
-    if boxed is not None:
-        picked = _pick_in_clause(boxed)
-        if picked:
-            return _number_extraction(picked[0], "boxed", f"inside \\boxed{{...}} ({picked[1]})")
     cues = answer_cues(text)
-    for cue, clause in reversed(cues):
-        picked = _pick_in_clause(clause)
+    if boxed is not None:
+        whole = parse_number(boxed, zeros=zeros)
+        picked: _Picked | None = (whole, "the whole box") if whole is not None else _pick_in_clause(boxed, zeros)
+        if picked:
+            after = text.rfind("\\boxed")
+            later = [c for c in answer_cues(text[after:])[1:]] if cues else []
+            if picked[0] is not None and later:
+                other = _pick_in_clause(later[-1][1], zeros)
+                if other and other[0] is not None and other[0].value != picked[0].value:
+                    return _ex(None, "ambiguous", f"\\boxed{{...}} gives {picked[0].text!r} but the later cue "
+                                                  f"{later[-1][0]!r} gives {other[0].text!r}", capped)
+            return _picked(picked, "boxed", "inside \\boxed{...}", capped)
+    for i, (cue, clause) in enumerate(reversed(cues)):
+        picked = _pick_in_clause(clause, zeros)
         if picked:
             n = len(cues)
-            return _number_extraction(picked[0], "answer_cue",
-                                      f"after the cue {cue!r} ({picked[1]}; last of {n} cue{'s' * (n != 1)})")
-    for m in reversed(list(_BOLD.finditer(text))):
-        inner = (m["a"] or m["b"] or "").strip()
-        bm = _BOLD_NUMBER.fullmatch(inner)
-        num = parse_number(bm["num"]) if bm else None
+            return _picked(picked, "answer_cue",
+                           f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
+                           f"{'' if i == 0 else f', {i} later cue(s) without one'})", capped)
+    for inner in reversed(_bolds(text)):
+        num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
+        if num is None:
+            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/]+){0,2}\.?", inner)
+            num = parse_number(bm["num"], zeros=zeros) if bm else None
         if num is not None:
-            return _number_extraction(num, "bold", f"the last bold number **{inner}**")
-    any_digits = bool(find_numbers(text))
-    for sentence in reversed(_sentences(text)):
-        nums = _numbers_for(sentence, allow_words=not any_digits)
-        if not nums:
-            continue
-        eqs = list(_EQUALS.finditer(sentence))
-        if eqs:
-            after = _numbers_for(sentence[eqs[-1].end():], allow_words=not any_digits)
-            if after:
-                return _number_extraction(after[0][1], "equals",
-                                          f"after the last '{eqs[-1].group(0)}' in the last sentence with a number")
-        cues_in = list(_CONCLUSION.finditer(sentence))
-        if cues_in:
-            after = _numbers_for(sentence[cues_in[-1].end():], allow_words=not any_digits)
-            if after:
-                return _number_extraction(after[0][1], "conclusion_cue",
-                                          f"first number after the cue {cues_in[-1].group(0).lower()!r}")
-        method = "last_number" if any_digits else "last_word_number"
-        return _number_extraction(nums[-1][1], method,
-                                  f"the last number of the last sentence with a number (of {len(nums)} there)")
-    return Extraction(value=None, method="none", detail="no number found in the answer")
+            return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
+    return _number_fallback(text, zeros, given, capped)
+
+
+_WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
+
+
+def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: bool) -> Extraction:
+    if truncated(text):
+        return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
+    sentences = [_without_asides(_without_negated_numbers(s)) for s in _sentences(text)]
+    numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
+    kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(_MARKUP).startswith("(")]
+    numbered = kept or numbered
+    if not numbered:
+        return _ex(None, "none", "no number found in the answer", capped)
+    i_last, last, last_nums = numbered[-1]
+    if len({n.value for _, n in last_nums}) > 1 and re.search(r"(?i)\beither\b|\bor\b", last):
+        shown = ", ".join(dict.fromkeys(n.text for _, n in last_nums))
+        return _ex(None, "ambiguous", f"the last sentence with a number offers several ({shown}) as "
+                                      f"alternatives: {_show(last)}", capped)
+    eqs = list(_EQUALS.finditer(last))
+    cues_in = list(_CONCLUSION.finditer(last))
+    if eqs and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
+        after = _nums(last[eqs[-1].end():], zeros)
+        if after:
+            return _number_extraction(after[0][1], "equals",
+                                      f"after the last '{eqs[-1].group(0)}' in the last sentence with a number",
+                                      capped)
+    if cues_in:
+        picked = _pick_in_clause(last[cues_in[-1].end():], zeros)
+        if picked:
+            return _picked(picked, "conclusion_cue", f"after the cue {cues_in[-1].group(0).lower()!r}", capped)
+    i_first, first, first_nums = numbered[0]
+    if (given is not None and i_first == 0 and len(numbered) > 1 and len(first_nums) == 1
+            and len(first.split()) <= LEADING_WORDS and ":" not in first and not _WORKING.match(first)
+            and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
+            and first_nums[0][1].value not in given and not _CORRECTION.search(text[len(first):])):
+        return _number_extraction(first_nums[0][1], "leading",
+                                  "the only number of the short first sentence, which the rest explains", capped)
+    if given:
+        for _, sentence, nums in reversed(numbered):
+            fresh = [n for _, n in nums if n.value not in given]
+            if fresh:
+                method = "last_number" if sentence is last else "last_new_number"
+                return _number_extraction(fresh[-1], method,
+                                          "the last number of the last sentence with a number the question "
+                                          "did not give", capped)
+    return _number_extraction(last_nums[-1][1], "last_number",
+                              f"the last number of the last sentence with a number (of {len(last_nums)} there)",
+                              capped)
 
 
 # ---------------------------------------------------------------------------------- short answers
@@ -421,35 +529,56 @@ def _strip_list_marker(line: str) -> str:
     return re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", line)
 
 
+_LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|overall)\b[,:]?\s*")
+
+
 def extract_answer(text: str) -> Extraction:
-    """The short answer in ``text``: boxed, after an answer cue, the last short bold span, else the
-    first sentence (see the module docstring)."""
+    """The short answer in ``text``: boxed, after an answer cue, the last short bold span, a final
+    conclusion, else the first sentence (see the module docstring)."""
+    text, capped = cap_text(text)
     text = _clean_latex(text)
     boxed = _last_boxed(text)
     if boxed:
-        return Extraction(value=boxed, method="boxed", detail=f"inside \\boxed{{...}}: {_show(boxed)}")
+        value = drop_negated(boxed)
+        return _ex(value, "boxed", f"inside \\boxed{{...}}: {_show(value)}", capped)
     cues = answer_cues(text)
     if cues:
         cue, clause = cues[-1]
-        return Extraction(value=clause, method="answer_cue",
-                          detail=f"after the cue {cue!r} (last of {len(cues)}): {_show(clause)}")
-    for m in reversed(list(_BOLD.finditer(text))):
-        inner = (m["a"] or m["b"] or "").strip()
+        value = drop_negated(clause) or clause
+        return _ex(value, "answer_cue", f"after the cue {cue!r} (last of {len(cues)}): {_show(value)}", capped)
+    for inner in reversed(_bolds(text)):
         if inner and not inner.endswith(":") and len(inner.split()) <= 8:
-            return Extraction(value=inner, method="bold", detail=f"the last short bold span: {_show(inner)}")
+            return _ex(inner, "bold", f"the last short bold span: {_show(inner)}", capped)
     lines = [ln for ln in text.split("\n") if ln.strip(_MARKUP)]
     if not lines:
-        return Extraction(value=None, method="none", detail="the answer is empty")
+        return _ex(None, "none", "the answer is empty", capped)
+    if len(lines) > 1 or len(_sentences(lines[0])) > 1:
+        final = _sentences(lines[-1])[-1] if _sentences(lines[-1]) else ""
+        lead = _LEAD_CONCLUSION.match(final)
+        if lead and final[lead.end():].strip():
+            value = drop_negated(final[lead.end():]).strip(_MARKUP + ".!?;")
+            return _ex(value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {_show(value)}",
+                       capped)
     first = _strip_list_marker(lines[0]).strip()
     m = re.search(r"[.!?;](?=\s|$)", first)
     sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(_MARKUP)
-    if sentence == text.strip().strip(_MARKUP + ".!?;"):
-        return Extraction(value=sentence, method="whole", detail=f"the whole answer: {_show(sentence)}")
-    return Extraction(value=sentence, method="first_sentence",
-                      detail=f"the first sentence (no answer cue found): {_show(sentence)}")
+    whole = sentence == text.strip().strip(_MARKUP + ".!?;")
+    sentence = drop_negated(sentence) or sentence
+    if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:
+        sentence = sentence.split(",")[0].strip()
+    if whole:
+        return _ex(sentence, "whole", f"the whole answer: {_show(sentence)}", capped)
+    return _ex(sentence, "first_sentence", f"the first sentence (no answer cue found): {_show(sentence)}", capped)
 
 
 # -------------------------------------------------------------------------------------- choices
+
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
+    r"excluded?|discard\w*|rather\s+than|instead\s+of|except|cannot|can't|isn't|aren't|wasn't|doesn't|"
+    r"don't|didn't|won't|wouldn't|couldn't|tempting|distractor|trap)\b|n't\b"
+)
+_SUBCLAUSE = re.compile(r"[,;:()\[\]—–]|\s-\s|\b(?:but|while|whereas|although|though)\b", re.IGNORECASE)
 
 
 def _letter_pattern(keys: list[str]) -> str:
@@ -466,84 +595,246 @@ def _key_for(letter: str, options: Mapping[str, str], strict_case: bool) -> str 
     return None
 
 
-def _letter_in_clause(clause: str, options: Mapping[str, str]) -> tuple[str, str] | None:
-    keys = _letter_pattern(list(options))
+class _Options:
+    """Option keys and texts, with the regular expressions that find their mentions."""
+
+    def __init__(self, options: Mapping[str, str], letters: bool) -> None:
+        self.options = dict(options)
+        self.letters = letters
+        keys = _letter_pattern(list(options)) if letters else ""
+        self.marker = re.compile(
+            r"\b(?:option|choice|answer)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)"
+            r"|(?<![\w(])(?P<c>" + keys + r")\)|(?<![\w'’-])(?P<u>" + keys + r")(?![\w'’-])"
+        ) if letters else None
+        self.keys_ci = re.compile(r"\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)",
+                                  re.IGNORECASE) if letters else None
+        keys_ci = {k.casefold() for k in options} if letters else set()
+        self.texts = sorted(
+            ((k, normalize_answer(t)) for k, t in options.items()
+             if normalize_answer(t) and (not letters or (len(normalize_answer(t)) > 1
+                                                         and normalize_answer(t) not in keys_ci))),
+            key=lambda kt: len(kt[1]), reverse=True)
+
+    def mentions(self, clause: str) -> set[str]:
+        found: set[str] = set()
+        if self.letters and self.marker is not None and self.keys_ci is not None:
+            for m in self.keys_ci.finditer(clause):
+                key = _key_for(m["k"] or m["p"], self.options, strict_case=False)
+                if key:
+                    found.add(key)
+            for m in self.marker.finditer(clause):
+                letter = m["k"] or m["p"] or m["c"] or m["u"]
+                if m["u"] and (letter in ("A", "I") or len(letter) > 1 or not letter.isupper()):
+                    # a bare "A"/"I" is usually the article or the pronoun
+                    if not (letter == "A" and re.match(r"\s*(?:is|was|would|seems|or|and|[).,:;!]|$)",
+                                                       clause[m.end():])):
+                        continue
+                key = _key_for(letter, self.options, strict_case=True)
+                if key:
+                    found.add(key)
+        norm = " " + normalize_answer(clause) + " "
+        for key, text in self.texts:
+            token = " " + text + " "
+            if token in norm:
+                found.add(key)
+                norm = norm.replace(token, " ")
+        return found
+
+    def positive_mentions(self, sentence: str) -> set[str]:
+        found: set[str] = set()
+        for part in _SUBCLAUSE.split(sentence):
+            if part and part.strip() and not _NEGATION.search(part):
+                found |= self.mentions(part)
+        return found
+
+
+def _lead_letter(clause: str, opts: _Options) -> str | None:
+    if not opts.letters:
+        return None
+    keys = _letter_pattern(list(opts.options))
     lead = re.match(r"^\W*(?:(?i:option|choice)\s+)?(?P<open>\()?(?P<k>" + keys + r"|[A-Za-z])(?P<close>\))?"
                     r"(?![\w'])", clause, re.IGNORECASE)
-    if lead:
-        alone = clause.strip(_MARKUP + ".!?:)(") == lead["k"]
-        marked = bool(lead["open"] or lead["close"]) or alone or bool(re.match(r"^\W*(?i:option|choice)", clause))
-        key = _key_for(lead["k"], options, strict_case=not marked)
-        if key is not None:
-            return key, "the letter leading the clause"
-    paren = [m.group(1) for m in re.finditer(r"\((" + keys + r")\)", clause, re.IGNORECASE)]
-    found = {k for k in (_key_for(p, options, strict_case=False) for p in paren) if k is not None}
+    if not lead:
+        return None
+    alone = clause.strip(_MARKUP + ".!?:)(") == lead["k"]
+    marked = bool(lead["open"] or lead["close"]) or alone or bool(re.match(r"^\W*(?i:option|choice)", clause))
+    return _key_for(lead["k"], opts.options, strict_case=not marked)
+
+
+def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | None:
+    clause = drop_negated(clause)
+    key = _lead_letter(clause, opts)
+    if key is not None:
+        return key, "the letter leading the clause"
+    found = opts.positive_mentions(clause)
     if len(found) == 1:
-        return found.pop(), "the letter in parentheses in the clause"
-    texts = [k for k, opt in options.items() if phrase_match(opt, clause)[0]]
-    if len(texts) == 1:
-        return texts[0], f"the text of option {texts[0]} in the clause"
+        key = found.pop()
+        return key, f"the clause names option {key!r}"
+    if len(found) > 1:
+        return None, f"the clause names several options {sorted(found)}"
     return None
 
 
-def extract_choice(text: str, options: Mapping[str, str]) -> Extraction:
-    """The option letter chosen in ``text`` (a key of ``options``; see the module docstring).
+def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: bool) -> Extraction:
+    key, how = got
+    if key is None:
+        return _ex(None, "ambiguous", f"{how} ({why})", capped)
+    return _ex(key, method, f"{key!r} {why} ({how})", capped)
+
+
+def extract_choice(text: str, options: Mapping[str, str], letters: bool = True) -> Extraction:
+    """The option chosen in ``text`` (a key of ``options``; see the module docstring).
 
     Args:
         text: the answer.
-        options: letter -> option text, as in the case's ``expected.options``.
+        options: key -> option text: the case's letters, or each option's text mapped to itself.
+        letters: the keys are letters the answer may use (``False`` for options given as a list).
     """
+    text, capped = cap_text(text)
     text = _clean_latex(text)
-    keys = _letter_pattern(list(options))
+    opts = _Options(options, letters)
     boxed = _last_boxed(text)
     if boxed:
-        got = _letter_in_clause(boxed, options)
+        got = _choice_in_clause(boxed, opts)
         if got:
-            return Extraction(value=got[0], method="boxed", detail=f"{got[0]!r} inside \\boxed{{...}} ({got[1]})")
+            return _choice_result(got, "boxed", "inside \\boxed{...}", capped)
     cues = answer_cues(text)
     for cue, clause in reversed(cues):
-        got = _letter_in_clause(clause, options)
+        got = _choice_in_clause(clause, opts)
         if got:
-            return Extraction(value=got[0], method="answer_cue",
-                              detail=f"{got[0]!r} after the cue {cue!r} ({got[1]}: {_show(clause)})")
+            return _choice_result(got, "answer_cue", f"after the cue {cue!r}: {_show(clause)}", capped)
     bare = text.strip(_MARKUP + ".!?:()[] \n")
-    key = _key_for(bare, options, strict_case=False) if len(bare) <= 2 else None
-    if key is not None:
-        return Extraction(value=key, method="bare_letter", detail=f"the whole answer is the letter {key!r}")
-    marker_re = re.compile(r"\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)"
-                           r"|(?<![\w(])(?P<c>" + keys + r")\)", re.IGNORECASE)
-    markers = [m["k"] or m["p"] or m["c"] for m in marker_re.finditer(text)]
-    letters = sorted({k for k in (_key_for(x, options, strict_case=False) for x in markers) if k is not None})
-    if len(letters) == 1:
-        return Extraction(value=letters[0], method="marker",
-                          detail=f"the only option marker in the answer is {letters[0]!r} (Option X, (X) or X))")
-    if len(letters) > 1:
-        return Extraction(value=None, method="ambiguous",
-                          detail=f"the answer marks several options {letters} and gives no answer cue")
-    short = extract_answer(text)
-    if short.value is not None:
-        matching = [k for k, opt in options.items() if phrase_match(opt, short.value)[0]]
-        if len(matching) == 1:
-            return Extraction(value=matching[0], method="option_text",
-                              detail=f"the short answer {_show(short.value)} ({short.method}) gives the text "
-                                     f"of option {matching[0]} ({_show(options[matching[0]])})")
-        if len(short.value.split()) <= SHORT_ANSWER_WORDS:
-            tail = re.search(r"(?<![\w'])(" + keys + r")[.!]?$", short.value.strip(_MARKUP))
-            if tail and tail.group(1) in options:
-                letter = tail.group(1)
-                return Extraction(value=letter, method="trailing_letter",
-                                  detail=f"the short answer {_show(short.value)} ends with the letter {letter!r}")
-        if len(matching) > 1:
-            return Extraction(value=None, method="ambiguous",
-                              detail=f"the short answer {_show(short.value)} matches several options {matching}")
-    return Extraction(value=None, method="none", detail="no option letter or option text found in the answer")
+    if letters and len(bare) <= 2:
+        key = _key_for(bare, options, strict_case=False)
+        if key is not None:
+            return _ex(key, "bare_letter", f"the whole answer is the letter {key!r}", capped)
+    whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(bare)]
+    if len(whole) == 1:
+        return _ex(whole[0], "whole", f"the whole answer is the text of option {whole[0]!r}", capped)
+    for inner in reversed(_bolds(text)):
+        got = _choice_in_clause(inner, opts)
+        if got and got[0] is not None:
+            return _choice_result(got, "bold", f"in the last bold span naming an option **{inner}**", capped)
+    return _choice_by_mentions(text, opts, capped)
+
+
+_TURN = re.compile(r"(?i)\b(?:but|however|whereas|therefore|thus|hence|so|which\s+leaves|leaving|that\s+leaves|"
+                   r"leaves|only)\b")
+
+
+def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
+    sentences = _sentences(text)
+    mentioned = [(i, s, m) for i, s in enumerate(sentences) if (m := opts.positive_mentions(s))]
+    if not mentioned:
+        return _ex(None, "none", "no option letter or option text found in the answer", capped)
+    i_last, last, last_keys = mentioned[-1]
+    _, first, first_keys = mentioned[0]
+    cue = _CONCLUSION.search(last)
+    lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
+    if len(last_keys) == 1:
+        key = next(iter(last_keys))
+        if cue or not lead_ok or first_keys == last_keys or len(mentioned) == 1:
+            method = "conclusion" if cue else "last_mention"
+            return _ex(key, method, f"{key!r}: the last sentence that names an option names only it "
+                                    f"({_show(last)})", capped)
+        lead = next(iter(first_keys))
+        return _ex(None, "ambiguous", f"the first sentence names {lead!r} and the last names {key!r}, "
+                                      "without a conclusion cue", capped)
+    turn = list(_TURN.finditer(last))
+    if turn:
+        after = opts.positive_mentions(last[turn[-1].end():])
+        if len(after) == 1:
+            key = next(iter(after))
+            return _ex(key, "conclusion", f"{key!r}: the only option named after {turn[-1].group(0).strip()!r} "
+                                          f"in the last sentence naming options ({_show(last)})", capped)
+    if lead_ok and not cue:
+        key = next(iter(first_keys))
+        return _ex(key, "leading", f"{key!r}: the first sentence names only it ({_show(first)}); the last "
+                                   f"sentence naming options names several {sorted(last_keys)}", capped)
+    return _ex(None, "ambiguous", f"the last sentence naming options names several {sorted(last_keys)} "
+                                  f"({_show(last)})", capped)
+
+
+# ------------------------------------------------------------------------------------- booleans
+
+_POLARITY = {"yes": True, "true": True, "correct": True, "valid": True,
+             "no": False, "false": False, "incorrect": False, "wrong": False, "invalid": False}
+_POLARITY_RE = re.compile(r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b")
+_LEADING_WORD = re.compile(
+    r"(?i)^[\W_]*(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
+    r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope)\b"
+    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah)\b(?=\s*[.,!;:—–-]))")
+_STATEMENT = re.compile(r"(?i)\b(?:is|are|was|were|be|'s|holds?)\s+(?:(?:not|n't)\s+)?(?:\w+\s+)?"
+                        r"(?:true|false|correct|incorrect|valid|invalid)\b")
+
+
+def _polarity(clause: str) -> tuple[bool | None, str] | None:
+    values: set[bool] = set()
+    for m in _POLARITY_RE.finditer(clause[:CLAUSE_CHARS]):
+        value = _POLARITY[m["w"].lower()]
+        values.add(not value if m["neg"] else value)
+    if not values:
+        return None
+    if len(values) > 1:
+        return None, f"the clause {_show(clause)} says both true and false"
+    value = values.pop()
+    return value, f"{_show(clause)} reads as {str(value).lower()}"
+
+
+def _bool_result(got: tuple[bool | None, str], method: str, why: str, capped: bool) -> Extraction:
+    value, how = got
+    if value is None:
+        return _ex(None, "ambiguous", f"{how} ({why})", capped)
+    return _ex(str(value).lower(), method, f"{why}: {how}", capped)
+
+
+def extract_boolean(text: str) -> Extraction:
+    """``true`` or ``false`` as the answer commits to it (see the module docstring)."""
+    text, capped = cap_text(text)
+    text = _clean_latex(text)
+    boxed = _last_boxed(text)
+    if boxed:
+        got = _polarity(boxed)
+        if got:
+            return _bool_result(got, "boxed", "inside \\boxed{...}", capped)
+    for cue, clause in reversed(answer_cues(text)):
+        got = _polarity(clause)
+        if got:
+            return _bool_result(got, "answer_cue", f"after the cue {cue!r}", capped)
+    sentences = _sentences(text)
+    lead = _LEADING_WORD.match(text.lstrip())
+    lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None
+    conclusion: tuple[bool | None, str] | None = None
+    for sentence in reversed(sentences[1:] if lead else sentences):
+        cue = _CONCLUSION.search(sentence)
+        if _STATEMENT.search(sentence) or (cue and _POLARITY_RE.search(sentence[cue.end():])):
+            part = sentence[cue.end():] if cue and _POLARITY_RE.search(sentence[cue.end():]) else sentence
+            conclusion = _polarity(part)
+            break
+    if lead_value is not None:
+        said = lead.group(0).strip(" \t*_>#")
+        if conclusion and conclusion[0] is not None and conclusion[0] != lead_value:
+            return _ex(None, "ambiguous", f"the answer starts with {said!r} but concludes "
+                                          f"{str(conclusion[0]).lower()} ({conclusion[1]})", capped)
+        return _ex(str(lead_value).lower(), "leading", f"the answer starts with {said!r}", capped)
+    if conclusion:
+        return _bool_result(conclusion, "conclusion", "the last sentence that states a truth value", capped)
+    for inner in reversed(_bolds(text)):
+        got = _polarity(inner)
+        if got and got[0] is not None:
+            return _bool_result(got, "bold", f"the last bold span **{inner}**", capped)
+    return _ex(None, "none", "no yes/no or true/false found in the answer", capped)
 
 
 # ----------------------------------------------------------------------------------------- code
 
 _FENCE = re.compile(r"^[ \t]*(?P<fence>```+|~~~+)[ \t]*(?P<lang>[\w+#.-]*)[^\n]*\n(?P<code>.*?)"
                     r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```+|~~~+)[\w+#.-]*[ \t]*$")
+_CODE_START = re.compile(r"^(?:async\s+def|def|class|import|from\s+[\w.]+\s+import|@)\b")
 _PYTHON_LANGS = {"python", "py", "python3", "py3"}
+#: The most trailing lines :func:`extract_code` drops while looking for code that parses.
+TRIM_LINES = 40
 
 
 def _parse(code: str) -> ast.Module | None:
@@ -553,8 +844,8 @@ def _parse(code: str) -> ast.Module | None:
         return None
 
 
-def _defines(code: str, name: str) -> bool:
-    tree = _parse(code)
+def _defines(code: str, name: str, tree: ast.Module | None = None) -> bool:
+    tree = tree or _parse(code)
     if tree is None:
         return bool(re.search(r"^\s*(?:async\s+)?def\s+" + re.escape(name) + r"\s*\(", code, re.MULTILINE))
     for node in tree.body:
@@ -570,6 +861,64 @@ def code_blocks(text: str) -> list[tuple[str, str]]:
     return [(m["lang"].lower(), m["code"]) for m in _FENCE.finditer(text)]
 
 
+def _dedent_indented_blocks(lines: list[str]) -> list[str]:
+    """Markdown's indented code blocks (4 spaces or a tab after a blank line) moved to column 0."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if (out[i].startswith(("    ", "\t")) and (i == 0 or not out[i - 1].strip())
+                and _CODE_START.match(out[i].lstrip())):
+            j = i
+            while j < len(out) and (not out[j].strip() or out[j].startswith(("    ", "\t"))):
+                j += 1
+            block = textwrap.dedent("\n".join(out[i:j])).split("\n")
+            out[i:j] = block
+            i += len(block)
+        else:
+            i += 1
+    return out
+
+
+_STATEMENT_LINE = re.compile(r"^[A-Za-z_][\w.]*\s*(?:[-+*/]?=|\(|\[)|^(?:return|if|for|while|try|with|print)\b")
+
+
+def _unfenced(text: str, function: str) -> str | None:
+    """The last stretch of unfenced code in ``text`` that parses and defines ``function``.
+
+    A stretch starts at a line opening with ``def``/``class``/``import``/``from … import``/``@``
+    that follows prose (or starts the text); fence-only lines are dropped; trailing prose is cut
+    line by line (at most :data:`TRIM_LINES`) until the stretch parses.
+    """
+    lines = [ln for ln in text.split("\n") if not _FENCE_LINE.match(ln)]
+    lines = _dedent_indented_blocks(lines)
+    heads: list[int] = []
+    prose = True
+    for i, ln in enumerate(lines):
+        if not ln.strip() or ln[0] in " \t":
+            continue
+        if _CODE_START.match(ln):
+            if prose:
+                heads.append(i)
+            prose = False
+        elif not _STATEMENT_LINE.match(ln):
+            prose = True
+    for head in reversed(heads[-8:]):
+        end = len(lines)
+        for _ in range(TRIM_LINES):
+            chunk = "\n".join(lines[head:end]).rstrip() + "\n"
+            tree = _parse(chunk)
+            if tree is not None:
+                if _defines(chunk, function, tree):
+                    return chunk
+                break
+            end -= 1
+            while end > head and not lines[end - 1].strip():
+                end -= 1
+            if end <= head:
+                break
+    return None
+
+
 def extract_code(text: str, function: str | None = None) -> Extraction:
     """The Python code in ``text`` to run against a case's tests (see the module docstring).
 
@@ -577,29 +926,36 @@ def extract_code(text: str, function: str | None = None) -> Extraction:
         text: the answer.
         function: the name the tests call; picks the block that defines it.
     """
+    text, capped = cap_text(text)
     blocks = code_blocks(text)
     n = len(blocks)
     if function:
         defining = [i for i, (_, code) in enumerate(blocks) if _defines(code, function)]
         if defining:
             i = defining[-1]
-            return Extraction(value=blocks[i][1], method="fenced_defines",
-                              detail=f"code block {i + 1} of {n} defines {function}()"
-                                     + (f" (the last of {len(defining)} that do)" if len(defining) > 1 else ""))
+            return _ex(blocks[i][1], "fenced_defines", f"code block {i + 1} of {n} defines {function}()"
+                       + (f" (the last of {len(defining)} that do)" if len(defining) > 1 else ""), capped)
+        whole = _parse(text)
+        if whole is not None and _defines(text, function, whole):
+            return _ex(text, "whole_answer",
+                       f"no fenced block; the whole answer parses as Python and defines {function}()", capped)
+        code = _unfenced(text, function)
+        if code is not None:
+            return _ex(code, "unfenced_defines",
+                       f"unfenced code that parses and defines {function}() (prose and stray fences left out)", capped)
     if blocks:
         py = [i for i, (lang, _) in enumerate(blocks) if lang in _PYTHON_LANGS]
         i, method = (py[0], "first_python_block") if py else (0, "first_block")
         lang = blocks[i][0] or "no language"
         missing = f"; no block defines {function}()" if function else ""
-        return Extraction(value=blocks[i][1], method=method,
-                          detail=f"code block {i + 1} of {n} ({lang}){missing}")
+        return _ex(blocks[i][1], method, f"code block {i + 1} of {n} ({lang}){missing}", capped)
     tree = _parse(text)
-    if tree is not None:
-        if function and _defines(text, function):
-            return Extraction(value=text, method="whole_answer",
-                              detail=f"no fenced block; the whole answer parses as Python and defines {function}()")
-        if not function and any(not isinstance(node, ast.Expr) for node in tree.body):
-            return Extraction(value=text, method="whole_answer",
-                              detail="no fenced block; the whole answer parses as Python")
+    if tree is not None and not function and any(not isinstance(node, ast.Expr) for node in tree.body):
+        return _ex(text, "whole_answer", "no fenced block; the whole answer parses as Python", capped)
     what = f" defining {function}()" if function else ""
-    return Extraction(value=None, method="none", detail=f"no fenced code block and no Python code{what} in the answer")
+    return _ex(None, "none", f"no fenced code block and no Python code{what} in the answer", capped)
+
+
+def math_equivalent(text: str) -> float | None:
+    """The value of ``text`` read as one mathematical expression (see :func:`harness.metrics.numbers.math_value`)."""
+    return math_value(text)

@@ -43,6 +43,8 @@ from harness.transcript import Transcript
 
 Tone = Literal["good", "mid", "bad", "none"]
 STATUSES = ("passed", "failed", "error", "awaiting_review")
+#: Verdicts of objective answers (harness.metrics.correctness), counted apart in the gate banner.
+VERDICTS = ("correct", "wrong", "ambiguous", "unanswered")
 #: Scores shown as badges in the case matrix, in this order, when the run has them (at most 4).
 KEY_SCORES = ("correct", "rubric_composite", "heuristic_quality", "required_mentions", "consensus_strength",
               "hallucination_risk")
@@ -227,11 +229,13 @@ class StatusCount(Frozen):
 
 
 class SubjectCounts(Frozen):
-    """A subject's results by status."""
+    """A subject's results by status, and its objective answers by verdict (correct, wrong,
+    ambiguous — the answer commits to two different values —, unanswered)."""
 
     subject: str
     total: int
     counts: tuple[StatusCount, ...]
+    answers: tuple[StatusCount, ...] = ()
 
 
 class ComparisonSummary(Frozen):
@@ -604,9 +608,15 @@ def _gate(
     counts: dict[str, dict[str, int]] = {s: dict.fromkeys(STATUSES, 0) for s in subjects}
     for r in results:
         counts.setdefault(r.subject, dict.fromkeys(STATUSES, 0))[r.status] += 1
+    verdicts: dict[str, dict[str, int]] = {s: dict.fromkeys(VERDICTS, 0) for s in counts}
+    for r in results:
+        if r.correctness is not None:
+            verdicts[r.subject][r.correctness.outcome] += 1
     per_subject = tuple(
         SubjectCounts(subject=s, total=sum(c.values()), counts=tuple(
             StatusCount(status=st, label=status_label(st), count=c[st]) for st in STATUSES if c[st]
+        ), answers=tuple(
+            StatusCount(status=f"answer-{v}", label=v, count=verdicts[s][v]) for v in VERDICTS if verdicts[s][v]
         ))
         for s, c in counts.items()
     )
@@ -817,6 +827,10 @@ def _badges(r: CaseResult, keys: Sequence[str]) -> tuple[Badge, ...]:
     for k in keys:
         if k in r.scores:
             v = r.scores[k]
+            if k == "correct" and r.correctness is not None and r.correctness.outcome == "ambiguous":
+                out.append(Badge(label=KEY_SCORE_LABELS[k], value="ambiguous", tone="mid",
+                                 title="the answer commits to two different values: " + r.correctness.detail[:300]))
+                continue
             out.append(Badge(label=KEY_SCORE_LABELS.get(k, k), value=fmt_score(v, score_scale(k)),
                              tone=score_tone(k, v), title=f"{k} = {v:.4g}"))
     return tuple(out)
