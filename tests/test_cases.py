@@ -103,3 +103,63 @@ def test_not_utf8(tmp_path: Path) -> None:
     p.write_bytes(b"golden_datasets:\n  - name: \xff\xfe\n")
     with pytest.raises(DatasetError, match="not UTF-8"):
         load_datasets(p)
+
+
+ANSWER_FORMAT = """\
+golden_datasets:
+  - name: fmt
+    answer_format: {fmt}
+    queries:
+      - id: num
+        query: "How many legs do 3 spiders have?"
+        expected: {{type: numeric, value: 24}}
+      - id: letter
+        query: "Capital of the UK? A) Paris B) London"
+        expected: {{type: choice, answer: B, options: {{A: Paris, B: London}}}}
+      - id: listed
+        query: "Which is a fruit?"
+        expected: {{type: choice, answer: apple, options: [apple, carrot]}}
+      - id: yesno
+        query: "Is 91 prime?"
+        expected: {{type: boolean, value: false}}
+      - id: code
+        query: "Write add(a, b)."
+        expected: {{type: python, function: add, tests: "assert add(1, 2) == 3"}}
+      - id: text
+        query: "Capital of France?"
+        expected: {{type: exact, value: Paris}}
+      - id: asked-already
+        query: "What is 2 + 2? Give the final answer on the last line as 'Answer: ...'."
+        expected: {{type: numeric, value: 4}}
+      - id: open
+        query: "Tell me about Paris."
+"""
+
+
+def test_answer_format_auto_appends_the_instruction_for_each_type(tmp_path: Path) -> None:
+    (ds,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="auto")))
+    tail = {c.id: c.query.split("\n\n")[-1] for c in ds.cases}
+    assert ds.answer_format == "auto"
+    assert tail == {
+        "num": "Give the final answer on the last line as 'Answer: <number>'.",
+        "letter": "Give the final answer on the last line as 'Answer: <letter>'.",
+        "listed": "Give the final answer on the last line as 'Answer: <the option's text>'.",
+        "yesno": "Give the final answer on the last line as 'Answer: yes' or 'Answer: no'.",
+        "code": "Give the complete Python code defining `add` in one ```python code block.",
+        "text": "Give the final answer on the last line as 'Answer: ...'.",
+        "asked-already": "What is 2 + 2? Give the final answer on the last line as 'Answer: ...'.",
+        "open": "Tell me about Paris.",
+    }
+
+
+def test_answer_format_none_and_default_leave_queries_alone(tmp_path: Path) -> None:
+    (ds,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none")))
+    assert ds.cases[0].query == "How many legs do 3 spiders have?"
+    (default,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none").replace("    answer_format: none\n", "")))
+    assert default.answer_format == "none" and default.cases[0].query == "How many legs do 3 spiders have?"
+
+
+def test_answer_format_bad_value_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError) as err:
+        load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="always")))
+    assert str(err.value).endswith("data.yaml:3: 'answer_format' must be 'auto' or 'none', got 'always'")

@@ -6,10 +6,13 @@ import pytest
 
 from harness.metrics.extraction import (
     BLOCKING_WORDS,
+    MAX_ANSWER_CHARS,
     SHORT_ANSWER_WORDS,
     answer_cues,
+    cap_text,
     code_blocks,
     extract_answer,
+    extract_boolean,
     extract_choice,
     extract_code,
     extract_number,
@@ -18,6 +21,7 @@ from harness.metrics.extraction import (
     parse_number,
     phrase_match,
 )
+from harness.metrics.numbers import math_value
 
 # ------------------------------------------------------------------------------------ numbers
 
@@ -249,3 +253,124 @@ def test_extract_code_whole_answer_is_parsed_not_run(tmp_path, monkeypatch: pyte
 def test_extract_code_prose_is_not_code() -> None:
     assert extract_code("Paris", None).method == "none"
     assert extract_code("Use a loop.", "f").value is None
+
+
+# ------------------------------------------------------------------ spelled-out numbers, zero words, LaTeX
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("three and a half cups", [3.5]),
+        ("one million people", [1_000_000.0]),
+        ("two hundred and five", [205.0]),
+        ("minus seven degrees", [-7.0]),
+        ("three eighths of the pie", [0.375]),
+        ("half a million units", [500_000.0]),
+        ("the one that is left, one of them, no one", []),  # "one" as a pronoun is not a number
+        ("couches (2 more) = eight", [2.0, 8.0]),
+        ("24 hours = 86 400 seconds", [24.0, 86400.0]),  # spaced thousands
+    ],
+)
+def test_find_numbers_reads_words_through_text2num(text: str, values: list[float]) -> None:
+    assert [n.value for _, n in find_numbers(text, words=True)] == pytest.approx(values)
+
+
+def test_zero_words_only_when_asked() -> None:
+    text = "David has no brothers; none at all. No matter what, there is no way."
+    assert [n.text for _, n in find_numbers(text, zeros=True)] == ["no", "none"]
+    assert find_numbers(text) == []
+    assert extract_number("David has **no** brothers.").value is None
+    got = extract_number("David has **no** brothers.", zeros=True)
+    assert (got.value, got.method) == ("no", "bold")
+
+
+@pytest.mark.parametrize(
+    ("latex", "value"),
+    [(r"\frac{\sqrt{3}}{2}", 0.8660254), (r"2\pi", 6.2831853), (r"1\frac{1}{2}", 1.5), ("10^{-3}", 0.001)],
+)
+def test_math_expressions_through_math_verify(latex: str, value: float) -> None:
+    assert math_value(latex) == pytest.approx(value, rel=1e-6)
+    got = extract_number(f"So the answer is $\\boxed{{{latex}}}$.")
+    assert got.method == "boxed" and parse_number(got.value).value == pytest.approx(value, rel=1e-6)
+
+
+@pytest.mark.parametrize("text", ["x + 1", r"(1, 5]", "10^{99999}", "9^9^9^9", "1000000!", "a" * 300 + "^2"])
+def test_math_value_refuses_non_numbers_and_huge_work(text: str) -> None:
+    assert math_value(text) is None
+
+
+def test_number_rules_added_for_issue_12() -> None:
+    assert extract_number("−15 < x < 5, so x runs from −14 to 4: 19 integers.").value == "19"
+    assert extract_number("chairs (6) + couches (2 more) = eight.").value == "eight"
+    assert extract_number("The intuitive answer is 10, but that's wrong. It is 5.").value == "5"
+    assert extract_number("The smallest prime is 2 (1 is not prime).").value == "2"
+    truncated = extract_number("We start with 12 apples and then")
+    assert (truncated.value, truncated.method) == (None, "none")
+    hedge = extract_number("It is either 8 or 9.")
+    assert (hedge.value, hedge.method, hedge.confidence) == (None, "ambiguous", 0.0)
+    boxed_vs_cue = extract_number("$\\boxed{5}$ ... Final answer: 6")
+    assert boxed_vs_cue.method == "ambiguous"
+
+
+def test_leading_rule_needs_the_question() -> None:
+    text = "There are 19 integers. Since -15 < x < 5, x runs from -14 to 4."
+    assert extract_number(text).value == "4"  # without the question: the last number
+    got = extract_number(text, givens=[-15, 5])
+    assert (got.value, got.method) == ("19", "leading")
+    # a number the question gave is not taken for a leading answer
+    assert extract_number("We have 12 apples. Then 3 are eaten and 9 remain.", givens=[12, 3]).value == "9"
+
+
+# ----------------------------------------------------------------------------------- booleans
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "method"),
+    [
+        ("True — you turn around and walk back.", "true", "leading"),
+        ("Yes, you return to the starting point.", "true", "leading"),
+        ("No doubt about it: the answer is yes.", "true", "answer_cue"),
+        ("Absolutely not — it is round.", "false", "leading"),
+        ("That claim is a myth; it is incorrect.", "false", "conclusion"),
+        ("The statement is not true.", "false", "conclusion"),
+        ("Answer: False", "false", "answer_cue"),
+        ("$\\boxed{\\text{Yes}}$", "true", "boxed"),
+        ("Penguins cannot fly.\n\n**False**", "false", "bold"),
+        ("Yes. Wait, no. So the statement is false.", None, "ambiguous"),
+        ("It could be true or false.", None, "ambiguous"),
+        ("It depends.", None, "none"),
+    ],
+)
+def test_extract_boolean(text: str, value: str | None, method: str) -> None:
+    got = extract_boolean(text)
+    assert (got.value, got.method) == (value, method), got.detail
+
+
+# ------------------------------------------------------------------------------ capped answers
+
+
+def test_long_answers_are_capped_and_say_so() -> None:
+    text = "Answer: 7\n" + "but " * 100_000 + "\nAnswer: 9"
+    assert len(text) > MAX_ANSWER_CHARS
+    got = extract_number(text)
+    assert (got.value, got.capped) == ("9", True)
+    assert got.detail.endswith(f"(the answer was longer than {MAX_ANSWER_CHARS} characters: only its start "
+                               "and end were read)")
+    head, capped = cap_text(text)
+    assert capped and head.startswith("Answer: 7") and head.endswith("Answer: 9") and len(head) < MAX_ANSWER_CHARS + 4
+    short = extract_number("Answer: 7")
+    assert short.capped is False and "longer than" not in short.detail
+
+
+# ---------------------------------------------------------------------------------- more code
+
+
+def test_extract_code_unfenced_after_prose_and_stray_fence() -> None:
+    prose = "Squaring multiplies a number by itself:\ndef square(x):\n    return x * x\nThat's all."
+    got = extract_code(prose, "square")
+    assert (got.value, got.method) == ("def square(x):\n    return x * x\n", "unfenced_defines")
+    stray = extract_code("import math\n\ndef root(x):\n    return math.sqrt(x)\n```\n", "root")
+    assert (stray.value, stray.method) == ("import math\n\ndef root(x):\n    return math.sqrt(x)\n", "unfenced_defines")
+    indented = extract_code("Use:\n\n    def f():\n        return 1\n", "f")
+    assert (indented.value, indented.method) == ("def f():\n    return 1\n", "unfenced_defines")

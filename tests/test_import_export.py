@@ -45,6 +45,11 @@ def test_import_jsonl_with_mapping(jsonl: Path, tmp_path: Path) -> None:
     assert [c.expected.value for c in ds.cases] == [7.0, 300.0, 0.2]
     assert ds.cases[0].origin == f"{jsonl}#row=0" and ds.cases[2].origin == f"{jsonl}#row=2"
     assert ds.cases[1].tags == ("arith",) and ds.cases[0].ground_truth.endswith("#### 7")
+    # an expected.* mapping sets answer_format: auto; the target is not copied into required_mentions
+    assert ds.answer_format == "auto"
+    assert ds.cases[0].query == ("Tom has 3 apples and buys 4 more. How many?\n\n"
+                                 "Give the final answer on the last line as 'Answer: <number>'.")
+    assert all(c.required_mentions == () for c in ds.cases)
 
 
 def test_import_csv_default_ids(tmp_path: Path) -> None:
@@ -55,6 +60,11 @@ def test_import_csv_default_ids(tmp_path: Path) -> None:
     (ds,) = load_datasets(out)
     assert [c.id for c in ds.cases] == ["csvset-00000", "csvset-00001", "csvset-00002"]
     assert ds.cases[2].expected.value == "money"
+    assert ds.cases[2].query.endswith("\n\nGive the final answer on the last line as 'Answer: ...'.")
+    no_expected = tmp_path / "plain.yaml"
+    import_dataset(str(p), FieldMap.parse(["query=question"]), "plain", no_expected)
+    (plain,) = load_datasets(no_expected)
+    assert plain.answer_format == "none" and plain.cases[0].query == ROWS[0]["question"]
 
 
 def test_bad_mapping_names_the_missing_field(jsonl: Path, tmp_path: Path) -> None:

@@ -578,3 +578,34 @@ def test_a_megabyte_answer_keeps_the_report_small(tmp_path: Path) -> None:
            "the full text is in results.jsonl in the run folder]"
     assert htmllib.escape(note, quote=True) in html or note in html
     assert "THE-END" in (run.run_dir / "results.jsonl").read_text(encoding="utf-8")  # nothing lost on disk
+
+
+def test_ambiguous_answers_are_shown_and_counted_apart_from_wrong(tmp_path: Path) -> None:
+    from pydantic import TypeAdapter
+
+    from harness.expected import Expected
+    from harness.metrics.correctness import check_expected
+
+    block = TypeAdapter(Expected).validate_python({"type": "numeric", "value": 8})
+    texts = {"amb": "It is either 8 or 9.", "ok": "Answer: 8", "bad": "Answer: 7", "none": "No idea."}
+    results = []
+    for cid, text in texts.items():
+        c = check_expected(block, text)
+        results.append(_base(cid, "math", "passed" if c.correct else "failed", text,
+                             {"correct": 1.0 if c.correct else 0.0}, correctness=c))
+    writer = RunWriter(tmp_path / "run")
+    writer.write_manifest(make_manifest())
+    writer.add(results)
+    loaded = load_run(tmp_path / "run")
+    view = v.build_view(loaded)
+    card = next(s for s in view.gate.subjects if s.subject == "baseline")
+    assert [(c.label, c.count) for c in card.answers] == [("correct", 1), ("wrong", 1), ("ambiguous", 1),
+                                                          ("unanswered", 1)]
+    html = render_run(loaded)
+    gate = _section(html, "gate")
+    assert ">1 ambiguous</span>" in gate and ">1 wrong</span>" in gate
+    row = next(r for r in view.rows if r.case_id == "amb")
+    cell = next(c for c in row.cells if c.subject == "baseline")
+    (badge,) = [b for b in cell.badges if b.label == "correct"]
+    assert (badge.value, badge.tone) == ("ambiguous", "mid")
+    assert badge.title.startswith("the answer commits to two different values: ambiguous: expected 8")

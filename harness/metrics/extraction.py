@@ -231,7 +231,13 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     return True, f"{_show(exp)} appears as a whole phrase in the {len(words)}-word answer {_show(cand)}"
 
 
+def _mixed(m: re.Match[str]) -> str:
+    whole, num, den = int(m[1]), int(m[2]), int(m[3])
+    return f"{whole + num / den:.12g}" if den else m.group(0)
+
+
 def _clean_latex(text: str) -> str:
+    text = re.sub(r"(?<![\d.])(\d{1,9})\s*\\[dt]?frac\s*\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}", _mixed, text)
     text = re.sub(r"\\[dt]?frac\s*\{\s*([^{}]{0,40}?)\s*\}\s*\{\s*([^{}]{0,40}?)\s*\}", r"\1/\2", text)
     text = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\s*\{([^{}]{0,200})\}", r"\1", text)
     text = text.replace("\\%", "%").replace("\\$", "$").replace("\\,", ",").replace("\\!", "")
@@ -449,7 +455,7 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
         picked: _Picked | None = (whole, "the whole box") if whole is not None else _pick_in_clause(boxed, zeros)
         if picked:
             after = text.rfind("\\boxed")
-            later = [c for c in answer_cues(text[after:])[1:]] if cues else []
+            later = answer_cues(text[after:]) if cues else []
             if picked[0] is not None and later:
                 other = _pick_in_clause(later[-1][1], zeros)
                 if other and other[0] is not None and other[0].value != picked[0].value:
