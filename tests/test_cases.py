@@ -155,7 +155,8 @@ def test_answer_format_auto_appends_the_instruction_for_each_type(tmp_path: Path
 def test_answer_format_none_and_default_leave_queries_alone(tmp_path: Path) -> None:
     (ds,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none")))
     assert ds.cases[0].query == "How many legs do 3 spiders have?"
-    (default,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none").replace("    answer_format: none\n", "")))
+    without = ANSWER_FORMAT.format(fmt="none").replace("    answer_format: none\n", "")
+    (default,) = load_datasets(write(tmp_path, without))
     assert default.answer_format == "none" and default.cases[0].query == "How many legs do 3 spiders have?"
 
 
