@@ -191,6 +191,7 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     quality_retention_days: int | None = Field(default=None, ge=1)
     external_validation: bool = False
+    model_extraction: bool = False  # the judge extracts the final answer when the rules find none
     # storage
     cache_mode: CacheModeName = "readwrite"
     cache_path: Path = Path(".council-cache/cache.sqlite")

@@ -9,9 +9,10 @@ from harness.cases import Case
 from harness.checks import mention_checks, minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
-from harness.metrics.correctness import correctness_scores
+from harness.metrics.correctness import correctness_score_set, correctness_scores
 from harness.metrics.heuristic_quality import heuristic_quality_scores
 from harness.metrics.judge_rubric import run_rubric_judge
+from harness.metrics.model_extraction import model_extract, wants_model
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
 from harness.metrics.rubric import peer_composite, peer_rubric_breakdown
 from harness.result import CaseResult, CheckResult
@@ -48,6 +49,10 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     checks.extend(mentions.checks)
     # objective correctness (python tests run in a subprocess: keep the event loop free)
     correctness, correct = await asyncio.to_thread(correctness_scores, case, transcript)
+    extract_call = None
+    if correctness is not None and wants_model(case, correctness, settings):  # opt-in: the judge extracts
+        correctness, extract_call = await model_extract(case, transcript.final_answer, correctness, caller, settings)
+        correct = correctness_score_set(case, correctness)
     scores.update(correct.scores)
     checks.extend(correct.checks)
     # seed 002's heuristic quality of the final answer, for every subject alike
@@ -91,5 +96,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
         correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
         peer_rubric=peer or None, bias=bias, external_validation=external, scoring_errors=tuple(errors),
-        scoring_calls=(judged.call,) if judged.call is not None else (),
+        scoring_calls=tuple(c for c in (extract_call, judged.call) if c is not None),
     )

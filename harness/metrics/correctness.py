@@ -315,6 +315,12 @@ def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessR
     if case.expected is None:
         return None, ScoreSet()
     result = check_expected(case.expected, transcript.final_answer, case.query)
-    check = CheckResult(kind="correctness", target=f"{case.expected.type}: {result.expected_display}",
+    return result, correctness_score_set(case, result)
+
+
+def correctness_score_set(case: Case, result: CorrectnessResult) -> ScoreSet:
+    """The score ``correct`` (1.0 or 0.0) and the ``correctness`` check of one result."""
+    kind = case.expected.type if case.expected is not None else "expected"
+    check = CheckResult(kind="correctness", target=f"{kind}: {result.expected_display}",
                         passed=result.correct, detail=result.detail)
-    return result, ScoreSet(scores={"correct": 1.0 if result.correct else 0.0}, checks=(check,))
+    return ScoreSet(scores={"correct": 1.0 if result.correct else 0.0}, checks=(check,))

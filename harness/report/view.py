@@ -831,8 +831,11 @@ def _badges(r: CaseResult, keys: Sequence[str]) -> tuple[Badge, ...]:
                 out.append(Badge(label=KEY_SCORE_LABELS[k], value="ambiguous", tone="mid",
                                  title="the answer commits to two different values: " + r.correctness.detail[:300]))
                 continue
-            out.append(Badge(label=KEY_SCORE_LABELS.get(k, k), value=fmt_score(v, score_scale(k)),
-                             tone=score_tone(k, v), title=f"{k} = {v:.4g}"))
+            model = k == "correct" and r.correctness is not None and r.correctness.extraction.method == "model"
+            out.append(Badge(label=KEY_SCORE_LABELS.get(k, k),
+                             value=fmt_score(v, score_scale(k)) + (" (model-extracted)" if model else ""),
+                             tone=score_tone(k, v),
+                             title=f"{k} = {v:.4g}" + ("; the judge model extracted the answer" if model else "")))
     return tuple(out)
 
 
