@@ -81,3 +81,19 @@ def test_hostile_answers_are_capped_and_recorded(unit: str) -> None:
         got = score_row({"id": "hostile", "expected": block, "answer": text, "correct": False})
         assert got["scored"] is False
         assert "only its start and end were read" in got["detail"], (unit, block["type"], got["detail"][:300])
+
+
+def test_the_reasoning_suite_ground_truths_pass_their_own_checks() -> None:
+    """Every numeric, choice and boolean challenge's ground-truth explanation scores correct."""
+    from pathlib import Path
+
+    from harness.cases import load_datasets
+    from harness.metrics.correctness import check_expected
+
+    suite = Path(__file__).resolve().parents[1] / "suites" / "reasoning-100.yaml"
+    cases = [c for d in load_datasets(suite) for c in d.cases
+             if c.expected is not None and c.expected.type in ("numeric", "choice", "boolean") and c.ground_truth]
+    assert len(cases) == 28
+    wrong = [(c.id, check_expected(c.expected, c.ground_truth, c.query).detail) for c in cases
+             if not check_expected(c.expected, c.ground_truth, c.query).correct]
+    assert wrong == []

@@ -38,9 +38,14 @@ expected value is 0 — zero words such as "no brothers" and "none")
     6. ``last_number`` — the last number of the last sentence that holds one; when the question is
        known, numbers the question gave are passed over (``last_new_number``) if the answer has any
        other.
-    Reading a clause: the number after the last ``=``/``≈``, else after the last ``:``, else the
-    first number, skipping the bounds of a range ("from −14 to 4", "between 3 and 5") when another
-    number follows. Two different numbers joined by "or"/"either" are ``ambiguous``.
+    Reading a clause: two different numbers joined by "or" ("8 or maybe 9") are ``ambiguous``;
+    else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
+    n = 10"), else the number right after the last ": ", else the first number after a range ("from
+    −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
+    "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
+    last such verb ("the first 12 odd numbers sum to 144"), else the first number. Numbers inside a
+    trailing parenthesis, "not 5", and sentences that start with "Check:"/"Verify"/"Note" are
+    passed over by the fallback rules when other numbers remain.
 
 Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
     1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else
@@ -365,7 +370,23 @@ def truncated(text: str) -> bool:
 
 _EQUALS = re.compile(r"(?<![<>!=])[=≈](?!=)")
 _RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?P<a>\S{1,24})\s+(?:to|and|through|-|–)\s+(?P<b>\S{1,24})")
-_OR = re.compile(r"(?i)\b(?:or|either)\b|/(?!\d)")
+_BETWEEN_ALTERNATIVES = re.compile(r"(?i)^[^.;:=]{0,24}?\b(?:or|nor)\b[^.;:=]{0,24}$")
+_COPULA = re.compile(r"(?i)\b(?:is|are|was|were|be|equals?|makes?|gives?|yields?|sums?\s+to|adds?\s+up\s+to|"
+                     r"comes?\s+to|totals?|handles?|remain|left)\b")
+_CONDITION_EQ = re.compile(r"(?i)\b(?:for|with|when|if|where|let|given|assuming)\s+[A-Za-z]{1,2}\s*$")
+
+
+def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
+    """The numbers offered as alternatives ("8 or 9", "either 2 million or 1,000,000"), if any."""
+    for (p1, a), (p2, b) in zip(nums, nums[1:], strict=False):
+        if a.value != b.value and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text): p2]):
+            return f"{a.text}, {b.text}"
+    return None
+
+
+def _answer_equals(text: str) -> list[re.Match[str]]:
+    """``=`` signs that state a result, not a condition ("for n = 10")."""
+    return [m for m in _EQUALS.finditer(text) if not _CONDITION_EQ.search(text[max(0, m.start() - 16): m.start()])]
 
 _Picked = tuple[ParsedNumber, str] | tuple[None, str]
 
@@ -398,28 +419,32 @@ def _without_asides(sentence: str) -> str:
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
     clause = _without_negated_numbers(clause)
-    eqs = list(_EQUALS.finditer(clause))
+    nums = _nums(clause, zeros)
+    if not nums:
+        return None
+    offered = _alternatives(clause, nums)
+    if offered:
+        return None, f"the clause {_show(clause)} offers several numbers ({offered}) as alternatives"
+    eqs = _answer_equals(clause)
     if eqs:
         after = _nums(clause[eqs[-1].end():], zeros)
         if after:
             return after[0][1], f"after the last '{eqs[-1].group(0)}'"
-    colon = clause.rfind(":")
+    colon = clause.rfind(": ")
     if colon >= 0:
         tail = clause[colon + 1:]
         after = _nums(tail, zeros)
         if after and len(tail[: after[0][0]].strip(_MARKUP + "(")) == 0 and len({n.value for _, n in after}) == 1:
             return after[0][1], "after the last ':'"
-    nums = _nums(clause, zeros)
-    if not nums:
-        return None
-    values = {n.value for _, n in nums}
-    if len(values) > 1 and _OR.search(clause):
-        shown = ", ".join(dict.fromkeys(n.text for _, n in nums))
-        return None, f"the clause {_show(clause)} offers several numbers ({shown}) as alternatives"
     for r in _RANGE.finditer(clause):
         rest = [n for pos, n in nums if pos >= r.end()]
         if rest:
             return rest[0], "the first number after the range"
+    if len({n.value for _, n in nums}) > 1:
+        cops = [m for m in _COPULA.finditer(clause) if any(pos >= m.end() for pos, _ in nums)]
+        if cops and cops[0].start() > nums[0][0]:
+            after = [n for pos, n in nums if pos >= cops[-1].end()]
+            return after[0], f"the first number after {cops[-1].group(0)!r}"
     return nums[0][1], "first number in the clause"
 
 
@@ -492,11 +517,11 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
     if not numbered:
         return _ex(None, "none", "no number found in the answer", capped)
     i_last, last, last_nums = numbered[-1]
-    if len({n.value for _, n in last_nums}) > 1 and re.search(r"(?i)\beither\b|\bor\b", last):
-        shown = ", ".join(dict.fromkeys(n.text for _, n in last_nums))
-        return _ex(None, "ambiguous", f"the last sentence with a number offers several ({shown}) as "
+    offered = _alternatives(last, last_nums)
+    if offered:
+        return _ex(None, "ambiguous", f"the last sentence with a number offers several ({offered}) as "
                                       f"alternatives: {_show(last)}", capped)
-    eqs = list(_EQUALS.finditer(last))
+    eqs = _answer_equals(last)
     cues_in = list(_CONCLUSION.finditer(last))
     if eqs and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
         after = _nums(last[eqs[-1].end():], zeros)

@@ -6,8 +6,9 @@ Three readers, each used where it fits:
   sign ($ € £ ¥ ₹), thousands separators (``1,234,567`` or ``86 400`` with a space, no-break or thin
   space: groups of exactly three digits), decimals,
   an exponent (``1.5e-3``, ``2 x 10^3``), a fraction (``3/4``; a zero denominator is not a number),
-  a percent sign or the word "percent", and a scale word (``1.5 million``). Not read: decimal
-  commas (``3,5`` is 3 and 5) and ranges (``5-7`` is 5 and 7).
+  a percent sign or the word "percent", and a scale word (``1.5 million``). Not read: ordinals
+  (``12th``), the minutes of a time (``9:00`` is 9), decimal commas (``3,5`` is 3 and 5) and ranges
+  (``5-7`` is 5 and 7).
 * **spelled-out numbers** — runs of number words ("three", "twenty-one", "two hundred and five",
   "one million", "one point five") are converted by the ``text2num`` library
   (:func:`text_to_num.alpha2digit`); "and a half" adds 0.5 ("three and a half" = 3.5), "minus" /
@@ -26,6 +27,7 @@ Three readers, each used where it fits:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import re
@@ -54,7 +56,7 @@ class ParsedNumber(Frozen):
 
 
 NUMBER_RE = re.compile(
-    r"(?<![\w./])"
+    r"(?<![\w./])(?<!\d:)"
     r"(?P<sign1>[-+\u2212]?)(?:(?P<cur>[$€£¥₹])[ \t]?)?(?P<sign2>[-+\u2212]?)"
     r"(?P<body>(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d,.]|[ \u00a0\u202f\u2009]\d)"
     r"|\d+)(?:\.\d+)?|\.\d+)"
@@ -63,6 +65,7 @@ NUMBER_RE = re.compile(
     r"(?:[ \t]?[x×*][ \t]?10[ \t]?\^[ \t]?\{?(?P<pow>[-+\u2212]?\d{1,3})\}?)?"
     r"(?P<pct>[ \t]?%|[ \t]per[ \t]?cent\b)?"
     r"(?P<scale>[ \t](?:thousand|million|billion|trillion)\b)?"
+    r"(?!(?<=\d)(?:st|nd|rd|th)\b)"
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
@@ -191,12 +194,19 @@ def find_numbers(text: str, words: bool = False, zeros: bool = False) -> list[tu
         zeros: also read zero words ("no brothers", "none") as 0.
     """
     out: list[tuple[int, ParsedNumber]] = []
+    spans: list[tuple[int, int]] = []
     for m in NUMBER_RE.finditer(text):
         parsed = number_from_match(m)
         if parsed is not None:
             out.append((m.start(), parsed))
+            spans.append((m.start(), m.end()))
     if words:
-        out.extend(word_numbers(text))
+        # a scale word already read with its digits ("2 million") is not a number of its own
+        starts = [a for a, _ in spans]
+        for pos, n in word_numbers(text):
+            i = bisect.bisect_right(starts, pos) - 1
+            if i < 0 or pos >= spans[i][1]:
+                out.append((pos, n))
     if zeros:
         out.extend(zero_words(text))
     if words or zeros:
