@@ -277,21 +277,23 @@ def test_python_code_in_every_shape_runs(answer: str, method: str) -> None:
 
 
 def test_python_setup_and_entry_point_humaneval_style() -> None:
-    setup = "from typing import List\n\n\ndef below_zero(ops: List[int]) -> bool:\n    \"\"\"Docstring.\"\"\"\n"
-    tests = ("def check(candidate):\n    assert candidate([1, -2]) is True\n    assert candidate([1, 2]) is False\n"
-             "    assert candidate([]) is False\n")
-    code = ("```python\ndef below_zero(ops: List[int]) -> bool:\n    total = 0\n    for op in ops:\n"
-            "        total += op\n        if total < 0:\n            return True\n    return False\n```")
-    with_setup = check_expected(expect(type="python", entry_point="below_zero", setup=setup, tests=tests), code)
+    setup = ("from typing import List\n\n\ndef encode_shift(s: str) -> str:\n"
+             "    return ''.join(chr((ord(c) + 5 - 97) % 26 + 97) for c in s)\n")
+    tests = ("def check(candidate):\n    for word in ['abc', 'xyz', 'hello']:\n"
+             "        assert candidate(encode_shift(word)) == word\n    assert candidate('') == ''\n")
+    code = ("```python\ndef decode_shift(s: str) -> str:\n"
+            "    return ''.join(chr((ord(c) - 5 - 97) % 26 + 97) for c in s)\n```")
+    with_setup = check_expected(expect(type="python", entry_point="decode_shift", setup=setup, tests=tests), code)
     assert with_setup.correct, with_setup.detail
-    assert with_setup.expected_display == "code defining below_zero() that passes 3 asserts"
+    assert with_setup.expected_display == "code defining decode_shift() that passes 2 asserts"
     assert "after the case's setup code" in with_setup.detail
-    # without the setup the same answer fails on the missing import, as it would in HumanEval
-    bare = check_expected(expect(type="python", entry_point="below_zero", tests=tests), code)
+    # without the setup the helper the tests call is missing, as it would be without HumanEval's prompt
+    bare = check_expected(expect(type="python", entry_point="decode_shift", tests=tests), code)
     assert not bare.correct and "NameError" in bare.detail
     # check(candidate) is called only because the tests never call it: a wrong body fails
-    wrong = code.replace("total < 0", "total > 0")
-    assert not check_expected(expect(type="python", entry_point="below_zero", setup=setup, tests=tests), wrong).correct
+    wrong = code.replace("- 5 - 97", "- 4 - 97")
+    assert not check_expected(expect(type="python", entry_point="decode_shift", setup=setup, tests=tests),
+                              wrong).correct
 
 
 def test_python_names_must_agree() -> None:
