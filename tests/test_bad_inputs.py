@@ -340,3 +340,22 @@ def test_failed_baseline_update_leaves_the_file_byte_identical(clean_env: Path) 
     assert path.read_bytes() == before
     assert load_baseline(path) == old
     assert [p.name for p in path.parent.iterdir()] == ["geo.json"]  # no temp file left behind
+
+
+@pytest.mark.parametrize("name", BOMBS)
+def test_objective_checks_survive_the_bombs(name: str) -> None:
+    """Issue 10 item 9 for the extractor: every expected type reads a bomb without an exception, and
+    answers over the extraction cap say they were capped."""
+    from pydantic import TypeAdapter
+
+    from harness.expected import Expected
+    from harness.metrics.correctness import check_expected
+    from harness.metrics.extraction import MAX_ANSWER_CHARS
+
+    blocks = [{"type": "numeric", "value": 1}, {"type": "exact", "value": "Response A"},
+              {"type": "choice", "answer": "A", "options": {"A": "x", "B": "y"}}, {"type": "boolean", "value": True},
+              {"type": "python", "function": "f", "tests": "assert f() == 1"}]
+    for block in blocks:
+        result = check_expected(TypeAdapter(Expected).validate_python(block), BOMBS[name])
+        assert result.extraction.capped == (len(BOMBS[name]) > MAX_ANSWER_CHARS)
+        assert result.verdict in ("wrong", "unanswered", "ambiguous")

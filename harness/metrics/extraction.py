@@ -44,8 +44,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
     last such verb ("the first 12 odd numbers sum to 144"), else the first number. Numbers inside a
-    trailing parenthesis, "not 5", and sentences that start with "Check:"/"Verify"/"Note" are
-    passed over by the fallback rules when other numbers remain.
+    trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
+    sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
+    other numbers remain.
 
 Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
     1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else
@@ -406,6 +407,7 @@ def _without_negated_numbers(text: str) -> str:
 
 
 _PAREN = re.compile(r"\([^()]{0,200}\)")
+_LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
 _CHECK = re.compile(r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
                     r"for\s+comparison|by\s+comparison)\b")
 
@@ -510,7 +512,7 @@ _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|sta
 def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: bool) -> Extraction:
     if truncated(text):
         return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
-    sentences = [_without_asides(_without_negated_numbers(s)) for s in _sentences(text)]
+    sentences = [_without_asides(_without_negated_numbers(s)) for s in _sentences(_LIST_MARKERS.sub("", text))]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(_MARKUP).startswith("(")]
     numbered = kept or numbered
