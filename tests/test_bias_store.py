@@ -14,6 +14,7 @@ from filelock import FileLock
 from pydantic import SecretStr, ValidationError
 
 from harness.bias.aggregate import read_table
+from harness.bias.columns import read_columns
 from harness.bias.store import (
     BiasMetricRecord,
     BiasStore,
@@ -211,6 +212,26 @@ def test_corrupt_lines_are_counted_not_fatal(tmp_path):
     assert columns.reasons[1] == "line 5: not a bias record: Object missing required field `session_id`"
     assert columns.reasons[2] == "line 6: not a bias record: Expected `object`, got `array`"
     assert columns.table.score.tolist() == [r.score_value for r in good[:3]]
+    # read in batches of a few lines (line numbers carried across batches): the same result
+    small = read_columns(BiasStore(path), chunk_bytes=300)
+    assert (small.corrupt_examples, small.reasons) == (columns.corrupt_examples, columns.reasons)
+    assert small.table.score.tolist() == columns.table.score.tolist()
+    assert small.table.session_ids == columns.table.session_ids
+
+
+def test_batched_read_of_a_larger_store_matches_one_batch(tmp_path):
+    store = BiasStore(tmp_path / "b.jsonl")
+    store.append([_record(f"s{i // 3}", T0 + timedelta(minutes=i), score=1 + i % 9) for i in range(60)])
+    with open(store.path, "a") as fh:
+        fh.write("{oops\n")
+    store.append([_record("late", T0, score=4.0)])
+    whole = read_columns(store)
+    for chunk in (64, 500, 1337):
+        part = read_columns(store, chunk_bytes=chunk)
+        assert part.reasons == whole.reasons and part.corrupt_examples == (61,)
+        for name in ("session", "reviewer", "model", "position", "length", "score", "time"):
+            assert getattr(part.table, name).tolist() == getattr(whole.table, name).tolist()
+        assert part.table.session_ids == whole.table.session_ids
 
 
 def test_append_after_truncated_line_starts_a_new_line(tmp_path):

@@ -13,9 +13,9 @@ Two writers produce the same JSONL at the same default path (``~/.llm-council/bi
   It writes ``score_value`` 0.0 for a missing score; such lines are skipped with that reason.
 
 The writer is detected per line, by ``schema_version`` first, then by the shape of
-``query_metadata``. The whole file is decoded and type-checked in one call
-(``msgspec.json.Decoder.decode_lines``: types, ranges, unknown fields); only when that fails is it
-decoded line by line to find each bad line. Cross-field rules (score range per writer, aware
+``query_metadata``. The file is decoded and type-checked in batches of whole lines (8 MiB each,
+one ``msgspec.json.Decoder.decode_lines`` call per batch: types, ranges, unknown fields); only a
+batch where that fails is decoded line by line to find each bad line. Cross-field rules (score range per writer, aware
 timestamps, query hash only at consent 4) are then checked column-wise. Every skipped line gets a
 one-line reason (``line 7: score_value: expected a number from 1 to 10, got 0.0 ...``).
 """
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 WRITER_HARNESS = "council-harness"
 WRITER_LLM_COUNCIL = "llm-council-core"
 MAX_SKIP_EXAMPLES = 20
+#: Bytes of whole lines decoded in one batch by :func:`read_columns`.
+CHUNK_BYTES = 8 << 20
 
 _NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 
@@ -229,12 +231,45 @@ def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
 
 
-def _decode_each(lines: list[bytes]) -> tuple[list[_Line], list[int], list[tuple[int, str]]]:
+class _Coder:
+    """Integer codes of ids in order of first appearance, kept across chunks."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, values: list[str]) -> np.ndarray:
+        index = self.index
+        for v in dict.fromkeys(values):
+            if v not in index:
+                index[v] = len(index)
+        if len(index) == 1:
+            return np.zeros(len(values), dtype=np.int64)
+        return np.fromiter(map(index.__getitem__, values), np.int64, len(values))
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self.index)
+
+
+@dataclass(slots=True)
+class _Chunk:
+    """The kept records of one chunk of lines as columns, and what was skipped."""
+
+    columns: dict[str, np.ndarray]
+    bad: list[tuple[int, str]]
+    foreign: int
+    no_display: int
+
+
+_COLUMNS = ("session", "reviewer", "model", "config", "position", "length", "score", "time")
+
+
+def _decode_each(lines: list[bytes], first_line: int) -> tuple[list[_Line], list[int], list[tuple[int, str]]]:
     """Line-by-line decode (only when the batch decode failed): rows, their line numbers, skip reasons."""
     rows: list[_Line] = []
     numbers: list[int] = []
     bad: list[tuple[int, str]] = []
-    for i, raw in enumerate(lines, start=1):
+    for i, raw in enumerate(lines, start=first_line):
         if not raw.strip():
             continue
         try:
@@ -266,18 +301,8 @@ def column_of(items: list, name: str) -> list:  # type: ignore[type-arg]
     return list(map(attrgetter(name), items))
 
 
-def decode_buffer_by_line(data: bytes) -> TableRead:
-    """:func:`decode_buffer` without the batch attempt (every line decoded on its own)."""
-    return decode_buffer(data, by_line=True)
-
-
-def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
-    """Decode a whole store's bytes into a :class:`TableRead` (see the module docstring for the rules).
-
-    Args:
-        data: the file's contents (a last line without newline is read like any other).
-        by_line: skip the batch decode (used when two objects share a line, to number lines right).
-    """
+def _decode_chunk(data: bytes, first_line: int, coders: dict[str, _Coder], by_line: bool = False) -> _Chunk:
+    """Decode whole lines (``first_line`` is the 1-based number of the first) into columns."""
     rows: list[_Line] | None = None
     numbers: list[int] | None = None
     bad: list[tuple[int, str]] = []
@@ -286,7 +311,7 @@ def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
     except (msgspec.DecodeError, msgspec.ValidationError):
         rows = None
     if rows is None:  # some line is bad: decode line by line to say which and why
-        rows, numbers, bad = _decode_each(data.split(b"\n"))
+        rows, numbers, bad = _decode_each(data.split(b"\n"), first_line)
     n = len(rows)
 
     def column(name: str) -> list:  # type: ignore[type-arg]
@@ -296,7 +321,7 @@ def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
     versions = {v: schema_tuple(v) >= DISPLAY_POSITION_SCHEMA for v in dict.fromkeys(schema)}
     display = np.fromiter(map(versions.__getitem__, schema), bool, n)
     metas = column("query_metadata")
-    if set(map(type, metas)) == {_QueryMeta} and column_of(metas, "token_bucket").count(None) == n:
+    if set(map(type, metas)) <= {_QueryMeta} and column_of(metas, "token_bucket").count(None) == n:
         meta_foreign = np.zeros(n, dtype=bool)  # every line has this project's query_metadata
     else:
         meta_foreign = np.fromiter(map(_foreign_meta, metas), bool, n)
@@ -320,9 +345,9 @@ def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
     keep = reason == 0
     if not keep.all():
         if numbers is None:
-            numbers = [i for i, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+            numbers = [i for i, raw in enumerate(data.split(b"\n"), start=first_line) if raw.strip()]
             if len(numbers) != n:  # two objects glued on one line: decode line by line to number them
-                return decode_buffer_by_line(data)
+                return _decode_chunk(data, first_line, coders, by_line=True)
         for j in np.flatnonzero(~keep):
             detail = {1: f"got {score[j]!r}", 2: f"got {score[j]!r}", 3: f"got {position[j]}",
                       4: f"got {stamps[j]!r}", 5: f"consent_level is {consent[j]}"}[int(reason[j])]
@@ -338,17 +363,52 @@ def decode_buffer(data: bytes, by_line: bool = False) -> TableRead:
         return values if everything else [values[j] for j in idx]
 
     length = np.fromiter(column("response_length_chars"), np.float64, n)
-    table = RecordTable.from_columns(
-        kept("session_id"), kept("reviewer_id"), kept("model_id"), kept("council_config_version"),
-        position[idx], length[idx], score[idx], time[idx],
+    columns = {
+        "session": coders["session"](kept("session_id")), "reviewer": coders["reviewer"](kept("reviewer_id")),
+        "model": coders["model"](kept("model_id")), "config": coders["config"](kept("council_config_version")),
+        "position": position[idx], "length": length[idx], "score": score[idx], "time": time[idx],
+    }
+    return _Chunk(columns=columns, bad=bad, foreign=int(foreign[keep].sum()),
+                  no_display=int((foreign & ~display & keep).sum()))
+
+
+def _assemble(chunks: list[_Chunk], coders: dict[str, _Coder]) -> TableRead:
+    """One :class:`TableRead` from the chunks of a store, in file order."""
+    columns = {
+        name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
+        for name in _COLUMNS
+    }
+    bad = [b for c in chunks for b in c.bad]
+    total = int(columns["score"].size)
+    n_foreign = sum(c.foreign for c in chunks)
+    table = RecordTable(
+        session=columns["session"].astype(np.int64), reviewer=columns["reviewer"].astype(np.int64),
+        model=columns["model"].astype(np.int64), config=columns["config"].astype(np.int64),
+        position=columns["position"].astype(np.int64), length=columns["length"].astype(np.float64),
+        score=columns["score"].astype(np.float64), time=columns["time"].astype(np.float64),
+        session_ids=coders["session"].ids, reviewer_ids=coders["reviewer"].ids, model_ids=coders["model"].ids,
+        config_ids=coders["config"].ids,
     )
-    n_foreign = int(foreign[keep].sum())
-    writers = tuple((w, c) for w, c in ((WRITER_HARNESS, idx.size - n_foreign), (WRITER_LLM_COUNCIL, n_foreign)) if c)
+    writers = tuple((w, c) for w, c in ((WRITER_HARNESS, total - n_foreign), (WRITER_LLM_COUNCIL, n_foreign)) if c)
     return TableRead(
         table=table, corrupt_lines=len(bad), corrupt_examples=tuple(i for i, _ in bad[:MAX_SKIP_EXAMPLES]),
         reasons=tuple(f"line {i}: {why}" for i, why in bad[:MAX_SKIP_EXAMPLES]), writers=writers,
-        no_display_position=int((foreign & ~display & keep).sum()),
+        no_display_position=sum(c.no_display for c in chunks),
     )
+
+
+def _new_coders() -> dict[str, _Coder]:
+    return {name: _Coder() for name in ("session", "reviewer", "model", "config")}
+
+
+def decode_buffer(data: bytes) -> TableRead:
+    """Decode a whole store's bytes into a :class:`TableRead` (see the module docstring for the rules).
+
+    Args:
+        data: the file's contents (a last line without newline is read like any other).
+    """
+    coders = _new_coders()
+    return _assemble([_decode_chunk(data, 1, coders)] if data else [], coders)
 
 
 _REASONS = {
@@ -360,11 +420,13 @@ _REASONS = {
 }
 
 
-def read_columns(store: BiasStore) -> TableRead:
-    """Read a whole store into columns (one snapshot under the store's lock, then one batch decode).
+def read_columns(store: BiasStore, chunk_bytes: int = CHUNK_BYTES) -> TableRead:
+    """Read a whole store into columns: one snapshot under the store's lock, then one batch decode
+    per chunk of about ``chunk_bytes`` of whole lines (memory stays bounded by the chunk, not the file).
 
     Args:
         store: the bias store.
+        chunk_bytes: bytes decoded at once.
 
     Raises:
         StoreError: the file does not exist or cannot be read.
@@ -372,9 +434,26 @@ def read_columns(store: BiasStore) -> TableRead:
     from harness.errors import StoreError
 
     fh, size = store._open_snapshot()
+    coders = _new_coders()
+    chunks: list[_Chunk] = []
+    line = 1
+    carry = b""
     try:
         with fh:
-            data = fh.read(size)
+            remaining = size
+            while remaining > 0:
+                block = fh.read(min(chunk_bytes, remaining))
+                if not block:
+                    break
+                remaining -= len(block)
+                data = carry + block
+                cut = data.rfind(b"\n") + 1 if remaining > 0 else len(data)
+                data, carry = data[:cut], data[cut:]
+                if data:
+                    chunks.append(_decode_chunk(data, line, coders))
+                    line += data.count(b"\n")
+            if carry:
+                chunks.append(_decode_chunk(carry, line, coders))
     except OSError as exc:
         raise StoreError(f"cannot read the bias store: {exc.strerror or exc}", str(store.path)) from None
-    return decode_buffer(data)
+    return _assemble(chunks, coders)
