@@ -22,6 +22,7 @@ from harness.bias.aggregate import (
     pooled_length_correlation,
     position_bias,
     run_aggregated_bias_audit,
+    session_length_correlations,
 )
 
 SESSIONS, CANDIDATES, REVIEWERS = 30, 4, 3
@@ -58,12 +59,25 @@ def _fires(table: RecordTable) -> bool:
     return report is not None and report.p_value is not None and report.p_value < SIGNIFICANCE
 
 
+def _fires_record_level(table: RecordTable) -> bool:
+    """The rule this replaced: Fisher z weighted by records - 3, as if records were independent."""
+    r, n = session_length_correlations(table)
+    use = ~np.isnan(r) & (n >= 4)
+    w = n[use] - 3.0
+    zbar = float(np.sum(w * np.arctanh(np.clip(r[use], -0.9999, 0.9999))) / w.sum())
+    return abs(zbar) * math.sqrt(w.sum()) > 1.959964
+
+
 def test_verbosity_flag_false_positive_rate_in_the_null_world():
     rng = np.random.default_rng(2026)
-    fired = sum(_fires(world(rng)) for _ in range(WORLDS))
+    tables = [world(rng) for _ in range(WORLDS)]
+    fired = sum(_fires(t) for t in tables)
     rate = fired / WORLDS
-    print(f"\nverbosity flag under the null: {fired}/{WORLDS} = {rate:.3f} (limit {MAX_RATE:.3f})")
+    old = sum(_fires_record_level(t) for t in tables) / WORLDS
+    print(f"\nverbosity flag under the null: {fired}/{WORLDS} = {rate:.3f} (limit {MAX_RATE:.3f}); "
+          f"record-level rule: {old:.3f}")
     assert rate <= MAX_RATE
+    assert old > 0.2  # the same worlds catch the record-level weights (the issue measured 34.7%)
 
 
 def test_verbosity_flag_fires_on_a_real_length_effect():
