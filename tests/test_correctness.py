@@ -49,7 +49,7 @@ PAIRS: list[tuple[dict[str, Any], str, bool, str]] = [
     ({"type": "exact", "value": "Paris"}, "paris.", True, "whole"),
     ({"type": "exact", "value": "Paris"}, "The capital of France is Paris.", True, "whole"),
     ({"type": "exact", "value": "Paris"}, "It is not Paris.", False, "whole"),
-    ({"type": "exact", "value": "Paris"}, "Paris or Lyon", False, "whole"),
+    ({"type": "exact", "value": "Paris"}, "Paris or Lyon", False, "ambiguous"),
     ({"type": "exact", "value": "Paris"}, "London", False, "whole"),
     ({"type": "exact", "value": "Paris"}, LONG_FRANCE, False, "whole"),
     ({"type": "exact", "value": "pacific ocean"}, "Answer: The Pacific Ocean!", True, "answer_cue"),

@@ -66,9 +66,9 @@ def test_every_issue_example_is_scored_right() -> None:
 
 
 def test_hedged_answers_are_ambiguous_not_wrong() -> None:
-    hedges = [r for r in ROWS if r["style"] in ("hedge", "list_hedge") and r["expected"]["type"] != "exact"
-              and r["expected"]["type"] != "any_of"]
-    assert len(hedges) >= 20
+    hedges = [r for r in ROWS if r["style"] in ("hedge", "list_hedge")]
+    assert len(hedges) >= 40 and {r["expected"]["type"] for r in hedges} == {"numeric", "choice", "boolean",
+                                                                             "exact", "any_of"}
     verdicts = {score_row(r)["verdict"] for r in hedges}
     assert verdicts == {"ambiguous"}
 

@@ -56,6 +56,7 @@ from harness.expected import (
     ExpectRegex,
 )
 from harness.metrics.extraction import (
+    SHORT_ANSWER_WORDS,
     Extraction,
     cap_text,
     extract_answer,
@@ -64,6 +65,7 @@ from harness.metrics.extraction import (
     extract_code,
     extract_number,
     find_numbers,
+    normalize_answer,
     parse_number,
     phrase_match,
 )
@@ -146,7 +148,20 @@ def _check_text(values: list[str], normalize: bool, extraction: Extraction, show
         if ok:
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
+    if normalize and _hedges(values, extraction.value):
+        extraction = extraction.model_copy(update={
+            "method": "ambiguous", "confidence": 0.0,
+            "detail": f"{extraction.detail}; it names the expected answer only as one of alternatives ('or')"})
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
+
+
+def _hedges(values: list[str], candidate: str) -> bool:
+    """The short answer offers the expected answer as one of alternatives ("Paris or Lyon")."""
+    words = normalize_answer(candidate).split()
+    if len(words) > SHORT_ANSWER_WORDS or not ({"or", "either"} & set(words)):
+        return False
+    text = " " + " ".join(words) + " "
+    return any(f" {normalize_answer(v)} " in text for v in values if normalize_answer(v))
 
 
 def _numeric_display(exp: ExpectNumeric) -> str:
