@@ -57,16 +57,20 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     words; sub-clauses holding a negation ("not", "n't", "never", "wrong", "incorrect", "unlike",
     "eliminate", "rule out", "rather than", ...) are ignored. The last sentence that mentions an
     option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
-    exactly one; else the first sentence when it mentions exactly one (``leading``); a first and a
-    last sentence naming different options without a conclusion cue, or a final sentence naming
-    several, are ``ambiguous``.
+    exactly one; when it names several, the part after its last turn ("but", "however", "so",
+    "which leaves", "only") decides if it names exactly one (``conclusion``); else the first
+    sentence when it mentions exactly one and holds no negation (``leading``); a first and a last
+    sentence naming different options without a conclusion cue, or a final sentence naming
+    several, are ``ambiguous``. Option texts of one character, or equal to a letter key, are
+    matched only as letters.
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
     "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue``;
-    3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt");
+    3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
+    or "Absolutely not" / "Not at all" (false) and "Absolutely." / "Of course," / "Indeed" (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…" or a conclusion cue
     followed by a polarity word; 5. ``bold``. A clause with both polarities, or a leading word and a
     conclusion that disagree, is ``ambiguous``.
@@ -75,7 +79,8 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
     sentence of the first non-empty line (``whole`` when that is the whole answer, else
-    ``first_sentence``). Negated parts are dropped from boxed, cue and conclusion clauses.
+    ``first_sentence``; a first sentence longer than :data:`SHORT_ANSWER_WORDS` words is cut at
+    its first comma). Negated parts are dropped from every extracted clause.
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else
