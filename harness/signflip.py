@@ -57,17 +57,26 @@ def difference_scores(council: ArrayLike, baseline: ArrayLike, threshold: float)
     return np.round(c - (1.0 + threshold) * b, DECIMALS)
 
 
-@lru_cache(maxsize=8)
-def _patterns(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """Sign patterns as a read-only ``N x n`` 0/1 float matrix (1 = flipped); row 0 is the empty pattern."""
+#: Pattern matrices up to this many cells are cached as float (fast sums); larger ones as bool (1 byte a
+#: cell), converted in chunks of rows by :func:`_subset_sums`.
+_FLOAT_CELLS = 4_000_000
+
+
+@lru_cache(maxsize=4)
+def _patterns(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sign patterns as a read-only ``N x n`` 0/1 matrix (1 = flipped; row 0 is the empty pattern) and its row sums."""
     if n <= EXACT_MAX_PAIRS:
         codes = np.arange(2**n, dtype=np.int64)[:, None]
-        flips = ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(float)
+        flips = ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
     else:
         rng = np.random.default_rng(seed)
-        flips = np.vstack([np.zeros((1, n)), (rng.random((n_resamples, n)) < 0.5).astype(float)])
+        flips = np.vstack([np.zeros((1, n), dtype=bool), rng.random((n_resamples, n)) < 0.5])
+    sizes = flips.sum(axis=1)
+    if flips.size <= _FLOAT_CELLS:
+        flips = flips.astype(float)
     flips.setflags(write=False)
-    return flips
+    sizes.setflags(write=False)
+    return flips, sizes
 
 
 def is_exact(n: int) -> bool:
@@ -82,8 +91,16 @@ def method_name(n: int, n_resamples: int, seed: int) -> str:
     return f"Monte-Carlo paired sign-flip test ({n_resamples} random sign patterns, seed {seed})"
 
 
+#: Rows of sign patterns converted to float at a time (bounds the temporary memory for large ``n``).
+_CHUNK_ROWS = 4096
+
+
 def _subset_sums(values: np.ndarray, flips: np.ndarray) -> np.ndarray:
-    return flips @ values
+    """``sum(values[i] for i in F)`` for every pattern ``F`` (row of ``flips``)."""
+    if flips.dtype == float:
+        return flips @ values
+    return np.concatenate([flips[i:i + _CHUNK_ROWS].astype(float) @ values
+                           for i in range(0, flips.shape[0], _CHUNK_ROWS)])
 
 
 class SignFlipResult(Frozen):
@@ -129,19 +146,16 @@ def sign_flip_test(d: ArrayLike, confidence: float = 0.95, n_resamples: int = 10
         raise ValueError("the sign-flip test needs at least one pair")
     if np.isnan(d).any():
         raise ValueError("the sign-flip test got NaN differences: drop NaN pairs first")
-    flips = _patterns(d.size, n_resamples, seed)
-    sizes = flips.sum(axis=1)
+    flips, sizes = _patterns(d.size, n_resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.round(_subset_sums(d, flips) / np.where(sizes > 0, sizes, 1), DECIMALS)
     means[sizes == 0] = -math.inf  # only row 0, except by chance in the Monte-Carlo patterns
     n_patterns = int(flips.shape[0])
     k = _k(confidence, n_patterns)
-    order_low = np.sort(means)
-    low = float(order_low[k]) if k < n_patterns else math.inf
+    low = float(np.partition(means, k)[k]) if k < n_patterns else math.inf
     means_hi = means.copy()
     means_hi[sizes == 0] = math.inf
-    order_high = np.sort(means_hi)[::-1]
-    high = float(order_high[k]) if k < n_patterns else -math.inf
+    high = float(-np.partition(-means_hi, k)[k]) if k < n_patterns else -math.inf
     p = float(np.count_nonzero(means <= 0.0)) / n_patterns
     return SignFlipResult(
         n=int(d.size), n_informative=int(np.count_nonzero(d)), mean=float(d.mean()), low=low, high=high,
@@ -168,8 +182,8 @@ def ratio_interval(
         return math.nan, math.nan, "no paired scores"
     if (b < 0).any():
         return math.nan, math.nan, "a baseline score is negative: the ratio interval is undefined"
-    flips = _patterns(c.size, n_resamples, seed)
-    nonempty = flips.sum(axis=1) > 0
+    flips, sizes = _patterns(c.size, n_resamples, seed)
+    nonempty = sizes > 0
     sums_c, sums_b = _subset_sums(c, flips)[nonempty], _subset_sums(b, flips)[nonempty]
     k = _k(confidence, int(flips.shape[0]))
     pos = sums_b > 0
