@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from pydantic_core import PydanticSerializationError
 
 from harness.bias.store import QueryMetadata, persist_transcript
 from harness.cases import Case
 from harness.config import MemberSpec, Settings
 from harness.council.calls import Caller
-from harness.errors import CacheMiss, HarnessError
+from harness.errors import CacheMiss, HarnessError, StoreError
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore
 from harness.providers.limits import EndpointLimits
@@ -19,9 +23,12 @@ from harness.result import CaseResult
 from harness.reviews import load_verdicts, with_verdict
 from harness.scoring import score_case
 from harness.subjects import Subject, build_subject
+from harness.transcript import Transcript
+from harness.untrusted import clean_surrogates
 from harness.webhooks import WebhookDispatcher, event_from_result
 
 VERDICTS_FILE = "reviews.json"
+log = logging.getLogger(__name__)
 
 
 def _smallest(values: Sequence[float | None], default: float | None) -> float | None:
@@ -91,6 +98,30 @@ def request_slots(settings: Settings) -> int:
     return max(1, endpoints + local * settings.concurrency)
 
 
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_surrogates(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def storable(result: CaseResult) -> CaseResult:
+    """``result`` as it can be written to ``results.jsonl``.
+
+    Providers already replace lone surrogates in replies; text from any other source (an external
+    council package, a scorer quoting its input) that still holds one would make the line unwritable
+    and stop the run, so such a result is rebuilt with every lone surrogate replaced by U+FFFD.
+    """
+    try:
+        result.model_dump_json()
+        return result
+    except PydanticSerializationError:
+        return CaseResult.model_validate(_clean(result.model_dump(mode="python")))
+
+
 class Engine:
     """Runs cases through subjects.
 
@@ -110,6 +141,7 @@ class Engine:
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
         self.webhooks = WebhookDispatcher(urls, secret)
         self._hash_secret = settings.hash_secret.get_secret_value() if settings.hash_secret else None
+        self.bias_failures = 0  # sessions whose bias records could not be written
 
     async def run_case(self, case: Case, subject: str) -> CaseResult:
         """Run ``case`` through ``subject`` and score it; failures become an ``error`` result.
@@ -123,8 +155,8 @@ class Engine:
             result = await score_case(case, transcript, self.caller, self.settings)
             result = with_verdict(result, self.verdicts.get(result.key))
             if transcript.reviews and self.settings.bias_persistence:
-                persist_transcript(transcript, self.settings, str(uuid.uuid4()),
-                                   QueryMetadata.for_query(case.query, category=case.category or case.dataset))
+                self._persist_bias(transcript, case)
+            result = storable(result)
             event = event_from_result(result, self._hash_secret)
             if event is not None:
                 self.webhooks.emit(event)  # background delivery: never blocks or fails the run
@@ -139,11 +171,24 @@ class Engine:
         finally:
             current_case.reset(token)
 
+    def _persist_bias(self, transcript: Transcript, case: Case) -> None:
+        """Append the session's bias records; a store that cannot be written is warned about once.
+
+        Bias records are analytics: losing them must not turn a scored result into an ``error``.
+        """
+        try:
+            persist_transcript(transcript, self.settings, str(uuid.uuid4()),
+                               QueryMetadata.for_query(case.query, category=case.category or case.dataset))
+        except StoreError as exc:
+            if not self.bias_failures:
+                log.warning("warning: bias records are not being saved (%s); the case results are kept", exc)
+            self.bias_failures += 1
+
     @staticmethod
     def _error(case: Case, subject: str, message: str) -> CaseResult:
         return CaseResult(
             case_id=case.id, dataset=case.dataset, subject=subject, category=case.category,
-            evaluation_mode=case.evaluation_mode, status="error", error=message,
+            evaluation_mode=case.evaluation_mode, status="error", error=clean_surrogates(message),
         )
 
     def cache_stats(self) -> tuple[int, int]:

@@ -11,10 +11,12 @@ from rich.console import Console
 
 from harness.cases import Case, Dataset
 from harness.config import Settings
+from harness.console import plain_console
 from harness.engine import Engine, request_slots
 from harness.progress import RunProgress
 from harness.result import CaseResult
 from harness.runs import RESULTS, Run, RunWriter, load_run, new_manifest, new_run_id, now_iso, read_results
+from harness.untrusted import printable_line
 
 
 def selected_cases(datasets: Sequence[Dataset], limit: int | None = None) -> list[Case]:
@@ -65,7 +67,7 @@ def run_cases(
         on_result: called with each new result, in completion order.
         window: pairs in flight at most (default :func:`case_window`; 1 runs them one by one).
     """
-    console = console or Console(stderr=True)
+    console = console or plain_console()
     run_id = run_dir.name if run_dir else new_run_id()
     run_dir = run_dir or settings.reports_dir / "runs" / run_id
     writer = RunWriter(run_dir)
@@ -149,7 +151,7 @@ async def _run_pairs(
             results = [t.result() for _, t in batch if t.exception() is None]
             await asyncio.to_thread(writer.add, results)
             for result in results:
-                progress.advance(f"{result.dataset}::{result.case_id} [{result.subject}]",
+                progress.advance(printable_line(f"{result.dataset}::{result.case_id} [{result.subject}]"),
                                  failed=result.status in ("failed", "error"))
                 if on_result:
                     on_result(result)

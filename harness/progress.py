@@ -142,7 +142,7 @@ class RunProgress:
         self._last = ""
         if console.is_terminal:
             self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(bar_width=16), MofNCompleteColumn(),
+                TextColumn("{task.description}", markup=False), BarColumn(bar_width=16), MofNCompleteColumn(),
                 _Stats(self.counter), console=console, transient=False,
             )
 

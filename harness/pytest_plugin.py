@@ -21,6 +21,7 @@ import pytest
 from harness.cases import Case, Dataset, is_dataset_file, load_datasets
 from harness.errors import CacheMiss, HarnessError
 from harness.result import CaseResult
+from harness.untrusted import printable
 
 _SESSION = pytest.StashKey["HarnessSession"]()
 
@@ -223,10 +224,24 @@ def _session(config: pytest.Config) -> HarnessSession:
     return config.stash[_SESSION]
 
 
+_NAMED = pytest.StashKey[frozenset[Path]]()
+_DATASET_FILES = pytest.StashKey[dict[str, Path]]()
+
+
+def _named_files(config: pytest.Config) -> frozenset[Path]:
+    """The files named on the command line (``pytest PATH/to/file.yaml``, with or without ``::node``)."""
+    if _NAMED not in config.stash:
+        base = config.invocation_params.dir
+        config.stash[_NAMED] = frozenset((base / arg.split("::", 1)[0]).resolve() for arg in config.args)
+    return config.stash[_NAMED]
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Dataset files under ``harness_data_paths`` (default ``golden`` and ``suites``), and any dataset
+    file named on the command line wherever it is."""
     roots = [Path(p).resolve() for p in parent.config.getini("harness_data_paths")]
     resolved = file_path.resolve()
-    if not any(resolved.is_relative_to(r) for r in roots):
+    if not any(resolved.is_relative_to(r) for r in roots) and resolved not in _named_files(parent.config):
         return None
     if not is_dataset_file(file_path):
         return None
@@ -243,12 +258,19 @@ class DatasetFile(pytest.File):
             datasets = load_datasets(self.path)
         except HarnessError as exc:
             raise DatasetLoadError(str(exc)) from None
+        seen = self.config.stash.setdefault(_DATASET_FILES, {})
+        for dataset in datasets:
+            first = seen.setdefault(dataset.name, self.path)
+            if first != self.path:
+                raise DatasetLoadError(
+                    f"{self.path}: dataset name '{dataset.name}' is defined in two files: {first} and {self.path} "
+                    "(dataset names must be unique: results and baselines are keyed by them)")
         for dataset in datasets:
             yield DatasetNode.from_parent(self, name=dataset.name, dataset=dataset)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
         if isinstance(excinfo.value, DatasetLoadError):
-            return f"dataset error: {excinfo.value}"
+            return printable(f"dataset error: {excinfo.value}")
         return super().repr_failure(excinfo)
 
 
@@ -279,7 +301,7 @@ class DatasetNode(pytest.Collector):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
         if isinstance(excinfo.value, DatasetLoadError):
-            return f"configuration error: {excinfo.value}"
+            return printable(f"configuration error: {excinfo.value}")
         return super().repr_failure(excinfo)
 
 
@@ -304,9 +326,9 @@ class CaseItem(pytest.Item):
         try:
             result = session.run(self.case, self.subject)
         except CacheMiss as exc:
-            pytest.fail(str(exc), pytrace=False)
+            pytest.fail(printable(str(exc)), pytrace=False)
         except HarnessError as exc:
-            pytest.fail(f"configuration error: {exc}", pytrace=False)
+            pytest.fail(printable(f"configuration error: {exc}"), pytrace=False)
         for key, value in sorted(result.scores.items()):
             self.user_properties.append((key, value))
         if result.status == "awaiting_review":
@@ -316,7 +338,7 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
         if isinstance(excinfo.value, CaseFailure):
-            return format_failure(excinfo.value.result, self.case)
+            return printable(format_failure(excinfo.value.result, self.case))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -372,11 +394,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:
         path, lines, gate_failed = state.finish()
     except HarnessError as exc:
-        writer.line(f"council-harness: {exc}", red=True)
+        writer.line(printable(f"council-harness: {exc}"), red=True)
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     for line in lines:
-        writer.line(f"council-harness {line}", red=line.startswith(("baseline", "  -")) and gate_failed)
+        writer.line(printable(f"council-harness {line}"), red=line.startswith(("baseline", "  -")) and gate_failed)
     if path is not None:
         writer.line(f"council-harness report: {path}")
     if gate_failed and session.exitstatus == pytest.ExitCode.OK:

@@ -106,6 +106,24 @@ def test_from_settings_uses_the_endpoint_settings() -> None:
 
 # -- the request ------------------------------------------------------------------------------
 
+
+@pytest.mark.parametrize("suffix", ["?api-version=2024-06-01&api-key=QK", "/?api-version=2024-06-01&api-key=QK"])
+def test_base_url_query_stays_after_the_path(fault_server: FaultServer, suffix: str) -> None:
+    """Issue 10 item 12: ``/v1?api-key=K`` used to become ``/v1?api-key=K/chat/completions``."""
+    provider = OpenAICompatProvider(fault_server.base_url + suffix, None, max_retries=0)
+    assert chat(provider).text == "The capital of France is Paris."
+    (received,) = fault_server.requests
+    assert received.path == "/v1/chat/completions?api-version=2024-06-01&api-key=QK"
+    assert "QK" not in provider.endpoint and "QK" not in repr(provider)
+
+
+def test_lone_surrogate_in_a_reply_is_replaced(fault_server: FaultServer) -> None:
+    """Issue 10 item 2: ``"\\ud800"`` is valid JSON but cannot be written as UTF-8; it becomes U+FFFD."""
+    fault_server.script(ok("Paris\ud800 and \udfff; \U0001f600"))
+    completion = chat(make(fault_server))
+    assert completion.text == "Paris\ufffd and \ufffd; \U0001f600"
+    assert completion.model_dump_json()  # storable
+
 def test_request_sends_standard_sampling_fields_only(fault_server: FaultServer) -> None:
     completion = chat(make(fault_server), top_p=0.9)
     assert completion.text == "The capital of France is Paris."

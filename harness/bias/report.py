@@ -28,7 +28,9 @@ from harness.bias.aggregate import (
 )
 from harness.bias.store import BiasStore
 from harness.cliargs import non_negative_int, positive_int
+from harness.console import echo
 from harness.errors import ConfigError, HarnessError
+from harness.untrusted import printable
 
 FORMATS = ("text", "json", "csv")
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
@@ -254,7 +256,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         out = render_csv(report)
     else:
-        out = render_text(report, verbose=args.verbose)
+        out = printable(render_text(report, verbose=args.verbose))  # reviewer ids etc. come from the store
     sys.stdout.write(out)
     return 0
 
@@ -269,5 +271,5 @@ def bias_report_command(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        echo(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -39,6 +39,7 @@ from harness.errors import ConfigError, ProviderError
 from harness.providers.base import current_case, mark_admitted
 from harness.providers.limits import EndpointLimits, estimate_tokens
 from harness.transcript import Completion, Message
+from harness.untrusted import clean_surrogates
 
 if TYPE_CHECKING:
     from harness.config import Settings
@@ -123,7 +124,7 @@ class OpenAICompatProvider:
 
     Args:
         base_url: the API root, e.g. ``http://127.0.0.1:8000/v1`` (calls go to
-            ``{base_url}/chat/completions``).
+            ``{base_url}/chat/completions``; a query such as ``?api-version=1`` stays after the path).
         api_key_env: the NAME of the environment variable holding the API key, read once here;
             when unset or empty no ``Authorization`` header is sent (fine for local servers).
         timeout: seconds allowed for one attempt (connect, send, wait and read the whole reply).
@@ -174,7 +175,8 @@ class OpenAICompatProvider:
             raise ConfigError("timeout must be > 0, max_retries >= 0 and concurrency >= 1", "openai provider")
         if schema_style not in ("auto", "json_schema", "json_object"):
             raise ConfigError(f"schema_style must be auto, json_schema or json_object, got {schema_style!r}")
-        self._base_url = base_url.rstrip("/")
+        base = httpx.URL(base_url)  # the path is extended, the query (``?api-version=``) kept apart from it
+        self._chat_url = base.copy_with(path=base.path.rstrip("/") + "/chat/completions")
         self.endpoint = display_url(base_url)
         self.api_key_env = api_key_env
         self._key = _Secret((vault.get(api_key_env) or "").strip() if api_key_env else "")
@@ -304,7 +306,7 @@ class OpenAICompatProvider:
 
     async def _attempt(self, client: httpx.AsyncClient, model: str, payload: dict[str, Any]) -> dict[str, Any]:
         """One request; returns the decoded body of a 2xx reply or raises."""
-        url = f"{self._base_url}/chat/completions"
+        url = self._chat_url
         try:
             async with asyncio.timeout(self.timeout):
                 response = await client.post(url, json=payload, headers=self._headers())
@@ -358,16 +360,16 @@ class OpenAICompatProvider:
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str):
             refusal = message.get("refusal") if isinstance(message, dict) else None
-            extra = f" (refusal: {self._redact(str(refusal))[:_SNIPPET_CHARS]})" if refusal else ""
+            extra = f" (refusal: {clean_surrogates(self._redact(str(refusal)))[:_SNIPPET_CHARS]})" if refusal else ""
             raise self._error(model, f"the reply's first choice has no message content{extra}")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        return Completion(
-            text=content,
+        return Completion(  # lone surrogates ("\\ud800" is valid JSON) would make the result unwritable
+            text=clean_surrogates(content),
             model=model,
             tokens_in=_count(usage.get("prompt_tokens")),
             tokens_out=_count(usage.get("completion_tokens")),
             latency_s=time.perf_counter() - started,
-            finish_reason=str(choice.get("finish_reason") or "stop"),
+            finish_reason=clean_surrogates(str(choice.get("finish_reason") or "stop")),
         )
 
     # -- the protocol -----------------------------------------------------------------------
