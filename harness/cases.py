@@ -30,13 +30,13 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from harness.answer_format import AnswerFormat, with_instruction
 from harness.errors import DatasetError
 from harness.expected import Expected
 from harness.model import Frozen
-from harness.scores import SCORE_NAMES
+from harness.scores import SCORE_NAMES, score_scale
 from harness.yamlio import LocatedYaml, load_yaml
 
 EvaluationMode = Literal["automatic", "expert_review"]
@@ -71,6 +71,16 @@ class Case(Frozen):
     dataset: str = ""
     source: str = ""
 
+    @field_validator("id")
+    @classmethod
+    def _no_node_separator(cls, v: str) -> str:
+        if "::" in v:
+            raise ValueError(
+                "a case id cannot contain '::' (it separates dataset and case in pytest node ids and "
+                "review-verdict keys); expected letters, digits, '_', '.', '-' and single ':'"
+            )
+        return v
+
     @field_validator("minimum_scores")
     @classmethod
     def _known_scores(cls, v: dict[str, float]) -> dict[str, float]:
@@ -82,6 +92,27 @@ class Case(Frozen):
         not_finite = sorted(k for k, bound in v.items() if not math.isfinite(bound))
         if not_finite:
             raise ValueError(f"expected finite numbers as bounds, not NaN or infinity: {not_finite}")
+        outside = [f"{k}: {bound:g} (scale 0-{score_scale(k):g})" for k, bound in sorted(v.items())
+                   if not 0 <= bound <= score_scale(k)]
+        if outside:
+            raise ValueError(f"bound outside the score's scale, so it can never be met (or never fail): {outside}")
+        return v
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the query is blank; expected the question to ask")
+        return v
+
+    @field_validator("required_mentions", "forbidden_claims")
+    @classmethod
+    def _no_blank_entries(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        blank = [i for i, s in enumerate(v) if not s.strip()]
+        if blank:
+            effect = ("every answer contains it, so the check can never fail" if info.field_name == "required_mentions"
+                      else "every answer contains it, so the case can never pass")
+            raise ValueError(f"entry {blank[0]} is empty or blank ({effect}); expected text to look for")
         return v
 
     @model_validator(mode="after")
@@ -181,7 +212,11 @@ def load_datasets(path: Path | str) -> list[Dataset]:
     Raises:
         DatasetError: naming ``file:line`` and what was expected.
     """
-    located = load_yaml(path)
+    return datasets_from_yaml(load_yaml(path))
+
+
+def datasets_from_yaml(located: LocatedYaml) -> list[Dataset]:
+    """The datasets of an already parsed golden or suite file (see :func:`load_datasets`)."""
     data = located.data
     if not isinstance(data, dict) or not ({"golden_datasets", "suite"} & set(data)):
         raise DatasetError(
@@ -241,29 +276,81 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
         raise _validation_error(exc, located, loc) from None
 
 
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def is_yaml_file(path: Path) -> bool:
+    """A ``.yaml`` or ``.yml`` file, in any letter case (``.YAML`` too)."""
+    return path.suffix.lower() in YAML_SUFFIXES and path.is_file()
+
+
 def is_dataset_file(path: Path) -> bool:
-    """Cheap check used by collection: a YAML file whose top level names datasets or a suite."""
-    if path.suffix not in (".yaml", ".yml"):
+    """Whether ``path`` is a golden dataset or suite file, decided by parsing it (not by its first bytes).
+
+    A YAML file whose top level is a mapping with ``golden_datasets`` or ``suite`` is one, whatever its
+    layout (a byte-order mark, long leading comments, flow style, an upper-case ``.YAML``). A YAML file
+    that does not parse counts as one too, so loading it reports the error with its ``file:line``
+    rather than skipping it silently; other YAML files (a config, a baseline) are not.
+    """
+    if not is_yaml_file(path):
         return False
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return any(line.startswith(("golden_datasets:", "suite:")) for line in head.splitlines())
+        return _is_dataset(load_yaml(path))
+    except DatasetError:
+        return True
+
+
+def _is_dataset(located: LocatedYaml) -> bool:
+    return isinstance(located.data, dict) and bool({"golden_datasets", "suite"} & set(located.data))
+
+
+def _folder_datasets(folder: Path) -> list[Dataset]:
+    """The datasets of every dataset file under ``folder`` (recursively, by path); other YAML is skipped.
+
+    Each file is parsed once; one that does not parse is an error naming its ``file:line``.
+    """
+    out: list[Dataset] = []
+    for f in sorted(f for f in folder.rglob("*") if is_yaml_file(f)):
+        located = load_yaml(f)
+        if _is_dataset(located):
+            out.extend(datasets_from_yaml(located))
+    return out
 
 
 def discover(paths: list[Path]) -> list[Dataset]:
-    """Load every dataset file under the given files or folders, sorted by path."""
-    files: list[Path] = []
+    """Load every dataset file under the given files or folders, sorted by path.
+
+    Raises:
+        DatasetError: a path that does not exist, a folder without any dataset file, a file that
+            cannot be loaded, or two files defining the same dataset name (naming both files).
+    """
+    found: list[Dataset] = []
     for p in paths:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.y*ml") if is_dataset_file(f)))
+            in_folder = _folder_datasets(p)
+            if not in_folder:
+                raise DatasetError(
+                    "no dataset file in this folder (expected .yaml/.yml files with a top-level "
+                    "'golden_datasets:' list or 'suite:' mapping)", str(p))
+            found.extend(in_folder)
         elif p.exists():
-            files.append(p)
+            found.extend(load_datasets(p))
         else:
             raise DatasetError("no such file or folder", str(p))
     out: list[Dataset] = []
-    for f in files:
-        out.extend(load_datasets(f))
+    first: dict[str, str] = {}
+    loaded: set[tuple[str, Path]] = set()
+    for dataset in found:
+        key = (dataset.name, Path(dataset.path).resolve())
+        if key in loaded:
+            continue  # the same file named twice (a folder and a file in it)
+        if dataset.name in first:
+            raise DatasetError(
+                f"dataset name '{dataset.name}' is defined in two files: {first[dataset.name]} and "
+                f"{dataset.path} (dataset names must be unique: results and baselines are keyed by them)",
+                dataset.path,
+            )
+        loaded.add(key)
+        first[dataset.name] = dataset.path
+        out.append(dataset)
     return out

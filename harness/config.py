@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from harness import vault
+from harness.council.ranking import MAX_CANDIDATES as MAX_MEMBERS
 from harness.errors import ConfigError
 from harness.weights import check_weights
 from harness.yamlio import LocatedYaml, load_yaml
@@ -122,7 +123,7 @@ class _YamlSource(PydanticBaseSettingsSource):
         return dict(located.data) if located is not None else {}
 
 
-def _public_url(url: str, keep_path: bool = True) -> str:
+def public_url(url: str, keep_path: bool = True) -> str:
     """``url`` without its user-info, query and fragment (the parts that can carry credentials).
 
     Args:
@@ -245,6 +246,16 @@ class Settings(BaseSettings):
             raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {v!r}")
         return v
 
+    @field_validator("models")
+    @classmethod
+    def _label_alphabet(cls, value: list[MemberSpec]) -> list[MemberSpec]:
+        if len(value) > MAX_MEMBERS:
+            raise ValueError(
+                f"at most {MAX_MEMBERS} council members can be anonymized for peer review "
+                f"(labels Response A to Response Z), got {len(value)}"
+            )
+        return value
+
     @field_validator("bias_store")
     @classmethod
     def _expand_user(cls, v: Path) -> Path:
@@ -267,6 +278,11 @@ class Settings(BaseSettings):
             name = getattr(self, role)
             if name is not None and self.find_member(name) is None and not self._resolvable(name):
                 raise ValueError(f"{role}: '{name}' is not a council member id or model name")
+        if self.bias_persistence and self.bias_consent == 4 and self.hash_secret is None:
+            raise ValueError(
+                "bias_consent: level 4 (research) stores a keyed query hash and needs a secret; set "
+                "LLM_COUNCIL_HASH_SECRET (or hash_secret in the config), or lower LLM_COUNCIL_BIAS_CONSENT"
+            )
         if any(m.provider == "openai" and not m.base_url for m in self.all_specs()) and not self.base_url:
             raise ValueError(
                 "base_url: a member uses provider 'openai' but no endpoint is configured "
@@ -326,13 +342,13 @@ class Settings(BaseSettings):
         data["hash_secret"] = "**********" if self.hash_secret is not None else None
         data["webhook_secret"] = "**********" if self.webhook_secret is not None else None
         if self.base_url:  # a key written into the URL (user:key@host, ?api-key=) never reaches a manifest
-            data["base_url"] = _public_url(self.base_url)
+            data["base_url"] = public_url(self.base_url)
         for member in data.get("models", []):
             if member.get("base_url"):
-                member["base_url"] = _public_url(member["base_url"])
+                member["base_url"] = public_url(member["base_url"])
         if self.quality_webhook_url:
             data["quality_webhook_url"] = ",".join(
-                _public_url(u.strip(), keep_path=False) for u in self.quality_webhook_url.split(",") if u.strip()
+                public_url(u.strip(), keep_path=False) for u in self.quality_webhook_url.split(",") if u.strip()
             )
         return data
 

@@ -32,6 +32,13 @@ class ExpectNumeric(Frozen):
     rel_tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     extract: ExtractMode = "auto"
 
+    @field_validator("value", "tolerance", "rel_tolerance", mode="before")
+    @classmethod
+    def _not_bool(cls, v: object) -> object:
+        if isinstance(v, bool):  # YAML ``true`` would silently become 1.0
+            raise ValueError(f"expected a number, got the boolean {str(v).lower()}")
+        return v
+
 
 class ExpectRegex(Frozen):
     """The answer matches ``pattern`` (Python ``re.search``; ``ignore_case`` by default).

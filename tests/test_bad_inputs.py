@@ -274,7 +274,7 @@ def test_forty_megabyte_file_is_refused(tmp_path: Path) -> None:
     path = write_40mb(tmp_path / "forty.yaml")
     with pytest.raises(DatasetError) as info:
         load_datasets(path)
-    assert_clear(str(info.value), [str(path), "larger than 32 MiB"])
+    assert_clear(str(info.value), [str(path), "larger than 8 MiB"])
 
 
 # --- the command line on bad input: exit 2, one paragraph, no traceback ---------------------------
@@ -284,7 +284,7 @@ def test_cli_bad_inputs_exit_2_with_one_paragraph(clean_env: Path) -> None:
     big = write_40mb(clean_env / "forty.yaml")
     runs = {
         "unclosed": ([str(CORPUS / "unclosed_bracket.yaml")], {}, ["unclosed_bracket.yaml:7:", "YAML syntax error"]),
-        "huge": ([str(big)], {}, ["forty.yaml", "larger than 32 MiB"]),
+        "huge": ([str(big)], {}, ["forty.yaml", "larger than 8 MiB"]),
         "env+config": (
             [str(CORPUS / "duplicate_case_id.yaml"), "--config", str(CORPUS / "config_weights_sum.yaml")],
             {"LLM_COUNCIL_SEED": "abc"},

@@ -25,14 +25,16 @@ _REFUSAL = re.compile(
     r"|I'm sorry|Sorry,|As an AI)",
     re.IGNORECASE,
 )
+#: one label letter per candidate (``Response A`` .. ``Response Z``)
+MAX_CANDIDATES = len(string.ascii_uppercase)
 DELIM_OPEN = "<<<"
 DELIM_CLOSE = ">>>"
 
 
 def labels_for(n: int) -> list[str]:
     """``Response A`` .. for ``n`` candidates (at most 26)."""
-    if n > len(string.ascii_uppercase):
-        raise ValueError(f"at most 26 council members can be anonymized, got {n}")
+    if n > MAX_CANDIDATES:
+        raise ValueError(f"at most {MAX_CANDIDATES} council members can be anonymized, got {n}")
     return [f"Response {c}" for c in string.ascii_uppercase[:n]]
 
 
