@@ -14,23 +14,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import vault
+from harness.cliargs import positive_int
 from harness.config import load_settings
 from harness.errors import CacheMiss, ConfigError, HarnessError
+from harness.untrusted import echo
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from harness.cases import Dataset
+    from harness.console import PlainConsole
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
 
 
-def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Dataset]:
+def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool) -> list[Dataset]:
+    """The datasets to run; ``explicit`` paths (``--data``) must exist and hold datasets.
+
+    Raises:
+        DatasetError: a ``--data`` path that does not exist or holds no dataset (see :func:`discover`).
+        ConfigError: an unknown ``--dataset`` name, or nothing to run at all.
+    """
     from harness.cases import discover
 
-    found = discover([p for p in paths if p.exists()])
+    found = discover(list(paths) if explicit else [p for p in paths if p.exists()])
     if not names:
-        return [d for d in found if d.kind == "golden"]
+        golden = [d for d in found if d.kind == "golden"]
+        if not golden:
+            where = ", ".join(str(p) for p in paths)
+            raise ConfigError(f"no golden dataset found in {where}; pass --data PATH, or --suite NAME for a suite",
+                              "--data")
+        return golden
     by_name = {d.name: d for d in found}
     missing = [n for n in names if n not in by_name]
     if missing:
@@ -39,16 +51,15 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path]) -> list[Datase
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
+    from harness.console import plain_console
     from harness.gate import compare_run, comparison_lines, update_baselines
     from harness.orchestrate import run_cases
     from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
     from harness.report.html import write_report
-    from harness.runs import load_run
+    from harness.runs import load_run, resolve_run
     from harness.subjects import parse_subjects
 
-    console = Console(stderr=True)
+    console = plain_console()
     settings = load_settings(args.config, cache_mode=args.cache_mode)
     subjects = parse_subjects(args.subjects)
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
@@ -89,20 +100,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from harness.gate import compare_run, comparison_lines
-    from harness.runs import load_run
+    from harness.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
-    run = load_run(args.run)
+    run = load_run(resolve_run(args.run, settings.reports_dir))
     comparisons = compare_run(run, settings, Path(args.baseline) if args.baseline else None)
     if not comparisons:
         raise ConfigError(
             "no baseline to compare with; write one with `council-harness run --update-baseline` "
             "or pass --baseline FILE", str(baseline_hint(settings)))
     for line in comparison_lines(comparisons):
-        print(line)
+        echo(line)
     for c in comparisons:
         for d in c.by_status("regressed"):
-            print(f"  regressed {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}")
+            echo(f"  regressed {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}")
     return max(c.exit_code for c in comparisons)
 
 
@@ -110,10 +121,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     from harness.engine import VERDICTS_FILE
     from harness.gate import update_baselines, write_full_report
     from harness.reviews import apply_sheet, awaiting, write_sheet
-    from harness.runs import load_run
+    from harness.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
-    run = load_run(args.run)
+    run = load_run(resolve_run(args.run, settings.reports_dir))
     if args.apply:
         new = apply_sheet(run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE,
                           args.reviewer)
@@ -142,9 +153,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from harness.frames import export
-    from harness.runs import load_run
+    from harness.runs import load_run, resolve_run
 
-    run = load_run(args.run)
+    run = load_run(resolve_run(args.run, load_settings(None).reports_dir))
     out = Path(args.output) if args.output else run.run_dir / "results.parquet"
     print(export(run, out))
     return 0
@@ -153,10 +164,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     from harness.gate import write_full_report
     from harness.merge import default_out_dir, merge_runs
+    from harness.runs import resolve_run
 
     settings = load_settings(args.config)
     runs_dir = Path(settings.reports_dir) / "runs"
-    dirs = [Path(r) if Path(r).exists() or not (runs_dir / r).exists() else runs_dir / r for r in args.runs]
+    dirs = [resolve_run(r, settings.reports_dir) for r in args.runs]
     out = Path(args.output) if args.output else default_out_dir(runs_dir)
     run = merge_runs(dirs, out)
     report = write_full_report(run, settings)
@@ -169,7 +181,7 @@ def baseline_hint(settings) -> Path:  # noqa: ANN001
     return Path(settings.reports_dir) / "baselines"
 
 
-def _print_summary(run, console: Console) -> None:
+def _print_summary(run, console: PlainConsole) -> None:
     from rich.table import Table
 
     table = Table(title=f"run {run.run_id}")
@@ -184,15 +196,12 @@ def _print_summary(run, console: Console) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.runs import latest_run, load_run
-
-    run_dir = Path(args.run) if args.run else latest_run(Path(args.reports_dir) / "runs")
-    if run_dir is None:
-        raise ConfigError("no runs found; run `council-harness run` first", str(Path(args.reports_dir) / "runs"))
     from harness.gate import write_full_report
+    from harness.runs import load_run, resolve_run
 
-    run = load_run(run_dir)
-    out = write_full_report(run, load_settings(args.config), Path(args.output) if args.output else None)
+    settings = load_settings(args.config)
+    run = load_run(resolve_run(args.run, args.reports_dir or settings.reports_dir))
+    out = write_full_report(run, settings, Path(args.output) if args.output else None)
     print(out)
     return 0
 
@@ -209,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cache-mode", choices=["off", "readwrite", "replay"], default=None)
     run.add_argument("--config", help="council-harness.yaml path")
     run.add_argument("--data", action="append", help="dataset file or folder (default: golden/ and suites/)")
-    run.add_argument("--limit", type=int, help="run only the first N cases")
+    run.add_argument("--limit", type=positive_int, help="run only the first N cases (a whole number >= 1)")
     run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
@@ -234,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="field mapping, e.g. query=question, expected.numeric=answer (repeatable)")
     imp.add_argument("--output", required=True, help="the golden YAML file to write")
     imp.add_argument("--split", default="train", help="hub split (default train)")
-    imp.add_argument("--limit", type=int, help="import only the first N rows")
+    imp.add_argument("--limit", type=positive_int, help="import only the first N rows (a whole number >= 1)")
     imp.set_defaults(func=cmd_import)
     exp = sub.add_parser("export", help="a run as one table (one row per case and subject): Parquet or CSV")
     exp.add_argument("run", help="run folder or id")
@@ -248,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
-    rep.add_argument("--reports-dir", default="reports")
+    rep.add_argument("--reports-dir", default=None,
+                     help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)")
     rep.add_argument("--config", help="council-harness.yaml path")
     rep.set_defaults(func=cmd_report)
     from harness.bias.report import add_bias_report_parser
@@ -276,11 +286,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except CacheMiss as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        echo(f"error: {exc}", file=sys.stderr)
         return 1
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        echo(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a file-system failure no store wrapped: name the path, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        echo(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted; resume with `council-harness run --resume RUN_ID`", file=sys.stderr)
         return 130

@@ -4,13 +4,13 @@ Model replies, server error bodies and stored records reach the terminal through
 reasons and reports; rich would read ``[/bold]`` in them as markup (a ``MarkupError`` at the end of a
 run) and swallow ``[baseline]``, and ANSI/OSC escape sequences would act on the terminal.
 :class:`PlainConsole` turns markup, highlighting and emoji codes off and passes every string it prints
-through :func:`harness.untrusted.printable`; :func:`echo` does the same for plain ``print`` output.
+through :func:`harness.untrusted.printable`; :func:`harness.untrusted.echo` does the same for plain
+``print`` output.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, TextIO
+from typing import Any
 
 from rich.console import Console
 
@@ -36,7 +36,3 @@ def plain_console(stderr: bool = True) -> PlainConsole:
     """The CLI's console (stderr by default)."""
     return PlainConsole(stderr=stderr)
 
-
-def echo(text: str, file: TextIO | None = None) -> None:
-    """``print`` for text that may hold untrusted parts: control and bidi characters escaped."""
-    print(printable(text), file=file if file is not None else sys.stdout)

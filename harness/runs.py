@@ -128,13 +128,31 @@ class RunWriter:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the run folder ({exc.strerror or exc}); point LLM_COUNCIL_REPORTS_DIR "
+                "(reports_dir) at a writable folder", str(self.run_dir),
+            ) from None
+        results = self.run_dir / RESULTS
+        if results.exists() and not results.is_file():
+            raise StoreError("results.jsonl is not a regular file (a folder?); expected the run's results",
+                             str(results))
 
     def write_manifest(self, manifest: Manifest) -> None:
-        atomic_write_text(self.run_dir / MANIFEST, manifest.model_dump_json(indent=2))
+        try:
+            atomic_write_text(self.run_dir / MANIFEST, manifest.model_dump_json(indent=2))
+        except OSError as exc:
+            where = str(self.run_dir / MANIFEST)
+            raise StoreError(f"cannot write manifest.json ({exc.strerror or exc})", where) from None
 
     def add(self, results: Iterable[CaseResult]) -> None:
-        append_lines(self.run_dir / RESULTS, [r.model_dump_json() for r in results])
+        try:
+            append_lines(self.run_dir / RESULTS, [r.model_dump_json() for r in results])
+        except OSError as exc:
+            where = str(self.run_dir / RESULTS)
+            raise StoreError(f"cannot append to results.jsonl ({exc.strerror or exc})", where) from None
 
 
 @dataclass
@@ -161,26 +179,27 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
     corrupt: list[int] = []
     if not path.exists():
         return [], []
-    with gc_paused(), path.open(encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                r = CaseResult.model_validate_json(line)
-            except (ValidationError, ValueError):
-                corrupt.append(n)
-                continue
-            results[r.key] = r
+    try:
+        with gc_paused(), path.open(encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    r = CaseResult.model_validate_json(line)
+                except (ValidationError, ValueError):
+                    corrupt.append(n)
+                    continue
+                results[r.key] = r
+    except OSError as exc:  # a folder named results.jsonl, no permission
+        raise StoreError(f"results.jsonl cannot be read ({exc.strerror or exc})", str(path)) from None
     return [results[k] for k in sorted(results)], corrupt
 
 
 def load_run(run_dir: Path | str) -> Run:
-    """Load a run folder (a run id under ``reports/runs`` also works)."""
+    """Load a run folder (use :func:`resolve_run` to turn a run id or ``latest`` into one)."""
     run_dir = Path(run_dir)
-    if not run_dir.exists() and (Path("reports/runs") / run_dir).exists():
-        run_dir = Path("reports/runs") / run_dir
     manifest_path = run_dir / MANIFEST
-    if not manifest_path.exists():
+    if not manifest_path.is_file():
         raise StoreError("not a run folder (no manifest.json)", str(run_dir))
     try:
         manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
@@ -197,11 +216,56 @@ def load_run(run_dir: Path | str) -> Run:
     return Run(run_dir=run_dir, manifest=manifest, results=results, corrupt_lines=corrupt)
 
 
+def run_folders(runs_dir: Path | str) -> list[Path]:
+    """Run folders (with a manifest) under ``runs_dir``, oldest first by name; hidden folders are left out."""
+    runs_dir = Path(runs_dir)
+    if not runs_dir.is_dir():
+        return []
+    return sorted(p for p in runs_dir.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())
+
+
+def readable_runs(run_dirs: Iterable[Path]) -> list[Run]:
+    """The runs of ``run_dirs`` that load; each one that does not is skipped with a warning on stderr."""
+    out = []
+    for run_dir in run_dirs:
+        try:
+            out.append(load_run(run_dir))
+        except StoreError as exc:
+            print(f"warning: skipped run {run_dir}: {exc}", file=sys.stderr)
+    return out
+
+
 def latest_run(runs_dir: Path) -> Path | None:
-    if not runs_dir.exists():
-        return None
-    dirs = sorted(p for p in runs_dir.iterdir() if (p / MANIFEST).exists())
-    return dirs[-1] if dirs else None
+    """The newest run folder under ``runs_dir`` whose manifest loads (broken ones are skipped with a warning)."""
+    for run_dir in reversed(run_folders(runs_dir)):
+        if readable_runs([run_dir]):
+            return run_dir
+    return None
+
+
+def resolve_run(ref: str | Path | None, reports_dir: Path | str, option: str | None = None) -> Path:
+    """The run folder a command-line reference names; the one place runs are located.
+
+    Args:
+        ref: ``None`` or ``latest`` (the newest readable run), a run folder, or a run id under
+            ``<reports_dir>/runs``. A folder path is tried first.
+        reports_dir: the reports folder (``LLM_COUNCIL_REPORTS_DIR``, ``reports_dir`` in the config, or
+            an explicit ``--reports-dir``).
+        option: the command-line option ``ref`` came from, named in the error (e.g. ``--session``).
+
+    Raises:
+        StoreError: no such run (naming where it was looked for).
+    """
+    runs_dir = Path(reports_dir) / "runs"
+    if ref is None or str(ref) == "latest":
+        found = latest_run(runs_dir)
+        if found is None:
+            raise StoreError("no runs found; run `council-harness run` first", str(runs_dir))
+        return found
+    for candidate in (Path(ref), runs_dir / str(ref)):
+        if candidate.is_dir():
+            return candidate
+    raise StoreError(f"no run {str(ref)!r} (expected 'latest', a run id under {runs_dir}, or a run folder)", option)
 
 
 def summary_json(run: Run) -> str:

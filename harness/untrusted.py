@@ -19,6 +19,8 @@ Rich markup in untrusted text is a third hazard; the CLI prints through consoles
 from __future__ import annotations
 
 import re
+import sys
+from typing import TextIO
 
 #: C0 controls except TAB and LF, DEL, C1 controls, and the bidi embedding/override/isolate marks
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -46,3 +48,8 @@ def printable(text: str) -> str:
 def printable_line(text: str) -> str:
     """Like :func:`printable`, and newlines, carriage returns and tabs are escaped too (one line)."""
     return _CONTROL_LINE.sub(_escape, clean_surrogates(text))
+
+
+def echo(text: str, file: TextIO | None = None) -> None:
+    """``print`` for text that may hold untrusted parts: control and bidi characters escaped."""
+    print(printable(text), file=file if file is not None else sys.stdout)

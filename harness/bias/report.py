@@ -28,9 +28,9 @@ from harness.bias.aggregate import (
 )
 from harness.bias.store import BiasStore
 from harness.cliargs import non_negative_int, positive_int
-from harness.console import echo
+
 from harness.errors import ConfigError, HarnessError
-from harness.untrusted import printable
+from harness.untrusted import echo, printable
 
 FORMATS = ("text", "json", "csv")
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)

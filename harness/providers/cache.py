@@ -3,7 +3,9 @@
 Keys are a SHA-256 of the provider identity, model, messages and sampling parameters; API keys
 and headers are never part of a key or a stored row. Modes: ``off`` (pass through),
 ``readwrite`` (serve hits, record misses), ``replay`` (serve hits, a miss is an error naming the
-case and model).
+case and model). A stored row that is not a completion is re-fetched and overwritten in
+``readwrite`` mode and an error in ``replay`` mode; a database locked by another process for longer
+than the busy timeout is reported as locked (it is not damaged, so deleting it is not advised).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -22,6 +25,12 @@ from harness.providers.base import Provider, current_case
 from harness.transcript import Completion, Message
 
 CacheMode = Literal["off", "readwrite", "replay"]
+BUSY_TIMEOUT_S = 30.0
+log = logging.getLogger(__name__)
+
+
+class CorruptRow(StoreError):
+    """A stored row that is not a completion (another writer or a disk error left it)."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
     key TEXT PRIMARY KEY,
@@ -41,25 +50,48 @@ class CacheStore:
     waits for the lock up front instead of failing with ``database is locked`` when it upgrades a
     read transaction. ``synchronous=NORMAL`` (safe with WAL: a crash loses at most the last replies,
     which are recomputed, never corrupts the file).
+
+    Args:
+        path: the database file (its folder is created).
+        busy_timeout: seconds to wait for another process's lock before giving up.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout = busy_timeout
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the cache folder {self.path.parent} ({exc.strerror or exc}); point "
+                "LLM_COUNCIL_CACHE_PATH (cache_path) at a writable place", str(self.path),
+            ) from None
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db = sqlite3.connect(self.path, timeout=busy_timeout, check_same_thread=False, isolation_level=None)
+            self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
             self._db.commit()
         except sqlite3.DatabaseError as exc:
+            if _is_locked(exc):
+                raise self._locked() from None
             raise StoreError(
                 f"the cache database cannot be opened ({exc}); delete it or point "
                 "LLM_COUNCIL_CACHE_PATH elsewhere (a cache holds nothing that cannot be recomputed)",
                 str(self.path),
             ) from None
+
+    def _locked(self) -> StoreError:
+        return StoreError(
+            f"the cache database is locked by another process (waited {self.busy_timeout:g} s); let that "
+            "process finish, or point LLM_COUNCIL_CACHE_PATH at another file for this run (the cache is not "
+            "damaged: do not delete it)", str(self.path),
+        )
+
+    def _failure(self, exc: sqlite3.DatabaseError, what: str) -> StoreError:
+        return self._locked() if _is_locked(exc) else StoreError(f"the cache database {what} ({exc})", str(self.path))
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
@@ -68,14 +100,15 @@ class CacheStore:
                     "SELECT completion FROM completions WHERE key = ?", (key,)
                 ).fetchone()
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"the cache database is unreadable ({exc})", str(self.path)) from None
+                raise self._failure(exc, "is unreadable") from None
         if not row:
             return None
         try:
             return Completion.model_validate_json(row[0])
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise StoreError(
-                f"the cached reply {key[:12]}... is corrupt ({str(exc).splitlines()[0]}); delete the cache file",
+            raise CorruptRow(
+                f"the cached reply {key[:12]}... is corrupt ({str(exc).splitlines()[0]}); run with "
+                "--cache-mode readwrite to re-fetch and overwrite it",
                 str(self.path),
             ) from None
 
@@ -93,18 +126,22 @@ class CacheStore:
                     raise
                 self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"the cache database cannot be written ({exc})", str(self.path)) from None
+                raise self._failure(exc, "cannot be written") from None
 
     def __len__(self) -> int:
         with self._lock:
             try:
                 return self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"the cache database is unreadable ({exc})", str(self.path)) from None
+                raise self._failure(exc, "is unreadable") from None
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _is_locked(exc: sqlite3.DatabaseError) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
 
 def cache_key(
@@ -168,7 +205,13 @@ class CachedProvider:
         self._inflight[key] = (lock, users + 1)
         try:
             async with lock:  # identical concurrent calls are made once
-                hit = await asyncio.to_thread(self.store.get, key)
+                try:
+                    hit = await asyncio.to_thread(self.store.get, key)
+                except CorruptRow as exc:
+                    if self.mode == "replay":
+                        raise
+                    log.warning("%s; re-fetching it", exc)
+                    hit = None  # readwrite: fetched again below, and the row is overwritten
                 if hit is not None:
                     self.hits += 1
                     return hit.model_copy(update={"cached": True})

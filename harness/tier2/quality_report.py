@@ -42,14 +42,16 @@ import numpy as np
 from harness.baselines import baseline_path, load_baseline
 from harness.bias.aggregate import linear_trend
 from harness.cliargs import positive_int
+from harness.config import load_settings
+
 from harness.council.ranking import RUBRIC_DIMENSIONS
-from harness.errors import ConfigError, HarnessError, StoreError
+from harness.errors import ConfigError, HarnessError
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD, RubricBreakdown
 from harness.metrics.tier1 import consensus_band
 from harness.model import Frozen
 from harness.report.bars import bar
 from harness.result import CaseResult
-from harness.runs import Run, load_run
+from harness.runs import Run, load_run, readable_runs, resolve_run, run_folders
 from harness.scores import higher_is_better, score_scale
 from harness.tier2.calibration import CalibrationReport, calibration_report, council_sessions, run_weights
 from harness.tier2.embeddings import INSTALL_HINT, Embedder, load_embedder
@@ -59,8 +61,8 @@ from harness.tier2.temporal import (
     earlier_runs,
     history_from_runs,
     result_temporal_consistency,
-    run_folders,
 )
+from harness.untrusted import echo, printable
 
 FORMATS = ("text", "json")
 TEMPORAL_MODES = ("auto", "embedding", "jaccard", "off")
@@ -825,7 +827,8 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--sessions", type=positive_int, default=None, metavar="N",
                    help="cross-session trends over the last N runs (ending at --session)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--reports-dir", default="reports", help="reports folder (default: reports)")
+    p.add_argument("--reports-dir", default=None,
+                   help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)")
     p.add_argument("--subject", default=DEFAULT_SUBJECT, help="subject to report on (default: council)")
     p.add_argument("--temporal", choices=TEMPORAL_MODES, default="auto",
                    help="temporal consistency similarity: auto (embeddings when the semantic extra is installed, "
@@ -834,20 +837,6 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="search only the N most recent earlier runs for similar queries (default: all)")
     p.set_defaults(func=quality_report_command)
     return p
-
-
-def _resolve_run(session: str, reports_dir: Path) -> Path:
-    runs_dir = reports_dir / "runs"
-    if session == "latest":
-        folders = run_folders(runs_dir)
-        if not folders:
-            raise ConfigError("no runs found; run `council-harness run` first", str(runs_dir))
-        return folders[-1]
-    for candidate in (runs_dir / session, Path(session)):
-        if candidate.is_dir():
-            return candidate
-    raise StoreError(f"no run {session!r} (expected 'latest', a run id under {runs_dir}, or a run folder)",
-                     "--session")
 
 
 def _embedder_source(mode: str) -> EmbedderSource | None:
@@ -867,21 +856,24 @@ def _embedder_source(mode: str) -> EmbedderSource | None:
 
 def _load(run_dir: Path) -> Run:
     """Load a run, warning on stderr about results lines that could not be read (they are skipped)."""
-    run = load_run(run_dir)
+    return _warn_corrupt(load_run(run_dir))
+
+
+def _warn_corrupt(run: Run) -> Run:
     if run.corrupt_lines:
-        print(f"warning: skipped {len(run.corrupt_lines)} unreadable line(s) in {run_dir / 'results.jsonl'} "
+        print(f"warning: skipped {len(run.corrupt_lines)} unreadable line(s) in {run.run_dir / 'results.jsonl'} "
               f"(line {', '.join(str(n) for n in run.corrupt_lines[:20])})", file=sys.stderr)
     return run
 
 
 def _run(args: argparse.Namespace) -> int:
-    reports_dir = Path(args.reports_dir)
+    reports_dir = Path(args.reports_dir) if args.reports_dir else load_settings(None).reports_dir
     if args.format not in FORMATS:
         raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
-    run_dir = _resolve_run(args.session, reports_dir)
+    run_dir = resolve_run(args.session, reports_dir, "--session")
     if args.sessions:
         folders = [p for p in run_folders(run_dir.parent) if p.name <= run_dir.name][-args.sessions:]
-        trends = quality_trends([_load(f) for f in folders], args.subject)
+        trends = quality_trends([_warn_corrupt(r) for r in readable_runs(folders)], args.subject)
         out = json.dumps(trends_json(trends), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else \
             render_trends_text(trends)
     else:
@@ -889,7 +881,7 @@ def _run(args: argparse.Namespace) -> int:
                             temporal=args.temporal != "off", temporal_window=args.temporal_window)
         out = json.dumps(session_json(q), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else \
             render_text(q)
-    sys.stdout.write(out)
+    sys.stdout.write(out if args.format == "json" else printable(out))  # text from runs reaches a terminal escaped
     return 0
 
 
@@ -903,5 +895,5 @@ def quality_report_command(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        echo(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

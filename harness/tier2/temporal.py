@@ -33,7 +33,7 @@ import numpy as np
 from harness.errors import StoreError
 from harness.model import Frozen
 from harness.result import CaseResult
-from harness.runs import MANIFEST, Manifest, load_run
+from harness.runs import Manifest, readable_runs, run_folders
 from harness.text import jaccard
 from harness.tier2.embeddings import Embedder, cosine
 
@@ -100,18 +100,6 @@ def run_started(manifest: Manifest, where: str = "manifest.json") -> datetime:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
-def run_folders(runs_dir: Path | str) -> list[Path]:
-    """Run folders (with a manifest) under ``runs_dir``, oldest first by name; hidden folders are left out.
-
-    Args:
-        runs_dir: ``reports/runs``.
-    """
-    runs_dir = Path(runs_dir)
-    if not runs_dir.is_dir():
-        return []
-    return sorted(p for p in runs_dir.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())
-
-
 def earlier_runs(runs_dir: Path | str, current: str | None, window: int | None = None) -> list[Path]:
     """Run folders that sort before ``current``, newest first.
 
@@ -132,12 +120,10 @@ def history_from_runs(run_dirs: Sequence[Path], subject: str | None = None) -> l
         run_dirs: run folders, newest first (see :func:`earlier_runs`).
         subject: keep only this subject's answers (``None``: all).
 
-    Raises:
-        StoreError: a folder whose manifest cannot be read.
+    A folder whose manifest cannot be read is skipped with a warning on stderr.
     """
     out: list[HistoricalAnswer] = []
-    for run_dir in run_dirs:
-        run = load_run(run_dir)
+    for run in readable_runs(run_dirs):
         for r in run.results:
             t = r.transcript
             if t is None or r.status == "error" or not t.final_answer.strip():
