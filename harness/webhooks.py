@@ -4,7 +4,10 @@ Events are posted as JSON to every configured URL (``LLM_COUNCIL_QUALITY_WEBHOOK
 separated by commas), signed with ``X-Council-Signature: sha256=<hex HMAC-SHA256 of the body>``
 keyed by ``LLM_COUNCIL_WEBHOOK_SECRET`` (when set), retried with exponential backoff on network
 errors and 5xx/429, and never block or fail the run: delivery runs in the background and a
-failure is only recorded. Events carry a privacy-preserving query hash, never the query.
+failure is only recorded (and logged with the URL's credentials, query and path masked, as in the
+manifest). Events never carry the query: ``query_hash`` is the HMAC-SHA256 of the query keyed by
+``LLM_COUNCIL_HASH_SECRET`` (as in the bias store), and is left out (``null``) when no secret is set,
+because a bare hash of a short query is recovered by guessing.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from datetime import UTC, datetime
 
 import httpx
 
+from harness.config import public_url
 from harness.model import Frozen
 from harness.result import CaseResult
 
@@ -32,7 +36,7 @@ class QualityMonitoringEvent(Frozen):
 
     timestamp: str
     request_id: str
-    query_hash: str
+    query_hash: str | None = None
     case_id: str
     dataset: str
     subject: str
@@ -46,11 +50,11 @@ class QualityMonitoringEvent(Frozen):
     alerts: tuple[str, ...] = ()
 
 
-def query_hash(query: str, secret: str | None) -> str:
-    """HMAC-SHA256 of the query with the deployment secret (plain SHA-256 without one), first 16 hex."""
-    if secret:
-        return hmac.new(secret.encode(), query.encode(), hashlib.sha256).hexdigest()[:16]
-    return hashlib.sha256(query.encode()).hexdigest()[:16]
+def query_hash(query: str, secret: str | None) -> str | None:
+    """HMAC-SHA256 of the query keyed by the deployment secret, first 16 hex; ``None`` without a secret."""
+    if not secret:
+        return None
+    return hmac.new(secret.encode(), query.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def event_from_result(result: CaseResult, secret: str | None) -> QualityMonitoringEvent | None:
@@ -138,8 +142,9 @@ class WebhookDispatcher:
                 last = type(exc).__name__
             if attempt < self.retries:
                 await asyncio.sleep(self.base_delay * 2**attempt)
-        self.failures.append(f"{url}: {last}")
-        log.warning("webhook delivery to %s failed: %s", url, last)
+        shown = public_url(url, keep_path=False)  # user:password@, ?token= and /hooks/TOKEN never reach a log
+        self.failures.append(f"{shown}: {last}")
+        log.warning("webhook delivery to %s failed: %s", shown, last)
 
     async def aclose(self, wait: float = 10.0) -> None:
         """Wait (bounded) for pending deliveries, then close the client."""

@@ -106,3 +106,41 @@ def test_failing_endpoint_is_retried_bounded_and_never_raises(failing_server: tu
     assert len(handler.received) == 3  # first try + 2 retries
     assert d.delivered == 0 and len(d.failures) == 2
     assert any("HTTP 503" in f for f in d.failures) and any("ConnectError" in f for f in d.failures)
+
+
+def test_query_hash_is_keyed_or_absent() -> None:
+    """Item 28: the HMAC keyed by LLM_COUNCIL_HASH_SECRET, never a bare SHA-256 a guess can reverse."""
+    import hashlib
+    import hmac
+
+    query = "What is the secret plan?"
+    keyed = event_from_result(_result(), secret="s3cret")
+    assert keyed is not None
+    assert keyed.query_hash == hmac.new(b"s3cret", query.encode(), hashlib.sha256).hexdigest()[:16]
+    bare = event_from_result(_result(), secret=None)
+    assert bare is not None and bare.query_hash is None
+    assert hashlib.sha256(query.encode()).hexdigest()[:16] not in bare.model_dump_json()
+    assert json.loads(bare.model_dump_json())["query_hash"] is None
+
+
+def test_failed_delivery_never_logs_credentials_or_path_tokens(
+    failing_server: tuple[str, type[_Recorder]], caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Item 6: user:password@, the path token and a ?token= query are masked in failures and log lines."""
+    url, handler = failing_server
+    secret_url = url.replace("http://", "http://user:PASSW0RD@").replace("/hook", "/hooks/T0KEN") + "?sig=QS3CRET"
+    d = WebhookDispatcher([secret_url], retries=1, base_delay=0.01)
+
+    async def go() -> None:
+        d.emit(event_from_result(_result(), None))
+        await d.aclose()
+
+    with caplog.at_level("DEBUG", logger="harness.webhooks"):
+        asyncio.run(go())
+    assert len(handler.received) == 2 and d.delivered == 0
+    host = url.split("/")[2]
+    assert d.failures == [f"http://{host}/***: HTTP 503"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "harness.webhooks"]
+    assert logged == [f"webhook delivery to http://{host}/*** failed: HTTP 503"]
+    for secret in ("PASSW0RD", "T0KEN", "QS3CRET", "user:"):
+        assert secret not in " ".join(logged + d.failures)
