@@ -12,8 +12,8 @@ suite), ``http`` (concurrency speedup against a loopback server), ``bias`` (bias
 cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``), ``hostile`` (scoring
 1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``),
 ``extraction`` (precision and recall of objective answer checking per expected type on the labelled
-corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``). ``--quick``
-shrinks every input (smoke test).
+corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``), ``loading`` (a golden dataset at the 8 MiB size cap;
+``bench/bench_loading.py``). ``--quick`` shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
 
@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction")
+NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction", "loading")
 
 
 class Options(Frozen):
@@ -85,6 +85,12 @@ def _extraction(o: Options) -> BenchResult:
     from bench import bench_extraction
 
     return bench_extraction.run(quick=o.quick)
+
+
+def _loading(o: Options) -> BenchResult:
+    from bench import bench_loading
+
+    return bench_loading.run(quick=o.quick)
 
 
 def _bias(o: Options) -> BenchResult:
@@ -135,7 +141,7 @@ def _hostile(o: Options) -> BenchResult:
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
     "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
     "hostile": _hostile,
-    "extraction": _extraction,
+    "extraction": _extraction, "loading": _loading,
 }
 
 

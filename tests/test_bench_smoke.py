@@ -138,3 +138,12 @@ def test_a_failing_benchmark_is_reported_not_raised() -> None:
     result, _ = bench_run.run_one("http", bench_run.Options(quick=True), benches={"http": broken})
     assert result.figures == {"failed": 1.0}
     assert result.rows[0].name == "http.FAILED" and "ValueError: no such input" in result.rows[0].note
+
+
+def test_loading_quick() -> None:
+    from bench import bench_loading
+
+    result = bench_loading.run(quick=True)
+    _assert_figures(result, "loading", {"cases", "load_s", "per_1000_cases_ms", "peak_rss_mb", "refuse_ms"})
+    assert result.figures["cases"] > 10_000  # 1 MiB of three-line cases
+    assert "larger than 8 MiB" in result.rows[1].note
