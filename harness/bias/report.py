@@ -28,7 +28,6 @@ from harness.bias.aggregate import (
 )
 from harness.bias.store import BiasStore
 from harness.cliargs import non_negative_int, positive_int
-
 from harness.errors import ConfigError, HarnessError
 from harness.untrusted import echo, printable
 

@@ -43,7 +43,6 @@ from harness.baselines import baseline_path, load_baseline
 from harness.bias.aggregate import linear_trend
 from harness.cliargs import positive_int
 from harness.config import load_settings
-
 from harness.council.ranking import RUBRIC_DIMENSIONS
 from harness.errors import ConfigError, HarnessError
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD, RubricBreakdown
