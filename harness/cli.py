@@ -65,15 +65,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     if args.resume:
-        run_dir = Path(args.resume)
-        if not run_dir.exists():
-            run_dir = settings.reports_dir / "runs" / args.resume
+        run_dir = resolve_run(args.resume, settings.reports_dir)
         prior = load_run(run_dir).manifest
-        datasets = _datasets(list(prior.datasets), paths)
+        datasets = _datasets(list(prior.datasets), paths, bool(args.data))
         subjects = list(prior.subjects)
         run = run_cases(settings, datasets, subjects, run_dir=run_dir, resume=True, console=console)
     else:
-        datasets = _datasets(names, paths)
+        datasets = _datasets(names, paths, bool(args.data))
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
     prediction = prediction_for_run(run.results, settings)
     write_verdicts(run.run_dir, prediction)

@@ -65,7 +65,7 @@ def test_lone_surrogate_reply_is_one_case_and_the_run_goes_on(
 ) -> None:
     fault_server.script(ok("Paris \ud800 is the capital"), ok("Rome"), ok("Madrid"))
     settings = endpoint_settings(fault_server, clean_env, cache_mode)
-    run = run_cases(settings, load_datasets(clean_env / "golden" / "geo.yaml"), ["baseline"])
+    run = run_cases(settings, load_datasets(clean_env / "golden" / "geo.yaml"), ["baseline"], window=1)
     by_id = {r.case_id: r for r in run.results}
     assert sorted(by_id) == ["geo-001", "geo-002", "geo-003"]
     assert all(r.status == "passed" for r in run.results), [(r.case_id, r.status, r.error) for r in run.results]
@@ -80,9 +80,9 @@ def test_resume_after_a_surrogate_reply_completes(fault_server: FaultServer, cle
     """A run interrupted before the hostile case resumes through it (it used to crash again)."""
     settings = endpoint_settings(fault_server, clean_env, "off")
     datasets = load_datasets(clean_env / "golden" / "geo.yaml")
-    first = run_cases(settings, datasets, ["baseline"], limit=1)
+    first = run_cases(settings, datasets, ["baseline"], limit=1, window=1)
     fault_server.script(ok("Rome\udc00"), ok("Madrid"))
-    run = run_cases(settings, datasets, ["baseline"], run_dir=first.run_dir, resume=True)
+    run = run_cases(settings, datasets, ["baseline"], run_dir=first.run_dir, resume=True, window=1)
     assert sorted((r.case_id, r.status) for r in run.results) == [
         ("geo-001", "passed"), ("geo-002", "passed"), ("geo-003", "passed")]
     assert load_run(first.run_dir).manifest.finished_at is not None
@@ -109,11 +109,11 @@ def test_cli_prints_server_markup_and_escapes_literally(
     monkeypatch.setenv("LLM_COUNCIL_MODELS", "m")
     monkeypatch.setenv("LLM_COUNCIL_RUBRIC_SCORING", "false")
     monkeypatch.setenv("LLM_COUNCIL_CACHE_MODE", "off")
-    fault_server.script(ok("Paris"), ok("Rome"), ok("Madrid"))
+    fault_server.default = ok("Paris, Rome and Madrid")
     code, _, err = _cli(["run", "--subjects", "baseline", "--update-baseline"], capsys)
     assert code == 0, err
     body = f"[/bold] bad [baseline]{ESC_TITLE}"  # a raw (non-JSON) error body carrying terminal escapes
-    fault_server.script(status(400, body=body), ok("Rome"), ok("Madrid"))
+    fault_server.default = status(400, body=body)  # every case errors (cases run concurrently)
     code, _, err = _cli(["run", "--subjects", "baseline"], capsys)
     assert code == 1
     assert "geo-001 [baseline]" in err  # rich used to swallow the bracketed subject
