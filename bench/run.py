@@ -12,8 +12,8 @@ suite), ``http`` (concurrency speedup against a loopback server), ``bias`` (bias
 cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py``), ``hostile`` (scoring
 1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``),
 ``extraction`` (precision and recall of objective answer checking per expected type on the labelled
-corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``), ``loading`` (a golden dataset at the 8 MiB size cap;
-``bench/bench_loading.py``). ``--quick`` shrinks every input (smoke test).
+corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``), ``loading`` (a golden
+dataset at the 8 MiB size cap; ``bench/bench_loading.py``). ``--quick`` shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
 

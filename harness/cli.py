@@ -56,7 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.orchestrate import run_cases
     from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
     from harness.report.html import write_report
-    from harness.runs import load_run
+    from harness.runs import load_run, resolve_run
     from harness.subjects import parse_subjects
 
     console = plain_console()
