@@ -83,6 +83,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line)
+    from harness.validity import judge_validity, reviewer_validity
+
+    for v in judge_validity(run.results):
+        console.print(v.line(), markup=False)
+    for v in reviewer_validity(run.results):
+        if v.verdict in ("uninformative", "inverted"):
+            console.print(v.line(), markup=False)
     if args.update_baseline:
         for path in update_baselines(run, settings):
             console.print(f"baseline written: {path}")

@@ -172,6 +172,8 @@ class Settings(BaseSettings):
     # it for the synthesis only (kept for old configs)
     final_answer_max_tokens: int = Field(default=200, ge=8, le=32768)
     synthesis_max_tokens: int | None = Field(default=None, ge=8, le=32768)
+    # embedded reviewers: ballots from label probabilities, with a short free-text critique
+    critique_max_tokens: int = Field(default=24, ge=0, le=1024)
     # scoring
     quality_metrics: bool = True
     quality_tier: Literal["core", "standard", "enterprise"] = "core"

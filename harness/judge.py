@@ -196,6 +196,7 @@ class Judge:
             (on by default; it matters most for small embedded judges).
         max_items, max_length: the array and string bounds :func:`bounded_schema` applies.
         name: how the judge is named in reports (default ``<provider>:<model>``).
+        stage: the stage its call records carry (``external`` for DeepEval/RAGAS metrics).
     """
 
     def __init__(
@@ -211,6 +212,7 @@ class Judge:
         max_items: int = 6,
         max_length: int = 300,
         name: str | None = None,
+        stage: str = "external",
     ) -> None:
         if max_tokens < 1:
             raise ConfigError(f"judge max_tokens must be at least 1, got {max_tokens}", "judge")
@@ -224,7 +226,8 @@ class Judge:
         self.max_items = max_items
         self.max_length = max_length
         self.name = name or f"{getattr(provider, 'name', 'provider')}:{model}"
-        #: every call this judge made (stage ``judge``), for timings and token counts.
+        self.stage = stage
+        #: every call this judge made (stage :attr:`stage`), for timings and token counts.
         self.calls: list[CallRecord] = []
 
     async def _chat(self, prompt: str, json_schema: dict[str, Any] | None) -> str:
@@ -241,14 +244,14 @@ class Judge:
         except CacheMiss:
             raise
         except TimeoutError:
-            self.calls.append(CallRecord(stage="judge", member=self.name, model=self.model,
+            self.calls.append(CallRecord(stage=self.stage, member=self.name, model=self.model,
                                          error=f"timed out after {self.timeout:g} s"))
             raise ProviderError(f"the judge did not answer within {self.timeout:g} s", self.name) from None
         except HarnessError as exc:
-            self.calls.append(CallRecord(stage="judge", member=self.name, model=self.model, error=str(exc)))
+            self.calls.append(CallRecord(stage=self.stage, member=self.name, model=self.model, error=str(exc)))
             raise
         self.calls.append(CallRecord(
-            stage="judge", member=self.name, model=self.model, latency_s=completion.latency_s,
+            stage=self.stage, member=self.name, model=self.model, latency_s=completion.latency_s,
             tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, cached=completion.cached,
         ))
         if json_schema is not None and completion.finish_reason == "length":

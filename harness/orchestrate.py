@@ -92,9 +92,12 @@ def run_cases(
     finally:
         runner.run(engine.aclose())
         runner.close()
+    from harness.usage import stage_usage
+
     writer.write_manifest(manifest.model_copy(update={
         "finished_at": now_iso(), "cache_hits": manifest.cache_hits + hits,
         "cache_misses": manifest.cache_misses + misses,
+        "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0]),
     }))
     return load_run(run_dir)
 

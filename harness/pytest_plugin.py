@@ -153,10 +153,14 @@ class HarnessSession:
             return None, [], False
         if not (self.run_dir / RESULTS).exists():
             return None, [], False
-        datasets = sorted({r.dataset for r in read_results(self.run_dir / RESULTS)[0]})
+        from harness.usage import stage_usage
+
+        results = read_results(self.run_dir / RESULTS)[0]
+        datasets = sorted({r.dataset for r in results})
         manifest = new_manifest(self.settings, self.run_id, datasets, self.subjects or []).model_copy(update={
             "started_at": self.started_at, "finished_at": now_iso(),
             "cache_hits": self.cache_hits, "cache_misses": self.cache_misses,
+            "stage_usage": stage_usage(results),
         })
         RunWriter(self.run_dir).write_manifest(manifest)
         run = load_run(self.run_dir)
@@ -167,6 +171,10 @@ class HarnessSession:
         else:
             comparisons = compare_run(run, self.settings)
             lines += comparison_lines(comparisons)
+        from harness.validity import judge_validity, reviewer_validity
+
+        lines += [v.line() for v in judge_validity(run.results)]
+        lines += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
         from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
 
         prediction = prediction_for_run(run.results, self.settings)

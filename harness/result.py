@@ -55,6 +55,7 @@ class CaseResult(Frozen):
     external_validation: ExternalValidation | None = None
     scoring_errors: tuple[str, ...] = ()
     scoring_calls: tuple[CallRecord, ...] = ()  # judge calls made while scoring (not the subject's)
+    answer_correct: dict[str, bool] | None = None  # member -> its stage-1 answer is correct (council, expected:)
 
     @property
     def key(self) -> tuple[str, str, str]:

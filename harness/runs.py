@@ -27,6 +27,7 @@ from harness.fsutil import append_lines, atomic_write_text
 from harness.gcpause import gc_paused
 from harness.model import Frozen
 from harness.result import CaseResult
+from harness.usage import StageTotals
 
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
@@ -64,6 +65,8 @@ class Manifest(Frozen):
     cache_hits: int = 0
     cache_misses: int = 0
     shards: tuple[str, ...] = ()  # the run ids merged into this one (``council-harness merge``)
+    #: model calls, tokens and seconds summed per stage (:func:`harness.usage.stage_usage`).
+    stage_usage: dict[str, StageTotals] = {}
 
 
 def now_iso() -> str:

@@ -9,14 +9,22 @@ from harness.cases import Case
 from harness.checks import mention_checks, minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
-from harness.metrics.correctness import correctness_score_set, correctness_scores
+from harness.metrics.correctness import check_expected, correctness_score_set, correctness_scores
 from harness.metrics.heuristic_quality import heuristic_quality_scores
 from harness.metrics.judge_rubric import run_rubric_judge
 from harness.metrics.model_extraction import model_extract, wants_model
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
 from harness.metrics.rubric import peer_composite, peer_rubric_breakdown
 from harness.result import CaseResult, CheckResult
-from harness.transcript import Transcript
+from harness.transcript import CallRecord, Transcript
+
+
+def answer_correctness(case: Case, transcript: Transcript) -> dict[str, bool] | None:
+    """Member -> whether its stage-1 answer is correct, for councils whose answers were reviewed
+    (the reviewers' validity needs it); ``None`` without ``expected:`` or without reviews."""
+    if case.expected is None or not transcript.reviews:
+        return None
+    return {a.member: check_expected(case.expected, a.text).correct for a in transcript.answers if a.ok}
 
 
 def _tier1(transcript: Transcript, settings: Settings) -> tuple[QualityMetrics | None, dict[str, float]]:
@@ -53,6 +61,7 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     if correctness is not None and wants_model(case, correctness, settings):  # opt-in: the judge extracts
         correctness, extract_call = await model_extract(case, transcript.final_answer, correctness, caller, settings)
         correct = correctness_score_set(case, correctness)
+    answer_correct = await asyncio.to_thread(answer_correctness, case, transcript)
     scores.update(correct.scores)
     checks.extend(correct.checks)
     # seed 002's heuristic quality of the final answer, for every subject alike
@@ -73,12 +82,15 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         scores["peer_composite"] = composite
     # DeepEval and RAGAS (seed 001 section 3.1), opt-in: several judge calls per metric
     external = None
+    external_calls: list[CallRecord] = []
     if settings.external_validation or settings.quality_tier == "enterprise":
         from harness.judge import judge_from_settings
         from harness.metrics.external import external_validation
 
-        external, ext = await external_validation(case, transcript, judge_from_settings(settings, caller.providers))
+        metric_judge = judge_from_settings(settings, caller.providers)
+        external, ext = await external_validation(case, transcript, metric_judge)
         scores.update(ext.scores)
+        external_calls = list(metric_judge.calls)
     bias = audit_session(transcript, settings.weights) if transcript.reviews else None
     if quality_metrics is not None:
         tier = "enterprise" if external is not None else "standard" if (judged.judgement or peer) else "core"
@@ -96,5 +108,6 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         quality_metrics=quality_metrics, scores=scores, checks=tuple(checks), error=error,
         correctness=correctness, heuristic_quality=heuristic, rubric=judged.judgement,
         peer_rubric=peer or None, bias=bias, external_validation=external, scoring_errors=tuple(errors),
-        scoring_calls=tuple(c for c in (extract_call, judged.call) if c is not None),
+        answer_correct=answer_correct,
+        scoring_calls=(*(c for c in (extract_call, judged.call) if c is not None), *external_calls),
     )

@@ -21,6 +21,20 @@ class Message(Frozen):
     content: str
 
 
+class TokenLogprob(Frozen):
+    """One generated token with its log-probability and the endpoint's top alternatives.
+
+    Args:
+        token: the token's text.
+        logprob: its log-probability.
+        top: the most likely tokens at that position (text -> log-probability), as returned.
+    """
+
+    token: str
+    logprob: float
+    top: dict[str, float] = {}
+
+
 class Completion(Frozen):
     """One model reply.
 
@@ -33,6 +47,8 @@ class Completion(Frozen):
             recorded latency of the original call is kept and ``cached`` is set).
         finish_reason: ``stop``, ``length`` or what the backend said.
         cached: whether the reply came from the record/replay cache.
+        token_logprobs: per generated token its log-probability and top alternatives, when
+            asked for (``top_logprobs``) and the endpoint returned them; else empty.
     """
 
     text: str
@@ -42,6 +58,7 @@ class Completion(Frozen):
     latency_s: float = 0.0
     finish_reason: str = "stop"
     cached: bool = False
+    token_logprobs: tuple[TokenLogprob, ...] = ()
 
 
 class CallRecord(Frozen):
@@ -79,8 +96,9 @@ class Ballot(Frozen):
         ranking: response labels best first, cleaned of duplicates and unknown labels.
         scores: optional rubric scores, label -> dimension -> 1..10.
         critique: free-text critique carried by a JSON ballot.
-        method: how the ballot was parsed (``json_fenced``, ``json_raw``, ``final_ranking``,
-            ``mentions``, ``none``).
+        method: how the ballot was obtained (``json_fenced``, ``json_raw``, ``final_ranking``,
+            ``mentions``, ``none`` when parsed from text; ``probabilities`` when read from the
+            model's probabilities over the labels, see :mod:`harness.council.ballots`).
         abstained: the reviewer refused or gave nothing parsable.
         holistic: the reviewer ignored the rubric (a single overall score or none); ranking-only.
         capped: the reply was longer than ``ranking.BALLOT_TEXT_LIMIT`` characters; only its start was parsed.
@@ -89,14 +107,41 @@ class Ballot(Frozen):
     ranking: tuple[str, ...] = ()
     scores: dict[str, dict[str, float]] = {}
     critique: str = ""
-    method: Literal["json_fenced", "json_raw", "final_ranking", "mentions", "none"] = "none"
+    method: Literal["json_fenced", "json_raw", "final_ranking", "mentions", "none", "probabilities"] = "none"
     abstained: bool = False
     holistic: bool = False
     capped: bool = False
 
 
+class BallotPass(Frozen):
+    """One evaluation of a probability ballot in one presentation order.
+
+    Args:
+        order: the labels in the order shown in this pass, first shown first.
+        probabilities: label -> P(best = label), renormalised over the labels.
+        winner: the label with the highest probability (ties: the first label alphabetically).
+    """
+
+    order: tuple[str, ...]
+    probabilities: dict[str, float]
+    winner: str
+
+
 class Review(Frozen):
-    """One stage-2 review: the raw text, the parsed ballot and how candidates were presented."""
+    """One stage-2 review: the raw text, the parsed ballot and how candidates were presented.
+
+    Args:
+        reviewer, model: who reviewed.
+        raw_text: the reviewer's reply (for a probability ballot: its short critique).
+        ballot: the ballot, in the transcript's labels (``Transcript.label_to_member``).
+        presentation_order: the transcript's labels in the order the reviewer saw them.
+        shuffle_seed: the recorded seed of the order and of the label assignment.
+        shown_labels: transcript label -> the label this reviewer saw for that answer (labels
+            are assigned per reviewer, so no member is always ``Response A``); empty in
+            records made before labels were shuffled (the reviewer saw the transcript's labels).
+        passes: for a probability ballot, its two evaluations (presented order, then reversed).
+        position_consistent: both passes picked the same winner (``None``: one pass only).
+    """
 
     reviewer: str
     model: str
@@ -105,6 +150,9 @@ class Review(Frozen):
     presentation_order: tuple[str, ...]
     shuffle_seed: int
     error: str | None = None
+    shown_labels: dict[str, str] = {}
+    passes: tuple[BallotPass, ...] = ()
+    position_consistent: bool | None = None
 
     @property
     def ok(self) -> bool:

@@ -170,7 +170,11 @@ def test_scoring_off_or_no_answer_or_failed_call_gives_nothing():
     assert run.call is not None and run.call.stage == "judge" and run.call.error is not None
 
 
-def test_real_embedded_judge_scores_any_subject():
+def test_real_embedded_judge_scores_by_probabilities():
+    """G-Eval on the real embedded judge: each dimension's score is recomputed here, by hand, from the
+    score-token log-probabilities the model returned, and matches; the composite follows seed 004."""
+    import math
+
     from harness.providers.local import LocalProvider
 
     settings = Settings(judge="smollm2-135m")
@@ -179,22 +183,34 @@ def test_real_embedded_judge_scores_any_subject():
     async def go():
         try:
             caller = Caller({"local": provider}, settings)
-            return await run_rubric_judge(CASE, transcript("Canberra is the capital of Australia.", "council"),
-                                          caller, settings, max_tokens=120)
+            good = await run_rubric_judge(CASE, transcript("Canberra is the capital of Australia.", "council"),
+                                          caller, settings)
+            again = await run_rubric_judge(CASE, transcript("Canberra is the capital of Australia.", "council"),
+                                           caller, settings)
+            return good, again
         finally:
             await provider.aclose()
 
-    run = asyncio.run(go())
+    run, again = asyncio.run(go())
     spec = settings.role_spec("judge")
     assert run.error is None and run.call is not None and run.call.error is None
+    assert run.call.stage == "judge" and run.call.tokens_in > 200 and run.call.tokens_out == 0
     j = run.judgement
-    assert j is not None
+    assert j is not None and j.method == "logprobs" and j.error is None
     assert (j.judge, j.judge_model, j.used_reference) == (spec.id, "smollm2-135m", True)
-    # the schema guarantees valid JSON with all five integer scores 1..10 (120 tokens suffice)
-    assert j.error is None
-    assert set(j.scores) == {"accuracy", "relevance", "completeness", "conciseness", "clarity"}
-    assert all(v == int(v) and 1 <= v <= 10 for v in j.scores.values())
-    assert len(j.reason) <= REASON_MAX_CHARS
+    assert set(j.scores) == set(j.score_logprobs) == set(j.entropy) == {
+        "accuracy", "relevance", "completeness", "conciseness", "clarity"}
+    for dim, lps in j.score_logprobs.items():
+        assert list(lps) == [f" {i}" for i in range(1, 11)]
+        weights = [math.exp(lps[f" {i}"]) for i in range(1, 11)]
+        total = sum(weights)
+        assert 0 < total <= 1.0 + 1e-9  # exclusive events: their mass cannot exceed 1
+        by_hand = sum(i * w for i, w in zip(range(1, 11), weights, strict=True)) / total
+        assert j.scores[dim] == pytest.approx(by_hand, rel=1e-12)
+        assert 1.0 <= j.scores[dim] <= 10.0
+        probs = [w / total for w in weights]
+        assert j.entropy[dim] == pytest.approx(-sum(p * math.log2(p) for p in probs if p > 0), rel=1e-9)
+    assert len({round(v, 6) for v in j.scores.values()}) > 1 or all(v != int(v) for v in j.scores.values())
     assert j.safety is not None and j.safety.passed
     # seed 004 by hand (not through score_with_ceiling): weights .35/.10/.20/.15/.20, then a cap of 4 below
     # accuracy 5 and of 7 below accuracy 7, rounded to 2 decimals
@@ -205,3 +221,5 @@ def test_real_embedded_judge_scores_any_subject():
     assert j.composite == pytest.approx(round(min(base, cap), 2), abs=1e-9)
     assert j.composite is not None and 0.0 <= j.composite <= 10.0
     assert set(j.score_set().scores) == {*j.scores, "rubric_composite", "safety_passed"}
+    # the same request gives the same numbers (every call starts from an empty KV cache)
+    assert again.judgement is not None and again.judgement.score_logprobs == j.score_logprobs

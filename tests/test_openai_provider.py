@@ -106,3 +106,65 @@ def test_missing_key_variable_sends_no_header(fault_server: FaultServer,
     [req] = fault_server.requests
     assert "authorization" not in req.headers
     assert provider.has_key is False
+
+
+@pytest.mark.slow
+def test_endpoint_judge_reads_top_logprobs(llama_server: str, tmp_path) -> None:
+    """The rubric judge on an endpoint that returns ``top_logprobs`` (llama_cpp.server does): the
+    accuracy score is the expected value over the alternatives at the value's position, and is
+    recomputed here from the returned tokens."""
+    import math
+    import re
+
+    from harness.cases import Case
+    from harness.config import MemberSpec, Settings
+    from harness.council.calls import Caller
+    from harness.metrics.judge_rubric import judge_messages, judge_schema, run_rubric_judge
+    from harness.transcript import Answer, Transcript
+
+    case = Case(id="capital", query="What is the capital of Australia?", ground_truth="Canberra.")
+    settings = Settings(models=[MemberSpec(id="j", provider="openai", model="smollm2")], judge="j",
+                        base_url=llama_server)
+    answer = "Canberra is the capital of Australia."
+    t = Transcript(subject="baseline", query=case.query, final_answer=answer,
+                   answers=(Answer(member="j", model="smollm2", text=answer),))
+    from harness.providers.cache import CachedProvider, CacheStore
+
+    provider = CachedProvider(OpenAICompatProvider(llama_server, None), CacheStore(tmp_path / "c.sqlite"),
+                              "readwrite")
+
+    async def go():
+        try:
+            caller = Caller({"openai": provider}, settings)
+            judged = await run_rubric_judge(case, t, caller, settings)
+            # the very reply the judge read, from the cache
+            raw = await provider.chat("smollm2", judge_messages(case, answer), temperature=0.0, top_p=1.0,
+                                      max_tokens=settings.review_max_tokens, seed=settings.seed,
+                                      json_schema=judge_schema(), top_logprobs=20)
+            return judged, raw
+        finally:
+            await provider.aclose()
+
+    run, raw = asyncio.run(go())
+    assert raw.cached
+    j = run.judgement
+    assert j is not None and j.method == "top_logprobs" and j.error is None
+    assert raw.token_logprobs and all(tok.top for tok in raw.token_logprobs)
+    # by hand: the token where the accuracy value starts, its alternatives that are numbers 2..9
+    text, starts = "", []
+    for tok in raw.token_logprobs:
+        starts.append(len(text))
+        text += tok.token
+    at = re.search(r'"accuracy"\s*:\s*', text).end()
+    i = next(k for k, s0 in enumerate(starts) if s0 <= at < s0 + len(raw.token_logprobs[k].token))
+    tok = raw.token_logprobs[i]
+    prefix = tok.token[: at - starts[i]]
+    lps = j.score_logprobs["accuracy"]
+    for alt, lp in tok.top.items():
+        rest = alt[len(prefix):] if alt.startswith(prefix) else ""
+        if rest.isdigit() and 2 <= int(rest) <= 9:
+            assert lps[f" {int(rest)}"] == pytest.approx(lp)
+    weights = {int(o): math.exp(v) for o, v in lps.items()}
+    by_hand = sum(s * w for s, w in weights.items()) / sum(weights.values())
+    assert j.scores["accuracy"] == pytest.approx(by_hand, rel=1e-12)
+    assert 1.0 <= j.scores["accuracy"] <= 10.0

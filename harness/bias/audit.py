@@ -34,6 +34,11 @@ Definitions (the one place for each):
   reviewer means: ``harsh`` when below it by more than 1.0 point, ``generous`` when above it by
   more than 1.0 point, else ``typical``. An absolute threshold (rather than one standard deviation
   of three or four means) keeps tiny spreads from being flagged.
+* **Position consistency** -- for each reviewer whose ballot was evaluated in the presented
+  order and in its reverse (probability ballots, :mod:`harness.council.ballots`): whether both
+  orders picked the same winner (``Review.position_consistent``). Recorded per session; the
+  run-level rate per reviewer is the share of its two-order ballots that were consistent. Not
+  one of the risk flags (a 135M reviewer is inconsistent by design; the averaging cancels it).
 * **Overall risk** -- count the flags (length bias, position bias, any harsh reviewer, any
   generous reviewer): 0 -> ``low``, 1-2 -> ``medium``, 3-4 -> ``high``.
 """
@@ -157,6 +162,8 @@ class SessionBiasAudit(Frozen):
         risk: ``low`` / ``medium`` / ``high`` (see the module docstring).
         risk_factors: the flags that raised the risk (``length_bias``, ``position_bias``,
             ``harsh_reviewer``, ``generous_reviewer``).
+        position_consistency: reviewer -> its two-order ballot picked the same winner in both
+            orders (only reviewers whose ballot was evaluated in both orders).
     """
 
     scores: tuple[PairScore, ...]
@@ -166,6 +173,7 @@ class SessionBiasAudit(Frozen):
     median_reviewer_mean: float | None
     risk: RiskLevel
     risk_factors: tuple[str, ...]
+    position_consistency: dict[str, bool] = {}
 
     @property
     def harsh_reviewers(self) -> list[str]:
@@ -360,4 +368,7 @@ def audit_session(transcript: Transcript, weights: RubricWeights | None = None) 
     return SessionBiasAudit(
         scores=pairs, length_correlation=length, position_bias=position, reviewers=reviewers,
         median_reviewer_mean=median, risk=overall_risk(factors), risk_factors=tuple(factors),
+        position_consistency={
+            r.reviewer: r.position_consistent for r in transcript.reviews if r.position_consistent is not None
+        },
     )

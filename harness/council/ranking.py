@@ -45,6 +45,26 @@ def presentation_order(labels: Sequence[str], seed: int) -> tuple[str, ...]:
     return tuple(order)
 
 
+def label_assignment(labels: Sequence[str], seed: int) -> dict[str, str]:
+    """Transcript label -> the label one reviewer sees, a permutation drawn with the recorded seed.
+
+    Drawn from its own stream (``Random(f"labels:{seed}")``), independent of the display order,
+    so the member behind ``Response A`` differs from reviewer to reviewer.
+    """
+    shown = list(labels)
+    random.Random(f"labels:{seed}").shuffle(shown)
+    return dict(zip(labels, shown, strict=True))
+
+
+def relabel_ballot(ballot: Ballot, shown_labels: Mapping[str, str]) -> Ballot:
+    """A ballot parsed in a reviewer's own labels, translated back to the transcript's labels."""
+    back = {shown: label for label, shown in shown_labels.items()}
+    return ballot.model_copy(update={
+        "ranking": tuple(back[x] for x in ballot.ranking if x in back),
+        "scores": {back[x]: dims for x, dims in ballot.scores.items() if x in back},
+    })
+
+
 def escape_candidate(text: str) -> str:
     """Keep candidate text from closing or forging its delimiters."""
     return text.replace(DELIM_OPEN, "\u2039\u2039\u2039").replace(DELIM_CLOSE, "\u203a\u203a\u203a")

@@ -7,6 +7,7 @@ import hashlib
 import time
 
 from harness.config import MemberSpec, Settings
+from harness.council.ballots import probability_review
 from harness.council.calls import Caller, CallResult
 from harness.council.prompts import (
     answer_messages,
@@ -14,7 +15,14 @@ from harness.council.prompts import (
     review_messages,
     synthesis_messages,
 )
-from harness.council.ranking import aggregate_rankings, labels_for, parse_ballot, presentation_order
+from harness.council.ranking import (
+    aggregate_rankings,
+    label_assignment,
+    labels_for,
+    parse_ballot,
+    presentation_order,
+    relabel_ballot,
+)
 from harness.transcript import Answer, Ballot, CallRecord, Review, Transcript
 
 
@@ -72,28 +80,22 @@ class Council:
         label_to_member = dict(zip(labels, (a.member for a in ok), strict=True))
         texts = dict(zip(labels, (a.text for a in ok), strict=True))
 
-        # Stage 2: each member with an answer reviews all answers, anonymized and shuffled.
+        # Stage 2: each member with an answer reviews all answers, anonymized under its own labels
+        # and shuffled; embedded reviewers give probability ballots (both orders), others JSON.
         reviews: list[Review] = []
         if len(ok) >= 2:
             reviewers = [m for m in self.members if any(a.member == m.id for a in ok)]
             seeds = [review_seed(self.settings.seed, query, m.id) for m in reviewers]
-            orders = [presentation_order(labels, s) for s in seeds]
-            schema = ballot_schema(labels, self.settings.peer_rubric)
-            review_results = await asyncio.gather(*(
-                self.caller.call(
-                    m, "stage2",
-                    review_messages(query, order, texts, self.settings.peer_rubric),
-                    max_tokens=self.settings.review_max_tokens, json_schema=schema,
-                    temperature=min(m.temperature, 0.3),
-                )
-                for m, order in zip(reviewers, orders, strict=True)
+            done = await asyncio.gather(*(
+                self._review_one(m, query, presentation_order(labels, s), texts, label_assignment(labels, s), s)
+                for m, s in zip(reviewers, seeds, strict=True)
             ))
-            for m, order, seed, res in zip(reviewers, orders, seeds, review_results, strict=True):
-                records.append(res.record)
-                reviews.append(self._review(m, order, seed, res, labels))
-                if res.error:
-                    errors.append(f"stage2 {m.id}: {res.error}")
-                elif reviews[-1].ballot.abstained:
+            for m, (review, calls) in zip(reviewers, done, strict=True):
+                records.extend(calls)
+                reviews.append(review)
+                if review.error:
+                    errors.append(f"stage2 {m.id}: {review.error}")
+                elif review.ballot.abstained:
                     errors.append(f"stage2 {m.id}: no usable ranking (abstained)")
         aggregate = aggregate_rankings(reviews, label_to_member, [a.member for a in ok])
 
@@ -120,11 +122,33 @@ class Council:
             duration_s=time.perf_counter() - started,
         )
 
+    async def _review_one(
+        self, m: MemberSpec, query: str, order: tuple[str, ...], texts: dict[str, str], shown: dict[str, str],
+        seed: int,
+    ) -> tuple[Review, list[CallRecord]]:
+        """One reviewer's review: a probability ballot when its probabilities can be read (and no
+        peer rubric is asked for), else a JSON-schema-constrained ballot in its own labels."""
+        if self.caller.can_probe(m) and not self.settings.peer_rubric:
+            return await probability_review(
+                self.caller, m, query, order, texts, shown, seed, self.settings.critique_max_tokens
+            )
+        shown_labels = sorted(shown.values())
+        res = await self.caller.call(
+            m, "stage2",
+            review_messages(query, [shown[lab] for lab in order], {shown[lab]: t for lab, t in texts.items()},
+                            self.settings.peer_rubric),
+            max_tokens=self.settings.review_max_tokens,
+            json_schema=ballot_schema(shown_labels, self.settings.peer_rubric),
+            temperature=min(m.temperature, 0.3),
+        )
+        return self._review(m, order, seed, res, shown), [res.record]
+
     @staticmethod
-    def _review(m: MemberSpec, order: tuple[str, ...], seed: int, res: CallResult, labels: list[str]) -> Review:
+    def _review(m: MemberSpec, order: tuple[str, ...], seed: int, res: CallResult, shown: dict[str, str]) -> Review:
         if res.completion is None:
             return Review(reviewer=m.id, model=m.model, raw_text="", ballot=Ballot(abstained=True),
-                          presentation_order=order, shuffle_seed=seed, error=res.error)
+                          presentation_order=order, shuffle_seed=seed, error=res.error, shown_labels=shown)
         text = res.completion.text
-        return Review(reviewer=m.id, model=m.model, raw_text=text, ballot=parse_ballot(text, labels),
-                      presentation_order=order, shuffle_seed=seed)
+        ballot = relabel_ballot(parse_ballot(text, sorted(shown.values())), shown)
+        return Review(reviewer=m.id, model=m.model, raw_text=text, ballot=ballot,
+                      presentation_order=order, shuffle_seed=seed, shown_labels=shown)

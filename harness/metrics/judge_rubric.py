@@ -1,15 +1,25 @@
 """The rubric judge: a judge model scores any subject's final answer on the five dimensions.
 
 Council, voting council and baseline are scored the same way: only ``transcript.final_answer``
-is judged. The judge replies with schema-constrained JSON (integer scores as an ``enum`` of
-1..10, because llama.cpp's schema converter ignores ``minimum``/``maximum``, and a short
-``reason``); the scores go through :func:`~harness.metrics.rubric.score_with_ceiling` and then,
+is judged. Rule precedence for how the dimension scores are obtained:
+
+1. ``logprobs`` -- the judge's provider can read option probabilities (the embedded models):
+   G-Eval's expected score per dimension over the score tokens 1..10, one probe per dimension
+   over one cached prompt (:mod:`harness.metrics.geval`); scores are continuous in [1, 10].
+2. ``top_logprobs`` -- otherwise the judge replies with schema-constrained JSON (integer scores
+   as an ``enum`` of 1..10, because llama.cpp's schema converter ignores ``minimum``/``maximum``,
+   and a short ``reason``), asked with ``top_logprobs``; when the endpoint returns them and they
+   cover ``accuracy``, the same expected scores are read from them
+   (:func:`harness.metrics.geval.json_value_logprobs`).
+3. ``json`` -- else the reply's integer scores as sampled.
+
+Either way the scores go through :func:`~harness.metrics.rubric.score_with_ceiling` and then,
 when ``settings.safety_gate`` is on, the safety gate of seed 004.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from harness.cases import Case
 from harness.config import Settings
@@ -17,6 +27,7 @@ from harness.council.calls import Caller
 from harness.council.prompts import RUBRIC_ANCHORS
 from harness.council.ranking import RUBRIC_DIMENSIONS, escape_candidate
 from harness.jsonscan import first_json_object
+from harness.metrics.geval import GEVAL_INSTRUCTION, geval_probes, json_value_logprobs, score_from_logprobs
 from harness.metrics.rubric import CeilingEffect, score_with_ceiling
 from harness.metrics.safety import SafetyResult, apply_safety_gate, check_response_safety
 from harness.model import Frozen
@@ -26,6 +37,7 @@ from harness.transcript import CallRecord, Message, Transcript
 REASON_MAX_CHARS = 240
 RAW_KEEP_CHARS = 2000
 JUDGE_STAGE = "judge"
+TOP_LOGPROBS = 20  # alternatives asked per token from endpoints (OpenAI's maximum)
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
 
 
@@ -45,6 +57,11 @@ class RubricJudgement(Frozen):
         used_reference: the case's ground truth was given to the judge as a reference.
         error: why there is no composite (unparsable reply, missing accuracy), else ``None``.
         raw_text: the judge's reply (first :data:`RAW_KEEP_CHARS` characters).
+        method: ``logprobs`` (G-Eval expected scores from the model's logits), ``top_logprobs``
+            (the same from an endpoint's returned alternatives) or ``json`` (sampled integers).
+        score_logprobs: with ``logprobs``, per dimension the log-probability of each score
+            option (``" 1"`` .. ``" 10"``) as the model returned it, before renormalising.
+        entropy: with ``logprobs``, per dimension the entropy (bits) of the score distribution.
     """
 
     judge: str
@@ -60,6 +77,9 @@ class RubricJudgement(Frozen):
     used_reference: bool = False
     error: str | None = None
     raw_text: str = ""
+    method: Literal["json", "logprobs", "top_logprobs"] = "json"
+    score_logprobs: dict[str, dict[str, float]] = {}
+    entropy: dict[str, float] = {}
 
     def score_set(self) -> ScoreSet:
         """The named scores: the dimensions given, ``rubric_composite``, ``safety_passed``."""
@@ -98,12 +118,13 @@ def judge_schema() -> dict[str, Any]:
     }
 
 
-def judge_messages(case: Case, answer: str) -> list[Message]:
+def judge_messages(case: Case, answer: str, *, instruction: str | None = None) -> list[Message]:
     """The judge prompt: question, optional reference answer and case criteria, the answer, anchors.
 
     Args:
         case: the case (its ``query``, ``ground_truth`` and ``rubric`` criteria are used).
         answer: the final answer to grade (escaped inside its delimiters).
+        instruction: the closing instruction (default: reply with JSON scores and a reason).
     """
     parts = [
         "You are an impartial grader. Grade one answer to a question.",
@@ -119,10 +140,10 @@ def judge_messages(case: Case, answer: str) -> list[Message]:
     if case.rubric:
         lines = "\n".join(f"- {c.dimension}: {c.criteria}" for c in case.rubric)
         parts.append(f"Criteria for this question:\n{lines}")
-    parts.append(
+    parts.append(instruction or (
         "Reply with JSON: integer scores for accuracy, relevance, completeness, conciseness and clarity, "
         f"then 'reason', one short sentence (at most {REASON_MAX_CHARS} characters)."
-    )
+    ))
     return [Message(role="user", content="\n\n".join(parts))]
 
 
@@ -180,11 +201,43 @@ def judgement_from_reply(
         used_reference: whether the prompt carried the case's ground truth.
     """
     scores, reason, error = parse_judge_reply(text)
-    safety = check_response_safety(answer) if settings.safety_gate else None
-    common: dict[str, Any] = dict(
-        judge=judge, judge_model=judge_model, scores=scores, reason=reason, safety=safety,
+    return _judgement(
+        scores, answer, settings, error=error, judge=judge, judge_model=judge_model, reason=reason,
         used_reference=used_reference, raw_text=text[:RAW_KEEP_CHARS],
     )
+
+
+def judgement_from_logprobs(
+    logprobs: dict[str, dict[str, float]], answer: str, settings: Settings, *, judge: str, judge_model: str,
+    used_reference: bool, method: Literal["logprobs", "top_logprobs"] = "logprobs", reason: str = "",
+    raw_text: str = "",
+) -> RubricJudgement:
+    """Score G-Eval probabilities: expected score per dimension, then ceiling and safety gate.
+
+    Args:
+        logprobs: dimension -> score option (``" 1"`` .. ``" 10"``) -> log-probability.
+        answer: the answer that was judged (checked by the safety gate).
+        settings: ``weights`` and ``safety_gate``.
+        judge, judge_model: who judged.
+        used_reference: whether the prompt carried the case's ground truth.
+        method: where the log-probabilities came from; ``reason``, ``raw_text``: a JSON reply's.
+    """
+    scores: dict[str, float] = {}
+    entropy: dict[str, float] = {}
+    for dim, lps in logprobs.items():
+        scores[dim], entropy[dim], _ = score_from_logprobs(lps)
+    return _judgement(
+        scores, answer, settings, error=None if "accuracy" in scores else "judge gave no accuracy distribution",
+        judge=judge, judge_model=judge_model, used_reference=used_reference, method=method,
+        score_logprobs=logprobs, entropy=entropy, reason=reason, raw_text=raw_text[:RAW_KEEP_CHARS],
+    )
+
+
+def _judgement(
+    scores: dict[str, float], answer: str, settings: Settings, *, error: str | None, **fields: Any
+) -> RubricJudgement:
+    safety = check_response_safety(answer) if settings.safety_gate else None
+    common: dict[str, Any] = dict(scores=scores, safety=safety, **fields)
     if error is not None:
         return RubricJudgement(**common, error=error)
     ceiling = score_with_ceiling(scores, settings.weights)
@@ -213,12 +266,33 @@ async def run_rubric_judge(
     if not answer.strip():
         return JudgeRun(error="no final answer to judge")
     spec = settings.role_spec("judge")
+    if caller.can_probe(spec):
+        reply, record = await caller.probe(
+            spec, JUDGE_STAGE, judge_messages(case, answer, instruction=GEVAL_INSTRUCTION), geval_probes(),
+            temperature=0.0,
+        )
+        if reply is None:
+            return JudgeRun(call=record, error=f"rubric judge {spec.id}: {record.error}")
+        logprobs = dict(zip(RUBRIC_DIMENSIONS, reply.logprobs, strict=True))
+        judgement = judgement_from_logprobs(
+            logprobs, answer, settings, judge=spec.id, judge_model=spec.model, used_reference=bool(case.ground_truth),
+        )
+        return JudgeRun(judgement=judgement, call=record)
     res = await caller.call(
         spec, JUDGE_STAGE, judge_messages(case, answer),
         max_tokens=max_tokens or settings.review_max_tokens, json_schema=judge_schema(), temperature=0.0,
+        top_logprobs=TOP_LOGPROBS,
     )
     if res.completion is None:
         return JudgeRun(call=res.record, error=f"rubric judge {spec.id}: {res.error}")
+    found = json_value_logprobs(res.completion.token_logprobs, RUBRIC_DIMENSIONS)
+    if "accuracy" in found:
+        _, reason, _ = parse_judge_reply(res.completion.text)
+        judgement = judgement_from_logprobs(
+            found, answer, settings, judge=spec.id, judge_model=spec.model, used_reference=bool(case.ground_truth),
+            method="top_logprobs", reason=reason, raw_text=res.completion.text,
+        )
+        return JudgeRun(judgement=judgement, call=res.record)
     judgement = judgement_from_reply(
         res.completion.text, answer, settings, judge=spec.id, judge_model=spec.model,
         used_reference=bool(case.ground_truth),

@@ -64,6 +64,8 @@ class Provider(Protocol):
         seed: sampling seed (deterministic where the backend supports it).
         json_schema: when given, the reply must be JSON matching this schema (grammar- or
             schema-constrained decoding where the backend supports it).
+        top_logprobs: when above 0, ask for that many top alternatives per generated token
+            (``Completion.token_logprobs``; backends that cannot return them leave it empty).
     """
 
     name: str
@@ -78,6 +80,7 @@ class Provider(Protocol):
         seed: int,
         top_p: float = 1.0,
         json_schema: dict[str, Any] | None = None,
+        top_logprobs: int = 0,
     ) -> Completion: ...
 
     def identity(self, model: str) -> str:

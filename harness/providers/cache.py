@@ -18,11 +18,16 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from harness.errors import CacheMiss, StoreError
 from harness.providers.base import Provider, current_case
+from harness.providers.probe import Probe, ProbeReply
 from harness.transcript import Completion, Message
+
+R = TypeVar("R", bound=BaseModel)
 
 CacheMode = Literal["off", "readwrite", "replay"]
 BUSY_TIMEOUT_S = 30.0
@@ -93,7 +98,8 @@ class CacheStore:
     def _failure(self, exc: sqlite3.DatabaseError, what: str) -> StoreError:
         return self._locked() if _is_locked(exc) else StoreError(f"the cache database {what} ({exc})", str(self.path))
 
-    def get(self, key: str) -> Completion | None:
+    def get(self, key: str, cls: type[R] = Completion) -> R | None:  # type: ignore[assignment]
+        """The stored reply under ``key`` (a :class:`Completion`, or ``cls``), ``None`` when absent."""
         with self._lock:
             try:
                 row = self._db.execute(
@@ -104,7 +110,7 @@ class CacheStore:
         if not row:
             return None
         try:
-            return Completion.model_validate_json(row[0])
+            return cls.model_validate_json(row[0])
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise CorruptRow(
                 f"the cached reply {key[:12]}... is corrupt ({str(exc).splitlines()[0]}); run with "
@@ -112,7 +118,7 @@ class CacheStore:
                 str(self.path),
             ) from None
 
-    def put(self, key: str, completion: Completion) -> None:
+    def put(self, key: str, completion: Completion | ProbeReply) -> None:
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -193,11 +199,14 @@ class CachedProvider:
         seed: int,
         top_p: float = 1.0,
         json_schema: dict[str, Any] | None = None,
+        top_logprobs: int = 0,
     ) -> Completion:
-        kwargs = dict(
+        kwargs: dict[str, Any] = dict(
             temperature=temperature, max_tokens=max_tokens, seed=seed, top_p=top_p,
             json_schema=json_schema,
         )
+        if top_logprobs:  # only then part of the key: keys recorded before it existed stay valid
+            kwargs["top_logprobs"] = top_logprobs
         if self.mode == "off":
             return await self.inner.chat(model, messages, **kwargs)
         key = cache_key(self.inner.identity(model), model, messages, kwargs)
@@ -232,5 +241,58 @@ class CachedProvider:
             else:
                 self._inflight[key] = (lock, users - 1)
 
+    async def probe(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        probes: Sequence[Probe],
+        *,
+        seed: int,
+        lead: str = "",
+        max_tokens: int = 0,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+    ) -> ProbeReply:
+        """The inner provider's :meth:`probe`, recorded and replayed like :meth:`chat`.
+
+        The key holds ``kind: probe``, every probe's text and options and the generation
+        parameters, so it differs from any chat key and changes whenever the request does.
+        """
+        kwargs: dict[str, Any] = dict(
+            seed=seed, lead=lead, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+        )
+        inner_probe = getattr(self.inner, "probe")  # noqa: B009 - callers check support first
+        if self.mode == "off":
+            return await inner_probe(model, messages, probes, **kwargs)
+        params = {**kwargs, "kind": "probe", "probes": [p.model_dump() for p in probes]}
+        key = cache_key(self.inner.identity(model), model, messages, params)
+        lock = self._inflight.setdefault(key, asyncio.Lock())
+        async with lock:
+            hit = await asyncio.to_thread(self.store.get, key, ProbeReply)
+            if hit is not None:
+                self.hits += 1
+                return hit.model_copy(update={"cached": True})
+            if self.mode == "replay":
+                raise CacheMiss(
+                    f"replay mode: no cached probe reply for model '{model}' in case "
+                    f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
+                    "cache",
+                )
+            self.misses += 1
+            reply = await inner_probe(model, messages, probes, **kwargs)
+            await asyncio.to_thread(self.store.put, key, reply)
+            return reply
+
+    def supports_probe(self) -> bool:
+        return supports_probe(self.inner)
+
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def supports_probe(provider: Any) -> bool:
+    """Whether ``provider`` (or the provider a cache wraps) can return option probabilities."""
+    check = getattr(provider, "supports_probe", None)
+    if callable(check):
+        return bool(check())
+    return callable(getattr(provider, "probe", None))

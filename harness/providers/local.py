@@ -23,6 +23,7 @@ from typing import Any
 from harness.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path
+from harness.providers.probe import Probe, ProbeReply
 from harness.transcript import Completion, Message
 
 N_CTX = 4096
@@ -52,6 +53,21 @@ def completion_prompt(messages: Sequence[Message], structured: bool) -> str:
         return f"{system}\n\n{user} ".lstrip()
     prefix = f"{system}\n\n" if system else ""
     return f"{prefix}{FEW_SHOT}Question: {user}\nAnswer:"
+
+
+def probe_prompt(messages: Sequence[Message]) -> str:
+    """The completion-style prompt a base model is probed with: the instructions, then a blank line."""
+    system = " ".join(m.content for m in messages if m.role == "system")
+    user = "\n\n".join(m.content for m in messages if m.role != "system").strip()
+    return (f"{system}\n\n{user}" if system else user) + "\n\n"
+
+
+def _log_softmax(logits: Any) -> Any:
+    import numpy as np
+
+    x = np.asarray(logits, dtype=np.float64)
+    top = x.max()
+    return x - top - np.log(np.exp(x - top).sum())
 
 
 @contextlib.contextmanager
@@ -157,6 +173,139 @@ class LocalProvider:
             finish_reason=str(choice.get("finish_reason") or "stop"),
         )
 
+    def _prompt_tokens(self, llm: Any, model: str, messages: Sequence[Message]) -> list[int]:
+        """The prompt's tokens: the model's own chat template (assistant turn opened) or completion-style."""
+        template = llm.metadata.get("tokenizer.chat_template") if EMBEDDED[model].style == "chat" else None
+        if template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            eos_id, bos_id = llm.token_eos(), llm.token_bos()
+            formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+            )
+            text = formatter(messages=[m.model_dump() for m in messages]).prompt
+            return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
+
+    @staticmethod
+    def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
+        """Evaluate ``tokens`` after the first ``start`` cached tokens; log-softmax of the next token."""
+        import numpy as np
+
+        llm.n_tokens = start  # eval() drops the KV cache beyond this point first
+        llm.eval(list(tokens))
+        return _log_softmax(np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)))
+
+    def _option_logprobs(self, llm: Any, base: int, probe: Probe) -> tuple[dict[str, float], int]:
+        """Exclusive option log-probabilities after ``base`` prompt tokens (see :mod:`harness.providers.probe`)."""
+        import math
+
+        text_ids = llm.tokenize(probe.text.encode("utf-8"), add_bos=False, special=False) if probe.text else []
+        seqs: dict[str, tuple[int, ...]] = {}
+        for option in probe.options:
+            full = llm.tokenize((probe.text + option).encode("utf-8"), add_bos=False, special=False)
+            own = full[len(text_ids):] if full[:len(text_ids)] == text_ids and len(full) > len(text_ids) else \
+                llm.tokenize(option.encode("utf-8"), add_bos=False, special=False)
+            seqs[option] = tuple(own)
+        start = base + len(text_ids)
+        # the next-token distribution after the probe text (no text: re-evaluate the prompt's last token)
+        root = self._logprobs_after(llm, base, text_ids) if text_ids else \
+            self._logprobs_after(llm, base - 1, [int(llm.input_ids[base - 1])])
+        contexts: dict[tuple[int, ...], Any] = {(): root}
+        evaluated = len(text_ids)
+        needed = {seq[:i] for seq in seqs.values() for i in range(1, len(seq))}
+        needed |= {seq for seq in seqs.values() if any(o != seq and o[:len(seq)] == seq for o in seqs.values())}
+        for ctx in sorted(needed, key=lambda c: (len(c), c)):
+            contexts[ctx] = self._logprobs_after(llm, start, ctx)
+            evaluated += len(ctx)
+        out: dict[str, float] = {}
+        for option, seq in seqs.items():
+            lp = sum(float(contexts[seq[:i]][tok]) for i, tok in enumerate(seq))
+            longer = {o[len(seq)] for o in seqs.values() if len(o) > len(seq) and o[:len(seq)] == seq}
+            if longer:
+                stay = 1.0 - sum(math.exp(float(contexts[seq][t])) for t in longer)
+                lp += math.log(stay) if stay > 0 else -math.inf
+            out[option] = lp
+        return out, evaluated
+
+    def _probe(
+        self, model: str, messages: Sequence[Message], probes: Sequence[Probe], lead: str,
+        max_tokens: int, temperature: float, top_p: float, seed: int,
+    ) -> ProbeReply:
+        llm = self._llama(model)
+        started = time.perf_counter()
+        with self._locks[model]:
+            llm.reset()  # every call starts from an empty cache: the same request gives the same numbers
+            llm.set_seed(seed)
+            prompt = self._prompt_tokens(llm, model, messages)
+            if len(prompt) + 64 > self.n_ctx:
+                raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
+            llm.eval(prompt)
+            evaluated = len(prompt)
+            logprobs = []
+            for probe in probes:
+                found, n = self._option_logprobs(llm, len(prompt), probe)
+                logprobs.append(found)
+                evaluated += n
+            text, generated, finish = "", 0, "stop"
+            if max_tokens > 0:
+                lead_ids = llm.tokenize(lead.encode("utf-8"), add_bos=False, special=False) if lead else []
+                llm.n_tokens = len(prompt)  # the generation below reuses the cached prompt
+                out = llm.create_completion(
+                    prompt=prompt + lead_ids, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                    seed=seed, repeat_penalty=REPEAT_PENALTY,
+                    stop=_STOP_COMPLETION if EMBEDDED[model].style == "completion" else None,
+                )
+                choice = out["choices"][0]
+                text = choice.get("text") or ""
+                generated = int((out.get("usage") or {}).get("completion_tokens", 0))
+                evaluated += len(lead_ids)
+                finish = str(choice.get("finish_reason") or "stop")
+        return ProbeReply(
+            model=model, logprobs=tuple(logprobs), text=text, tokens_in=evaluated, tokens_out=generated,
+            latency_s=time.perf_counter() - started, finish_reason=finish, method="logits",
+        )
+
+    async def probe(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        probes: Sequence[Probe],
+        *,
+        seed: int,
+        lead: str = "",
+        max_tokens: int = 0,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+    ) -> ProbeReply:
+        """Option log-probabilities after ``messages`` for each probe, over one cached prompt.
+
+        The prompt is evaluated once; each probe's text and options are evaluated from the
+        cached prompt (the KV cache beyond the prompt is dropped between probes). With
+        ``max_tokens > 0`` a free text is then generated after the prompt and ``lead``.
+        """
+        try:
+            async with self._queue(model):
+                mark_admitted()
+                return await asyncio.to_thread(
+                    self._probe, model, messages, probes, lead, max_tokens, temperature, top_p, seed
+                )
+        except (ConfigError, ProviderError):
+            raise
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(f"llama.cpp rejected the request: {exc}", f"local:{model}") from None
+
+    def _queue(self, model: str) -> asyncio.Lock:
+        """The model's queue in the running event loop (an ``asyncio.Lock`` belongs to one loop)."""
+        loop = asyncio.get_running_loop()
+        queue = self._queues.get((loop, model))
+        if queue is None:
+            self._queues = {k: v for k, v in self._queues.items() if k[0] is loop and not loop.is_closed()}
+            queue = self._queues[(loop, model)] = asyncio.Lock()
+        return queue
+
     async def chat(
         self,
         model: str,
@@ -167,14 +316,11 @@ class LocalProvider:
         seed: int,
         top_p: float = 1.0,
         json_schema: dict[str, Any] | None = None,
+        top_logprobs: int = 0,
     ) -> Completion:
-        loop = asyncio.get_running_loop()
-        queue = self._queues.get((loop, model))
-        if queue is None:  # an asyncio.Lock belongs to one event loop
-            self._queues = {k: v for k, v in self._queues.items() if k[0] is loop and not loop.is_closed()}
-            queue = self._queues[(loop, model)] = asyncio.Lock()
+        """A reply to ``messages``; ``top_logprobs`` is ignored (read probabilities with :meth:`probe`)."""
         try:
-            async with queue:
+            async with self._queue(model):
                 mark_admitted()
                 return await asyncio.to_thread(
                     self._generate, model, messages, temperature, top_p, max_tokens, seed, json_schema

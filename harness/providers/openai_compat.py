@@ -38,7 +38,7 @@ from harness import vault
 from harness.errors import ConfigError, ProviderError
 from harness.providers.base import current_case, mark_admitted
 from harness.providers.limits import EndpointLimits, estimate_tokens
-from harness.transcript import Completion, Message
+from harness.transcript import Completion, Message, TokenLogprob
 from harness.untrusted import clean_surrogates
 
 if TYPE_CHECKING:
@@ -277,7 +277,7 @@ class OpenAICompatProvider:
 
     def _payload(
         self, model: str, messages: Sequence[Message], temperature: float, top_p: float, max_tokens: int,
-        seed: int, json_schema: dict[str, Any] | None,
+        seed: int, json_schema: dict[str, Any] | None, top_logprobs: int = 0,
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
@@ -288,6 +288,9 @@ class OpenAICompatProvider:
             "seed": seed,
             "stream": False,
         }
+        if top_logprobs:
+            payload["logprobs"] = True
+            payload["top_logprobs"] = top_logprobs
         if json_schema is not None:
             if self._schema_style == "json_object":
                 payload["response_format"] = {"type": "json_object", "schema": json_schema}
@@ -370,6 +373,7 @@ class OpenAICompatProvider:
             tokens_out=_count(usage.get("completion_tokens")),
             latency_s=time.perf_counter() - started,
             finish_reason=clean_surrogates(str(choice.get("finish_reason") or "stop")),
+            token_logprobs=_token_logprobs(choice.get("logprobs")),
         )
 
     # -- the protocol -----------------------------------------------------------------------
@@ -384,14 +388,20 @@ class OpenAICompatProvider:
         seed: int,
         top_p: float = 1.0,
         json_schema: dict[str, Any] | None = None,
+        top_logprobs: int = 0,
     ) -> Completion:
-        """One chat completion; ``latency_s`` covers the whole call including retries."""
+        """One chat completion; ``latency_s`` covers the whole call including retries.
+
+        With ``top_logprobs`` the request asks for ``logprobs`` and that many ``top_logprobs``;
+        what the endpoint returns is kept in ``Completion.token_logprobs`` (empty when it
+        returns none).
+        """
         client = self._resources()
         started = time.perf_counter()
         attempts = 0
         estimate = estimate_tokens(messages, max_tokens)
         while True:
-            payload = self._payload(model, messages, temperature, top_p, max_tokens, seed, json_schema)
+            payload = self._payload(model, messages, temperature, top_p, max_tokens, seed, json_schema, top_logprobs)
             attempts += 1
             try:
                 async with self.limits.slot(estimate):
@@ -432,6 +442,27 @@ class OpenAICompatProvider:
             client, self._client = self._client, None
             self._loop = None
             await client.aclose()
+
+
+def _token_logprobs(block: Any) -> tuple[TokenLogprob, ...]:
+    """OpenAI's ``choices[0].logprobs.content`` as :class:`TokenLogprob` records (malformed entries skipped)."""
+    content = block.get("content") if isinstance(block, dict) else None
+    if not isinstance(content, list):
+        return ()
+    out = []
+    for item in content:
+        if not isinstance(item, dict) or not isinstance(item.get("token"), str):
+            continue
+        lp = item.get("logprob")
+        if not isinstance(lp, int | float) or isinstance(lp, bool):
+            continue
+        top = {
+            str(t["token"]): float(t["logprob"]) for t in item.get("top_logprobs") or []
+            if isinstance(t, dict) and isinstance(t.get("token"), str)
+            and isinstance(t.get("logprob"), int | float) and not isinstance(t.get("logprob"), bool)
+        }
+        out.append(TokenLogprob(token=item["token"], logprob=float(lp), top=top))
+    return tuple(out)
 
 
 def _count(value: Any) -> int:

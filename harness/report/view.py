@@ -28,6 +28,7 @@ from harness.metrics.tier1 import consensus_band
 from harness.model import Frozen
 from harness.report import plots
 from harness.report.bars import bar
+from harness.report.diagnostics import DiagnosticsView, diagnostics
 from harness.result import CaseResult
 from harness.runs import Run
 from harness.scores import SCORE_NAMES, higher_is_better
@@ -427,6 +428,8 @@ class ReviewView(Frozen):
     critique: str
     rubric: tuple[RubricRow, ...]
     error: str
+    labels_seen: str = ""
+    passes: tuple[str, ...] = ()
 
 
 class AggregateView(Frozen):
@@ -549,6 +552,7 @@ class ReportView(Frozen):
     corrupt_lines: str
     omitted_details: int = 0
     page_rows: int = PAGE_ROWS
+    diagnostics: DiagnosticsView | None = None
 
 
 # ---------------------------------------------------------------- header and gate
@@ -956,6 +960,14 @@ def _reviews(t: Transcript) -> tuple[ReviewView, ...]:
             ranking_members=" > ".join(t.label_to_member.get(lb, "?") for lb in b.ranking),
             presentation=", ".join(rv.presentation_order), seed=rv.shuffle_seed, method=b.method,
             flags=", ".join(flags), critique=b.critique, rubric=rubric, error=rv.error or "",
+            labels_seen=", ".join(f"{lb} seen as {shown}" for lb, shown in sorted(rv.shown_labels.items())),
+            passes=tuple(
+                f"order {' , '.join(p.order)}: P(best) "
+                + " · ".join(f"{lb} {p.probabilities[lb]:.2f}" for lb in sorted(p.probabilities))
+                + f" → {p.winner}"
+                for p in rv.passes
+            ) + ((f"position-consistent: {'yes' if rv.position_consistent else 'no'}",)
+                 if rv.position_consistent is not None else ()),
         ))
     return tuple(out)
 
@@ -1103,4 +1115,5 @@ def build_view(
         omitted_details=len(rows) - len(keep),
         expert_review=_expert(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
+        diagnostics=diagnostics(run),
     )
