@@ -108,8 +108,12 @@ def test_council_with_one_failing_member_completes() -> None:
     assert t.errors == (f"stage1 c: {error}",)
     assert [c.error for c in t.calls if c.member == "c"] == [error]
     assert t.label_to_member == {"Response A": "a", "Response B": "b"}
-    assert [(r.reviewer, r.ballot.ranking) for r in t.reviews] == [("a", ("Response A", "Response B")),
-                                                                   ("b", ("Response A", "Response B"))]
+    # each reviewer saw its own labels (recorded): its "A > B" is translated back to the transcript's labels
+    for r in t.reviews:
+        back = {shown: label for label, shown in r.shown_labels.items()}
+        assert sorted(r.shown_labels) == sorted(r.shown_labels.values()) == ["Response A", "Response B"]
+        assert r.ballot.ranking == (back["Response A"], back["Response B"])
+    assert [r.reviewer for r in t.reviews] == ["a", "b"]
     # self-votes dropped: a's ballot ranks only b, b's only a -> a tie broken by member id
     assert [(r.member, r.borda, r.average_position, r.votes) for r in t.aggregate] == [
         ("a", 1.0, 1.0, 1), ("b", 1.0, 1.0, 1)
