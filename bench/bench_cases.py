@@ -186,7 +186,7 @@ def run(quick: bool = False, scale_cases: int | None = None) -> BenchResult:
     """Measure throughput at 20 and 200 cases (and 20 one at a time), then the scale run.
 
     Args:
-        quick: 4 cases at 20 ms, and a 200-case scale run (smoke test).
+        quick: 4 cases at 100 ms, and a 200-case scale run (smoke test).
         scale_cases: cases of the scale run (default 10,000).
     """
     rows: list[BenchRow] = []
@@ -194,7 +194,7 @@ def run(quick: bool = False, scale_cases: int | None = None) -> BenchResult:
     plans = [("c20_serial", 4 if quick else 20, 1), ("c20", 4 if quick else 20, None)]
     if not quick:
         plans.append(("c200", 200, None))
-    delay = 0.02 if quick else DELAY_S
+    delay = 0.1 if quick else DELAY_S
     for label, n, window in plans:
         t = measure(n, delay=delay, window=window)
         r, f = _rows(t, label)

@@ -104,6 +104,23 @@ def test_hostile_quick() -> None:
     assert "not found on PATH" in result.rows[2].note  # the bare arm really ran without namespaces
 
 
+def test_cases_quick_measures_throughput_and_scale() -> None:
+    from bench import bench_cases
+
+    result = bench_cases.run(quick=True, scale_cases=60)
+    keys = {f"{label}_{k}" for label in ("c20_serial", "c20") for k in (
+        "wall_s", "peak_in_flight", "requests", "wall_per_sum", "wall_per_ideal", "ideal_s", "errors")}
+    _assert_figures(result, "cases", keys | {
+        "scale_run_s", "scale_peak_rss_mb", "scale_yaml_load_s", "scale_report_s", "scale_report_mb",
+        "scale_export_s", "scale_results"})
+    # 4 cases x (council 3 + 3 + 1 + judge 1, baseline 1 + judge 1): the same work in both arms
+    assert result.figures["c20_serial_requests"] == result.figures["c20_requests"] == 4 * 10
+    # one pair at a time: at most the council's three stage-1 requests at once; concurrently, at least 8
+    assert result.figures["c20_serial_peak_in_flight"] <= 3 and result.figures["c20_peak_in_flight"] >= 8
+    assert result.figures["c20_errors"] == result.figures["c20_serial_errors"] == 0
+    assert result.figures["scale_results"] == 60
+
+
 def test_json_line_and_table() -> None:
     results = [
         BenchResult(name="a", figures={"x_ms": 1.5, "missing": math.nan},
