@@ -166,3 +166,39 @@ def test_screenshot_is_a_full_width_png(page: Page, tmp_path: Path) -> None:
     if keep:
         page.screenshot(Path(keep) / "report-top.png")
         page.screenshot(Path(keep) / "report-full.png", full_page=True)
+
+
+@pytest.fixture(scope="module")
+def large(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Page:
+    """A 350-case run (every 7th case failing): more rows than a page, more cases than DETAIL_LIMIT."""
+    from harness.report.view import DETAIL_LIMIT, PAGE_ROWS
+    from harness.result import CaseResult
+    from harness.runs import RunWriter, load_run
+    from tests.test_report import make_manifest
+
+    assert (PAGE_ROWS, DETAIL_LIMIT) == (100, 300)
+    root = tmp_path_factory.mktemp("large")
+    writer = RunWriter(root / "run")
+    writer.write_manifest(make_manifest().model_copy(update={"subjects": ("baseline",)}))
+    writer.add([CaseResult(case_id=f"c{i:04d}", dataset="big", subject="baseline",
+                           status="failed" if i % 7 == 0 else "passed") for i in range(1, 351)])
+    return browser.open(write_report(load_run(root / "run"), root / "large.html"))
+
+
+def test_large_matrix_pages_through_100_rows_and_keeps_300_transcripts(large: Page) -> None:
+    visible = _visible(large)
+    assert len(visible) == 100 and visible[0] == "c0001" and visible[-1] == "c0100"
+    assert large.evaluate("document.getElementById('page-info').textContent") == "page 1 of 4"
+    large.click("#page-next")
+    assert _visible(large)[0] == "c0101" and large.evaluate("document.getElementById('page-prev').disabled") is False
+    large.click("#filter-failing")  # 50 failing cases: one page, the pager hides itself
+    assert _visible(large) == [f"c{i:04d}" for i in range(7, 351, 7)]
+    assert large.evaluate("document.getElementById('pager').hidden") is True
+    large.click("#filter-failing")
+    assert large.evaluate("document.getElementById('page-info').textContent") == "page 1 of 4"
+    # transcripts: the 50 failing cases first, then the others in order up to 300; only they are linked
+    assert large.evaluate("document.querySelectorAll('details.case').length") == 300
+    assert large.evaluate("document.querySelectorAll('#matrix a[href^=\"#case-\"]').length") == 300
+    assert large.evaluate("!!document.querySelector('#matrix tr[data-case-id=\"c0350\"] a')") is True  # failing
+    assert large.evaluate("!!document.querySelector('#matrix tr[data-case-id=\"c0349\"] a')") is False
+    assert large.errors() == []
