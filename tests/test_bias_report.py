@@ -162,7 +162,7 @@ def test_bias_report_command_imports_stay_light(tmp_path):
         "import sys\n"
         "from harness.cli import main\n"
         f"rc = main(['bias-report', '--input', {str(path)!r}, '--sessions', '0', '--days', '0', '--format', 'json'])\n"
-        "heavy = ('matplotlib', 'torch', 'jinja2', 'rich', 'scipy.stats', 'pandas', 'llama_cpp', 'harness.report',\n"
+        "heavy = ('matplotlib', 'torch', 'jinja2', 'rich', 'scipy', 'pandas', 'llama_cpp', 'harness.report',\n"
         "         'harness.engine', 'harness.bias.audit', 'httpx')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], rc, file=sys.stderr)\n"
     )
