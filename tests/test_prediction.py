@@ -118,3 +118,13 @@ def test_artifact_warning_only_beyond_five_points():
              ArmArtifacts(subject="baseline", final_calls=100, truncated=11, checked=50, extraction_failed=1)]
     assert artifact_warning(apart) == ("the arms differ by more than 5% points in truncated final answers: baseline "
                                        "11% vs council 5%: the verdict may reflect the measurement, not the answers")
+
+
+def test_unknown_primary_endpoint_is_a_config_error_naming_the_choices():
+    from harness.config import load_settings
+    from harness.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="primary_endpoint.*expected one of correct, heuristic_quality, "
+                                         "rubric_composite.*got 'accuracy'"):
+        load_settings(primary_endpoint="accuracy")
+    assert load_settings(primary_endpoint="rubric_composite").primary_endpoint == "rubric_composite"
