@@ -1,32 +1,42 @@
 """Baselines (``reports/baselines/<dataset>.json``) and the comparison of a run against one: the CI gate.
 
 A baseline stores, per case and subject, the gated scores and the pass/fail status of a run, plus
-that run's manifest. :func:`compare` then classifies every case as ``regressed``, ``improved``,
-``unchanged``, ``new`` (not in the baseline) or ``missing`` (in the baseline, not in the run).
+that run's manifest (and, for a run with ``repeats: k``, each score's spread over the k repeats).
+:func:`compare` classifies every case as ``regressed``, ``improved``, ``unchanged``, ``new`` (not
+in the baseline) or ``missing`` (in the baseline, not in the run).
 
 Tolerances are **absolute** changes on each score's own scale (0.05 on a 0-1 score is five points;
-give 0-10 or 0-100 scores their own value). A score *regresses* on a case when it moves in its bad
-direction (:func:`harness.scores.higher_is_better`; ``hallucination_risk`` is lower-is-better) by
-strictly more than its tolerance; a move of exactly the tolerance is within it.
+give 0-10 or 0-100 scores their own value). A score moves in its bad direction
+(:func:`harness.scores.higher_is_better`; ``hallucination_risk`` is lower-is-better) by
+``worse_by``; a move of exactly the tolerance is within it.
 
-The exit code (:attr:`Comparison.exit_code`) is 1 when
+The gate rule. Everything is per case and per subject, never pooled across subjects, and every
+item below is a regression on its own (one is enough; nothing excuses another):
 
-* any case of the run failed or errored (``awaiting_review`` is not failing: a person decides), or
-* a gated score is missing from a case that has it in the baseline, or
-* a gated score regressed on some case **and** the aggregate paired test for that score
-  (:func:`harness.stats.paired_regression_test`, one-sided Wilcoxon over all paired cases) shows a
-  significant drop beyond the tolerance, or cannot reach ``alpha`` at all with so few cases (then
-  each per-case drop counts on its own). So one noisy case out of many does not fail CI, a
-  consistent drop does, and a five-case dataset is still gated strictly.
+1. ``score_drop``: a gated score of a case is worse than the baseline by strictly more than its
+   tolerance, whatever the number of cases. In noise-aware mode (the baseline and the run both
+   hold ``repeats`` spreads, :mod:`harness.repeats`) the means are compared and the allowed drop is
+   the tolerance plus the repeats' noise band (:func:`harness.repeats.noise_band`). Without a
+   noise band the rule is monotone: adding a case never makes a failing gate pass.
+2. ``score_missing``: a gated score the baseline has is absent from the case's result.
+3. ``newly_failing``: a case that passed in the baseline failed or errored; ``failing``: a case
+   fails or errors in this run (``awaiting_review`` is not failing: a person decides).
+4. ``missing``: a baselined case has no result in the run (a subset run is compared as such:
+   compare it with a baseline of the same subset).
+5. ``unreadable``: a result line of the run cannot be read (it may hide any case).
+6. ``aggregate``: the extra signal for small drops spread over many cases: per subject and score,
+   the one-sided paired Wilcoxon test of :func:`harness.stats.paired_regression_test` over the
+   cases with both values shows a drop beyond the tolerance at ``alpha``. It can add a
+   regression; it never excuses one.
 
-Otherwise it is 0. Cases missing from the run are reported, not failed (``-k`` selects subsets).
+The exit code (:attr:`Comparison.exit_code`) is 1 when there is any reason, else 0.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -37,12 +47,15 @@ from pydantic_core import PydanticSerializationError
 from harness.errors import ConfigError, StoreError
 from harness.fsutil import atomic_write_text
 from harness.model import Frozen
+from harness.repeats import ScoreSpread, noise_band, spread_of
 from harness.result import CaseResult, Status
 from harness.review_types import ReviewVerdict
 from harness.scores import higher_is_better
 from harness.stats import DECIMALS, RegressionTest, paired_regression_test
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions :func:`load_baseline` reads: 1 (no spreads) and 2 (optional per-score spreads).
+READABLE_VERSIONS = (1, 2)
 BASELINE_DIR = Path("reports/baselines")
 #: Allowed drop for a score with no tolerance of its own (absolute, on the score's scale).
 DEFAULT_TOLERANCE = 0.05
@@ -60,6 +73,8 @@ class BaselineEntry(Frozen):
         status: the run's status for the case.
         scores: the gated scores (finite values only).
         review: a reviewer's verdict, for ``expert_review`` cases (``None`` until one is merged).
+        spread: per score, the spread over the run's repeats (only for runs with ``repeats`` > 1;
+            ``scores`` then holds the means).
     """
 
     case_id: str
@@ -69,6 +84,7 @@ class BaselineEntry(Frozen):
     status: Status
     scores: dict[str, float] = {}
     review: ReviewVerdict | None = None
+    spread: dict[str, ScoreSpread] = {}
 
     @property
     def key(self) -> tuple[str, str]:
@@ -79,14 +95,14 @@ class Baseline(Frozen):
     """A stored run summary for one dataset.
 
     Args:
-        schema_version: the file format's version (currently 1).
+        schema_version: the file format's version (2; files of version 1 still load).
         dataset: the dataset name; the file is ``reports/baselines/<dataset>.json``.
         created_at: when the baseline was written (timezone-aware).
         manifest: the manifest of the run the baseline was taken from.
         entries: one per (case, subject), unique.
     """
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     dataset: str
     created_at: datetime
     manifest: dict[str, Any] = {}
@@ -130,8 +146,9 @@ def load_baseline(path: Path | str) -> Baseline:
     if not isinstance(data, dict):
         raise StoreError(f"expected a JSON object with a baseline, got {type(data).__name__}", str(path))
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise StoreError(f"schema_version is {version!r}, this harness reads {SCHEMA_VERSION}", str(path))
+    if version not in READABLE_VERSIONS:
+        readable = " or ".join(map(str, READABLE_VERSIONS))
+        raise StoreError(f"schema_version is {version!r}, this harness reads {readable}", str(path))
     try:
         return Baseline.model_validate(data)
     except ValidationError as exc:
@@ -169,6 +186,7 @@ def baseline_from_results(
     manifest: Mapping[str, Any] | BaseModel,
     gated: Sequence[str] | None = None,
     created_at: datetime | None = None,
+    repeats: Sequence[CaseResult] = (),
 ) -> Baseline:
     """Summarize a run's results of ``dataset`` as a baseline.
 
@@ -179,16 +197,23 @@ def baseline_from_results(
         gated: score names to keep; ``None`` keeps every score a result carries. Non-finite values
             are never stored.
         created_at: the timestamp to record (default: now, UTC).
+        repeats: the results of the run's extra repeats (:func:`harness.repeats.load_repeats`).
+            Cases that have them get a ``spread`` per score, and their ``scores`` are the means over
+            all repeats (the status stays that of repeat 0).
     """
+    extra = _by_key(repeats, dataset)
     entries: dict[tuple[str, str], BaselineEntry] = {}
     for r in results:
         if r.dataset != dataset:
             continue
         if (r.case_id, r.subject) in entries:
             raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {dataset}")
+        scores = _finite(r.scores, gated)
+        spread = _spreads(r, extra.get((r.case_id, r.subject), []), scores)
         entries[(r.case_id, r.subject)] = BaselineEntry(
             case_id=r.case_id, subject=r.subject, category=r.category, evaluation_mode=r.evaluation_mode,
-            status=r.status, scores=_finite(r.scores, gated), review=r.review,
+            status=r.status, scores={s: spread[s].mean for s in spread} if spread else scores, review=r.review,
+            spread=spread,
         )
     data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
     return Baseline(
@@ -196,18 +221,41 @@ def baseline_from_results(
     )
 
 
+def _by_key(results: Sequence[CaseResult], dataset: str) -> dict[tuple[str, str], list[CaseResult]]:
+    out: dict[tuple[str, str], list[CaseResult]] = {}
+    for r in results:
+        if r.dataset == dataset:
+            out.setdefault((r.case_id, r.subject), []).append(r)
+    return out
+
+
+def _spreads(first: CaseResult, extra: Sequence[CaseResult], names: Iterable[str]) -> dict[str, ScoreSpread]:
+    """Per score, the spread over ``first`` and its repeats; empty when there are no repeats."""
+    if not extra:
+        return {}
+    out = {}
+    for s in names:
+        spread = spread_of([v for v in (_value(r.scores, s) for r in (first, *extra)) if v is not None])
+        if spread is not None:
+            out[s] = spread
+    return out
+
+
 class ScoreDelta(Frozen):
     """One gated score of one case, baseline vs current.
 
     Args:
         score: the score name.
-        baseline, current: the two values (``None`` when absent).
+        baseline, current: the two values (``None`` when absent; means in noise-aware mode).
         change: ``current - baseline`` on the score's scale (``None`` unless both exist).
         worse_by: the change in the bad direction (positive = worse), so it compares with the tolerance.
-        tolerance: the allowed ``worse_by``.
+        tolerance: the configured allowed ``worse_by``.
+        allowed: the allowed ``worse_by`` actually used: the tolerance, plus the noise band in
+            noise-aware mode.
         higher_is_better: the score's direction.
-        status: ``regressed`` (worse by more than the tolerance), ``improved`` (better by more than
+        status: ``regressed`` (worse by more than ``allowed``), ``improved`` (better by more than
             it), ``unchanged``, ``missing`` (in the baseline, not in the run) or ``new``.
+        baseline_spread, current_spread: the repeats' spreads (noise-aware mode only).
     """
 
     score: str
@@ -216,8 +264,11 @@ class ScoreDelta(Frozen):
     change: float | None = None
     worse_by: float | None = None
     tolerance: float
+    allowed: float | None = None
     higher_is_better: bool
     status: DeltaStatus
+    baseline_spread: ScoreSpread | None = None
+    current_spread: ScoreSpread | None = None
 
 
 class CaseDelta(Frozen):
@@ -225,9 +276,9 @@ class CaseDelta(Frozen):
 
     Args:
         case_id, subject, category: identity.
-        status: ``regressed`` (a score regressed or went missing, or the case newly fails),
-            ``improved`` (no regression and a score improved or the case newly passes),
-            ``unchanged``, ``new`` (no baseline entry) or ``missing`` (no result in the run).
+        status: ``regressed`` (a score regressed or went missing, or the case newly fails, or the
+            case is missing from the run), ``improved`` (no regression and a score improved or the
+            case newly passes), ``unchanged``, ``new`` (no baseline entry) or ``missing``.
         baseline_status, current_status: the two statuses (``None`` when absent).
         failing: whether the current result fails or errors (``awaiting_review`` does not).
         scores: the gated score comparisons.
@@ -245,6 +296,55 @@ class CaseDelta(Frozen):
     reasons: tuple[str, ...] = ()
 
 
+ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate"]
+REASON_KINDS: tuple[ReasonKind, ...] = (
+    "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate")
+
+
+class GateReason(Frozen):
+    """One reason the gate fails, as a record (``summary.json``) and as a line (:attr:`message`).
+
+    Args:
+        kind: which rule of the module docstring fired.
+        dataset: the dataset compared.
+        case_id, subject: the case (``None`` for ``unreadable`` and ``aggregate``; ``aggregate`` has
+            a subject).
+        score: the gated score (``score_drop``, ``score_missing``, ``aggregate``).
+        baseline, current: the two values (means in noise-aware mode).
+        tolerance: the configured tolerance; allowed: the drop allowed (tolerance + noise band).
+        line: for ``unreadable``: where (``results.jsonl:3`` or ``repeats/r1.jsonl:2``).
+        p_value, n: for ``aggregate``: the paired test's p-value and number of pairs.
+        detail: the rest, in words.
+    """
+
+    kind: ReasonKind
+    dataset: str
+    case_id: str | None = None
+    subject: str | None = None
+    score: str | None = None
+    baseline: float | None = None
+    current: float | None = None
+    tolerance: float | None = None
+    allowed: float | None = None
+    line: str | None = None
+    p_value: float | None = None
+    n: int | None = None
+    detail: str = ""
+
+    @property
+    def message(self) -> str:
+        """One line for people (the CLI, the pytest summary and the report banner)."""
+        where = f"case {self.case_id} [{self.subject}]" if self.case_id is not None else (
+            f"[{self.subject}] " if self.subject else "")
+        if self.kind == "score_drop":
+            return f"{where}: {self.score} {self.baseline:.3f} -> {self.current:.3f}, {self.detail}"
+        if self.kind == "unreadable":
+            return f"unreadable result line {self.line}: {self.detail}"
+        if self.kind == "aggregate":
+            return f"{where}{self.score}: {self.detail}"
+        return f"{where}: {self.detail}"
+
+
 class Comparison(Frozen):
     """A run compared with a baseline.
 
@@ -252,10 +352,13 @@ class Comparison(Frozen):
         dataset: the baseline's dataset.
         gated_scores: the scores compared.
         tolerances: score -> the tolerance used for it.
-        alpha: significance level of the aggregate paired tests.
+        alpha: significance level of the aggregate paired tests (and of the noise band).
         cases: one delta per (case, subject) in the run or the baseline.
-        aggregates: score -> the aggregate paired regression test over the cases with both values.
-        failures: why the gate fails, one line each (empty = pass).
+        aggregates: ``"<subject>:<score>"`` -> the aggregate paired regression test over that
+            subject's cases with both values.
+        reasons: why the gate fails, one record each (empty = pass).
+        unreadable: where the run's unreadable result lines are.
+        noise_aware: whether some score was compared against repeats' spreads.
     """
 
     dataset: str
@@ -264,15 +367,30 @@ class Comparison(Frozen):
     alpha: float
     cases: tuple[CaseDelta, ...]
     aggregates: dict[str, RegressionTest]
-    failures: tuple[str, ...] = ()
+    reasons: tuple[GateReason, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    noise_aware: bool = False
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """The reasons as lines for people."""
+        return tuple(r.message for r in self.reasons)
 
     @property
     def exit_code(self) -> int:
         """0 pass, 1 regression or failed case."""
-        return 1 if self.failures else 0
+        return 1 if self.reasons else 0
 
     def by_status(self, status: DeltaStatus) -> list[CaseDelta]:
         return [c for c in self.cases if c.status == status]
+
+    def counts(self) -> dict[str, int]:
+        """Cases by status and reasons by kind (``missing`` and ``unreadable`` included)."""
+        statuses = ("regressed", "improved", "unchanged", "new", "missing")
+        out = {f"cases_{st}": len(self.by_status(st)) for st in statuses}
+        out |= {k: sum(r.kind == k for r in self.reasons) for k in REASON_KINDS}
+        out["reasons"] = len(self.reasons)
+        return out
 
 
 def resolve_tolerances(
@@ -288,18 +406,29 @@ def resolve_tolerances(
     return out
 
 
-def _score_delta(score: str, base: float | None, cur: float | None, tol: float) -> ScoreDelta:
+def _score_delta(
+    score: str, base: float | None, cur: float | None, tol: float, band: float = 0.0,
+    spreads: tuple[ScoreSpread | None, ScoreSpread | None] = (None, None),
+) -> ScoreDelta:
     hib = higher_is_better(score)
-    common = dict(score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib)
+    common = dict(score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib,
+                  baseline_spread=spreads[0], current_spread=spreads[1])
     if base is None:
         return ScoreDelta(**common, status="new")
     if cur is None:
         return ScoreDelta(**common, status="missing")
     change = cur - base
     worse_by = -change if hib else change
-    margin = round(abs(worse_by) - tol, DECIMALS)
+    allowed = tol + band
+    margin = round(abs(worse_by) - allowed, DECIMALS)
     status: DeltaStatus = "unchanged" if margin <= 0 else ("regressed" if worse_by > 0 else "improved")
-    return ScoreDelta(**common, change=change, worse_by=worse_by, status=status)
+    return ScoreDelta(**common, change=change, worse_by=worse_by, allowed=allowed, status=status)
+
+
+def _allowed_words(d: ScoreDelta) -> str:
+    if d.allowed is not None and round(d.allowed - d.tolerance, DECIMALS) > 0:
+        return f"tolerance {d.tolerance:g} + noise band {d.allowed - d.tolerance:.3f}"
+    return f"tolerance {d.tolerance:g}"
 
 
 def _score_reason(d: ScoreDelta) -> str | None:
@@ -310,7 +439,7 @@ def _score_reason(d: ScoreDelta) -> str | None:
     verb = "rose" if d.change > 0 else "dropped"
     direction = "" if d.higher_is_better else " (lower is better)"
     if d.status == "regressed":
-        return f"{d.score} {verb} {abs(d.change):.3f} > tolerance {d.tolerance:g}{direction}"
+        return f"{d.score} {verb} {abs(d.change):.3f} > {_allowed_words(d)}{direction}"
     return f"{d.score} {verb} {abs(d.change):.3f} (improved){direction}"
 
 
@@ -327,8 +456,10 @@ def compare(
     *,
     default_tolerance: float = DEFAULT_TOLERANCE,
     alpha: float = 0.05,
+    unreadable: Sequence[str] = (),
+    repeats: Sequence[CaseResult] = (),
 ) -> Comparison:
-    """Compare a run's results with a baseline, per case and in aggregate (see the module docstring).
+    """Compare a run's results with a baseline by the gate rule of the module docstring.
 
     Args:
         results: the run's case results; only those of ``baseline.dataset`` are compared.
@@ -336,7 +467,10 @@ def compare(
         tolerances: allowed absolute drop per score name (a mapping), or one number for every score.
         gated_scores: the scores to compare; ``None`` = every score stored in the baseline.
         default_tolerance: the tolerance of scores a ``tolerances`` mapping does not name.
-        alpha: significance level of the aggregate paired tests.
+        alpha: significance level of the aggregate paired tests and of the noise band.
+        unreadable: where the run's unreadable result lines are (each one is a regression).
+        repeats: the run's extra repeats (noise-aware mode; compared by their means against the
+            baseline's spreads where the baseline has them).
     """
     current: dict[tuple[str, str], CaseResult] = {}
     for r in results:
@@ -345,71 +479,108 @@ def compare(
         if (r.case_id, r.subject) in current:
             raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {r.dataset}")
         current[(r.case_id, r.subject)] = r
+    extra = _by_key(repeats, baseline.dataset)
     stored = baseline.entry_map()
     gated = tuple(gated_scores) if gated_scores is not None else tuple(
         sorted({s for e in baseline.entries for s in e.scores})
     )
     tols = resolve_tolerances(gated, tolerances, default_tolerance)
+    ds = baseline.dataset
+    # cases compared per (subject, score): the Bonferroni m of the noise band
+    n_pairs: dict[tuple[str, str], int] = {}
+    for key, entry in stored.items():
+        if key in current:
+            for s in gated:
+                if _value(entry.scores, s) is not None:
+                    n_pairs[(key[1], s)] = n_pairs.get((key[1], s), 0) + 1
 
     cases: list[CaseDelta] = []
-    failures: list[str] = []
-    pairs: dict[str, tuple[list[float], list[float]]] = {s: ([], []) for s in gated}
+    reasons: list[GateReason] = [
+        GateReason(kind="unreadable", dataset=ds, line=where, detail="not a valid result record; it may hide any case")
+        for where in unreadable
+    ]
+    pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    noise_aware = False
     for key in [*stored, *(k for k in current if k not in stored)]:
         entry, result = stored.get(key), current.get(key)
-        label = f"case {key[0]} [{key[1]}]"
+        case_id, subject = key
         if result is None:
             assert entry is not None
-            cases.append(CaseDelta(case_id=entry.case_id, subject=entry.subject, category=entry.category,
+            cases.append(CaseDelta(case_id=case_id, subject=subject, category=entry.category,
                                    status="missing", baseline_status=entry.status, reasons=("not in this run",)))
+            reasons.append(GateReason(kind="missing", dataset=ds, case_id=case_id, subject=subject,
+                                      detail=f"baselined case has no result in this run (baseline {entry.status})"))
             continue
         failing = result.status in FAILING
+        was_failing = entry is not None and entry.status in FAILING
         if failing:
             why = f": {result.error}" if result.status == "error" and result.error else ""
-            failures.append(f"{label} {'errored' if result.status == 'error' else 'failed'}{why}")
+            verb = "errored" if result.status == "error" else "failed"
+            if entry is not None and not was_failing:
+                reasons.append(GateReason(kind="newly_failing", dataset=ds, case_id=case_id, subject=subject,
+                                          detail=f"newly {verb} (baseline {entry.status}){why}"))
+            else:
+                reasons.append(GateReason(kind="failing", dataset=ds, case_id=case_id, subject=subject,
+                                          detail=f"{verb}{why}"))
         base_scores = entry.scores if entry is not None else {}
+        cur_spreads = _spreads(result, extra.get(key, []), gated)
         deltas = []
         for s in gated:
             b, c = _value(base_scores, s), _value(result.scores, s)
             if b is None and c is None:
                 continue
-            d = _score_delta(s, b, c, tols[s])
+            b_spread = entry.spread.get(s) if entry is not None else None
+            c_spread = cur_spreads.get(s)
+            if b_spread is not None and c_spread is None and c is not None:
+                c_spread = spread_of([c])  # one new draw against the baseline's spread
+            band = 0.0
+            if b is not None and c is not None and b_spread is not None and c_spread is not None:
+                noise_aware = True
+                c = c_spread.mean
+                band = noise_band(b_spread, c_spread, alpha, n_pairs.get((subject, s), 1))
+            d = _score_delta(s, b, c, tols[s], band, (b_spread, c_spread))
             deltas.append(d)
             if b is not None and c is not None:
-                pairs[s][0].append(c)
-                pairs[s][1].append(b)
+                cur_list, base_list = pairs.setdefault((subject, s), ([], []))
+                cur_list.append(c)
+                base_list.append(b)
+            if d.status == "regressed":
+                reasons.append(GateReason(
+                    kind="score_drop", dataset=ds, case_id=case_id, subject=subject, score=s, baseline=b, current=c,
+                    tolerance=tols[s], allowed=d.allowed,
+                    detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}"))
             elif d.status == "missing" and not failing:
-                failures.append(f"{label}: {s} missing from the run (baseline {b:.3f})")
-        reasons = [r for r in map(_score_reason, deltas) if r]
-        common = dict(case_id=result.case_id, subject=result.subject, category=result.category,
+                reasons.append(GateReason(kind="score_missing", dataset=ds, case_id=case_id, subject=subject,
+                                          score=s, baseline=b, tolerance=tols[s],
+                                          detail=f"{s} missing from the run (baseline {b:.3f})"))
+        case_reasons = [r for r in map(_score_reason, deltas) if r]
+        common = dict(case_id=case_id, subject=subject, category=result.category,
                       current_status=result.status, failing=failing, scores=tuple(deltas))
         if entry is None:
-            cases.append(CaseDelta(**common, status="new", reasons=("not in the baseline", *reasons)))
+            cases.append(CaseDelta(**common, status="new", reasons=("not in the baseline", *case_reasons)))
             continue
-        was_failing = entry.status in FAILING
         if failing and not was_failing:
-            reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
+            case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
         elif was_failing and not failing:
-            reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
+            case_reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
         if (failing and not was_failing) or any(d.status in ("regressed", "missing") for d in deltas):
             status: DeltaStatus = "regressed"
         elif (was_failing and not failing) or any(d.status == "improved" for d in deltas):
             status = "improved"
         else:
             status = "unchanged"
-        cases.append(CaseDelta(**common, status=status, baseline_status=entry.status, reasons=tuple(reasons)))
+        cases.append(CaseDelta(**common, status=status, baseline_status=entry.status, reasons=tuple(case_reasons)))
 
     aggregates: dict[str, RegressionTest] = {}
-    for s in gated:
-        cur, base = pairs[s]
+    for (subject, s), (cur, base) in sorted(pairs.items()):
         test = paired_regression_test(cur, base, tols[s], alpha=alpha, higher_is_better=higher_is_better(s))
-        aggregates[s] = test
-        dropped = sum(1 for c in cases for d in c.scores if d.score == s and d.status == "regressed")
-        where = f"{s}: {dropped} of {test.n} case(s) worse by more than tolerance {tols[s]:g}"
+        aggregates[f"{subject}:{s}"] = test
         if test.significant_drop:
-            failures.append(f"{where}; paired test p={test.p_value:.3g} < alpha {alpha:g}")
-        elif dropped and not test.powered:
-            failures.append(f"{where}; too few cases for the paired test, each drop counts")
+            reasons.append(GateReason(
+                kind="aggregate", dataset=ds, subject=subject, score=s, tolerance=tols[s], p_value=test.p_value,
+                n=test.n, detail=(f"paired test over {test.n} case(s): a drop beyond tolerance {tols[s]:g} "
+                                  f"(mean change {test.mean_change:+.3f}, p={test.p_value:.3g} < alpha {alpha:g})")))
     return Comparison(
-        dataset=baseline.dataset, gated_scores=gated, tolerances=tols, alpha=alpha, cases=tuple(cases),
-        aggregates=aggregates, failures=tuple(failures),
+        dataset=ds, gated_scores=gated, tolerances=tols, alpha=alpha, cases=tuple(cases),
+        aggregates=aggregates, reasons=tuple(reasons), unreadable=tuple(unreadable), noise_aware=noise_aware,
     )

@@ -52,15 +52,16 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.console import plain_console
-    from harness.gate import compare_run, comparison_lines, update_baselines
+    from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
     from harness.orchestrate import run_cases
     from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
+    from harness.repeats import run_repeats
     from harness.report.html import write_report
     from harness.runs import load_run, resolve_run
     from harness.subjects import parse_subjects
 
     console = plain_console()
-    settings = load_settings(args.config, cache_mode=args.cache_mode)
+    settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
     subjects = parse_subjects(args.subjects)
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
@@ -70,19 +71,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         datasets = _datasets(list(prior.datasets), paths, bool(args.data))
         subjects = list(prior.subjects)
         run = run_cases(settings, datasets, subjects, run_dir=run_dir, resume=True, console=console)
+        run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
+        run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
     prediction = prediction_for_run(run.results, settings)
     write_verdicts(run.run_dir, prediction)
     comparisons = [] if args.update_baseline else compare_run(run, settings)
     report = write_report(run, prediction=prediction, comparison=comparisons)
+    outcome = gate_outcome(run, comparisons)
+    write_gate_summary(outcome, run)
     _print_summary(run, console)
     if prediction is not None:
         for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
-        console.print(line)
+        console.print(line, markup=False, highlight=False)
     from harness.validity import judge_validity, reviewer_validity
 
     for v in judge_validity(run.results):
@@ -92,19 +97,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             console.print(v.line(), markup=False)
     if args.update_baseline:
         for path in update_baselines(run, settings):
-            console.print(f"baseline written: {path}")
+            console.print(f"baseline written: {path}", markup=False, highlight=False)
     if settings.quality_retention_days:
         from harness.runs import prune_runs
 
         for name in prune_runs(Path(settings.reports_dir) / "runs", settings.quality_retention_days, [run.run_id]):
             console.print(f"retention: removed run {name}")
-    console.print(f"report: {report}")
-    failing = [r for r in run.results if r.status in ("failed", "error")]
-    return 1 if failing or any(c.exit_code for c in comparisons) else 0
+    console.print(f"report: {report}", markup=False, highlight=False)
+    console.print(f"gate: {outcome.outcome} ({outcome.counts['reasons']} reason(s)); summary: "
+                  f"{run.run_dir / 'summary.json'}", markup=False, highlight=False)
+    return outcome.exit_code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from harness.gate import compare_run, comparison_lines
+    from harness.gate import compare_run, comparison_lines, gate_outcome, write_gate_summary
     from harness.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
@@ -114,12 +120,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ConfigError(
             "no baseline to compare with; write one with `council-harness run --update-baseline` "
             "or pass --baseline FILE", str(baseline_hint(settings)))
+    outcome = gate_outcome(run, comparisons)
+    summary = write_gate_summary(outcome, run, Path(args.summary) if args.summary else None)
     for line in comparison_lines(comparisons):
         echo(line)
-    for c in comparisons:
-        for d in c.by_status("regressed"):
-            echo(f"  regressed {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}")
-    return max(c.exit_code for c in comparisons)
+    counts = outcome.counts
+    echo(f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "
+         f"{counts['missing']} baselined case(s) missing, {counts['unreadable']} unreadable line(s)")
+    echo(f"summary: {summary}")
+    return outcome.exit_code
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -224,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="council-harness.yaml path")
     run.add_argument("--data", action="append", help="dataset file or folder (default: golden/ and suites/)")
     run.add_argument("--limit", type=positive_int, help="run only the first N cases (a whole number >= 1)")
+    run.add_argument("--repeats", type=positive_int, default=None, metavar="K",
+                     help="noise-aware gate: run each case K times with different seeds (default: config repeats, 1)")
     run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
@@ -232,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("run", help="run folder or id")
     cmp_.add_argument("--baseline", help="a baseline file (default: reports/baselines/<dataset>.json)")
     cmp_.add_argument("--config", help="council-harness.yaml path")
+    cmp_.add_argument("--summary", metavar="PATH",
+                      help="write the comparison's \"gate\" section here (default: <run>/summary.json)")
     cmp_.set_defaults(func=cmd_compare)
     rev = sub.add_parser("review", help="expert review: write a reviewers' sheet, or apply a filled one")
     rev.add_argument("run", help="run folder or id")

@@ -185,6 +185,7 @@ class Settings(BaseSettings):
     # regression gate
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
+    repeats: int = Field(default=1, ge=1, le=100)  # noise-aware gate: passes per case (harness.repeats)
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
     # the >15% prediction's primary endpoint: None = `correct` when at least 10 cases have `expected:`,
     # else `rubric_composite` (harness.prediction.default_primary)

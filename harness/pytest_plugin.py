@@ -143,7 +143,7 @@ class HarnessSession:
 
         Returns the report path, lines to print, and whether the baseline gate failed.
         """
-        from harness.gate import compare_run, comparison_lines, update_baselines
+        from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
         from harness.report.html import write_report
         from harness.runs import RESULTS, RunWriter, load_run, new_manifest, now_iso, read_results
 
@@ -186,6 +186,8 @@ class HarnessSession:
         target = self.config.getoption("--harness-report")
         if target:
             path = write_report(run, Path(target), prediction=prediction, comparison=comparisons)
+        outcome = gate_outcome(run, comparisons)
+        write_gate_summary(outcome, run)
         return path, lines, any(c.exit_code for c in comparisons)
 
 

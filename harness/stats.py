@@ -615,7 +615,7 @@ class RegressionTest(Frozen):
             (alternative: ``d`` tends to be negative); NaN when undefined (see ``note``).
         powered: whether any outcome could reach ``alpha`` with this many non-tied pairs: the
             smallest exact one-sided p is ``0.5 ** n_nonzero``, so fewer than 5 pairs can never be
-            significant at 0.05 (callers then fall back to per-case tolerances).
+            significant at 0.05 (the gate's per-case tolerance rule applies at every n regardless).
         significant_drop: ``p_value < alpha``.
         note: caveats ("" when all is well).
     """

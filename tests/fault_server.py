@@ -153,6 +153,7 @@ class FaultServer:
         self.refused = 0
         self._script: deque[Fault] = deque()
         self._by_model: dict[str, Fault] = {}
+        self._by_text: list[tuple[str, str | None, Fault]] = []
         self._lock = threading.Lock()
         self._requests: list[Received] = []
         self._in_flight = 0
@@ -172,6 +173,19 @@ class FaultServer:
         with self._lock:
             self._by_model[model] = fault
 
+    def when(self, contains: str, fault: Fault, model: str | None = None) -> None:
+        """Answer every request whose messages contain ``contains`` (for ``model`` only, when given)
+        with ``fault``; these rules come before the model rules and the script, first match wins."""
+        with self._lock:
+            self._by_text.append((contains, model, fault))
+
+    def clear_rules(self) -> None:
+        """Forget the text and model rules and the script (the default reply stays)."""
+        with self._lock:
+            self._by_text.clear()
+            self._by_model.clear()
+            self._script.clear()
+
     @property
     def requests(self) -> list[Received]:
         """The requests received so far, in arrival order."""
@@ -186,6 +200,12 @@ class FaultServer:
     def _next(self, body: dict[str, Any] | None) -> Fault:
         with self._lock:
             model = body.get("model") if isinstance(body, dict) else None
+            messages = body.get("messages") if isinstance(body, dict) else None
+            text = " ".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if isinstance(
+                messages, list) else ""
+            for contains, only, fault in self._by_text:
+                if contains in text and (only is None or only == model):
+                    return fault
             if isinstance(model, str) and model in self._by_model:
                 return self._by_model[model]
             return self._script.popleft() if self._script else self.default

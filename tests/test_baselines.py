@@ -54,8 +54,10 @@ def test_drop_beyond_tolerance_regresses_and_fails():
     (sd,) = delta.scores
     assert sd.change == pytest.approx(-0.12) and sd.worse_by == pytest.approx(0.12) and sd.status == "regressed"
     assert cmp.exit_code == 1
-    assert cmp.failures == ("consensus_strength: 1 of 1 case(s) worse by more than tolerance 0.05; "
-                            "too few cases for the paired test, each drop counts",)
+    assert cmp.failures == ("case q1 [council]: consensus_strength 0.800 -> 0.680, worse by 0.120 > tolerance 0.05",)
+    (reason,) = cmp.reasons
+    assert (reason.kind, reason.case_id, reason.subject, reason.score, reason.baseline, reason.current,
+            reason.tolerance) == ("score_drop", "q1", "council", "consensus_strength", 0.8, 0.68, 0.05)
 
 
 def test_drop_within_tolerance_is_unchanged():
@@ -83,7 +85,7 @@ def test_newly_failing_and_newly_passing():
     assert q1.reasons == ("newly failing (baseline passed, now failed)",)
     assert q2.status == "improved" and not q2.failing
     assert q2.reasons == ("newly passing (baseline failed, now passed)",)
-    assert cmp.exit_code == 1 and cmp.failures == ("case q1 [council] failed",)
+    assert cmp.exit_code == 1 and cmp.failures == ("case q1 [council]: newly failed (baseline passed)",)
 
 
 def test_failing_in_both_runs_still_fails_the_gate():
@@ -102,27 +104,29 @@ def test_lower_is_better_score():
     assert q2.status == "improved"
     assert q2.reasons == ("hallucination_risk dropped 0.150 (improved) (lower is better)",)
     assert cmp.exit_code == 1
-    assert not cmp.aggregates["hallucination_risk"].higher_is_better
+    assert not cmp.aggregates["council:hallucination_risk"].higher_is_better
 
 
-def test_noise_in_one_case_does_not_fail_but_a_consistent_drop_does():
+def test_one_large_drop_among_many_cases_fails_and_a_consistent_drop_also_fails_the_paired_test():
     scores = [0.8] * 10
     baseline = base_of(*(result(f"q{i}", consensus_strength=s) for i, s in enumerate(scores)))
     noisy = [result("q0", consensus_strength=0.6)] + [result(f"q{i}", consensus_strength=0.8) for i in range(1, 10)]
     cmp = compare(noisy, baseline)
     assert only(cmp, "q0").status == "regressed"
-    assert not cmp.aggregates["consensus_strength"].significant_drop
-    assert cmp.exit_code == 0
+    assert not cmp.aggregates["council:consensus_strength"].significant_drop  # the paired test never excuses it
+    assert cmp.exit_code == 1
+    assert [(r.kind, r.case_id) for r in cmp.reasons] == [("score_drop", "q0")]
     # six cases 0.2 worse: d = [-0.15 x 6, +0.05 x 4], tied ranks 7.5 x 6 and 2.5 x 4, observed W+ = 10.
     # Sign flips with W+ <= 10: no large positive (2**4 = 16 ways) or one large and at most one small
     # positive (6 * 5 = 30 ways): p = 46 / 2**10
     drop = [result(f"q{i}", consensus_strength=0.6 if i < 6 else 0.8) for i in range(10)]
     cmp = compare(drop, baseline)
-    test = cmp.aggregates["consensus_strength"]
+    test = cmp.aggregates["council:consensus_strength"]
     assert test.n == 10 and test.statistic == 10.0
     assert test.p_value == pytest.approx(46 / 1024) and test.significant_drop
     assert cmp.exit_code == 1
-    assert cmp.failures[0].startswith("consensus_strength: 6 of 10 case(s) worse by more than tolerance 0.05; paired")
+    assert [r.kind for r in cmp.reasons] == ["score_drop"] * 6 + ["aggregate"]
+    assert cmp.failures[-1].startswith("[council] consensus_strength: paired test over 10 case(s): a drop beyond")
 
 
 def test_awaiting_review_is_not_failing():
@@ -136,9 +140,14 @@ def test_new_and_missing_cases():
     cmp = compare([result("q1", consensus_strength=0.8), result("q3", consensus_strength=0.1)], baseline)
     assert only(cmp, "q2").status == "missing" and only(cmp, "q3").status == "new"
     assert only(cmp, "q3").scores[0].status == "new"
-    assert cmp.exit_code == 0
-    cmp = compare([result("q3", "error")], baseline)
-    assert cmp.exit_code == 1 and "case q3 [council] errored" in cmp.failures
+    assert cmp.exit_code == 1  # a baselined case missing from the run is a regression
+    assert cmp.failures == ("case q2 [council]: baselined case has no result in this run (baseline passed)",)
+    cmp = compare([result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8),
+                   result("q3", consensus_strength=0.1)], baseline)
+    assert cmp.exit_code == 0  # a new case alone is not a regression
+    cmp = compare([result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8),
+                   result("q3", "error")], baseline)
+    assert cmp.exit_code == 1 and cmp.failures == ("case q3 [council]: errored",)
 
 
 def test_missing_score_regresses():
@@ -255,7 +264,7 @@ def test_wrong_schema_names_the_file_and_field(tmp_path: Path):
     msg = str(err.value)
     assert msg.startswith(f"{path}: not a valid baseline: entries.0.status:") and "'passed'" in msg
     path.write_text(json.dumps({"schema_version": 7, "dataset": "golden"}))
-    with pytest.raises(StoreError, match="schema_version is 7, this harness reads 1"):
+    with pytest.raises(StoreError, match="schema_version is 7, this harness reads 1 or 2"):
         load_baseline(path)
     path.write_text("[]")
     with pytest.raises(StoreError, match="expected a JSON object"):
@@ -273,3 +282,40 @@ def test_wrong_schema_names_the_file_and_field(tmp_path: Path):
 def test_baseline_path_rejects_path_like_names():
     with pytest.raises(ConfigError):
         baseline_path("../etc")
+
+
+def test_version_1_files_still_load_and_spreads_round_trip(tmp_path: Path):
+    path = tmp_path / "golden.json"
+    path.write_text(json.dumps({"schema_version": 1, "dataset": "golden", "created_at": "2025-01-02T00:00:00Z",
+                                "manifest": {"run_id": "old"},
+                                "entries": [{"case_id": "q1", "subject": "council", "status": "passed",
+                                             "scores": {"consensus_strength": 0.8}}]}))
+    old = load_baseline(path)
+    assert old.schema_version == 1 and old.entries[0].spread == {}
+    assert old.entries[0].scores == {"consensus_strength": 0.8}
+    assert compare([result("q1", consensus_strength=0.7)], old).exit_code == 1
+    # a run with repeats: the baseline keeps the mean and the spread of the three values
+    first = result("q1", consensus_strength=0.6)
+    extra = [result("q1", consensus_strength=0.8), result("q1", consensus_strength=1.0)]
+    b = baseline_from_results("golden", [first], {"run_id": "r"}, created_at=WHEN, repeats=extra)
+    (entry,) = b.entries
+    assert entry.scores == {"consensus_strength": pytest.approx(0.8)}
+    spread = entry.spread["consensus_strength"]
+    assert (spread.k, spread.low, spread.high) == (3, 0.6, 1.0)
+    assert spread.mean == pytest.approx(0.8) and spread.sd == pytest.approx(0.2)  # sqrt((0.04 + 0 + 0.04) / 2)
+    write_baseline(path, b)
+    assert load_baseline(path) == b and json.loads(path.read_text())["schema_version"] == 2
+
+
+def test_noise_band_worked_by_hand():
+    from harness.repeats import ScoreSpread, noise_band
+
+    s = ScoreSpread(k=3, mean=0.8, sd=0.2, low=0.6, high=1.0)
+    # df = 4, s_p = 0.2, se = 0.2 * sqrt(2/3) = 0.16330; t(0.95, 4) = 2.1318 (tables) -> 0.34813
+    assert noise_band(s, s, alpha=0.05, n_cases=1) == pytest.approx(0.34813, abs=2e-5)
+    # Bonferroni over 10 cases: t(0.995, 4) = 4.6041 -> 0.75185
+    assert noise_band(s, s, alpha=0.05, n_cases=10) == pytest.approx(0.75185, abs=2e-5)
+    # one new draw against the spread: df = 2, se = 0.2 * sqrt(1/3 + 1) = 0.23094; t(0.95, 2) = 2.9200
+    one = ScoreSpread(k=1, mean=0.5, sd=0.0, low=0.5, high=0.5)
+    assert noise_band(s, one, alpha=0.05, n_cases=1) == pytest.approx(0.67434, abs=2e-5)
+    assert noise_band(one, one, alpha=0.05, n_cases=1) == 0.0

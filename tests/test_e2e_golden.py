@@ -198,7 +198,7 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
     gated = _pytest(project, *select)
     assert gated.returncode == 1, gated.stdout
     assert "baseline mini: FAIL (1 regressed" in gated.stdout
-    assert f"{target[1]}: 1 of" in gated.stdout
+    assert f"case {target[0]} [council]: {target[1]} " in gated.stdout
     report = sorted((project / "reports" / "runs").iterdir())[-1] / "index.html"
     assert "regressed" in report.read_text()  # the matrix's baseline delta marks the case
 
@@ -207,7 +207,8 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
     compared = subprocess.run([str(cli), "compare", str(run_dir)], cwd=project, env=_env(project),
                               capture_output=True, text=True, timeout=120)
     assert compared.returncode == 1
-    assert f"regressed {target[0]} [council]: {target[1]}" in compared.stdout
+    assert f"case {target[0]} [council]: {target[1]} " in compared.stdout
+    assert json.loads((run_dir / "summary.json").read_text())["gate"]["outcome"] == "fail"
 
     assert _pytest(project, *select, "--update-baseline").returncode == 0
     assert _pytest(project, *select).returncode == 0

@@ -275,7 +275,7 @@ def test_gate_banner_counts_per_subject_and_comparison(full_html: str, run: Run)
     # baseline entries: capital-x council regressed, arith-2 council improved, arith-1 x2 unchanged; 6 new
     for text in ("1 regressed", "1 improved", "2 unchanged", "6 new"):
         assert text in gate
-    assert "case capital-x [council] failed" in gate
+    assert "case capital-x [council]: newly failed (baseline passed)" in gate
     comparison = make_comparison(run)
     assert all(str(escape(line)) in gate for line in comparison.failures)
 

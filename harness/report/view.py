@@ -239,6 +239,10 @@ class SubjectCounts(Frozen):
     answers: tuple[StatusCount, ...] = ()
 
 
+#: Gate reasons listed in the banner itself; the rest are folded under "N more".
+GATE_REASONS_SHOWN = 20
+
+
 class ComparisonSummary(Frozen):
     """The baseline comparison in the gate banner."""
 
@@ -258,8 +262,9 @@ class GateView(Frozen):
         passed: no failed or errored result and no comparison failure.
         headline: one line for people.
         subjects: counts per subject and status.
-        reasons: why it failed: a ``case [subject]: status`` line per failing result, then the
-            comparison's failure lines.
+        reasons: why it failed, one line per reason of :func:`harness.gate.gate_outcome` (the same
+            records as ``summary.json``), shown without a click; more_reasons: the lines beyond
+            the first ``GATE_REASONS_SHOWN``, folded.
         comparison: the baseline comparison's summary, when one was given.
     """
 
@@ -267,6 +272,7 @@ class GateView(Frozen):
     headline: str
     subjects: tuple[SubjectCounts, ...]
     reasons: tuple[str, ...]
+    more_reasons: tuple[str, ...] = ()
     comparison: ComparisonSummary | None = None
 
 
@@ -606,9 +612,10 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _gate(
-    results: Sequence[CaseResult], subjects: Sequence[str], comparisons: Sequence[Comparison]
-) -> GateView:
+def _gate(run: Run, subjects: Sequence[str], comparisons: Sequence[Comparison]) -> GateView:
+    from harness.gate import gate_outcome
+
+    results = run.results
     counts: dict[str, dict[str, int]] = {s: dict.fromkeys(STATUSES, 0) for s in subjects}
     for r in results:
         counts.setdefault(r.subject, dict.fromkeys(STATUSES, 0))[r.status] += 1
@@ -624,11 +631,6 @@ def _gate(
         ))
         for s, c in counts.items()
     )
-    failing_results = [r for r in sorted(results, key=lambda r: r.key) if r.status in FAILING]
-    failing = tuple(
-        f"{r.dataset} :: {r.case_id} [{r.subject}]: {status_label(r.status)}" + (f" ({r.error})" if r.error else "")
-        for r in failing_results
-    )
     summary = None
     if comparisons:
         by = {st: sum(len(c.by_status(st)) for c in comparisons)
@@ -637,19 +639,18 @@ def _gate(
         summary = ComparisonSummary(
             dataset=", ".join(c.dataset for c in comparisons), **by, gated_scores=", ".join(gated) or "none",
         )
-    passed = not failing and not any(c.failures for c in comparisons)
+    outcome = gate_outcome(run, comparisons)
     n_failed = sum(r.status == "failed" for r in results)
     n_error = sum(r.status == "error" for r in results)
     parts = [f"{len(results)} result(s)", f"{n_failed} failed", f"{n_error} error(s)"]
     if summary is not None:
         parts += [f"{summary.regressed} regression(s)", f"{summary.improved} improvement(s) vs baseline"]
-    headline = ("Gate passed" if passed else "Gate failed") + ": " + ", ".join(parts)
-    compared = {c.dataset for c in comparisons}
-    # a comparison already lists the failing results of its own dataset
-    reasons = tuple(
-        line for r, line in zip(failing_results, failing, strict=True) if r.dataset not in compared
-    ) + tuple(f for c in comparisons for f in c.failures)
-    return GateView(passed=passed, headline=headline, subjects=per_subject, reasons=reasons, comparison=summary)
+    parts += [f"{outcome.counts[k]} {k}" for k in ("missing", "unreadable") if outcome.counts[k]]
+    headline = ("Gate passed" if outcome.outcome == "pass" else "Gate failed") + ": " + ", ".join(parts)
+    reasons = tuple(f"{r.dataset} :: {r.message}" for r in outcome.reasons)
+    return GateView(passed=outcome.outcome == "pass", headline=headline, subjects=per_subject,
+                    reasons=reasons[:GATE_REASONS_SHOWN], more_reasons=reasons[GATE_REASONS_SHOWN:],
+                    comparison=summary)
 
 
 # ---------------------------------------------------------------- prediction panel
@@ -1103,7 +1104,7 @@ def build_view(
         rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
         header=_header(run, subjects),
-        gate=_gate(run.results, subjects, comparisons),
+        gate=_gate(run, subjects, comparisons),
         prediction=_prediction(prediction) if prediction is not None else None,
         charts=_charts(run.results, subjects),
         subjects=subjects,
