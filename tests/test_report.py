@@ -609,3 +609,22 @@ def test_ambiguous_answers_are_shown_and_counted_apart_from_wrong(tmp_path: Path
     (badge,) = [b for b in cell.badges if b.label == "correct"]
     assert (badge.value, badge.tone) == ("ambiguous", "mid")
     assert badge.title.startswith("the answer commits to two different values: ambiguous: expected 8")
+
+
+def test_model_extracted_answers_are_labelled(tmp_path: Path) -> None:
+    from harness.metrics.correctness import CorrectnessResult
+    from harness.metrics.extraction import Extraction
+
+    c = CorrectnessResult(correct=True, expected_display="true", verdict="correct",
+                          extraction=Extraction(value="true", method="model", confidence=0.5,
+                                                detail="model-extracted by the judge m1 (smollm2-135m): 'yes'"),
+                          detail="model-extracted: expected true, got true")
+    writer = RunWriter(tmp_path / "run")
+    writer.write_manifest(make_manifest())
+    writer.add([_base("odd", "math", "passed", "Seventeen is not even.", {"correct": 1.0}, correctness=c)])
+    view = v.build_view(load_run(tmp_path / "run"))
+    cell = next(c for c in view.rows[0].cells if c.subject == "baseline")
+    (badge,) = [b for b in cell.badges if b.label == "correct"]
+    assert badge.value == "1.00 (model-extracted)"
+    assert badge.title.endswith("; the judge model extracted the answer")
+    assert "model-extracted by the judge m1" in render_run(load_run(tmp_path / "run"))
