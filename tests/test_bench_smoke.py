@@ -121,6 +121,18 @@ def test_cases_quick_measures_throughput_and_scale() -> None:
     assert result.figures["scale_results"] == 60
 
 
+def test_extraction_quick() -> None:
+    from bench import bench_extraction
+
+    result = bench_extraction.run(quick=True)
+    kinds = ("numeric", "choice", "boolean", "exact", "any_of", "all")
+    _assert_figures(result, "extraction", {"corpus_n", "corpus_wrong", "hostile_128k_ms", "hostile_1m_ms"}
+                    | {f"{k}.{m}" for k in kinds for m in ("precision", "recall", "ambiguous")})
+    assert "python.precision" not in result.figures  # --quick leaves out the sandboxed rows
+    assert all(0.97 <= result.figures[f"{k}.recall"] <= 1 and result.figures[f"{k}.precision"] >= 0.99 for k in kinds)
+    assert result.notes[-1] == "hostile answers capped: True"
+
+
 def test_json_line_and_table() -> None:
     results = [
         BenchResult(name="a", figures={"x_ms": 1.5, "missing": math.nan},
