@@ -20,8 +20,9 @@ Three readers, each used where it fits:
 * **mathematical notation** — :func:`math_value` reads one LaTeX or plain expression
   (``\\frac{\\sqrt{3}}{2}``, ``2\\pi``, ``1\\frac{1}{2}``, ``10^{-3}``) with ``math-verify`` (the
   parser lighteval and open-r1 use) and evaluates it with SymPy. Inputs longer than
-  :data:`MATH_MAX_CHARS` characters, or with exponents or factorials large enough to make SymPy
-  compute for long, are not parsed. ``math-verify``'s own time limit uses ``signal.alarm``, which
+  :data:`MATH_MAX_CHARS` characters, and inputs that could make SymPy compute for long (sums,
+  products, integrals, limits; more than one power; a power, factorial or binomial next to a
+  number of four or more digits) are not parsed. ``math-verify``'s own time limit uses ``signal.alarm``, which
   works only in the main thread, and scoring runs in worker threads: these bounds replace it.
 """
 
@@ -244,7 +245,15 @@ def parse_number(text: str, zeros: bool = False) -> ParsedNumber | None:
 
 # ------------------------------------------------------------------------------ math expressions
 
-_HUGE = re.compile(r"\^\s*\{?\s*[-+]?\s*(?:\d{4,}|\d+\s*\^|\{[^}]*\^)|\d{3,}\s*!|\\(?:prod|sum|int|lim)")
+_UNBOUNDED = re.compile(r"\\(?:prod|sum|int|lim|iint|oint)")
+_GROWS = re.compile(r"[!^]|\\binom|\\choose|\*\*")
+
+
+def _too_costly(s: str) -> bool:
+    """Expressions SymPy could spend long on: series, integrals, limits; towers of powers; a power,
+    factorial or binomial with a number of four or more digits in the expression."""
+    return bool(_UNBOUNDED.search(s) or s.count("^") + s.count("**") > 1
+                or (_GROWS.search(s) and re.search(r"\d{4,}", s)))
 _MATHY = re.compile(r"\\[A-Za-z]+|\^|√|π")
 
 
@@ -257,7 +266,7 @@ def math_value(text: str) -> float | None:
     interval, an equation) is ``None``.
     """
     s = text.strip()
-    if not s or len(s) > MATH_MAX_CHARS or not _MATHY.search(s) or _HUGE.search(s):
+    if not s or len(s) > MATH_MAX_CHARS or not _MATHY.search(s) or _too_costly(s):
         return None
     try:
         import sympy
