@@ -71,7 +71,8 @@ def model_speeds(model: str, threads: int) -> tuple[float, float, float]:
 def run_command(limit: int, workdir: Path) -> tuple[float, Path, str]:
     """Run the main command cold; (wall seconds, run folder, its output tail)."""
     env = {**os.environ, "LLM_COUNCIL_CACHE_PATH": str(workdir / "cache.sqlite"),
-           "LLM_COUNCIL_REPORTS_DIR": str(workdir / "reports"), "PYTHONPATH": str(ROOT)}
+           "LLM_COUNCIL_REPORTS_DIR": str(workdir / "reports"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     exe = Path(sys.executable).with_name("council-harness")
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "harness.cli"]),
            "run", "--suite", "reasoning-100", "--limit", str(limit)]

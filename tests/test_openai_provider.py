@@ -124,22 +124,23 @@ def test_endpoint_judge_reads_top_logprobs(llama_server: str, tmp_path) -> None:
 
     case = Case(id="capital", query="What is the capital of Australia?", ground_truth="Canberra.")
     settings = Settings(models=[MemberSpec(id="j", provider="openai", model="smollm2")], judge="j",
-                        base_url=llama_server)
+                        base_url=llama_server, member_timeout=600.0)
     answer = "Canberra is the capital of Australia."
     t = Transcript(subject="baseline", query=case.query, final_answer=answer,
                    answers=(Answer(member="j", model="smollm2", text=answer),))
     from harness.providers.cache import CachedProvider, CacheStore
 
-    provider = CachedProvider(OpenAICompatProvider(llama_server, None), CacheStore(tmp_path / "c.sqlite"),
-                              "readwrite")
+    provider = CachedProvider(OpenAICompatProvider(llama_server, None, timeout=600.0),
+                              CacheStore(tmp_path / "c.sqlite"), "readwrite")
 
     async def go():
         try:
             caller = Caller({"openai": provider}, settings)
-            judged = await run_rubric_judge(case, t, caller, settings)
+            # 40 tokens reach past the accuracy value (the first key); the cut-off reply is not needed
+            judged = await run_rubric_judge(case, t, caller, settings, max_tokens=40)
             # the very reply the judge read, from the cache
             raw = await provider.chat("smollm2", judge_messages(case, answer), temperature=0.0, top_p=1.0,
-                                      max_tokens=settings.review_max_tokens, seed=settings.seed,
+                                      max_tokens=40, seed=settings.seed,
                                       json_schema=judge_schema(), top_logprobs=20)
             return judged, raw
         finally:
