@@ -58,11 +58,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.repeats import run_repeats
     from harness.report.html import write_report
     from harness.runs import load_run, resolve_run
-    from harness.subjects import parse_subjects
+    from harness.subjects import parse_subjects, validate_subject
 
     console = plain_console()
     settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
     subjects = parse_subjects(args.subjects)
+    for name in subjects:
+        validate_subject(name, settings)  # a member arm names a council member
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     if args.resume:

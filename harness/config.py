@@ -172,6 +172,9 @@ class Settings(BaseSettings):
     # it for the synthesis only (kept for old configs)
     final_answer_max_tokens: int = Field(default=200, ge=8, le=32768)
     synthesis_max_tokens: int | None = Field(default=None, ge=8, le=32768)
+    # self-consistency:<member> draws this many samples when the council does not run on the same cases
+    # (with the council, n matches the council's tokens per case: harness.council.arms)
+    self_consistency_samples: int = Field(default=3, ge=1, le=64)
     # embedded reviewers: ballots from label probabilities, with a short free-text critique
     critique_max_tokens: int = Field(default=24, ge=0, le=1024)
     # scoring

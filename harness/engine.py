@@ -14,6 +14,7 @@ from pydantic_core import PydanticSerializationError
 from harness.bias.store import QueryMetadata, persist_transcript
 from harness.cases import Case
 from harness.config import MemberSpec, Settings
+from harness.council.arms import TokenBoard, call_tokens
 from harness.council.calls import Caller
 from harness.errors import CacheMiss, HarnessError, StoreError
 from harness.providers.base import Provider, current_case
@@ -135,7 +136,10 @@ class Engine:
         self.store = CacheStore(settings.cache_path) if settings.cache_mode != "off" else None
         self.providers = build_providers(settings, self.store)
         self.caller = Caller(self.providers, settings)
-        self.subjects: dict[str, Subject] = {n: build_subject(n, settings, self.caller) for n in subjects}
+        self.board = TokenBoard(council_runs="council" in subjects)
+        self.subjects: dict[str, Subject] = {
+            n: build_subject(n, settings, self.caller, self.board) for n in subjects
+        }
         self.verdicts = load_verdicts(Path(settings.reports_dir) / VERDICTS_FILE)
         urls = [u.strip() for u in (settings.quality_webhook_url or "").split(",") if u.strip()]
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
@@ -150,8 +154,13 @@ class Engine:
         """
         token = current_case.set(case.nodeid_part)
         started = time.perf_counter()
+        council_tokens: int | None = None
         try:
-            transcript = await self.subjects[subject].answer(case.query)
+            subj = self.subjects[subject]
+            answer_case = getattr(subj, "answer_case", None)  # arms that vote on the case's expected answer
+            transcript = await (answer_case(case) if answer_case is not None else subj.answer(case.query))
+            if subject == "council":
+                council_tokens = call_tokens(transcript.calls)
             result = await score_case(case, transcript, self.caller, self.settings)
             result = with_verdict(result, self.verdicts.get(result.key))
             if transcript.reviews and self.settings.bias_persistence:
@@ -170,6 +179,8 @@ class Engine:
             return self._error(case, subject, f"{type(exc).__name__}: {exc} (after {elapsed:.1f} s)")
         finally:
             current_case.reset(token)
+            if subject == "council":  # self-consistency waits for it (None: the council's case failed)
+                self.board.publish(case.nodeid_part, council_tokens)
 
     def _persist_bias(self, transcript: Transcript, case: Case) -> None:
         """Append the session's bias records; a store that cannot be written is warned about once.

@@ -12,6 +12,7 @@ from rich.console import Console
 from harness.cases import Case, Dataset
 from harness.config import Settings
 from harness.console import plain_console
+from harness.council.arms import call_tokens
 from harness.engine import Engine, request_slots
 from harness.progress import RunProgress
 from harness.result import CaseResult
@@ -75,6 +76,7 @@ def run_cases(
     if resume:
         existing, _ = read_results(run_dir / RESULTS)
         done = {r.key for r in existing}
+        council_done = {(r.dataset, r.case_id): r for r in existing if r.subject == "council"}
         del existing
         previous = load_run(run_dir).manifest
         manifest = previous.model_copy(update={"finished_at": None})
@@ -82,8 +84,16 @@ def run_cases(
         manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects)
     writer.write_manifest(manifest)
     cases = selected_cases(datasets, limit)
-    todo = [(c, s) for c in cases for s in subjects if (c.dataset, c.id, s) not in done]
+    # the council first within each case: self-consistency waits for its tokens on the same case
+    ordered = sorted(subjects, key=lambda s: s != "council")
+    todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
     engine = Engine(settings, subjects)
+    if resume:
+        for c in cases:  # a council case finished before the resume still sets self-consistency's n
+            prior = council_done.get((c.dataset, c.id))
+            if prior is not None:
+                engine.board.publish(c.nodeid_part, call_tokens(prior.transcript.calls) if prior.transcript else None)
+        del council_done
     runner = asyncio.Runner()
     try:
         with RunProgress(console, len(todo)) as progress:

@@ -1,10 +1,16 @@
-"""The registry of subjects a case can be run through."""
+"""The registry of subjects a case can be run through.
+
+Plain names (``council``, ``baseline``, ``voting``, ``llm-council``, ``vote``, ``chairman``) and
+parameterised arms ``<kind>:<member>`` (``solo:<member>``, ``self-consistency:<member>``,
+``council-without:<member>``), the member being a council member id (see :mod:`harness.council.arms`).
+"""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from harness.config import Settings
+from harness.config import MemberSpec, Settings
+from harness.council.arms import SelfConsistency, StageOneVote, TokenBoard, council_without
 from harness.council.baseline import Baseline
 from harness.council.calls import Caller
 from harness.council.stages import Council
@@ -41,19 +47,85 @@ def _llm_council(settings: Settings, caller: Caller) -> Subject:
     return LLMCouncilSubject(LLMCouncilConfig.from_settings(settings))
 
 
+def _vote(settings: Settings, caller: Caller) -> Subject:
+    return StageOneVote(list(settings.models), caller, settings)
+
+
+def _chairman(settings: Settings, caller: Caller) -> Subject:
+    baseline = Baseline(settings.role_spec("chairman"), caller, settings)
+    baseline.name = "chairman"  # type: ignore[misc]
+    return baseline
+
+
+def _solo(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    baseline = Baseline(member, caller, settings)
+    baseline.name = f"solo:{member.id}"  # type: ignore[misc]
+    return baseline
+
+
+def _self_consistency(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    return SelfConsistency(member, caller, settings, board)
+
+
+def _without(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    if len(settings.models) < 2:
+        raise ConfigError(f"council-without:{member.id} needs a council of at least 2 members", "--subjects")
+    return council_without(settings, caller, member.id)
+
+
 BUILDERS = {
     "council": _council,
     "baseline": _baseline,
     "voting": _voting,
     "llm-council": _llm_council,
+    "vote": _vote,
+    "chairman": _chairman,
+}
+#: ``<kind>:<member>`` arms
+MEMBER_ARMS = {
+    "solo": _solo,
+    "self-consistency": _self_consistency,
+    "council-without": _without,
 }
 
 
-def build_subject(name: str, settings: Settings, caller: Caller) -> Subject:
-    """Build a subject by name; an unknown name is a :class:`ConfigError` listing the valid ones."""
+def _choices() -> str:
+    return ", ".join([*sorted(BUILDERS), *(f"{k}:<member>" for k in MEMBER_ARMS)])
+
+
+def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec | None]:
+    """``(kind, member spec)`` of ``<kind>:<member>``; the spec is ``None`` without settings."""
+    kind, _, member = name.partition(":")
+    if kind not in MEMBER_ARMS or not member:
+        raise ConfigError(f"unknown subject '{name}'; expected one of {_choices()}", "--subjects")
+    if settings is None:
+        return kind, None
+    spec = next((m for m in settings.models if m.id == member), None)
+    if spec is None:
+        raise ConfigError(
+            f"subject '{name}': '{member}' is not a council member; expected one of "
+            f"{', '.join(m.id for m in settings.models)}", "--subjects",
+        )
+    return kind, spec
+
+
+def validate_subject(name: str, settings: Settings | None = None) -> None:
+    """Raise :class:`ConfigError` for a name that is no subject (or names no member of ``settings``)."""
     if name not in BUILDERS:
-        raise ConfigError(f"unknown subject '{name}'; expected one of {sorted(BUILDERS)}", "--subjects")
-    return BUILDERS[name](settings, caller)
+        _member_arm(name, settings)
+
+
+def build_subject(name: str, settings: Settings, caller: Caller, board: TokenBoard | None = None) -> Subject:
+    """Build a subject by name; an unknown name is a :class:`ConfigError` listing the valid ones.
+
+    ``board`` carries the council's tokens per case to ``self-consistency:<member>`` (no board: the
+    configured ``self_consistency_samples``).
+    """
+    if name in BUILDERS:
+        return BUILDERS[name](settings, caller)
+    kind, spec = _member_arm(name, settings)
+    assert spec is not None
+    return MEMBER_ARMS[kind](settings, caller, spec, board or TokenBoard(council_runs=False))
 
 
 def parse_subjects(value: str | None) -> list[str]:
@@ -62,6 +134,5 @@ def parse_subjects(value: str | None) -> list[str]:
     if not names:
         raise ConfigError("expected a comma-separated list of subjects", "--subjects")
     for n in names:
-        if n not in BUILDERS:
-            raise ConfigError(f"unknown subject '{n}'; expected one of {sorted(BUILDERS)}", "--subjects")
+        validate_subject(n)
     return list(dict.fromkeys(names))

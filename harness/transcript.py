@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.arm_types import ArmRecord
 from harness.council.consensus_types import ConsensusResult
 from harness.council.external_types import ExternalCouncilRecord
 from harness.model import Frozen
@@ -193,6 +194,7 @@ class Transcript(Frozen):
         duration_s: wall time for the whole transcript.
         voting: the consensus-vote record of the ``voting`` subject (``None`` for other subjects).
         external: what an external council package (``llm-council``) reported about its own run.
+        arm: how a baseline arm (``self-consistency:<member>``, ``vote``) chose its answer.
     """
 
     subject: str
@@ -209,6 +211,7 @@ class Transcript(Frozen):
     duration_s: float = 0.0
     voting: ConsensusResult | None = None
     external: ExternalCouncilRecord | None = None
+    arm: ArmRecord | None = None
 
     @property
     def ok_answers(self) -> list[Answer]:

@@ -58,6 +58,10 @@ class ScriptedServer:
             return (f"The answer is {right}." if qid in self.baseline_right else "The answer is 7."), finish
         return "The answer is 7.", "stop"
 
+    def usage(self, body: dict[str, Any]) -> tuple[int, int]:
+        """``(prompt_tokens, completion_tokens)`` reported for one request (a subclass may vary them)."""
+        return 20, 6
+
     def __enter__(self) -> ScriptedServer:
         server = self
 
@@ -70,11 +74,13 @@ class ScriptedServer:
                 with server._lock:
                     server.requests += 1
                 text, finish = server.reply(body)
+                prompt, completion = server.usage(body)
                 out = json.dumps({
                     "id": "scripted", "object": "chat.completion", "model": body.get("model", ""),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                  "finish_reason": finish}],
-                    "usage": {"prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26},
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                              "total_tokens": prompt + completion},
                 }).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -1,0 +1,211 @@
+"""Baseline arms beside the council (issue 15): self-consistency at matched compute and the stage-1 vote.
+
+Selection among candidate answers (:func:`select_answer`), in this order:
+
+1. **majority** — for a case with ``expected:`` (any type but ``python``), each candidate's answer is
+   extracted with the scorer's own extractor (:func:`harness.metrics.correctness.check_expected`,
+   whose *extraction* is used, never its verdict: the expected value does not pick the answer);
+   the most frequent extracted value wins; among tied values the one first given wins; the chosen
+   candidate is the first that gave it. Candidates with nothing extracted do not vote.
+2. **medoid** — otherwise (no ``expected:``, ``python`` cases, or nothing extracted at all): the
+   candidate with the highest mean token-Jaccard (:func:`harness.text.jaccard`) to the others,
+   the first on ties; a single candidate is chosen as it is.
+
+Self-consistency's n (:class:`SelfConsistency`): when the council runs on the same case in the same
+run, its total tokens T (prompt + completion over its calls) is the target. One sample is drawn,
+``n = clamp(round(T / t1), 1, MAX_SAMPLES)`` with t1 that sample's tokens, the other n - 1 are drawn
+together, then single samples are added while that brings the total closer to T. Without the council
+(or when its case failed) n is ``self_consistency_samples``. Sample i uses seed offset i, so seeds differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+from harness.arm_types import ArmRecord
+from harness.cases import Case
+from harness.config import MemberSpec, Settings
+from harness.council.calls import Caller, CallResult
+from harness.council.prompts import answer_messages
+from harness.council.stages import Council
+from harness.expected import ExpectPython
+from harness.metrics.correctness import check_expected
+from harness.metrics.extraction import normalize_answer
+from harness.text import jaccard
+from harness.transcript import Answer, CallRecord, Transcript
+
+MAX_SAMPLES = 64
+#: temperature used by self-consistency when the member's own is 0 (samples must differ)
+SAMPLING_TEMPERATURE = 0.7
+
+
+class TokenBoard:
+    """The council's total tokens per case, published when its case finishes, awaited by self-consistency.
+
+    Args:
+        council_runs: whether the council runs on the same cases (else nobody publishes and
+            :meth:`wait` returns ``None`` at once).
+    """
+
+    def __init__(self, council_runs: bool) -> None:
+        self.council_runs = council_runs
+        self._events: dict[str, asyncio.Event] = {}
+        self._tokens: dict[str, int | None] = {}
+
+    def _event(self, key: str) -> asyncio.Event:
+        return self._events.setdefault(key, asyncio.Event())
+
+    def publish(self, key: str, tokens: int | None) -> None:
+        """Record the council's tokens on case ``key`` (``None``: the council's case failed)."""
+        self._tokens[key] = tokens
+        self._event(key).set()
+
+    async def wait(self, key: str) -> int | None:
+        """The council's tokens on case ``key``, once published; ``None`` when the council does not run."""
+        if not self.council_runs:
+            return None
+        await self._event(key).wait()
+        return self._tokens.get(key)
+
+
+def call_tokens(calls: Sequence[CallRecord]) -> int:
+    """Prompt plus completion tokens over ``calls``."""
+    return sum(c.tokens_in + c.tokens_out for c in calls)
+
+
+def _vote_key(case: Case | None, text: str) -> str | None:
+    if case is None or case.expected is None or isinstance(case.expected, ExpectPython):
+        return None
+    value = check_expected(case.expected, text, case.query).extraction.value
+    if value is None:
+        return None
+    return normalize_answer(value) if isinstance(value, str) else repr(value)
+
+
+def select_answer(texts: Sequence[str], case: Case | None) -> tuple[int, str, dict[str, int]]:
+    """``(chosen index, rule, votes)`` among ``texts`` (see the module docstring); ``texts`` is not empty."""
+    keys = [_vote_key(case, t) for t in texts]
+    votes = Counter(k for k in keys if k is not None)
+    if votes:
+        top = max(votes.values())
+        winner = next(k for k in keys if k is not None and votes[k] == top)
+        return keys.index(winner), "majority", dict(votes)
+    if len(texts) == 1:
+        return 0, "medoid", {}
+    means = [sum(jaccard(t, o) for j, o in enumerate(texts) if j != i) / (len(texts) - 1)
+             for i, t in enumerate(texts)]
+    return means.index(max(means)), "medoid", {}
+
+
+class SelfConsistency:
+    """n samples of one model at temperature > 0, one answer chosen by :func:`select_answer`.
+
+    Args:
+        spec: the sampled model.
+        caller: routes the calls.
+        settings: the final-answer cap and ``self_consistency_samples``.
+        board: where the council's tokens on the same case are published.
+    """
+
+    def __init__(self, spec: MemberSpec, caller: Caller, settings: Settings, board: TokenBoard) -> None:
+        self.spec = spec
+        self.caller = caller
+        self.settings = settings
+        self.board = board
+        self.name = f"self-consistency:{spec.id}"
+
+    async def answer(self, query: str) -> Transcript:
+        return await self._answer(query, None, query)
+
+    async def answer_case(self, case: Case) -> Transcript:
+        return await self._answer(case.query, case, case.nodeid_part)
+
+    async def _sample(self, query: str, i: int) -> CallResult:
+        return await self.caller.call(
+            self.spec, "answer", answer_messages(query, self.spec.system_prompt),
+            max_tokens=self.settings.final_answer_max_tokens,
+            temperature=self.spec.temperature or SAMPLING_TEMPERATURE, seed_offset=i,
+        )
+
+    async def _answer(self, query: str, case: Case | None, key: str) -> Transcript:
+        target = await self.board.wait(key)
+        started = time.perf_counter()
+        results = [await self._sample(query, 0)]
+        per = call_tokens([results[0].record])
+        matched = min(max(round(target / per), 1), MAX_SAMPLES) if target and per else None
+        n = matched if matched is not None else self.settings.self_consistency_samples
+        results += await asyncio.gather(*(self._sample(query, i) for i in range(1, n)))
+        while target and per and len(results) < MAX_SAMPLES:
+            total = call_tokens([r.record for r in results])
+            if abs(total + per - target) >= abs(total - target):
+                break
+            results.append(await self._sample(query, len(results)))
+        if matched is not None:
+            matched = len(results)
+        return _chosen(self.name, query, case, self.spec, results, "self-consistency", target, matched, started)
+
+
+def _chosen(name: str, query: str, case: Case | None, spec: MemberSpec | None, results: Sequence[CallResult],
+            kind: str, target: int | None, matched: int | None, started: float,
+            answers: Sequence[Answer] | None = None) -> Transcript:
+    records = tuple(r.record for r in results)
+    if answers is None:
+        assert spec is not None
+        answers = [Answer(member=spec.id, model=spec.model,
+                          text=r.completion.text.strip() if r.completion else "", error=r.error)
+                   for r in results]
+    ok = [a for a in answers if a.ok and a.text]
+    errors = tuple(f"{kind} {a.member}: {a.error}" for a in answers if a.error)
+    if not ok:
+        return Transcript(subject=name, query=query, answers=tuple(answers), final_answer="", calls=records,
+                          errors=errors or (f"{kind}: no answer",), duration_s=time.perf_counter() - started)
+    chosen, rule, votes = select_answer([a.text for a in ok], case)
+    arm = ArmRecord(kind=kind, rule=rule, samples=len(results), chosen=chosen, votes=votes,  # type: ignore[arg-type]
+                    target_tokens=target, matched_samples=matched, tokens=call_tokens(records))
+    return Transcript(subject=name, query=query, answers=tuple(answers), final_answer=ok[chosen].text,
+                      calls=records, errors=errors, duration_s=time.perf_counter() - started, arm=arm)
+
+
+class StageOneVote:
+    """The members' stage-1 answers, one chosen by :func:`select_answer`: no review, no synthesis.
+
+    Args:
+        members: the council members.
+        caller: routes the calls.
+        settings: the stage-1 token cap (the council's own).
+    """
+
+    name = "vote"
+
+    def __init__(self, members: list[MemberSpec], caller: Caller, settings: Settings) -> None:
+        self.members = members
+        self.caller = caller
+        self.settings = settings
+
+    async def answer(self, query: str) -> Transcript:
+        return await self._answer(query, None)
+
+    async def answer_case(self, case: Case) -> Transcript:
+        return await self._answer(case.query, case)
+
+    async def _answer(self, query: str, case: Case | None) -> Transcript:
+        started = time.perf_counter()
+        results = await asyncio.gather(*(
+            self.caller.call(m, "stage1", answer_messages(query, m.system_prompt),
+                             max_tokens=self.settings.answer_max_tokens)
+            for m in self.members
+        ))
+        answers = [Answer(member=m.id, model=m.model, text=r.completion.text.strip() if r.completion else "",
+                          error=r.error) for m, r in zip(self.members, results, strict=True)]
+        return _chosen(self.name, query, case, None, results, "vote", None, None, started, answers)
+
+
+def council_without(settings: Settings, caller: Caller, member: str) -> Council:
+    """The council minus ``member`` in stages 1 and 2; the chairman still synthesizes (a role, not a vote)."""
+    council = Council([m for m in settings.models if m.id != member], settings.role_spec("chairman"),
+                      caller, settings)
+    council.name = f"council-without:{member}"  # type: ignore[misc]
+    return council
