@@ -16,7 +16,9 @@ Definitions (the one place for each):
   ``SE^2 = (A(1-A) + (n1-1)(Q1-A^2) + (n0-1)(Q2-A^2)) / (n1 n0)``, 95% interval
   ``A +- 1.96 SE`` clipped to [0, 1]. Pairs from one case are not independent (reviewers), so
   for reviewers the interval is optimistic: an indicator.
-* **Verdict** -- ``undefined`` when either group is empty; else the two-sided Mann-Whitney test
+* **Verdict** -- ``undefined`` when either group is empty; ``too_few`` when either group has fewer
+  than :data:`MIN_GROUP` answers (the figures are shown, no verdict is drawn); else the two-sided
+  Mann-Whitney test
   of "no difference" (normal approximation with tie correction, ``method="asymptotic"``; judge
   scores tie a lot) decides at the 5% level: ``uninformative`` when ``p >= 0.05``, else
   ``informative`` (AUC above 0.5) or ``inverted`` (below). The test, not the interval, decides
@@ -40,7 +42,8 @@ from harness.result import CaseResult
 
 Z95 = 1.959963984540054
 ALPHA = 0.05
-Verdict = Literal["informative", "uninformative", "inverted", "undefined"]
+Verdict = Literal["informative", "uninformative", "inverted", "too_few", "undefined"]
+MIN_GROUP = 5  # fewer right or wrong answers than this: no verdict
 UNINFORMATIVE_LINE = (
     "the judge gives wrong answers the same accuracy as right ones: treat rubric scores as uninformative"
 )
@@ -79,6 +82,8 @@ class Validity(Frozen):
         figures = (f"AUC {self.auc:.2f} (95% CI {self.ci_low:.2f}-{self.ci_high:.2f}), mean score "
                    f"{self.mean_correct:.2f} right vs {self.mean_incorrect:.2f} wrong, "
                    f"n = {self.n_correct}+{self.n_incorrect}")
+        if self.verdict == "too_few":
+            return f"{who}: too few right or wrong answers to tell whether it separates them ({figures})"
         if self.verdict == "uninformative":
             what = (UNINFORMATIVE_LINE if self.kind == "judge" else
                     "the reviewer does not rank right answers above wrong ones: treat its ballots as uninformative")
@@ -108,7 +113,10 @@ def validity(scorer: str, kind: Literal["judge", "reviewer"], pairs: Sequence[tu
     se = hanley_mcneil_se(auc, len(right), len(wrong))
     low, high = max(0.0, auc - Z95 * se), min(1.0, auc + Z95 * se)
     p = float(test.pvalue) if test.pvalue == test.pvalue else 1.0  # all scores equal: NaN -> no difference
-    verdict: Verdict = "uninformative" if p >= ALPHA else "informative" if auc > 0.5 else "inverted"
+    verdict: Verdict = (
+        "too_few" if min(len(right), len(wrong)) < MIN_GROUP
+        else "uninformative" if p >= ALPHA else "informative" if auc > 0.5 else "inverted"
+    )
     return base.model_copy(update=dict(
         auc=auc, ci_low=low, ci_high=high, mean_correct=statistics.fmean(right),
         mean_incorrect=statistics.fmean(wrong), p_value=p, verdict=verdict,

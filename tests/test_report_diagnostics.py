@@ -1,9 +1,10 @@
 """The report's diagnostics panel: model time per stage, position consistency, judge validity.
 
-A hand-made run (written with :class:`RunWriter`, read back with ``load_run``): four council cases
-whose judge gives accuracy 7 to every answer, right or wrong (so it cannot tell them apart), with
-calls of known seconds and two-order reviews of known consistency. Checked in the view model and
-in a real headless Chromium (skipped without one unless ``HARNESS_REQUIRE_BROWSER=1``).
+A hand-made run (written with :class:`RunWriter`, read back with ``load_run``): ten council cases
+(five right, five wrong) whose judge gives accuracy 7 to every answer, right or wrong (so it
+cannot tell them apart), with calls of known seconds and two-order reviews of known
+consistency. Checked in the view model and in a real headless Chromium (skipped without one
+unless ``HARNESS_REQUIRE_BROWSER=1``).
 """
 
 from __future__ import annotations
@@ -67,22 +68,22 @@ def _result(i: int, correct: bool) -> CaseResult:
 def build_run(root: Path) -> Run:
     writer = RunWriter(root / "run")
     writer.write_manifest(Manifest(run_id="r1", started_at="2025-01-01T00:00:00Z", subjects=("council",)))
-    writer.add([_result(i, correct=i < 2) for i in range(4)])
+    writer.add([_result(i, correct=i < 5) for i in range(10)])
     return load_run(root / "run")
 
 
 def test_diagnostics_view(tmp_path: Path) -> None:
     d = build_view(build_run(tmp_path)).diagnostics
     assert d is not None
-    # per case: answer 1.0 s, review 0.5 s, synthesis 0.5 s, judge 2.0 s -> 4 s; four cases -> 16 s
+    # per case: answer 1.0 s, review 0.5 s, synthesis 0.5 s, judge 2.0 s -> 4 s; ten cases -> 40 s
     assert [(r.stage, r.calls, r.seconds, r.share) for r in d.stages] == [
-        ("answer", 4, "4.0 s", "25%"), ("review", 4, "2.0 s", "12%"), ("synthesis", 4, "2.0 s", "12%"),
-        ("judge", 4, "8.0 s", "50%")]
-    assert d.total_seconds == "16.0 s"
+        ("answer", 10, "10.0 s", "25%"), ("review", 10, "5.0 s", "12%"), ("synthesis", 10, "5.0 s", "12%"),
+        ("judge", 10, "20.0 s", "50%")]
+    assert d.total_seconds == "40.0 s"
     assert [(c.reviewer, c.consistent, c.ballots, c.rate) for c in d.consistency] == [
-        ("m1", 4, 4, "100%"), ("m2", 2, 4, "50%")]
+        ("m1", 10, 10, "100%"), ("m2", 5, 10, "50%")]
     [judge] = [v for v in d.validity if v.kind == "judge"]
-    # accuracy 7 for 2 right and 2 wrong answers: every pair ties, AUC = 0.5
+    # accuracy 7 for 5 right and 5 wrong answers: every pair ties, AUC = 0.5
     assert (judge.auc, judge.means, judge.verdict) == ("0.500", "7.00 vs 7.00", "uninformative")
     assert any(UNINFORMATIVE_LINE in w for w in d.warnings)
 
@@ -96,7 +97,7 @@ def test_diagnostics_in_chromium(tmp_path: Path) -> None:
         rows = page.evaluate(
             "Array.from(document.querySelectorAll('#stage-time tr')).slice(1)"
             ".map(r => Array.from(r.cells).slice(0, 7).map(c => c.innerText.trim()))")
-        assert rows[0] == ["answer", "4", "0", "80", "200", "4.0 s", "25%"]
+        assert rows[0] == ["answer", "10", "0", "200", "500", "10.0 s", "25%"]
         assert rows[3][0] == "judge" and rows[3][6] == "50%"
         consistency = page.evaluate(
             "Array.from(document.querySelectorAll('#position-consistency tr')).slice(1)"

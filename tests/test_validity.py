@@ -46,15 +46,17 @@ def test_auc_and_interval_worked_by_hand() -> None:
     assert v.ci_low == pytest.approx(a - 1.959963984540054 * math.sqrt(var))
     assert v.ci_high == 1.0  # 0.833 + 0.361 clipped
     assert v.mean_correct == 4.0 and v.mean_incorrect == pytest.approx(7 / 3)
-    # the lower bound is 0.8333 - 0.3607 = 0.4726 < 0.5: three answers a side cannot show validity
-    assert v.verdict == "uninformative" and v.p_value is not None and v.p_value > 0.05
+    # the lower bound is 0.8333 - 0.3607 = 0.4726 < 0.5; three answers a side are too few for a verdict
+    assert v.verdict == "too_few" and v.p_value is not None and v.p_value > 0.05
 
 
 def test_verdicts() -> None:
     small = validity("j", "judge", [(3, True), (4, True), (5, True), (1, False), (2, False), (4, False)])
     assert small.ci_low == pytest.approx(0.47262, abs=1e-4)
-    assert small.verdict == "uninformative"
-    assert UNINFORMATIVE_LINE in small.line()
+    assert small.verdict == "too_few" and "too few" in small.line()
+    flat = validity("j", "judge", [(7.0, True)] * 5 + [(7.0, False)] * 5)
+    assert flat.auc == 0.5 and flat.p_value == 1.0 and flat.verdict == "uninformative"
+    assert UNINFORMATIVE_LINE in flat.line()
     perfect = validity("j", "judge", [(9.0, True)] * 20 + [(2.0, False)] * 20)
     assert perfect.auc == 1.0 and perfect.verdict == "informative" and "tells right from wrong" in perfect.line()
     inverted = validity("j", "judge", [(2.0, True)] * 20 + [(9.0, False)] * 20)
