@@ -20,8 +20,11 @@ from harness.errors import CacheMiss, ConfigError, HarnessError
 from harness.untrusted import echo
 
 if TYPE_CHECKING:
+    from harness.arm_verdicts import ArmVerdict, LeaveOneOut
     from harness.cases import Dataset
+    from harness.config import Settings
     from harness.console import PlainConsole
+    from harness.runs import Run
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
 
@@ -50,7 +53,20 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
     return [by_name[n] for n in names]
 
 
+def arm_outcome(run: Run, settings: Settings) -> tuple[list[ArmVerdict], list[LeaveOneOut]]:
+    """The council against every arm and the leave-one-out effects, written to summary.json ``"arms"``."""
+    from harness.arm_verdicts import arm_verdicts, arms_summary, leave_one_out
+    from harness.summary import update_summary
+
+    verdicts = arm_verdicts(run.results, settings.prediction_threshold, settings.primary_endpoint)
+    loo = leave_one_out(run.results, settings.primary_endpoint)
+    if verdicts or loo:
+        update_summary(run.run_dir, "arms", arms_summary(verdicts, loo))
+    return verdicts, loo
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.arm_verdicts import arm_lines
     from harness.console import plain_console
     from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
     from harness.orchestrate import run_cases
@@ -80,6 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
     prediction = prediction_for_run(run.results, settings)
     write_verdicts(run.run_dir, prediction)
+    arm_results = arm_outcome(run, settings)
     comparisons = [] if args.update_baseline else compare_run(run, settings)
     report = write_report(run, prediction=prediction, comparison=comparisons)
     outcome = gate_outcome(run, comparisons)
@@ -88,6 +105,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prediction is not None:
         for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
+    for line in arm_lines(*arm_results):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line, markup=False, highlight=False)
     from harness.validity import judge_validity, reviewer_validity
