@@ -175,4 +175,4 @@ def test_loading_quick() -> None:
     result = bench_loading.run(quick=True)
     _assert_figures(result, "loading", {"cases", "load_s", "per_1000_cases_ms", "peak_rss_mb", "refuse_ms"})
     assert result.figures["cases"] > 10_000  # 1 MiB of three-line cases
-    assert "larger than 8 MiB" in result.rows[1].note
+    assert "8 MiB (8.0 MiB), the cap on dataset and config files" in result.rows[1].note  # refused, not parsed
