@@ -185,24 +185,29 @@ def _load_cases(
         raise DatasetError("the dataset has no cases", located.where(items_loc))
     cases: list[Case] = []
     seen: dict[str, str] = {}
+    problems: list[DatasetError] = []
     for i, raw in enumerate(items):
         loc = items_loc + (i,)
         if not isinstance(raw, dict):
-            raise DatasetError("expected a mapping with at least 'id' and 'query'", located.where(loc))
+            problems.append(DatasetError("expected a mapping with at least 'id' and 'query'", located.where(loc)))
+            continue
         data = dict(raw)
         data.setdefault("evaluation_mode", default_mode)
         where = located.where(loc)
         try:
             case = Case.model_validate({**data, "dataset": dataset, "source": where})
         except ValidationError as exc:
-            raise _validation_error(exc, located, loc) from None
+            problems.append(_validation_error(exc, located, loc))
+            continue
         if require_category and case.category is None:
-            raise DatasetError("'category': required for suite challenges", where)
+            problems.append(DatasetError("'category': required for suite challenges", where))
         if case.id in seen:
-            raise DatasetError(f"duplicate case id '{case.id}' (first at {seen[case.id]})", where)
-        seen[case.id] = where
+            problems.append(DatasetError(f"duplicate case id '{case.id}' (first at {seen[case.id]})", where))
+        seen.setdefault(case.id, where)
         query = with_instruction(case.query, case.expected, answer_format)
         cases.append(case if query == case.query else case.model_copy(update={"query": query}))
+    if problems:
+        raise DatasetError.of(problems)
     return tuple(cases)
 
 
@@ -226,14 +231,22 @@ def datasets_from_yaml(located: LocatedYaml) -> list[Dataset]:
     if extra:
         raise DatasetError(f"unknown top-level key(s) {extra}", located.where((extra[0],)))
     datasets: list[Dataset] = []
+    problems: list[DatasetError] = []
+    entries_at: list[tuple[Any, tuple[Any, ...], str, str]] = []
     if "golden_datasets" in data:
         entries = data["golden_datasets"]
         if not isinstance(entries, list) or not entries:
             raise DatasetError("'golden_datasets' must be a non-empty list", located.where(("golden_datasets",)))
-        for i, entry in enumerate(entries):
-            datasets.append(_dataset(located, entry, ("golden_datasets", i), "golden", "queries"))
+        entries_at += [(entry, ("golden_datasets", i), "golden", "queries") for i, entry in enumerate(entries)]
     if "suite" in data:
-        datasets.append(_dataset(located, data["suite"], ("suite",), "suite", "challenges"))
+        entries_at.append((data["suite"], ("suite",), "suite", "challenges"))
+    for entry, loc, kind, items_key in entries_at:
+        try:
+            datasets.append(_dataset(located, entry, loc, kind, items_key))
+        except DatasetError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DatasetError.of(problems)
     names = [d.name for d in datasets]
     for name in names:
         if names.count(name) > 1:

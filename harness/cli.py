@@ -124,6 +124,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         for name in prune_runs(Path(settings.reports_dir) / "runs", settings.quality_retention_days, [run.run_id]):
             console.print(f"retention: removed run {name}")
+    if args.junitxml:
+        from harness.junit import write_junit
+
+        junit = write_junit(Path(args.junitxml), run.results, [c for d in datasets for c in d.cases],
+                            f"council-harness {run.run_id}")
+        console.print(f"junit: {junit}", markup=False, highlight=False)
     console.print(f"report: {report}", markup=False, highlight=False)
     console.print(f"gate: {outcome.outcome} ({outcome.counts['reasons']} reason(s)); summary: "
                   f"{run.run_dir / 'summary.json'}", markup=False, highlight=False)
@@ -186,6 +192,37 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    import json
+
+    from harness.fsutil import atomic_write_text
+    from harness.rundiff import diff_lines, diff_runs
+    from harness.runs import load_run, resolve_run
+
+    settings = load_settings(args.config)
+    run_a = load_run(resolve_run(args.run_a, settings.reports_dir))
+    run_b = load_run(resolve_run(args.run_b, settings.reports_dir))
+    diff = diff_runs(run_a, run_b, settings, top=args.top)
+    for line in diff_lines(diff, answers=not args.no_answers):
+        print(line)
+    if args.json:
+        atomic_write_text(Path(args.json), json.dumps(diff.model_dump(mode="json"), indent=2))
+    if args.html:
+        from harness.gate import write_full_report
+
+        print(f"report: {write_full_report(run_b, settings, Path(args.html), run_a)}")
+    return diff.exit_code
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from harness.validate import validate
+
+    result = validate([Path(p) for p in args.paths] or None, args.config)
+    for line in result.lines():
+        print(line, file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 2
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from harness.frames import export
     from harness.runs import load_run, resolve_run
@@ -235,8 +272,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from harness.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
-    run = load_run(resolve_run(args.run, args.reports_dir or settings.reports_dir))
-    out = write_full_report(run, settings, Path(args.output) if args.output else None)
+    reports_dir = args.reports_dir or settings.reports_dir
+    run = load_run(resolve_run(args.run, reports_dir))
+    against = load_run(resolve_run(args.against, reports_dir)) if args.against else None
+    out = write_full_report(run, settings, Path(args.output) if args.output else None, against)
     print(out)
     return 0
 
@@ -257,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--repeats", type=positive_int, default=None, metavar="K",
                      help="noise-aware gate: run each case K times with different seeds (default: config repeats, 1)")
     run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
+    run.add_argument("--junitxml", metavar="PATH",
+                     help="also write JUnit XML: one test case per (case, subject), failures with the readable report")
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
     run.set_defaults(func=cmd_run)
@@ -293,9 +334,32 @@ def build_parser() -> argparse.ArgumentParser:
     mrg.add_argument("--output", help="the merged run folder (default: <reports_dir>/runs/<new run id>)")
     mrg.add_argument("--config", help="council-harness.yaml path")
     mrg.set_defaults(func=cmd_merge)
+    dif = sub.add_parser(
+        "diff", help="what changed between two runs: flipped cases, biggest score moves, answers side by side",
+        description="Compare RUN_B with RUN_A as the regression gate compares a run with its baseline "
+                    "(exit 1 when RUN_B regressed).",
+        epilog="example: council-harness diff reports/runs/20261125-101500-ab12 reports/runs/20261126-091000-cd34",
+    )
+    dif.add_argument("run_a", help="the earlier run (folder or id)")
+    dif.add_argument("run_b", help="the later run (folder or id)")
+    dif.add_argument("--top", type=int, default=20, help="how many of the biggest score moves to list (default 20)")
+    dif.add_argument("--no-answers", action="store_true", help="do not print the two answers of each changed case")
+    dif.add_argument("--json", metavar="PATH", help="also write the diff as JSON")
+    dif.add_argument("--html", metavar="PATH", help="also write RUN_B's HTML report with a 'what changed' section")
+    dif.add_argument("--config", help="council-harness.yaml path (tolerances, gated scores)")
+    dif.set_defaults(func=cmd_diff)
+    val = sub.add_parser(
+        "validate", help="check datasets and the configuration without running any model (exit 0 ok, 2 problems)",
+        description="Load every dataset file and the configuration and report every problem with file:line.",
+        epilog="example: council-harness validate golden/ suites/reasoning-100.yaml",
+    )
+    val.add_argument("paths", nargs="*", help="dataset files or folders (default: golden/ and suites/)")
+    val.add_argument("--config", help="council-harness.yaml path")
+    val.set_defaults(func=cmd_validate)
     rep = sub.add_parser("report", help="(re)write the HTML report of a run")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
+    rep.add_argument("--against", metavar="RUN", help="add a 'what changed since RUN' section (see `diff`)")
     rep.add_argument("--reports-dir", default=None,
                      help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)")
     rep.add_argument("--config", help="council-harness.yaml path")
@@ -328,7 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         echo(f"error: {exc}", file=sys.stderr)
         return 1
     except HarnessError as exc:
-        echo(f"error: {exc}", file=sys.stderr)
+        problems = getattr(exc, "problems", [exc])
+        for p in problems if len(problems) > 1 else [exc]:
+            echo(f"error: {p}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a file-system failure no store wrapped: name the path, no traceback
         where = f"{exc.filename}: " if exc.filename else ""

@@ -199,6 +199,9 @@ class Settings(BaseSettings):
     quality_retention_days: int | None = Field(default=None, ge=1)
     external_validation: bool = False
     model_extraction: bool = False  # the judge extracts the final answer when the rules find none
+    # the llm-council subject: constrain the package's stage-2 replies to a JSON ballot (``json_object`` for
+    # llama.cpp servers, ``json_schema`` for OpenAI) so that small models can rank; ``off`` leaves them free
+    ballot_style: Literal["off", "json_object", "json_schema"] = "off"
     # storage
     cache_mode: CacheModeName = "readwrite"
     cache_path: Path = Path(".council-cache/cache.sqlite")

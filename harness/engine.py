@@ -22,7 +22,7 @@ from harness.providers.cache import CachedProvider, CacheStore
 from harness.providers.limits import EndpointLimits
 from harness.result import CaseResult
 from harness.reviews import load_verdicts, with_verdict
-from harness.scoring import score_case
+from harness.scoring import case_fields, score_case
 from harness.subjects import Subject, build_subject
 from harness.transcript import Transcript
 from harness.untrusted import clean_surrogates
@@ -200,6 +200,7 @@ class Engine:
         return CaseResult(
             case_id=case.id, dataset=case.dataset, subject=subject, category=case.category,
             evaluation_mode=case.evaluation_mode, status="error", error=clean_surrogates(message),
+            **case_fields(case),
         )
 
     def cache_stats(self) -> tuple[int, int]:

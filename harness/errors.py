@@ -27,7 +27,27 @@ class ConfigError(HarnessError):
 
 
 class DatasetError(HarnessError):
-    """A golden dataset or suite file that cannot be loaded."""
+    """A golden dataset or suite file that cannot be loaded.
+
+    ``problems`` lists every problem found in the file (the message names the first one and how
+    many more there are); ``council-harness validate`` prints them all.
+    """
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        super().__init__(message, where)
+        self.problems: list[DatasetError] = [self]
+
+    @classmethod
+    def of(cls, problems: list[DatasetError]) -> DatasetError:
+        """One error standing for several: the first problem's message, with how many more follow."""
+        first = problems[0]
+        if len(problems) == 1:
+            return first
+        more = len(problems) - 1
+        err = cls(f"{first.message} (and {more} more problem{'s' if more > 1 else ''}; "
+                  "`council-harness validate` lists them all)", first.where)
+        err.problems = list(problems)
+        return err
 
 
 class ProviderError(HarnessError):

@@ -8,28 +8,53 @@ from pathlib import Path
 import pandas as pd
 
 from harness.csvsafe import neutralise
+from harness.result import CaseResult
 from harness.runs import Run
 
 ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation_mode", "status")
+#: every column that is not a score, in order (scores follow, one column each)
+COLUMNS = (
+    *ID_COLUMNS, "tags", "query", "ground_truth", "expected", "final_answer", "error",
+    "tokens_in", "tokens_out", "duration_s",
+    "voting_agreement", "voting_confidence", "voting_rounds",
+    "review_verdict", "review_note", "review_by", "review_at",
+)
+
+
+def _expected(r: CaseResult) -> str | None:
+    if r.correctness is not None:
+        return r.correctness.expected_display
+    return r.expected.model_dump_json() if r.expected is not None else None
+
+
+def result_row(run_id: str, r: CaseResult) -> dict[str, object]:
+    """One result as a flat row: identity, what the case asked, what came back, voting, review, scores."""
+    t = r.transcript
+    vote = t.voting if t else None
+    row: dict[str, object] = {
+        "run_id": run_id, "dataset": r.dataset, "case_id": r.case_id, "subject": r.subject,
+        "category": r.category, "evaluation_mode": r.evaluation_mode, "status": r.status,
+        "tags": "; ".join(r.tags), "query": t.query if t else None, "ground_truth": r.ground_truth,
+        "expected": _expected(r), "final_answer": t.final_answer if t else None, "error": r.error,
+        "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
+        "duration_s": t.duration_s if t else 0.0,
+        "voting_agreement": vote.agreement_level if vote else None,
+        "voting_confidence": vote.confidence_score if vote else None,
+        "voting_rounds": vote.round_count if vote else None,
+        "review_verdict": r.review.verdict if r.review else None,
+        "review_note": r.review.note if r.review else None,
+        "review_by": r.review.who if r.review else None,
+        "review_at": r.review.when.isoformat() if r.review else None,
+    }
+    row.update(r.scores)
+    return row
 
 
 def results_frame(run: Run) -> pd.DataFrame:
-    """One row per (case, subject): identity, status, final answer, error, tokens, then every score."""
-    rows = []
-    for r in run.results:
-        t = r.transcript
-        row: dict[str, object] = {
-            "run_id": run.run_id, "dataset": r.dataset, "case_id": r.case_id, "subject": r.subject,
-            "category": r.category, "evaluation_mode": r.evaluation_mode, "status": r.status,
-            "final_answer": t.final_answer if t else None, "error": r.error,
-            "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
-            "duration_s": t.duration_s if t else 0.0,
-        }
-        row.update(r.scores)
-        rows.append(row)
-    frame = pd.DataFrame(rows)
+    """One row per (case, subject), sorted by (dataset, case, subject): see :data:`COLUMNS`, then every score."""
+    frame = pd.DataFrame([result_row(run.run_id, r) for r in run.results])
     if frame.empty:
-        return pd.DataFrame(columns=[*ID_COLUMNS, "final_answer", "error", "tokens_in", "tokens_out", "duration_s"])
+        return pd.DataFrame(columns=list(COLUMNS))
     return frame.sort_values(["dataset", "case_id", "subject"], kind="stable").reset_index(drop=True)
 
 

@@ -17,12 +17,17 @@ def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8") -> N
     The temp file lives in the same folder (same filesystem), is fsynced, then renamed over the
     target; on any error the temp file is removed and the old file is untouched.
     """
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """:func:`atomic_write_text` for bytes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding) as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _target_mode(path))

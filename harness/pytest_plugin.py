@@ -20,6 +20,7 @@ import pytest
 
 from harness.cases import Case, Dataset, is_dataset_file, load_datasets
 from harness.errors import CacheMiss, HarnessError
+from harness.failure_report import format_failure
 from harness.result import CaseResult
 from harness.untrusted import printable
 
@@ -361,55 +362,35 @@ class CaseItem(pytest.Item):
         return self.path, line, f"{self.case.dataset}::{self.case.id}[{self.subject}]"
 
 
-def _clip(text: str, n: int = 600) -> str:
-    text = text.strip()
-    return text if len(text) <= n else text[:n] + f" … ({len(text) - n} more characters)"
-
-
-def format_failure(result: CaseResult, case: Case) -> str:
-    """A readable failure report: what was expected, what came back, the answer and the metrics."""
-    lines = [f"{case.dataset}::{case.id} through '{result.subject}': {result.status.upper()}  ({case.source})"]
-    lines.append(f"query: {_clip(case.query, 300)}")
-    if result.error:
-        lines.append(f"error: {result.error}")
-    failed = [c for c in result.checks if not c.passed]
-    if failed:
-        lines.append("failed checks:")
-        lines += [f"  - {c.kind} '{c.target}': {c.detail}" for c in failed]
-    if case.ground_truth:
-        lines.append(f"expected (ground truth): {_clip(case.ground_truth, 300)}")
-    if result.transcript is not None:
-        lines.append(f"got: {_clip(result.transcript.final_answer)}")
-        if result.transcript.errors:
-            lines.append("subject errors: " + "; ".join(result.transcript.errors))
-    if result.quality_metrics is not None:
-        q = result.quality_metrics
-        sas = q.core.synthesis_attribution
-        lines.append(
-            f"quality: CSS {q.core.consensus_strength} · DDI {q.core.deliberation_depth} · "
-            f"winner alignment {sas.winner_alignment} · hallucination risk {sas.hallucination_risk} · "
-            f"grounded {sas.grounded}" + (f" · warnings {', '.join(q.warnings)}" if q.warnings else "")
-        )
-    other = {k: v for k, v in result.scores.items()}
-    if other:
-        lines.append("scores: " + ", ".join(f"{k}={v:g}" for k, v in sorted(other.items())))
-    return "\n".join(lines)
+_SUMMARY = pytest.StashKey[list[tuple[str, bool]]]()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Finish the run (manifest, gate, report); the lines are printed in the terminal summary."""
     state = session.config.stash.get(_SESSION, None)
     if state is None:
         return
-    writer = session.config.get_terminal_writer()
+    out = session.config.stash.setdefault(_SUMMARY, [])
     try:
         path, lines, gate_failed = state.finish()
     except HarnessError as exc:
-        writer.line(printable(f"council-harness: {exc}"), red=True)
+        out.append((printable(f"council-harness: {exc}"), True))
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
-    for line in lines:
-        writer.line(printable(f"council-harness {line}"), red=line.startswith(("baseline", "  -")) and gate_failed)
+    out += [(printable(f"council-harness {line}"), line.startswith(("baseline", "  -")) and gate_failed)
+            for line in lines]
     if path is not None:
-        writer.line(f"council-harness report: {path}")
+        out.append((printable(f"council-harness report: {path}"), False))
     if gate_failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The run's closing lines on lines of their own (never glued to pytest's progress line)."""
+    lines = config.stash.get(_SUMMARY, [])
+    if not lines:
+        return
+    terminalreporter.ensure_newline()
+    terminalreporter.section("council-harness", sep="-")
+    for text, red in lines:
+        terminalreporter.line(text, red=red)

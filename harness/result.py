@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.bias.audit import SessionBiasAudit
+from harness.expected import Expected
 from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.external import ExternalValidation
 from harness.metrics.heuristic_quality import HeuristicQuality
@@ -56,6 +57,10 @@ class CaseResult(Frozen):
     scoring_errors: tuple[str, ...] = ()
     scoring_calls: tuple[CallRecord, ...] = ()  # judge calls made while scoring (not the subject's)
     answer_correct: dict[str, bool] | None = None  # member -> its stage-1 answer is correct (council, expected:)
+    # what the case asked for, so that a run's results can be analysed on their own (export, diff)
+    tags: tuple[str, ...] = ()
+    ground_truth: str | None = None
+    expected: Expected | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

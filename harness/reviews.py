@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harness.csvsafe import neutralise, restore
 from harness.errors import StoreError
-from harness.fsutil import atomic_write_text
+from harness.fsutil import atomic_write_bytes, atomic_write_text
 from harness.result import CaseResult
 from harness.review_types import ReviewVerdict
 from harness.visible import visible_controls
@@ -156,13 +156,44 @@ def apply_verdicts(results: Sequence[CaseResult], verdicts: Mapping[Key, ReviewV
     return [with_verdict(r, verdicts.get(r.key)) for r in results]
 
 
+def rewrite_results(results_file: Path, verdicts: Mapping[Key, ReviewVerdict]) -> int:
+    """Apply ``verdicts`` to the matching lines of a ``results.jsonl``, atomically; returns lines changed.
+
+    Every other line is kept byte for byte (an unreadable line stays for the gate to count), so the
+    file says ``passed``/``failed`` with the verdict, not only the ``reviews.json`` overlay.
+    """
+    if not results_file.exists() or not verdicts:
+        return 0
+    out: list[bytes] = []
+    changed = 0
+    for raw in results_file.read_bytes().splitlines(keepends=True):
+        try:
+            r = CaseResult.model_validate_json(raw)
+        except (ValidationError, ValueError):
+            out.append(raw)
+            continue
+        updated = with_verdict(r, verdicts.get(r.key))
+        if updated is r:
+            out.append(raw)
+        else:
+            out.append(updated.model_dump_json().encode("utf-8") + b"\n")
+            changed += 1
+    if changed:
+        atomic_write_bytes(results_file, b"".join(out))
+    return changed
+
+
 def apply_sheet(run_dir: Path, results: Sequence[CaseResult], sheet: Path, global_file: Path,
                 reviewer: str | None = None) -> dict[Key, ReviewVerdict]:
-    """Validate the sheet, then record its verdicts in the run and in the persistent verdict file."""
+    """Validate the sheet, then record its verdicts in the run (``reviews.json`` and ``results.jsonl``)
+    and in the persistent verdict file."""
     new = parse_sheet(sheet, results, reviewer)
     run_file = run_dir / RUN_FILE
     merged_run = {**load_verdicts(run_file), **new}
     merged_global = {**load_verdicts(global_file), **new}
     save_verdicts(run_file, merged_run)
     save_verdicts(global_file, merged_global)
+    from harness.runs import RESULTS
+
+    rewrite_results(run_dir / RESULTS, new)
     return new

@@ -41,6 +41,11 @@ def _tier1(transcript: Transcript, settings: Settings) -> tuple[QualityMetrics |
     }
 
 
+def case_fields(case: Case) -> dict[str, object]:
+    """What a result keeps of its case beyond identity (tags, ground truth, the expected block)."""
+    return {"tags": case.tags, "ground_truth": case.ground_truth, "expected": case.expected}
+
+
 async def score_case(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> CaseResult:
     """Run every scorer on ``transcript`` and decide the case's status.
 
@@ -110,4 +115,5 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         peer_rubric=peer or None, bias=bias, external_validation=external, scoring_errors=tuple(errors),
         answer_correct=answer_correct,
         scoring_calls=(*(c for c in (extract_call, judged.call) if c is not None), *external_calls),
+        **case_fields(case),
     )

@@ -309,6 +309,17 @@ def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.api_key.get_secret_value() == PLACEHOLDER_KEY  # loopback without a key
     assert [m.model for m in config.members] == list(SERVER_MODELS) and config.chairman.model == "council-chair"
     assert config.limits == StageLimits(stage1=32, stage2=320, stage3=200)
+    assert config.ballot_style == "off"  # the default leaves the package's stage-2 replies free
+
+
+def test_ballot_style_from_config_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", ballot_style="json_schema")
+                                          ).ballot_style == "json_schema"
+    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "json_object")
+    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1")).ballot_style == "json_object"
+    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "grammar")
+    with pytest.raises(ConfigError, match="LLM_COUNCIL_BALLOT_STYLE"):
+        _settings("http://127.0.0.1:1/v1")
     assert chat_completions_url("https://x.example/api/v1/chat/completions") == \
         "https://x.example/api/v1/chat/completions"
     with pytest.raises(ConfigError, match="needs an API key .* set the variable OPENAI_API_KEY"):
@@ -501,7 +512,7 @@ def e2e_config(base_url: str) -> LLMCouncilConfig:
     ballot (ranking first) through llama.cpp's JSON-schema grammar.
     """
     settings = _settings(base_url, answer_max_tokens=24, review_max_tokens=48, synthesis_max_tokens=32)
-    return LLMCouncilConfig.from_settings(settings).model_copy(update={"ballot_style": "json_object"})
+    return LLMCouncilConfig.from_settings(settings.model_copy(update={"ballot_style": "json_object"}))
 
 
 @pytest.mark.slow

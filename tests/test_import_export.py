@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pydantic import TypeAdapter
 
 from harness.cases import load_datasets
 from harness.errors import ConfigError
@@ -138,3 +139,37 @@ def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
     raw = path.read_text(encoding="utf-8")
     assert not any(line.startswith(("=", "+", "@")) or ",=" in line or ",+" in line or ",@" in line
                    for line in raw.splitlines())
+
+
+def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from harness.council.consensus_types import ConsensusResult
+    from harness.expected import Expected
+    from harness.frames import COLUMNS
+    from harness.review_types import ReviewVerdict
+
+    vote = ConsensusResult(consensus_id="v1", agreement_level="moderate", winning_member="m", winning_response="42",
+                           confidence_score=0.71, model_votes={"m": 60.0}, round_count=2,
+                           second_round_triggered=True, total_execution_time_ms=5.0, reasoning="r")
+    t = Transcript(subject="voting", query="What is 6 x 7?", answers=(Answer(member="m", model="x", text="42"),),
+                   final_answer="42", voting=vote)
+    when = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+    review = ReviewVerdict(verdict="pass", note="right", who="ana", when=when)
+    expected = TypeAdapter(Expected).validate_python({"type": "numeric", "value": 42})
+    w = RunWriter(tmp_path / "r")
+    w.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z"))
+    w.add([CaseResult(case_id="c1", dataset="d", subject="voting", status="passed", transcript=t,
+                      tags=("math", "easy"), ground_truth="6 x 7 = 42", expected=expected, review=review,
+                      scores={"correct": 1.0})])
+    frame = results_frame(load_run(tmp_path / "r"))
+    assert list(frame.columns) == [*COLUMNS, "correct"]
+    row = frame.iloc[0]
+    assert row["query"] == "What is 6 x 7?" and row["ground_truth"] == "6 x 7 = 42"
+    assert row["tags"] == "math; easy"
+    assert '"value":42.0' in row["expected"] and '"type":"numeric"' in row["expected"]
+    assert (row["voting_agreement"], row["voting_confidence"], row["voting_rounds"]) == ("moderate", 0.71, 2)
+    assert (row["review_verdict"], row["review_note"], row["review_by"]) == ("pass", "right", "ana")
+    assert row["review_at"] == "2026-11-26T09:00:00+00:00"
+    csv_path = export(load_run(tmp_path / "r"), tmp_path / "out.csv")
+    assert pd.read_csv(csv_path).loc[0, "query"] == "What is 6 x 7?"

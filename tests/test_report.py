@@ -381,7 +381,7 @@ def test_expert_review_section_lists_awaiting_cases(full_html: str) -> None:
     rows = re.findall(r'<tr class="review-row">(.*?)</tr>', section, re.DOTALL)
     texts = [" ".join(re.sub(r"<[^>]+>", " ", r).split()) for r in rows]
     assert texts == ["essay-1 mini council awaiting review —", "essay-1 mini baseline awaiting review —"]
-    assert 'href="#case-5"' in rows[0]  # the fifth case's drill-down
+    assert 'href="#case-mini-essay-1"' in rows[0]  # the case's drill-down, anchored by dataset and id
 
 
 def test_expert_review_shows_a_merged_verdict(tmp_path: Path) -> None:
@@ -398,7 +398,7 @@ def test_expert_review_shows_a_merged_verdict(tmp_path: Path) -> None:
 
 
 def test_drill_down_has_ballots_checks_synthesis_and_vote(full_html: str) -> None:
-    arith1 = full_html[full_html.index('<details class="case" id="case-1">'):full_html.index('id="case-2"')]
+    arith1 = full_html[full_html.index('<details class="case" id="case-mini-arith-1">'):full_html.index('id="case-mini-arith-2"')]
     assert "question arith-1?" in arith1
     assert "ranking <b>Response A &gt; Response B &gt; Response C</b>" in arith1
     assert "= m1 &gt; m2 &gt; m3" in arith1 and "parsed by final_ranking" in arith1

@@ -98,7 +98,7 @@ def test_hostile_model_output_is_inert_text(page: Page) -> None:
     assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, a[href^=\"javascript\"]').length") == 0
     assert page.evaluate("document.querySelectorAll('[onerror], [onload], [onclick]').length") == 0
     assert page.evaluate("document.scripts.length") == 1
-    final = page.evaluate("document.querySelector('#case-4 .subject[data-subject=\"council\"] pre.final').textContent")
+    final = page.evaluate("document.querySelector('#case-mini-capital-x .subject[data-subject=\"council\"] pre.final').textContent")
     assert final == HOSTILE  # shown exactly as the model wrote it, as text
 
 
@@ -122,10 +122,10 @@ def test_filters_hide_rows_that_do_not_match(page: Page) -> None:
 
 
 def test_case_link_opens_its_transcript_and_expand_all_opens_every_case(page: Page) -> None:
-    assert page.evaluate("document.getElementById('case-4').open") is False
-    page.click('#matrix a[href="#case-4"]')
-    assert page.evaluate("location.hash") == "#case-4"
-    assert page.evaluate("document.getElementById('case-4').open") is True
+    assert page.evaluate("document.getElementById('case-mini-capital-x').open") is False
+    page.click('#matrix a[href="#case-mini-capital-x"]')
+    assert page.evaluate("location.hash") == "#case-mini-capital-x"
+    assert page.evaluate("document.getElementById('case-mini-capital-x').open") is True
     page.click('button[data-details="open"]')
     assert page.evaluate("Array.from(document.querySelectorAll('details.case')).every(d => d.open)") is True
     page.click('button[data-details="close"]')

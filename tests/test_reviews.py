@@ -160,3 +160,23 @@ def test_sheet_neutralises_formulas_and_shows_controls(tmp_path: Path) -> None:
         wr.writeheader()
         wr.writerows(rows2)
     assert set(apply_sheet(d, run.results, sheet, tmp_path / "g.json")) == set(new)
+
+
+def test_apply_rewrites_results_jsonl_and_keeps_every_other_line(run_dir: Path, tmp_path: Path) -> None:
+    """``review --apply`` leaves ``results.jsonl`` saying the verdict, not ``awaiting_review``."""
+    results_file = run_dir / "results.jsonl"
+    with results_file.open("ab") as fh:
+        fh.write(b'{"truncated": \xff\n')  # an unreadable line stays, byte for byte, for the gate to count
+    before = results_file.read_bytes().splitlines(keepends=True)
+    run = load_run(run_dir)
+    sheet = tmp_path / "sheet.csv"
+    write_sheet(run.results, sheet)
+    _fill(sheet, {"arch-002": ("fail", "ignores team size")})
+    apply_sheet(run_dir, run.results, sheet, tmp_path / "g.json")
+    after = results_file.read_bytes().splitlines(keepends=True)
+    assert len(after) == len(before) == 4
+    assert after[0] == before[0] and after[2] == before[2] and after[3] == before[3]
+    changed = CaseResult.model_validate_json(after[1])
+    assert changed.case_id == "arch-002" and changed.status == "failed"
+    assert changed.review is not None and changed.review.note == "ignores team size"
+    assert load_run(run_dir).corrupt_lines == [4]

@@ -174,7 +174,7 @@ class LLMCouncilConfig(Frozen):
             endpoint=endpoint, api_key=SecretStr(key), members=tuple(settings.models), chairman=chairman,
             limits=StageLimits(stage1=settings.answer_max_tokens, stage2=settings.review_max_tokens,
                                stage3=settings.synthesis_cap),
-            seed=settings.seed, timeout=settings.member_timeout,
+            seed=settings.seed, timeout=settings.member_timeout, ballot_style=settings.ballot_style,
         )
 
 

@@ -26,7 +26,9 @@ from markupsafe import Markup
 from harness.baselines import Comparison
 from harness.fsutil import atomic_write_text
 from harness.gcpause import gc_paused
+from harness.report.diff_view import diff_view
 from harness.report.view import build_view
+from harness.rundiff import RunDiff
 from harness.runs import Run
 from harness.stats import PredictionReport
 from harness.visible import for_display
@@ -125,7 +127,8 @@ def content_security_policy(script: str = SCRIPT) -> str:
 
 
 def render_run(
-    run: Run, *, prediction: PredictionReport | None = None, comparison: Comparison | Sequence[Comparison] | None = None
+    run: Run, *, prediction: PredictionReport | None = None, comparison: Comparison | Sequence[Comparison] | None = None,
+    diff: RunDiff | None = None,
 ) -> str:
     """The report's HTML text.
 
@@ -134,27 +137,30 @@ def render_run(
         prediction: the >15% verdicts (:func:`harness.stats.evaluate_prediction`): adds the prediction panel.
         comparison: the run compared with its baseline (:func:`harness.baselines.compare`): adds regression
             counts to the gate banner and the delta column to the case matrix.
+        diff: the run compared with an earlier run (:func:`harness.rundiff.diff_runs`): adds the
+            "what changed" section.
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """
     with gc_paused():  # a 10,000-result view is millions of live objects: see harness.gcpause
         view = build_view(run, prediction=prediction, comparison=comparison)
         template = _env.get_template("report.html.j2")
+        changes = diff_view(diff) if diff is not None else None
         # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
-        return template.render(v=view, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
+        return template.render(v=view, d=changes, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
 
 
 def write_report(
     run: Run, path: Path | None = None, *, prediction: PredictionReport | None = None,
-    comparison: Comparison | Sequence[Comparison] | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
 ) -> Path:
     """Write ``index.html`` in the run folder (or ``path``) atomically and return its path.
 
     Args:
         run: the run to report.
         path: where to write; default ``<run_dir>/index.html``.
-        prediction, comparison: as for :func:`render_run`.
+        prediction, comparison, diff: as for :func:`render_run`.
     """
     out = Path(path) if path else run.run_dir / "index.html"
-    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison))
+    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison, diff=diff))
     return out

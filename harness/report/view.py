@@ -65,7 +65,7 @@ CONFIG_HIGHLIGHTS = (
 #: verdicts, extracted answers, reviewers' verdicts, fields added later) is shown as a generic block.
 _KNOWN_RESULT_FIELDS = frozenset({
     "case_id", "dataset", "subject", "category", "evaluation_mode", "status", "transcript", "quality_metrics",
-    "scores", "checks", "error",
+    "scores", "checks", "error", "tags", "ground_truth", "expected",
 })
 _KNOWN_TRANSCRIPT_FIELDS = frozenset({
     "subject", "query", "answers", "label_to_member", "reviews", "aggregate", "synthesis", "final_answer",
@@ -86,6 +86,12 @@ INTERVAL_WIDTH = 150
 
 
 # ---------------------------------------------------------------- formatting
+
+
+def case_anchor(dataset: str, case_id: str) -> str:
+    """A case's drill-down id, stable when cases are added: ``case-<dataset>-<case id>`` (ids are
+    ``[A-Za-z0-9_.:-]``, all valid in a URL fragment)."""
+    return f"case-{dataset}-{case_id}"
 
 
 def status_label(status: str) -> str:
@@ -853,7 +859,7 @@ def _rows(
         for d in comparison.cases:
             deltas[(comparison.dataset, d.case_id)].append(d)
     rows = []
-    for i, (ds, cid, by) in enumerate(grouped):
+    for ds, cid, by in grouped:
         cells = tuple(
             MatrixCell(subject=s, status=by[s].status, label=status_label(by[s].status), badges=_badges(by[s], keys))
             if s in by else MatrixCell(subject=s, status="", label="no result", badges=())
@@ -867,7 +873,7 @@ def _rows(
         statuses = {r.status for r in by.values()}
         category = next((r.category for r in by.values() if r.category), None) or ""
         rows.append(MatrixRow(
-            anchor=f"case-{i + 1}", dataset=ds, case_id=cid, category=category,
+            anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category,
             search=f"{ds} {cid}".lower(), cells=cells, deltas=delta_badges,
             failing=any(st in FAILING for st in statuses), regressed=any(d.status == "regressed" for d in mine),
             differ=len(statuses) > 1 or len(by) < len(subjects),
@@ -1055,20 +1061,20 @@ def _cases(
         ordered = [by[s] for s in subjects if s in by] + [r for s, r in sorted(by.items()) if s not in subjects]
         query = next((r.transcript.query for r in ordered if r.transcript is not None), "")
         category = next((r.category for r in ordered if r.category), None) or ""
-        out.append(CaseDetail(anchor=f"case-{i + 1}", dataset=ds, case_id=cid, category=category, query=query,
+        out.append(CaseDetail(anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category, query=query,
                               subjects=tuple(_subject_detail(r) for r in ordered)))
     return tuple(out)
 
 
 def _expert(grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str]) -> tuple[ReviewItem, ...]:
     out = []
-    for i, (ds, cid, by) in enumerate(grouped):
+    for ds, cid, by in grouped:
         for s in [*[s for s in subjects if s in by], *sorted(set(by) - set(subjects))]:
             r = by[s]
             if r.evaluation_mode == "expert_review" or r.status == "awaiting_review":
                 rv = r.review
                 out.append(ReviewItem(
-                    anchor=f"case-{i + 1}", dataset=ds, case_id=cid, subject=s, status=r.status,
+                    anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, subject=s, status=r.status,
                     label=status_label(r.status), verdict=rv.verdict if rv else "",
                     by=f"{rv.who}, {rv.when.isoformat()}" if rv else "", note=rv.note if rv else "",
                 ))

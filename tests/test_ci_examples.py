@@ -1,0 +1,61 @@
+"""The CI workflow examples in ci/: valid YAML, and every command they run exists with those options."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTEST_HELP: list[str] = []
+
+
+def _commands() -> list[tuple[str, str]]:
+    gh = yaml.safe_load((ROOT / "ci" / "github-actions.yml").read_text(encoding="utf-8"))
+    gl = yaml.safe_load((ROOT / "ci" / "gitlab-ci.yml").read_text(encoding="utf-8"))
+    out = [("github", step["run"]) for step in gh["jobs"]["golden"]["steps"] if "run" in step]
+    out += [("gitlab", line) for line in gl["council-gate"]["script"]]
+    return out
+
+
+def test_workflows_have_the_gate_shape() -> None:
+    gh = yaml.safe_load((ROOT / "ci" / "github-actions.yml").read_text(encoding="utf-8"))
+    steps = gh["jobs"]["golden"]["steps"]
+    uses = [s.get("uses", "") for s in steps]
+    assert any(u.startswith("actions/cache@") for u in uses)
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()"
+    assert "reports/index.html" in upload["with"]["path"] and "summary.json" in upload["with"]["path"]
+    gl = yaml.safe_load((ROOT / "ci" / "gitlab-ci.yml").read_text(encoding="utf-8"))["council-gate"]
+    assert gl["artifacts"]["reports"]["junit"] == "reports/junit.xml"
+    assert ".council-cache/" in gl["cache"]["paths"]
+
+
+@pytest.mark.parametrize(("where", "command"), _commands())
+def test_every_command_exists(where: str, command: str) -> None:
+    argv = shlex.split(command)
+    if argv[0] == "council-harness":
+        build_parser().parse_args(argv[1:])  # SystemExit (a failed test) on an unknown command or option
+    elif argv[0] == "pytest":
+        if not PYTEST_HELP:
+            PYTEST_HELP.append(subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=ROOT,
+                                              capture_output=True, text=True).stdout)
+        for arg in argv[1:]:
+            if arg.startswith("--"):
+                assert arg.split("=")[0] in PYTEST_HELP[0], f"{where}: unknown pytest option {arg}"
+    elif argv[:2] == ["pip", "install"]:
+        extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+            "optional-dependencies"]
+        target = argv[-1]
+        assert target.startswith(".["), target
+        for extra in target[2:-1].split(","):
+            assert extra in extras, f"{where}: no extra {extra!r}"
+    else:
+        pytest.fail(f"{where}: unexpected command {command!r}")
