@@ -10,8 +10,9 @@ tolerances), and adds what a person asks first:
   (a rubric score moving 2 of 10 ranks with a 0-1 score moving 0.2);
 * both final answers of every changed case, side by side.
 
-Cases only in A are ``missing`` from B; cases only in B are ``new``. The exit code follows the gate:
-1 when B regressed against A, else 0.
+Cases only in A are ``missing`` from B; cases only in B are ``new``. The exit code is 1 when B
+regressed against A: a case newly failing, regressed or missing, or a score whose aggregate paired
+test shows a drop spread over many cases; a case that failed in both runs is no change.
 """
 
 from __future__ import annotations
@@ -59,16 +60,21 @@ class RunDiff(Frozen):
     changes: tuple[CaseChange, ...]
     moves: tuple[ScoreMove, ...]
     unchanged: int
-    gate_failures: tuple[str, ...] = ()
+    aggregate_drops: tuple[str, ...] = ()  # scores whose aggregate paired test shows a drop
+
+    @property
+    def regressed(self) -> bool:
+        return bool(self.aggregate_drops) or any(c.kind in _REGRESSING for c in self.changes)
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.gate_failures else 0
+        return 1 if self.regressed else 0
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]
 
 
+_REGRESSING = ("newly_failing", "regressed", "missing")
 _ORDER = {"newly_failing": 0, "regressed": 1, "missing": 2, "newly_passing": 3, "improved": 4, "new": 5}
 
 
@@ -122,9 +128,10 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
             ))
     changes.sort(key=lambda c: (_ORDER.get(c.kind, 9), c.dataset, c.case_id, c.subject))
     moves.sort(key=lambda m: (-m.share_of_scale, m.dataset, m.case_id, m.subject, m.score))
-    failures = tuple(f"{c.dataset}: {f}" for c in comparisons for f in c.failures)
+    drops = tuple(f"{c.dataset}: {s}" for c in comparisons for s, t in sorted(c.aggregates.items())
+                  if t.significant_drop)
     return RunDiff(run_a=run_a.run_id, run_b=run_b.run_id, changes=tuple(changes), moves=tuple(moves[:top]),
-                   unchanged=unchanged, gate_failures=failures)
+                   unchanged=unchanged, aggregate_drops=drops)
 
 
 def _clip(text: str | None, n: int = 160) -> str:
@@ -139,8 +146,9 @@ def diff_lines(diff: RunDiff, answers: bool = True) -> list[str]:
         f"{diff.run_b} against {diff.run_a}: {counts['newly_failing']} newly failing, "
         f"{counts['newly_passing']} newly passing, {counts['regressed']} regressed, {counts['improved']} improved, "
         f"{counts['missing']} missing, {counts['new']} new, {diff.unchanged} unchanged",
-        f"gate: {'FAIL' if diff.exit_code else 'pass'}",
+        f"regressed against {diff.run_a}: {'yes' if diff.regressed else 'no'}",
     ]
+    lines += [f"aggregate drop: {d} (paired test over the cases)" for d in diff.aggregate_drops]
     for c in diff.changes:
         lines.append(f"{c.kind.replace('_', ' ')}: {c.dataset}::{c.case_id} [{c.subject}] "
                      f"({c.before_status or '-'} -> {c.after_status or '-'})")

@@ -149,7 +149,7 @@ def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> No
     from harness.frames import COLUMNS
     from harness.review_types import ReviewVerdict
 
-    vote = ConsensusResult(consensus_id="v1", agreement_level="moderate", winning_member="m", winning_response="42",
+    vote = ConsensusResult(consensus_id="v1", agreement_level="moderate_agreement", winning_member="m", winning_response="42",
                            confidence_score=0.71, model_votes={"m": 60.0}, round_count=2,
                            second_round_triggered=True, total_execution_time_ms=5.0, reasoning="r")
     t = Transcript(subject="voting", query="What is 6 x 7?", answers=(Answer(member="m", model="x", text="42"),),
@@ -168,7 +168,7 @@ def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> No
     assert row["query"] == "What is 6 x 7?" and row["ground_truth"] == "6 x 7 = 42"
     assert row["tags"] == "math; easy"
     assert '"value":42.0' in row["expected"] and '"type":"numeric"' in row["expected"]
-    assert (row["voting_agreement"], row["voting_confidence"], row["voting_rounds"]) == ("moderate", 0.71, 2)
+    assert (row["voting_agreement"], row["voting_confidence"], row["voting_rounds"]) == ("moderate_agreement", 0.71, 2)
     assert (row["review_verdict"], row["review_note"], row["review_by"]) == ("pass", "right", "ana")
     assert row["review_at"] == "2026-11-26T09:00:00+00:00"
     csv_path = export(load_run(tmp_path / "r"), tmp_path / "out.csv")

@@ -74,7 +74,7 @@ def test_diff_finds_flips_regressions_and_moves(runs: tuple[Path, Path]) -> None
     lines = diff_lines(diff)
     assert lines[0] == ("run-b against run-a: 1 newly failing, 1 newly passing, 1 regressed, 0 improved, "
                         "1 missing, 1 new, 1 unchanged")
-    assert lines[1] == "gate: FAIL"
+    assert lines[1] == "regressed against run-a: yes"
     assert "    A: Paris" in lines and "    B: Marseille" in lines
 
 
@@ -94,7 +94,7 @@ def test_diff_command(runs: tuple[Path, Path], tmp_path: Path) -> None:
     data = json.loads((tmp_path / "d.json").read_text())
     assert [c["case_id"] for c in data["changes"]] == ["c1", "c3", "c5", "c2", "c4"]
     same = subprocess.run([str(CLI), "diff", str(a), str(a)], cwd=tmp_path, capture_output=True, text=True)
-    assert same.returncode == 0 and "gate: pass" in same.stdout
+    assert same.returncode == 0 and "regressed against run-a: no" in same.stdout
     bad = subprocess.run([str(CLI), "diff", str(a), str(tmp_path / "nope")], cwd=tmp_path, capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "nope" in bad.stderr

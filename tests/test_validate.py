@@ -45,7 +45,8 @@ def test_loader_collects_every_case_problem_in_a_file(tmp_path: Path) -> None:
     with pytest.raises(DatasetError) as info:
         load_datasets(f)
     problems = info.value.problems
-    assert [p.where for p in problems] == [f"{f}:4", f"{f}:8", f"{f}:11"]
+    assert [p.where for p in problems] == [f"{f}:4", f"{f}:10", f"{f}:11"]
+    assert "'query': required key is missing" in problems[0].message
     assert "'qeury': unknown key" in problems[0].message
     assert "unknown score name(s) ['nonsense']" in problems[1].message
     assert "duplicate case id 'q2' (first at" in problems[2].message
@@ -92,7 +93,7 @@ def test_validate_command_exit_codes_and_output(tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr
     lines = bad.stderr.strip().splitlines()
     assert lines[0].startswith("bad.yaml:4: ") and "'qeury'" in lines[0]
-    assert lines[1].startswith("bad.yaml:8: ") and lines[2].startswith("bad.yaml:11: ")
+    assert lines[1].startswith("bad.yaml:10: ") and lines[2].startswith("bad.yaml:11: ")
     assert lines[-1] == "3 problem(s) in 1 place(s); 2 dataset file(s) checked"
 
 
