@@ -409,9 +409,9 @@ def test_drill_down_has_ballots_checks_synthesis_and_vote(full_html: str) -> Non
     assert "Consensus Strength: 0.80 [████████░░] moderate" in arith1
     assert "expected &#39;4&#39;, got &#39;5&#39; (last_number)" in arith1  # the baseline's failed check
     assert "Stage 3 synthesis (m1)" in arith1 and "The answer is 4." in arith1
-    capital = full_html[full_html.index('id="case-4"'):full_html.index('id="case-5"')]
+    capital = full_html[full_html.index('id="case-mini-capital-x"'):full_html.index('id="case-mini-essay-1"')]
     assert "consensus vote (seed 002)" in capital and "agreement_level" in capital and "weak_agreement" in capital
-    boom = full_html[full_html.index('id="case-3"'):full_html.index('id="case-4"')]
+    boom = full_html[full_html.index('id="case-mini-boom-1"'):full_html.index('id="case-mini-capital-x"')]
     assert "member timeout after 30 s" in boom and "no transcript" in boom
 
 
