@@ -310,16 +310,6 @@ def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [m.model for m in config.members] == list(SERVER_MODELS) and config.chairman.model == "council-chair"
     assert config.limits == StageLimits(stage1=32, stage2=320, stage3=200)
     assert config.ballot_style == "off"  # the default leaves the package's stage-2 replies free
-
-
-def test_ballot_style_from_config_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", ballot_style="json_schema")
-                                          ).ballot_style == "json_schema"
-    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "json_object")
-    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1")).ballot_style == "json_object"
-    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "grammar")
-    with pytest.raises(ConfigError, match="LLM_COUNCIL_BALLOT_STYLE"):
-        _settings("http://127.0.0.1:1/v1")
     assert chat_completions_url("https://x.example/api/v1/chat/completions") == \
         "https://x.example/api/v1/chat/completions"
     with pytest.raises(ConfigError, match="needs an API key .* set the variable OPENAI_API_KEY"):
@@ -343,6 +333,16 @@ def test_ballot_style_from_config_and_environment(monkeypatch: pytest.MonkeyPatc
     assert config.endpoint == "http://127.0.0.1:2/v1/chat/completions"
     with pytest.raises(ConfigError, match="cannot run with cache_mode 'replay'"):
         LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", cache_mode="replay"))
+
+
+def test_ballot_style_from_config_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", ballot_style="json_schema")
+                                          ).ballot_style == "json_schema"
+    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "json_object")
+    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1")).ballot_style == "json_object"
+    monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "grammar")
+    with pytest.raises(ConfigError, match="LLM_COUNCIL_BALLOT_STYLE"):
+        _settings("http://127.0.0.1:1/v1")
 
 
 def test_package_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

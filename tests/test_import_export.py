@@ -149,7 +149,8 @@ def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> No
     from harness.frames import COLUMNS
     from harness.review_types import ReviewVerdict
 
-    vote = ConsensusResult(consensus_id="v1", agreement_level="moderate_agreement", winning_member="m", winning_response="42",
+    vote = ConsensusResult(consensus_id="v1", agreement_level="moderate_agreement", winning_member="m",
+                           winning_response="42",
                            confidence_score=0.71, model_votes={"m": 60.0}, round_count=2,
                            second_round_triggered=True, total_execution_time_ms=5.0, reasoning="r")
     t = Transcript(subject="voting", query="What is 6 x 7?", answers=(Answer(member="m", model="x", text="42"),),

@@ -36,7 +36,8 @@ def test_junit_has_one_testcase_per_case_and_subject(tmp_path: Path) -> None:
     root = ET.parse(out).getroot()  # parses: no forbidden characters reached the file
     suite = root.find("testsuite")
     assert suite is not None
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("4", "1", "1", "1")
+    counts = (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped"))
+    assert counts == ("4", "1", "1", "1")
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == ["c1[baseline]", "c1[council]", "c2[baseline]", "c2[council]"]
     assert {c.get("classname") for c in cases} == {"geo"}

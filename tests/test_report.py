@@ -398,7 +398,8 @@ def test_expert_review_shows_a_merged_verdict(tmp_path: Path) -> None:
 
 
 def test_drill_down_has_ballots_checks_synthesis_and_vote(full_html: str) -> None:
-    arith1 = full_html[full_html.index('<details class="case" id="case-mini-arith-1">'):full_html.index('id="case-mini-arith-2"')]
+    start = full_html.index('<details class="case" id="case-mini-arith-1">')
+    arith1 = full_html[start:full_html.index('id="case-mini-arith-2"')]
     assert "question arith-1?" in arith1
     assert "ranking <b>Response A &gt; Response B &gt; Response C</b>" in arith1
     assert "= m1 &gt; m2 &gt; m3" in arith1 and "parsed by final_ranking" in arith1

@@ -98,7 +98,8 @@ def test_hostile_model_output_is_inert_text(page: Page) -> None:
     assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, a[href^=\"javascript\"]').length") == 0
     assert page.evaluate("document.querySelectorAll('[onerror], [onload], [onclick]').length") == 0
     assert page.evaluate("document.scripts.length") == 1
-    final = page.evaluate("document.querySelector('#case-mini-capital-x .subject[data-subject=\"council\"] pre.final').textContent")
+    final = page.evaluate(
+        "document.querySelector('#case-mini-capital-x .subject[data-subject=\"council\"] pre.final').textContent")
     assert final == HOSTILE  # shown exactly as the model wrote it, as text
 
 

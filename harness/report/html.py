@@ -127,8 +127,8 @@ def content_security_policy(script: str = SCRIPT) -> str:
 
 
 def render_run(
-    run: Run, *, prediction: PredictionReport | None = None, comparison: Comparison | Sequence[Comparison] | None = None,
-    diff: RunDiff | None = None,
+    run: Run, *, prediction: PredictionReport | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
 ) -> str:
     """The report's HTML text.
 
