@@ -547,7 +547,7 @@ def test_llm_council_end_to_end(llama_server: str, tmp_path: Path, monkeypatch: 
     run = load_run(tmp_path / "run")
     report = write_report(run)
 
-    assert [r.case_id for r in run.results] == ["capital-fr", "add-small"] and run.corrupt_lines == []
+    assert [r.case_id for r in run.results] == ["add-small", "capital-fr"] and run.corrupt_lines == []  # sorted
     html = report.read_text()
     assert "llm-council" in html and "capital-fr" in html and "add-small" in html
     for result in run.results:
