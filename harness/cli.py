@@ -65,6 +65,17 @@ def arm_outcome(run: Run, settings: Settings) -> tuple[list[ArmVerdict], list[Le
     return verdicts, loo
 
 
+def usage_outcome(run: Run, settings: Settings) -> list[str]:
+    """The usage ledger written to summary.json ``"usage"``; its console lines."""
+    from harness.ledger import ledger_lines, usage_ledger
+    from harness.summary import update_summary
+
+    ledger = usage_ledger(run.results, settings.pricing)
+    payload = dict(ledger.model_dump(mode="json"), partial=run.manifest.partial, stopped=run.manifest.stopped)
+    update_summary(run.run_dir, "usage", payload)
+    return ledger_lines(ledger)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.arm_verdicts import arm_lines
     from harness.console import plain_console
@@ -97,6 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     prediction = prediction_for_run(run.results, settings)
     write_verdicts(run.run_dir, prediction)
     arm_results = arm_outcome(run, settings)
+    usage_lines = usage_outcome(run, settings)
     comparisons = [] if args.update_baseline else compare_run(run, settings)
     report = write_report(run, prediction=prediction, comparison=comparisons)
     outcome = gate_outcome(run, comparisons)
@@ -105,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prediction is not None:
         for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in arm_lines(*arm_results):
+    for line in [*arm_lines(*arm_results), *usage_lines]:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line, markup=False, highlight=False)

@@ -79,6 +79,15 @@ class MemberSpec(BaseModel):
         return self
 
 
+class ModelPrice(BaseModel):
+    """Dollars per million prompt (``input``) and completion (``output``) tokens of one model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+
+
 class RubricWeights(BaseModel):
     """Rubric dimension weights (seed 004): non-negative, summing to 1 within 0.001."""
 
@@ -175,6 +184,10 @@ class Settings(BaseSettings):
     # self-consistency:<member> draws this many samples when the council does not run on the same cases
     # (with the council, n matches the council's tokens per case: harness.council.arms)
     self_consistency_samples: int = Field(default=3, ge=1, le=64)
+    # usage ledger (harness.ledger): model name -> dollars per million tokens; limits per run invocation
+    pricing: dict[str, ModelPrice] = {}
+    token_limit: int | None = Field(default=None, ge=1)
+    cost_limit: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     # embedded reviewers: ballots from label probabilities, with a short free-text critique
     critique_max_tokens: int = Field(default=24, ge=0, le=1024)
     # scoring

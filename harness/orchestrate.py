@@ -14,6 +14,7 @@ from harness.config import Settings
 from harness.console import plain_console
 from harness.council.arms import call_tokens
 from harness.engine import Engine, request_slots
+from harness.ledger import Budget
 from harness.progress import RunProgress
 from harness.result import CaseResult
 from harness.runs import RESULTS, Run, RunWriter, load_run, new_manifest, new_run_id, now_iso, read_results
@@ -88,6 +89,7 @@ def run_cases(
     ordered = sorted(subjects, key=lambda s: s != "council")
     todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
     engine = Engine(settings, subjects)
+    budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
     if resume:
         for c in cases:  # a council case finished before the resume still sets self-consistency's n
             prior = council_done.get((c.dataset, c.id))
@@ -97,7 +99,8 @@ def run_cases(
     runner = asyncio.Runner()
     try:
         with RunProgress(console, len(todo)) as progress:
-            runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings)))
+            runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings),
+                                  budget))
         hits, misses = engine.cache_stats()
     finally:
         runner.run(engine.aclose())
@@ -108,7 +111,11 @@ def run_cases(
         "finished_at": now_iso(), "cache_hits": manifest.cache_hits + hits,
         "cache_misses": manifest.cache_misses + misses,
         "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0]),
+        "partial": budget.stopped is not None, "stopped": budget.stopped,
     }))
+    if budget.stopped is not None:
+        console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with "
+                      f"--resume {run_id}", markup=False)
     return load_run(run_dir)
 
 
@@ -116,10 +123,13 @@ Pair = tuple[Case, str]
 
 
 async def finished_batches(
-    engine: Engine, todo: Iterable[Pair], window: int,
+    engine: Engine, todo: Iterable[Pair], window: int, budget: Budget | None = None,
 ) -> AsyncIterator[list[tuple[Pair, asyncio.Task[CaseResult]]]]:
     """Run ``todo`` through ``engine`` with at most ``window`` pairs in flight; yield the pairs that
     finished together (each with its done task: a result, or the exception it raised).
+
+    With a ``budget``, finished results are charged to it and no new pair starts once it is reached
+    (``budget.stopped`` then says why); the pairs in flight finish.
 
     New pairs are started before each yield, so the endpoints stay busy while the caller records a
     batch. Closing the generator (``contextlib.aclosing``) cancels the pairs still running.
@@ -127,10 +137,16 @@ async def finished_batches(
     pending = iter(todo)
     running: dict[asyncio.Task[CaseResult], Pair] = {}
 
+    held: list[Pair] = []  # the next pair, held back once the budget is reached
+
     def start() -> None:
         while len(running) < window:
-            pair = next(pending, None)
+            pair = held.pop() if held else next(pending, None)
             if pair is None:
+                return
+            if budget is not None and budget.reached is not None:
+                budget.stopped = budget.stopped or budget.reached
+                held.append(pair)
                 return
             running[asyncio.create_task(engine.run_case(*pair))] = pair
 
@@ -139,6 +155,10 @@ async def finished_batches(
         while running:
             finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             batch = [(running.pop(t), t) for t in finished]
+            if budget is not None:
+                for t in finished:
+                    if t.exception() is None:
+                        budget.add(t.result())
             start()
             yield batch
     finally:
@@ -149,7 +169,7 @@ async def finished_batches(
 
 async def _run_pairs(
     engine: Engine, todo: Sequence[Pair], writer: RunWriter, progress: RunProgress,
-    on_result: Callable[[CaseResult], None] | None, window: int,
+    on_result: Callable[[CaseResult], None] | None, window: int, budget: Budget | None = None,
 ) -> None:
     """Run ``todo``, recording each result as it finishes (:func:`finished_batches`).
 
@@ -158,7 +178,7 @@ async def _run_pairs(
     replay-cache miss) is raised once the results finished with it are written; the pairs still
     running are cancelled.
     """
-    async with aclosing(finished_batches(engine, todo, window)) as batches:
+    async with aclosing(finished_batches(engine, todo, window, budget)) as batches:
         async for batch in batches:
             failure = next((t.exception() for _, t in batch if t.exception() is not None), None)
             results = [t.result() for _, t in batch if t.exception() is None]

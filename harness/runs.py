@@ -67,6 +67,9 @@ class Manifest(Frozen):
     shards: tuple[str, ...] = ()  # the run ids merged into this one (``council-harness merge``)
     #: model calls, tokens and seconds summed per stage (:func:`harness.usage.stage_usage`).
     stage_usage: dict[str, StageTotals] = {}
+    #: stopped by ``token_limit``/``cost_limit`` before every pair started (``--resume`` completes it)
+    partial: bool = False
+    stopped: str | None = None
 
 
 def now_iso() -> str:
