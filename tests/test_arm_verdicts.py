@@ -77,3 +77,14 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
     assert (v["arm"], v["verdict"], v["n"], v["token_ratio"]) == ("solo:c", "insufficient_data", 6, 7.0)
     (loo,) = arms["leave_one_out"]
     assert (loo["member"], loo["effect"], loo["low"], loo["high"], loo["flagged"]) == ("c", 0.0, 0.0, 0.0, True)
+    # the report: one row per arm with the token ratio, the leave-one-out row flagged, the ledger per subject
+    page = (run_dir / "index.html").read_text()
+    assert '<table class="inner" id="arm-verdicts">' in page
+    assert "<tr><td>solo:c</td><td><span class=\"badge insufficient_data\">insufficient_data</span></td>" \
+           "<td class=\"num\">7.0x</td>" in page
+    assert "<tr><td>c</td><td class=\"num\">+0.000</td><td>+0.000 to +0.000</td><td class=\"num\">6</td>" \
+           "<td><span class=\"warn\">removal does not hurt</span>" in page
+    # council: 7 calls of 26 tokens per case = 182 per case; solo: 26; council-without:c: 5 calls = 130
+    assert "<tr><td>council</td><td class=\"num\">42</td><td class=\"num\">840</td><td class=\"num\">252</td>" \
+           "<td class=\"num\">182</td>" in page
+    assert "<tr><td>council-without:c</td><td class=\"num\">30</td>" in page

@@ -27,6 +27,7 @@ from harness.baselines import FAILING, CaseDelta, Comparison
 from harness.metrics.tier1 import consensus_band
 from harness.model import Frozen
 from harness.report import plots
+from harness.report.arms_view import ArmsView, arms_view
 from harness.report.bars import bar
 from harness.report.diagnostics import DiagnosticsView, diagnostics
 from harness.result import CaseResult
@@ -565,6 +566,7 @@ class ReportView(Frozen):
     omitted_details: int = 0
     page_rows: int = PAGE_ROWS
     diagnostics: DiagnosticsView | None = None
+    arms: ArmsView | None = None
 
 
 # ---------------------------------------------------------------- header and gate
@@ -1123,4 +1125,5 @@ def build_view(
         expert_review=_expert(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
+        arms=arms_view(run.results, run.manifest.config or {}),
     )

@@ -1,0 +1,96 @@
+"""The report's arms panel: the council against every arm, leave-one-out, and the usage ledger per subject.
+
+Computed from the run's results with :mod:`harness.arm_verdicts` and :mod:`harness.ledger`; strings
+only (the template escapes them). The quality-per-cost table gives, per subject, the primary endpoint's
+mean over its scored cases beside its tokens per case and dollars (when priced).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.arm_verdicts import arm_verdicts, leave_one_out
+from harness.ledger import usage_ledger
+from harness.model import Frozen
+from harness.prediction import default_primary
+from harness.result import CaseResult
+
+
+class ArmRow(Frozen):
+    arm: str
+    verdict: str
+    sentence: str
+    token_ratio: str
+
+
+class LeaveOneOutRow(Frozen):
+    member: str
+    effect: str
+    interval: str
+    n: int
+    flagged: bool
+
+
+class UsageRow(Frozen):
+    subject: str
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    tokens_per_case: str
+    cost: str
+    cpu_seconds: str
+    primary_mean: str
+
+
+class ArmsView(Frozen):
+    """The panel; ``None`` from :func:`arms_view` when the run has neither arms nor calls."""
+
+    primary: str
+    arms: tuple[ArmRow, ...]
+    leave_one_out: tuple[LeaveOneOutRow, ...]
+    usage: tuple[UsageRow, ...]
+    total: str
+
+
+def _mean(results: Sequence[CaseResult], subject: str, family: str) -> str:
+    xs = [r.scores[family] for r in results if r.subject == subject and family in r.scores
+          and math.isfinite(r.scores[family])]
+    return f"{sum(xs) / len(xs):.3f} (n={len(xs)})" if xs else "—"
+
+
+def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsView | None:
+    """The panel for ``results``; ``config``: the run's settings as its manifest records them
+    (``prediction_threshold``, ``primary_endpoint``, ``pricing``)."""
+    from harness.config import ModelPrice
+
+    threshold = float(config.get("prediction_threshold", 0.15))
+    primary = config.get("primary_endpoint")
+    prices = {k: ModelPrice.model_validate(v) for k, v in (config.get("pricing") or {}).items()}
+    ledger = usage_ledger(results, prices)
+    if not ledger.total.calls:
+        return None
+    primary = primary or default_primary(results)[0]
+    verdicts = arm_verdicts(results, threshold, primary)
+    loo = leave_one_out(results, primary)
+    cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
+    t = ledger.total
+    return ArmsView(
+        primary=primary,
+        arms=tuple(ArmRow(arm=v.arm, verdict=v.verdict.verdict, sentence=v.sentence,
+                          token_ratio=f"{v.token_ratio:.1f}x" if v.token_ratio is not None else "—")
+                   for v in verdicts),
+        leave_one_out=tuple(LeaveOneOutRow(member=x.member, effect=f"{x.effect:+.3f}",
+                                           interval=f"{x.low:+.3f} to {x.high:+.3f}", n=x.n, flagged=x.flagged)
+                            for x in loo),
+        usage=tuple(UsageRow(
+            subject=s, calls=u.calls, tokens_in=u.tokens_in, tokens_out=u.tokens_out,
+            tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
+            cost=f"${u.cost_usd:.4f}" + (f" (+{u.unpriced_calls} unpriced)" if u.unpriced_calls else ""),
+            cpu_seconds=f"{u.cpu_seconds:.1f}", primary_mean=_mean(results, s, primary),
+        ) for s, u in ledger.by_subject.items()),
+        total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, ${t.cost_usd:.4f}"
+               f"{f' (+{t.unpriced_calls} unpriced calls)' if t.unpriced_calls else ''}, "
+               f"{t.cpu_seconds:.1f} embedded CPU s"),
+    )
