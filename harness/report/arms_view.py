@@ -17,6 +17,9 @@ from harness.model import Frozen
 from harness.prediction import default_primary
 from harness.result import CaseResult
 
+#: subjects that existed before the arms; a run of only these (and no ``pricing:``) has no arms panel
+CLASSIC = frozenset({"council", "baseline", "voting", "llm-council"})
+
 
 class ArmRow(Frozen):
     arm: str
@@ -68,6 +71,8 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
     threshold = float(config.get("prediction_threshold", 0.15))
     primary = config.get("primary_endpoint")
     prices = {k: ModelPrice.model_validate(v) for k, v in (config.get("pricing") or {}).items()}
+    if not prices and not {r.subject for r in results} - CLASSIC:
+        return None  # a council/baseline run without pricing: the prediction panel says it all
     ledger = usage_ledger(results, prices)
     if not ledger.total.calls:
         return None
