@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.config import ModelPrice
 from harness.csvsafe import neutralise
+from harness.ledger import usage_ledger
 from harness.result import CaseResult
 from harness.runs import Run
 
@@ -16,6 +18,7 @@ ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation
 COLUMNS = (
     *ID_COLUMNS, "tags", "query", "ground_truth", "expected", "final_answer", "error",
     "tokens_in", "tokens_out", "duration_s",
+    "calls", "cost_usd", "unpriced_calls", "cpu_seconds", "arm_samples", "arm_rule", "arm_target_tokens",
     "voting_agreement", "voting_confidence", "voting_rounds",
     "review_verdict", "review_note", "review_by", "review_at",
 )
@@ -27,10 +30,12 @@ def _expected(r: CaseResult) -> str | None:
     return r.expected.model_dump_json() if r.expected is not None else None
 
 
-def result_row(run_id: str, r: CaseResult) -> dict[str, object]:
-    """One result as a flat row: identity, what the case asked, what came back, voting, review, scores."""
+def result_row(run_id: str, r: CaseResult, pricing: dict[str, ModelPrice] | None = None) -> dict[str, object]:
+    """One result as a flat row: identity, what the case asked, what came back, usage (the subject's calls,
+    :mod:`harness.ledger`), the arm's samples, voting, review, scores."""
     t = r.transcript
     vote = t.voting if t else None
+    use = usage_ledger([r.model_copy(update={"scoring_calls": ()})], pricing or {}).total
     row: dict[str, object] = {
         "run_id": run_id, "dataset": r.dataset, "case_id": r.case_id, "subject": r.subject,
         "category": r.category, "evaluation_mode": r.evaluation_mode, "status": r.status,
@@ -38,6 +43,10 @@ def result_row(run_id: str, r: CaseResult) -> dict[str, object]:
         "expected": _expected(r), "final_answer": t.final_answer if t else None, "error": r.error,
         "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
         "duration_s": t.duration_s if t else 0.0,
+        "calls": use.calls, "cost_usd": use.cost_usd, "unpriced_calls": use.unpriced_calls,
+        "cpu_seconds": use.cpu_seconds,
+        "arm_samples": t.arm.samples if t and t.arm else None, "arm_rule": t.arm.rule if t and t.arm else None,
+        "arm_target_tokens": t.arm.target_tokens if t and t.arm else None,
         "voting_agreement": vote.agreement_level if vote else None,
         "voting_confidence": vote.confidence_score if vote else None,
         "voting_rounds": vote.round_count if vote else None,
@@ -52,7 +61,8 @@ def result_row(run_id: str, r: CaseResult) -> dict[str, object]:
 
 def results_frame(run: Run) -> pd.DataFrame:
     """One row per (case, subject), sorted by (dataset, case, subject): see :data:`COLUMNS`, then every score."""
-    frame = pd.DataFrame([result_row(run.run_id, r) for r in run.results])
+    pricing = {k: ModelPrice.model_validate(v) for k, v in ((run.manifest.config or {}).get("pricing") or {}).items()}
+    frame = pd.DataFrame([result_row(run.run_id, r, pricing) for r in run.results])
     if frame.empty:
         return pd.DataFrame(columns=list(COLUMNS))
     return frame.sort_values(["dataset", "case_id", "subject"], kind="stable").reset_index(drop=True)

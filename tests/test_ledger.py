@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from harness.config import ModelPrice
+from harness.frames import results_frame
 from harness.ledger import call_cost
 from harness.runs import load_run
 from harness.transcript import CallRecord
@@ -58,6 +59,11 @@ def test_ledger_totals_equal_the_recorded_calls(tmp_path: Path) -> None:
     assert usage["by_subject"]["solo:c"]["calls"] == N
     assert usage["partial"] is False
     assert f"usage: {N * 8} calls" in proc.stdout + proc.stderr
+    # the export's usage columns add up to the same totals (no scoring calls in this run)
+    frame = results_frame(run)
+    assert int(frame["calls"].sum()) == total["calls"]
+    assert math.isclose(float(frame["cost_usd"].sum()), total["cost_usd"])
+    assert int(frame["unpriced_calls"].sum()) == total["unpriced_calls"]
 
 
 def test_token_limit_makes_a_partial_run_that_resume_completes(tmp_path: Path) -> None:
