@@ -152,9 +152,18 @@ def leave_one_out(
     return out
 
 
-def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut]) -> list[str]:
-    """Console lines: one per arm verdict, then one per leave-one-out member."""
+def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
+              results: Sequence[CaseResult] = ()) -> list[str]:
+    """Console lines: one per arm verdict, the arms' measurement artifacts, then one per leave-one-out member."""
+    from harness.artifacts import arm_artifacts, artifact_warning
+    from harness.prediction import arm_words
+
     lines = [f"arm ({v.verdict.confidence:.4g} interval): {v.sentence}" for v in verdicts]
+    if verdicts and results:
+        arts = [arm_artifacts(results, s) for s in ["council", *(v.arm for v in verdicts)]]
+        lines.append("measurement (arms): " + "; ".join(arm_words(a) for a in arts))
+        if warning := artifact_warning(arts):
+            lines.append(f"warning: {warning}")
     return lines + [x.sentence for x in loo]
 
 

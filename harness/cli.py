@@ -117,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prediction is not None:
         for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in [*arm_lines(*arm_results), *usage_lines]:
+    for line in [*arm_lines(*arm_results, run.results), *usage_lines]:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line, markup=False, highlight=False)

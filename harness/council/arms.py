@@ -16,6 +16,8 @@ run, its total tokens T (prompt + completion over its calls) is the target. One 
 ``n = clamp(round(T / t1), 1, MAX_SAMPLES)`` with t1 that sample's tokens, the other n - 1 are drawn
 together, then single samples are added while that brings the total closer to T. Without the council
 (or when its case failed) n is ``self_consistency_samples``. Sample i uses seed offset i, so seeds differ.
+Samples are recorded with stage ``baseline`` (a single model's final-answer call, same cap), so the
+truncation rate of :mod:`harness.artifacts` covers them.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class SelfConsistency:
 
     async def _sample(self, query: str, i: int) -> CallResult:
         return await self.caller.call(
-            self.spec, "answer", answer_messages(query, self.spec.system_prompt),
+            self.spec, "baseline", answer_messages(query, self.spec.system_prompt),
             max_tokens=self.settings.final_answer_max_tokens,
             temperature=self.spec.temperature or SAMPLING_TEMPERATURE, seed_offset=i,
         )
