@@ -91,3 +91,8 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
     assert "<tr><td>council</td><td class=\"num\">42</td><td class=\"num\">840</td><td class=\"num\">252</td>" \
            "<td class=\"num\">182</td>" in page
     assert "<tr><td>council-without:c</td><td class=\"num\">30</td>" in page
+    # the quality-per-cost chart: one point per subject, inline SVG
+    chart = page.split('<figure id="quality-per-cost">', 1)[1].split("</figure>", 1)[0]
+    assert '<svg class="chart"' in chart and 'id="quality-per-cost-legend_1"' in chart
+    # matplotlib draws each point's interval as a line collection, once in the axes and once in the legend
+    assert chart.count('id="quality-per-cost-LineCollection_') == 2 * 3

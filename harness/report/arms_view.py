@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.arm_verdicts import arm_verdicts, leave_one_out
-from harness.ledger import usage_ledger
+from harness.ledger import UsageLedger, usage_ledger
 from harness.model import Frozen
 from harness.prediction import default_primary
 from harness.result import CaseResult
@@ -55,12 +55,40 @@ class ArmsView(Frozen):
     leave_one_out: tuple[LeaveOneOutRow, ...]
     usage: tuple[UsageRow, ...]
     total: str
+    chart: str = ""  # SVG: each subject's mean primary score (95% interval) against its tokens per case
+
+
+def _scores(results: Sequence[CaseResult], subject: str, family: str) -> list[float]:
+    return [r.scores[family] for r in results if r.subject == subject and family in r.scores
+            and math.isfinite(r.scores[family])]
 
 
 def _mean(results: Sequence[CaseResult], subject: str, family: str) -> str:
-    xs = [r.scores[family] for r in results if r.subject == subject and family in r.scores
-          and math.isfinite(r.scores[family])]
+    xs = _scores(results, subject, family)
     return f"{sum(xs) / len(xs):.3f} (n={len(xs)})" if xs else "—"
+
+
+def _interval(xs: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and its 95% normal-approximation interval ``mean ± 1.96 s / sqrt(n)`` (s: sample sd; 0 for n = 1)."""
+    n = len(xs)
+    m = sum(xs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return m, m - half, m + half
+
+
+def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int]) -> str:
+    from harness.report import plots
+
+    points = []
+    for s, u in ledger.by_subject.items():
+        xs = _scores(results, s, primary)
+        if xs and cases.get(s):
+            points.append((s, u.tokens / cases[s], *_interval(xs)))
+    if len(points) < 2:
+        return ""
+    return plots.quality_per_cost(points, xlabel="tokens per case", ylabel=f"mean {primary} (95% interval)",
+                                  chart_id="quality-per-cost")
 
 
 def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsView | None:
@@ -98,4 +126,5 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
         total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, ${t.cost_usd:.4f}"
                f"{f' (+{t.unpriced_calls} unpriced calls)' if t.unpriced_calls else ''}, "
                f"{t.cpu_seconds:.1f} embedded CPU s"),
+        chart=_chart(results, primary, ledger, cases),
     )

@@ -296,3 +296,32 @@ __all__ = [
     "interval_svg",
     "subject_colour",
 ]
+
+
+def quality_per_cost(
+    points: Sequence[tuple[str, float, float, float, float]], *, xlabel: str, ylabel: str, chart_id: str
+) -> str:
+    """Quality against cost, one point per subject with its interval (a Pareto view).
+
+    Args:
+        points: ``(subject, cost, mean, low, high)``: the x value (tokens or dollars per case), the mean
+            score and its interval.
+        xlabel, ylabel: the axis labels.
+        chart_id: the id prefix of this chart (see :func:`inline_svg`).
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(5.5, 3.2))
+        fig.subplots_adjust(left=0.14, right=0.97, bottom=0.16, top=0.95)
+        ax = fig.subplots()
+        for i, (label, x, y, low, high) in enumerate(points):
+            ax.errorbar([x], [y], yerr=[[y - low], [high - y]], fmt="o", capsize=3,
+                        color=subject_colour(label, i), label=label)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, color="#eaeef2")
+        ax.set_axisbelow(True)
+        ax.legend(frameon=False, fontsize=7, loc="best")
+        return _svg_of(fig, chart_id)
