@@ -101,6 +101,7 @@ class HarnessSession:
         if self._engine is not None or self._background is not None or len(pairs) < 2:
             return
         self._engine = Engine(self.settings, self.subjects or [])
+        self._engine.board.waits = False  # items may run in any order: never wait for the council's case
         self._background = BackgroundCases(self._engine, RunWriter(self.run_dir), case_window(self.settings))
         self._background.start(pairs)
 
@@ -117,6 +118,7 @@ class HarnessSession:
         self.load()
         if self._engine is None:
             self._engine = Engine(self.settings, self.subjects or [])
+            self._engine.board.waits = False  # items may run in any order: never wait for the council's case
             self._runner = asyncio.Runner()
         assert self._runner is not None
         result = self._runner.run(self._engine.run_case(case, subject))

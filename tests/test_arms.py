@@ -144,3 +144,23 @@ def test_medoid_without_expected() -> None:
     # Jaccard means: text0 (1.0 + 0.0) / 2, text1 the same (first wins on ties), text2 0
     assert (chosen, rule, votes) == (0, "medoid", {})
     assert select_answer(["only one"], _case(None)) == (0, "medoid", {})
+
+
+def test_token_board_waits_only_when_told() -> None:
+    import asyncio
+
+    from harness.council.arms import TokenBoard
+
+    async def scenario() -> tuple[int | None, int | None, int | None]:
+        plugin = TokenBoard(council_runs=True, waits=False)
+        before = await plugin.wait("d::q")  # the council's case has not finished: no waiting, no target
+        plugin.publish("d::q", 182)
+        run = TokenBoard(council_runs=True)
+        waiter = asyncio.create_task(run.wait("d::q"))
+        await asyncio.sleep(0)
+        assert not waiter.done()  # the run's board waits for the council
+        run.publish("d::q", 563)
+        return before, await plugin.wait("d::q"), await waiter
+
+    assert asyncio.run(scenario()) == (None, 182, 563)
+    assert asyncio.run(TokenBoard(council_runs=False).wait("d::q")) is None

@@ -50,10 +50,14 @@ class TokenBoard:
     Args:
         council_runs: whether the council runs on the same cases (else nobody publishes and
             :meth:`wait` returns ``None`` at once).
+        waits: whether :meth:`wait` blocks until the council's case is published; ``False`` where
+            cases run in an order the harness does not control (the pytest plugin): then the
+            council's tokens are used only when its case already finished, else ``None``.
     """
 
-    def __init__(self, council_runs: bool) -> None:
+    def __init__(self, council_runs: bool, waits: bool = True) -> None:
         self.council_runs = council_runs
+        self.waits = waits
         self._events: dict[str, asyncio.Event] = {}
         self._tokens: dict[str, int | None] = {}
 
@@ -67,7 +71,7 @@ class TokenBoard:
 
     async def wait(self, key: str) -> int | None:
         """The council's tokens on case ``key``, once published; ``None`` when the council does not run."""
-        if not self.council_runs:
+        if not self.council_runs or (not self.waits and not self._event(key).is_set()):
             return None
         await self._event(key).wait()
         return self._tokens.get(key)
