@@ -15,7 +15,8 @@ class ArmRecord(Frozen):
         rule: ``majority`` (most frequent extracted answer, for cases with ``expected:``) or
             ``medoid`` (the candidate with the highest mean token-Jaccard to the others).
         samples: how many candidates were drawn (self-consistency's n) or answered (vote).
-        chosen: the 0-based index of the chosen candidate.
+        chosen: the 0-based index of the chosen candidate among those that gave a non-empty answer
+            (the transcript's answers without an error, in order).
         votes: extracted answer -> how many candidates gave it (``majority`` only).
         target_tokens: the council's total tokens (prompt + completion) on the same case that
             self-consistency's n was matched to; ``None`` when the council was not run alongside.
