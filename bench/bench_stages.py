@@ -2,7 +2,8 @@
 
 In one process, at one moment on this machine:
 
-1. **Speeds.** For each embedded model the main command uses: prompt speed (tokens/s of one
+1. **Speeds.** For each embedded model, just before and just after the command (the mean of the
+   two is used, since the machine is shared): prompt speed (tokens/s of one
    batched evaluation of a 384-token prompt) and generation speed (200 greedy tokens with the
    end-of-text token suppressed, timed after the prompt). ``smol_200_s`` is the seconds SmolLM2
    takes to generate 200 tokens (prompt evaluation not included).
@@ -91,14 +92,15 @@ def run(limit: int = 8, threads: int | None = None) -> BenchResult:
     from harness.usage import result_calls, stage_shares, stage_usage
 
     threads = threads or os.cpu_count() or 1
+    embedded = ("smollm2-135m", "gemma3-270m")
+    before = {m: model_speeds(m, threads) for m in embedded}
     with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
         wall, run_dir, tail = run_command(limit, Path(tmp))
         loaded = load_run(run_dir)
         usage = loaded.manifest.stage_usage or stage_usage(loaded.results)
-        models = sorted({c.model for r in loaded.results for c in result_calls(r)})
-        speeds = {m: model_speeds(m, threads) for m in models}
-        if "smollm2-135m" not in speeds:
-            speeds["smollm2-135m"] = model_speeds("smollm2-135m", threads)
+        after = {m: model_speeds(m, threads) for m in embedded}
+        # the machine is shared: the speeds are the mean of a measurement just before and just after
+        speeds = {m: tuple((a + b) / 2 for a, b in zip(before[m], after[m], strict=True)) for m in embedded}
         calls = [c for r in loaded.results for c in result_calls(r) if not c.cached and c.error is None]
         cases = len({r.case_id for r in loaded.results})
     model_s = sum(c.latency_s for c in calls)
