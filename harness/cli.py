@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness import vault
 from harness.cliargs import positive_int
@@ -292,16 +292,38 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what ``--subjects`` accepts (``tests/test_cli_help.py`` checks it against :mod:`harness.subjects`)
+SUBJECT_CHOICES = ("council, baseline, voting, llm-council, vote, chairman, solo:<member>, "
+                   "self-consistency:<member>, council-without:<member>")
+
+
+def _command(sub: Any, name: str, summary: str, example: str) -> argparse.ArgumentParser:
+    """A sub-command whose ``--help`` says what it does, every option's default, and an example."""
+    return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                          epilog=f"example:\n  {example}", formatter_class=_HelpFormatter)
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the example's line breaks."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="council-harness", description="Evaluate and regression-test multi-model LLM councils."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run datasets through the council and the baseline, write a report")
+    run = _command(sub, "run", "run datasets through the council and the baseline, write a report",
+                   "council-harness run --suite reasoning-100 --limit 10\n"
+                   "  council-harness run --data golden/facts.yaml --subjects council,baseline,voting "
+                   "--junitxml junit.xml\n"
+                   "  council-harness run --resume 20261126-091000-cd34")
     run.add_argument("--dataset", action="append", help="dataset name (repeatable; default: all golden datasets)")
     run.add_argument("--suite", help="a suite to run, e.g. reasoning-100")
-    run.add_argument("--subjects", default="council,baseline", help="comma-separated subjects")
-    run.add_argument("--cache-mode", choices=["off", "readwrite", "replay"], default=None)
+    run.add_argument("--subjects", default="council,baseline",
+                     help=f"comma-separated subjects (default: council,baseline); one of: {SUBJECT_CHOICES}")
+    run.add_argument("--cache-mode", choices=["off", "readwrite", "replay"], default=None,
+                     help="record/replay cache of model calls: readwrite (default) records and reuses, replay makes "
+                          "no model call and fails on a miss naming the case, off bypasses it")
     run.add_argument("--config", help="council-harness.yaml path")
     run.add_argument("--data", action="append", help="dataset file or folder (default: golden/ and suites/)")
     run.add_argument("--limit", type=positive_int, help="run only the first N cases (a whole number >= 1)")
@@ -313,14 +335,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
     run.set_defaults(func=cmd_run)
-    cmp_ = sub.add_parser("compare", help="compare a run with its stored baselines (exit 1 on regression)")
+    cmp_ = _command(sub, "compare", "compare a run with its stored baselines (exit 1 on regression)",
+                    "council-harness compare 20261126-091000-cd34 --baseline reports/baselines/common_facts.json")
     cmp_.add_argument("run", help="run folder or id")
     cmp_.add_argument("--baseline", help="a baseline file (default: reports/baselines/<dataset>.json)")
     cmp_.add_argument("--config", help="council-harness.yaml path")
     cmp_.add_argument("--summary", metavar="PATH",
                       help="write the comparison's \"gate\" section here (default: <run>/summary.json)")
     cmp_.set_defaults(func=cmd_compare)
-    rev = sub.add_parser("review", help="expert review: write a reviewers' sheet, or apply a filled one")
+    rev = _command(sub, "review", "expert review: write a reviewers' sheet, or apply a filled one",
+                   "council-harness review 20261126-091000-cd34\n"
+                   "  council-harness review 20261126-091000-cd34 --apply sheet.csv --reviewer ana")
     rev.add_argument("run", help="run folder or id")
     rev.add_argument("--apply", metavar="SHEET", help="merge the verdicts of a filled sheet (CSV)")
     rev.add_argument("--reviewer", help="who reviewed (when the sheet's reviewer column is empty)")
@@ -328,7 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--update-baseline", action="store_true", help="with --apply: rewrite the baselines")
     rev.add_argument("--config", help="council-harness.yaml path")
     rev.set_defaults(func=cmd_review)
-    imp = sub.add_parser("import", help="turn an external dataset into golden YAML (via the datasets library)")
+    imp = _command(sub, "import", "turn an external dataset into golden YAML (via the datasets library)",
+                   "council-harness import data.jsonl --name gsm --map query=question "
+                   "--map expected.numeric=answer --output golden/gsm.yaml")
     imp.add_argument("source", help="a .jsonl/.json/.csv/.parquet file, or a hub dataset name when online")
     imp.add_argument("--name", required=True, help="the golden dataset's name")
     imp.add_argument("--map", action="append", metavar="TARGET=COLUMN",
@@ -337,21 +364,20 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--split", default="train", help="hub split (default train)")
     imp.add_argument("--limit", type=positive_int, help="import only the first N rows (a whole number >= 1)")
     imp.set_defaults(func=cmd_import)
-    exp = sub.add_parser("export", help="a run as one table (one row per case and subject): Parquet or CSV")
+    exp = _command(sub, "export", "a run as one table (one row per case and subject): Parquet or CSV",
+                   "council-harness export 20261126-091000-cd34 --output results.csv")
     exp.add_argument("run", help="run folder or id")
     exp.add_argument("--output", help="output .parquet or .csv (default: <run>/results.parquet)")
     exp.set_defaults(func=cmd_export)
-    mrg = sub.add_parser("merge", help="combine the run folders of shards (one per CI job) into one run and report")
+    mrg = _command(sub, "merge", "combine the run folders of shards (one per CI job) into one run and report",
+                   "council-harness merge reports/runs/shard-a reports/runs/shard-b")
     mrg.add_argument("runs", nargs="+", metavar="RUN", help="run folders or ids (at least two)")
     mrg.add_argument("--output", help="the merged run folder (default: <reports_dir>/runs/<new run id>)")
     mrg.add_argument("--config", help="council-harness.yaml path")
     mrg.set_defaults(func=cmd_merge)
-    dif = sub.add_parser(
-        "diff", help="what changed between two runs: flipped cases, biggest score moves, answers side by side",
-        description="Compare RUN_B with RUN_A as the regression gate compares a run with its baseline "
-                    "(exit 1 when RUN_B regressed).",
-        epilog="example: council-harness diff reports/runs/20261125-101500-ab12 reports/runs/20261126-091000-cd34",
-    )
+    dif = _command(sub, "diff", "what changed between two runs: flipped cases, biggest score moves, answers side by "
+                   "side (RUN_A as RUN_B's baseline, exactly as the gate compares; exit 1 when RUN_B regressed)",
+                   "council-harness diff 20261125-101500-ab12 20261126-091000-cd34 --html changes.html")
     dif.add_argument("run_a", help="the earlier run (folder or id)")
     dif.add_argument("run_b", help="the later run (folder or id)")
     dif.add_argument("--top", type=int, default=20, help="how many of the biggest score moves to list (default 20)")
@@ -360,15 +386,14 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--html", metavar="PATH", help="also write RUN_B's HTML report with a 'what changed' section")
     dif.add_argument("--config", help="council-harness.yaml path (tolerances, gated scores)")
     dif.set_defaults(func=cmd_diff)
-    val = sub.add_parser(
-        "validate", help="check datasets and the configuration without running any model (exit 0 ok, 2 problems)",
-        description="Load every dataset file and the configuration and report every problem with file:line.",
-        epilog="example: council-harness validate golden/ suites/reasoning-100.yaml",
-    )
+    val = _command(sub, "validate", "check datasets and the configuration without running any model: every problem "
+                   "with file:line (exit 0 ok, 2 problems)",
+                   "council-harness validate golden/ suites/reasoning-100.yaml")
     val.add_argument("paths", nargs="*", help="dataset files or folders (default: golden/ and suites/)")
     val.add_argument("--config", help="council-harness.yaml path")
     val.set_defaults(func=cmd_validate)
-    rep = sub.add_parser("report", help="(re)write the HTML report of a run")
+    rep = _command(sub, "report", "(re)write the HTML report of a run",
+                   "council-harness report --against 20261125-101500-ab12")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")
     rep.add_argument("--output", help="where to write the HTML (default: <run>/index.html)")
     rep.add_argument("--against", metavar="RUN", help="add a 'what changed since RUN' section (see `diff`)")

@@ -203,6 +203,8 @@ def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         "bias-report", help="cross-session bias audit of the bias JSONL store (text, json or csv)",
         description="Aggregate bias records across sessions: pooled length-score correlation, position bias, "
                     "reviewer profiles, trends and anomalies, each with N, estimate, 95% CI and window.",
+        epilog="example:\n  council-harness bias-report --sessions 50 --format json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, "
                                    "~/.llm-council/bias_metrics.jsonl)")

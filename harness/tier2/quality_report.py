@@ -820,6 +820,8 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         "quality-report", help="seed 001 quality report of a run (or trends over the last N runs)",
         description="Tier 1 means, the peer rubric breakdown with baseline delta, temporal consistency, "
                     "cross-model calibration and alerts for one run; --sessions N for trends over N runs.",
+        epilog="example:\n  council-harness quality-report --session latest --sessions 5",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--session", default="latest", metavar="latest|RUN_ID",
                    help="the run to report on: 'latest' (default), a run id under <reports-dir>/runs, or a folder")
