@@ -44,6 +44,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "golden: a golden-dataset case run through a subject")
     config.addinivalue_line("markers", "suite: a reasoning-suite challenge run through a subject")
     config.addinivalue_line("markers", "xdist_group(name): items pytest-xdist's --dist loadgroup keeps on one worker")
+    if {"golden", "suite"} & set((config.option.markexpr or "").replace("(", " ").replace(")", " ").split()):
+        # The optional deepeval/ragas extras install pytest plugins (deepeval's, langsmith's) that print their
+        # own teardown lines in every session; a golden/suite run does not use them, so its output is the
+        # same whatever the rootdir and its addopts.
+        for name in QUIET_PLUGINS:
+            plugin = config.pluginmanager.get_plugin(name)
+            if plugin is not None:
+                config.pluginmanager.unregister(plugin)
+
+
+#: third-party pytest plugins that a golden/suite session switches off (see :func:`pytest_configure`)
+QUIET_PLUGINS = ("deepeval", "langsmith_plugin")
 
 
 class HarnessSession:
@@ -336,12 +348,15 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         session = _session(self.config)
+        problem = None
         try:
             result = session.run(self.case, self.subject)
         except CacheMiss as exc:
-            pytest.fail(printable(str(exc)), pytrace=False)
+            problem = str(exc)
         except HarnessError as exc:
-            pytest.fail(printable(f"configuration error: {exc}"), pytrace=False)
+            problem = f"configuration error: {exc}"
+        if problem is not None:  # failed outside the handler: one message, not a chained second copy
+            pytest.fail(printable(problem), pytrace=False)
         for key, value in sorted(result.scores.items()):
             self.user_properties.append((key, value))
         if result.status == "awaiting_review":

@@ -88,6 +88,26 @@ def _quiet_stderr():  # noqa: ANN202
         os.close(devnull)
 
 
+def _close_llama_devnull_at_exit() -> None:
+    """llama-cpp-python opens ``/dev/null`` twice at import (``llama_cpp._utils``) and never closes it,
+    so every process that loaded a model ended with two ``ResourceWarning: unclosed file`` lines. The
+    files are closed at exit, after the last model call and before module teardown warns about them."""
+    if getattr(_close_llama_devnull_at_exit, "done", False):
+        return
+    import atexit
+
+    from llama_cpp import _utils
+
+    def close() -> None:
+        for name in ("outnull_file", "errnull_file"):
+            handle = getattr(_utils, name, None)
+            if handle is not None and not handle.closed:
+                handle.close()
+
+    atexit.register(close)
+    _close_llama_devnull_at_exit.done = True  # type: ignore[attr-defined]
+
+
 class LocalProvider:
     """llama.cpp in-process provider for the embedded models.
 
@@ -120,6 +140,7 @@ class LocalProvider:
                     from llama_cpp import Llama
                 except ImportError:
                     raise ConfigError(f"llama-cpp-python is not installed; {INSTALL_HINT}", model) from None
+                _close_llama_devnull_at_exit()
                 path = str(model_path(model))
                 with _quiet_stderr():
                     self._models[model] = Llama(
