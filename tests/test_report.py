@@ -267,11 +267,12 @@ def test_gate_banner_counts_per_subject_and_comparison(full_html: str, run: Run)
     assert "Gate failed: 10 result(s), 2 failed, 1 error(s), 1 regression(s), 1 improvement(s) vs baseline" in gate
     # council: arith-1, arith-2 passed; capital-x failed; boom-1 error; essay-1 awaiting review
     council = gate[gate.index("<h3>council</h3>"):gate.index("<h3>baseline</h3>")]
-    assert '<div class="big">5</div>' in council
+    assert '<div class="big">2 of 5 passed</div>' in council
     for text in ("2 passed", "1 failed", "1 error", "1 awaiting review"):
         assert text in council
     baseline = gate[gate.index("<h3>baseline</h3>"):]
     assert "3 passed" in baseline and "1 failed" in baseline and "1 awaiting review" in baseline
+    assert '<div class="big">3 of 5 passed</div>' in baseline
     # baseline entries: capital-x council regressed, arith-2 council improved, arith-1 x2 unchanged; 6 new
     for text in ("1 regressed", "1 improved", "2 unchanged", "6 new"):
         assert text in gate
@@ -629,3 +630,47 @@ def test_model_extracted_answers_are_labelled(tmp_path: Path) -> None:
     assert badge.value == "1.00 (model-extracted)"
     assert badge.title.endswith("; the judge model extracted the answer")
     assert "model-extracted by the judge m1" in render_run(load_run(tmp_path / "run"))
+
+
+def test_cached_calls_show_their_recorded_latency(tmp_path: Path) -> None:
+    calls = (CallRecord(stage="stage1", member="m1", model="smollm2-135m", latency_s=2.5, tokens_in=40,
+                        tokens_out=12, cached=True),
+             CallRecord(stage="stage3", member="m1", model="smollm2-135m", latency_s=1.25, tokens_in=90,
+                        tokens_out=30))
+    t = Transcript(subject="baseline", query="q?", answers=(Answer(member="m1", model="smollm2-135m", text="4"),),
+                   final_answer="4", calls=calls)
+    result = CaseResult(case_id="c", dataset="d", subject="baseline", status="passed", transcript=t)
+    view = v.build_view(Run(run_dir=tmp_path, manifest=make_manifest(), results=[result]))
+    shown = [(c.latency, c.cached) for c in view.cases[0].subjects[0].calls]
+    assert shown == [("2.50 s (recorded)", True), ("1.25 s", False)]
+
+
+def test_breakdowns_by_category_and_tag(tmp_path: Path) -> None:
+    def r(case_id: str, subject: str, status: str, tags: tuple[str, ...], category: str | None = None) -> CaseResult:
+        return CaseResult(case_id=case_id, dataset="d", subject=subject, status=status, tags=tags,  # type: ignore[arg-type]
+                          category=category)
+
+    results = [
+        r("a", "council", "passed", ("mt-bench", "writing")), r("a", "baseline", "failed", ("mt-bench", "writing")),
+        r("b", "council", "passed", ("mt-bench",)), r("b", "baseline", "passed", ("mt-bench",)),
+        r("c", "council", "failed", ("humaneval",)), r("c", "baseline", "awaiting_review", ("humaneval",)),
+    ]
+    view = v.build_view(Run(run_dir=tmp_path, manifest=make_manifest(), results=results))
+    assert [b.by for b in view.breakdowns] == ["tag"]  # no categories: that table would repeat the totals
+    table = view.breakdowns[0]
+    assert table.subjects == ("council", "baseline")
+    assert [(row.group, row.cases, row.cells) for row in table.rows] == [
+        ("humaneval", 1, ("0 of 1", "0 of 1")),
+        ("mt-bench", 2, ("2 of 2", "1 of 2")),
+        ("writing", 1, ("1 of 1", "0 of 1")),
+    ]
+    matrix = {row.case_id: (row.category, row.search) for row in view.rows}
+    assert matrix["a"] == ("mt-bench · writing", "d a mt-bench writing")
+    html = render_run(Run(run_dir=tmp_path, manifest=make_manifest(), results=results))
+    assert 'id="breakdown-tag"' in html and "<td>mt-bench</td>" in html and 'id="breakdown-category"' not in html
+
+
+def test_breakdown_by_category_in_the_full_report(full_html: str) -> None:
+    section = _section(full_html, "breakdowns")
+    assert 'id="breakdown-category"' in section and 'id="breakdown-tag"' not in section
+    assert "<td>math</td>" in section

@@ -147,7 +147,7 @@ def render_run(
         template = _env.get_template("report.html.j2")
         changes = diff_view(diff) if diff is not None else None
         # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
-        return template.render(v=view, d=changes, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
+        return template.render(v=view, changes=changes, csp=content_security_policy(SCRIPT), script=Markup(SCRIPT))
 
 
 def write_report(

@@ -29,6 +29,7 @@ from harness.model import Frozen
 from harness.report import plots
 from harness.report.arms_view import ArmsView, arms_view
 from harness.report.bars import bar
+from harness.report.breakdown import Breakdown, breakdown
 from harness.report.diagnostics import DiagnosticsView, diagnostics
 from harness.result import CaseResult
 from harness.runs import Run
@@ -244,6 +245,12 @@ class SubjectCounts(Frozen):
     total: int
     counts: tuple[StatusCount, ...]
     answers: tuple[StatusCount, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        """``5 of 30 passed``: the big number of the subject's card, never a bare total."""
+        passed = next((c.count for c in self.counts if c.status == "passed"), 0)
+        return f"{passed} of {self.total} passed"
 
 
 #: Gate reasons listed in the banner itself; the rest are folded under "N more".
@@ -567,6 +574,7 @@ class ReportView(Frozen):
     page_rows: int = PAGE_ROWS
     diagnostics: DiagnosticsView | None = None
     arms: ArmsView | None = None
+    breakdowns: tuple[Breakdown, ...] = ()
 
 
 # ---------------------------------------------------------------- header and gate
@@ -874,9 +882,10 @@ def _rows(
         )
         statuses = {r.status for r in by.values()}
         category = next((r.category for r in by.values() if r.category), None) or ""
+        tags = next((r.tags for r in by.values() if r.tags), ())
         rows.append(MatrixRow(
-            anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category,
-            search=f"{ds} {cid}".lower(), cells=cells, deltas=delta_badges,
+            anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category or " · ".join(tags),
+            search=" ".join(p for p in (ds, cid, category, *tags) if p).lower(), cells=cells, deltas=delta_badges,
             failing=any(st in FAILING for st in statuses), regressed=any(d.status == "regressed" for d in mine),
             differ=len(statuses) > 1 or len(by) < len(subjects),
         ))
@@ -1013,7 +1022,8 @@ def _subject_detail(r: CaseResult) -> SubjectDetail:
         for a in t.aggregate
     )
     calls = tuple(
-        CallView(stage=c.stage, member=c.member, model=c.model, latency=f"{c.latency_s:.2f} s",
+        CallView(stage=c.stage, member=c.member, model=c.model,
+                 latency=f"{c.latency_s:.2f} s" + (" (recorded)" if c.cached else ""),  # a hit shows its recording
                  tokens=f"{c.tokens_in} / {c.tokens_out}", cached=c.cached, error=c.error or "")
         for c in t.calls
     )
@@ -1126,4 +1136,6 @@ def build_view(
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
         arms=arms_view(run.results, run.manifest.config or {}),
+        breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
+                                     breakdown(run.results, subjects, "tag")) if b is not None),
     )
