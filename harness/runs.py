@@ -7,6 +7,7 @@ order cases finish, so a killed run loses at most the cases in flight; ``manifes
 from __future__ import annotations
 
 import json
+import math
 import platform
 import secrets
 import subprocess
@@ -155,10 +156,29 @@ class RunWriter:
 
     def add(self, results: Iterable[CaseResult]) -> None:
         try:
-            append_lines(self.run_dir / RESULTS, [r.model_dump_json() for r in results])
+            append_lines(self.run_dir / RESULTS, [storable_line(r) for r in results])
         except OSError as exc:
             where = str(self.run_dir / RESULTS)
             raise StoreError(f"cannot append to results.jsonl ({exc.strerror or exc})", where) from None
+
+
+def storable_line(result: CaseResult) -> str:
+    """The JSON line of ``result``, checked to load back; a result that would not (a value JSON cannot
+    hold, such as an infinite float, is written as null) is stored as an ``error`` result that says
+    why, rather than as a line the run would later count as unreadable."""
+    line = result.model_dump_json()
+    try:
+        CaseResult.model_validate_json(line)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        return CaseResult(
+            case_id=result.case_id, dataset=result.dataset, subject=result.subject, category=result.category,
+            evaluation_mode=result.evaluation_mode, status="error",
+            scores={k: v for k, v in result.scores.items() if math.isfinite(v)},
+            error=f"the result could not be stored as JSON ({where}: {err['msg']}); scores kept",
+        ).model_dump_json()
+    return line
 
 
 @dataclass

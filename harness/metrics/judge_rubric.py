@@ -19,6 +19,7 @@ when ``settings.safety_gate`` is on, the safety gate of seed 004.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from harness.cases import Case
@@ -207,6 +208,10 @@ def judgement_from_reply(
     )
 
 
+#: the stored log-probability of an option with probability 0 (``math.exp(-1e4) == 0.0``)
+LOGPROB_FLOOR = -1e4
+
+
 def judgement_from_logprobs(
     logprobs: dict[str, dict[str, float]], answer: str, settings: Settings, *, judge: str, judge_model: str,
     used_reference: bool, method: Literal["logprobs", "top_logprobs"] = "logprobs", reason: str = "",
@@ -226,10 +231,14 @@ def judgement_from_logprobs(
     entropy: dict[str, float] = {}
     for dim, lps in logprobs.items():
         scores[dim], entropy[dim], _ = score_from_logprobs(lps)
+    # An option the model gives no probability has log-probability -inf, which JSON cannot hold (it
+    # would be written as null and the whole result line would no longer load): it is stored as
+    # LOGPROB_FLOOR, whose exp() is exactly 0.0 in double precision, so every recomputation is unchanged.
+    stored = {d: {o: v if math.isfinite(v) else LOGPROB_FLOOR for o, v in lps.items()} for d, lps in logprobs.items()}
     return _judgement(
         scores, answer, settings, error=None if "accuracy" in scores else "judge gave no accuracy distribution",
         judge=judge, judge_model=judge_model, used_reference=used_reference, method=method,
-        score_logprobs=logprobs, entropy=entropy, reason=reason, raw_text=raw_text[:RAW_KEEP_CHARS],
+        score_logprobs=stored, entropy=entropy, reason=reason, raw_text=raw_text[:RAW_KEEP_CHARS],
     )
 
 
