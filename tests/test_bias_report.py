@@ -92,7 +92,8 @@ def test_text_output_tiers(tmp_path, capsys):
     path = _store(tmp_path, 60)
     assert _run(["--input", str(path), "--sessions", "5", "--days", "0"]) == 0
     text = capsys.readouterr().out
-    assert "Collecting data... 5 of the 10 sessions" in text
+    assert "Collecting data... 5 session(s) so far; figures appear from 10." in text
+    assert "Minimum for robust figures" not in text  # one sentence gives both thresholds
     assert "pooled r" not in text and "High Volatility" not in text
 
     assert _run(["--input", str(path), "--sessions", "15", "--days", "0"]) == 0
@@ -173,3 +174,11 @@ def test_bias_report_command_imports_stay_light(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["sessions"] == 12
     assert "LOADED [] 0" in proc.stderr
+
+
+def test_both_session_thresholds_are_said_in_one_sentence() -> None:
+    from harness.bias.report import thresholds_line
+
+    assert thresholds_line(20) == ("Figures appear from 10 sessions, are preliminary below 20 (seed 003's tiers) "
+                                   "and count as robust from 20 (LLM_COUNCIL_MIN_BIAS_SESSIONS).")
+    assert "robust from 35" in thresholds_line(35)

@@ -71,8 +71,8 @@ def _header(report: AggregatedBiasReport) -> list[str]:
         "=" * 56,
         f"Window: {_when(report.window_start)} .. {_when(report.window_end)}"
         + (f" ({', '.join(bounds)})" if bounds else " (all records)"),
-        f"Sessions: {report.sessions}   Records: {report.records}   "
-        f"Confidence: {report.statistical_confidence.value}   Minimum for robust figures: {report.min_sessions}",
+        f"Sessions: {report.sessions}   Records: {report.records}   Confidence: {report.statistical_confidence.value}",
+        thresholds_line(report.min_sessions),
     ]
     if len(report.config_versions) > 1:
         lines.append(f"Council configurations pooled: {', '.join(report.config_versions)}")
@@ -99,6 +99,16 @@ def _reviewers(report: AggregatedBiasReport, verbose: bool) -> list[str]:
     return lines + [""]
 
 
+#: sessions from which the report shows figures at all (seed 003's "insufficient" tier ends here)
+SHOWN_FROM = 10
+
+
+def thresholds_line(min_sessions: int) -> str:
+    """Both thresholds in one sentence: when figures appear, and when they count as robust."""
+    return (f"Figures appear from {SHOWN_FROM} sessions, are preliminary below 20 (seed 003's tiers) and count "
+            f"as robust from {min_sessions} (LLM_COUNCIL_MIN_BIAS_SESSIONS).")
+
+
 def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
     """The human-readable report with seed 003's tiered display.
 
@@ -111,7 +121,7 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
     if report.records == 0:
         return "\n".join(lines + ["Collecting data... no bias records in this window yet.", ""])
     if tier == ConfidenceTier.INSUFFICIENT:
-        lines += [f"Collecting data... {report.sessions} of the 10 sessions needed before bias figures are shown.", ""]
+        lines += [f"Collecting data... {report.sessions} session(s) so far; figures appear from {SHOWN_FROM}.", ""]
         return "\n".join(lines)
     if tier == ConfidenceTier.PRELIMINARY:
         lines += [f"WARNING: High Volatility - only {report.sessions} sessions (fewer than 20); "
