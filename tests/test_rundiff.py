@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from harness.result import CaseResult
 from harness.rundiff import diff_lines, diff_runs
 from harness.runs import Manifest, RunWriter, load_run
 from harness.transcript import Answer, Transcript
+from tests.browser import Browser, chromium_path
 
 CLI = Path(sys.executable).parent / "council-harness"
 
@@ -117,3 +120,35 @@ def test_report_with_a_what_changed_section(runs: tuple[Path, Path], tmp_path: P
     assert "<script>alert(1)" not in html
     moves = section[section.index('id="moves-table"'):]
     assert moves.count("<tr>") == 4 and "+1" in moves and "-3" in moves
+
+
+@pytest.mark.skipif(chromium_path() is None and not os.environ.get("HARNESS_REQUIRE_BROWSER"),
+                    reason="Chromium is not installed (HARNESS_REQUIRE_BROWSER=1 makes this a failure)")
+@pytest.mark.parametrize("width", [1400, 420])
+def test_what_changed_section_in_chromium(runs: tuple[Path, Path], tmp_path: Path, width: int) -> None:
+    from harness.gate import write_full_report
+
+    a, b = runs
+    out = write_full_report(load_run(b), load_settings(), tmp_path / "r.html", load_run(a))
+    with Browser(width=width, height=900) as browser:
+        page = browser.open(out)
+        assert page.errors() == []
+        assert page.evaluate("document.scripts.length") == 1 and page.evaluate("typeof window.__pwned") == "undefined"
+        rows = page.evaluate("Array.from(document.querySelectorAll('#changes-table tbody tr'))"
+                             ".map(r => r.cells[0].textContent.trim())")
+        assert rows == ["d::c1", "d::c3", "d::c5", "d::c2", "d::c4"]
+        # the change column is on screen (scrolled into view, within the viewport's width)
+        box = page.evaluate("(() => { const e = document.querySelector('#changes-table tbody tr .badge');"
+                            " e.scrollIntoView(); const r = e.getBoundingClientRect(); return [r.left, r.right]; })()")
+        assert 0 <= box[0] and box[1] <= width, box
+        page.click('#changes-table a[href="#case-d-c1"]')
+        for _ in range(50):  # the report's script opens the case on hashchange, an event after the click
+            if page.evaluate("document.getElementById('case-d-c1').open"):
+                break
+            time.sleep(0.05)
+        assert page.evaluate("location.hash") == "#case-d-c1"
+        assert page.evaluate("document.getElementById('case-d-c1').open") is True
+        page.click("#changes-table details summary")
+        shown = page.evaluate("Array.from(document.querySelectorAll('#changes-table tbody tr')[0]"
+                              ".querySelectorAll('.side-by-side pre.answer')).map(e => e.textContent)")
+        assert shown == ["Paris", "Marseille"]  # before and after, side by side
