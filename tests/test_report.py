@@ -674,3 +674,30 @@ def test_breakdown_by_category_in_the_full_report(full_html: str) -> None:
     section = _section(full_html, "breakdowns")
     assert 'id="breakdown-category"' in section and 'id="breakdown-tag"' not in section
     assert "<td>math</td>" in section
+
+
+def test_drill_down_blocks_say_what_they_found_in_their_summary() -> None:
+    import math
+
+    from harness.cases import Case
+    from harness.config import load_settings
+    from harness.metrics.correctness import correctness_scores
+    from harness.metrics.heuristic_quality import heuristic_quality_scores
+    from harness.metrics.judge_rubric import judgement_from_logprobs
+
+    case = Case.model_validate({"id": "c", "query": "What is 6 x 7?", "dataset": "d",
+                                "expected": {"type": "numeric", "value": 42}})
+    t = Transcript(subject="baseline", query=case.query, answers=(Answer(member="m", model="x", text="It is 41."),),
+                   final_answer="It is 41.")
+    correctness, _ = correctness_scores(case, t)
+    assert v.block_summary("correctness", correctness) == "wrong: expected 42 (± 1e-06)"
+    quality, _ = heuristic_quality_scores("It is 41.")
+    assert v.block_summary("heuristic_quality", quality) == f"overall {quality.overall:g} of 100"
+    uniform = {f" {k}": math.log(0.1) for k in range(1, 11)}
+    judged = judgement_from_logprobs({d: dict(uniform) for d in ("accuracy", "relevance", "completeness",
+                                                                 "conciseness", "clarity")},
+                                     "It is 41.", load_settings(cache_mode="off"), judge="j", judge_model="smollm2-135m",
+                                     used_reference=False)
+    # every dimension 5.5; accuracy 5.5 < 7 caps the composite at 7.0, which 5.5 is already under
+    assert v.block_summary("rubric", judged) == "composite 5.5 by smollm2-135m (logprobs)"
+    assert v.block_summary("something_new", {"a": 1}) == ""

@@ -493,6 +493,7 @@ class Block(Frozen):
     title: str
     rows: tuple[FieldRow, ...]
     open: bool = True
+    summary: str = ""  # one line shown beside the title, so a collapsed block still says what it found
 
 
 class SubjectDetail(Frozen):
@@ -938,12 +939,38 @@ def _blocks(obj: BaseModel, known: frozenset[str], prefix: str = "") -> list[Blo
             continue
         rows = flatten(value)
         if rows:
-            out.append(_block(prefix + name.replace("_", " "), rows))
+            out.append(_block(prefix + name.replace("_", " "), rows, block_summary(name, value)))
     return out
 
 
-def _block(title: str, rows: Sequence[FieldRow]) -> Block:
-    return Block(title=title, rows=tuple(rows), open=len(rows) <= OPEN_BLOCK_ROWS)
+def _block(title: str, rows: Sequence[FieldRow], summary: str = "") -> Block:
+    return Block(title=title, rows=tuple(rows), open=len(rows) <= OPEN_BLOCK_ROWS, summary=summary)
+
+
+def block_summary(name: str, value: Any) -> str:
+    """The one-line gist of a drill-down block (its rows stay one click away)."""
+    if name == "correctness":
+        verdict = getattr(value, "verdict", None) or ("correct" if value.correct else "wrong")
+        return f"{verdict}: expected {value.expected_display}"
+    if name == "rubric":
+        if value.composite is None:
+            return f"no composite ({value.error or 'no accuracy score'})"
+        cap = " · accuracy ceiling applied" if value.ceiling_applied else ""
+        gate = " · safety gate capped it to 0" if value.safety_capped else ""
+        return f"composite {value.composite:g} by {value.judge_model} ({value.method}){cap}{gate}"
+    if name == "heuristic_quality":
+        capped = f" (first {value.capped_at:,} characters)" if value.capped_at else ""
+        return f"overall {value.overall:g} of 100{capped}"
+    if name == "bias":
+        factors = ", ".join(value.risk_factors) or "none"
+        return f"risk {value.risk} (flags: {factors}) over {len(value.scores)} reviewer scores"
+    if name == "peer_rubric" and isinstance(value, Mapping):
+        parts = [f"{m} {b.weighted_composite:g}" for m, b in sorted(value.items())
+                 if getattr(b, "weighted_composite", None) is not None]
+        return "composite per member: " + ", ".join(parts) if parts else ""
+    if name == "external_validation":
+        return f"{len(flatten(value))} figures from DeepEval/RAGAS"
+    return ""
 
 
 def _tier1(r: CaseResult) -> tuple[str, str]:
