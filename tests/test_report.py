@@ -694,10 +694,9 @@ def test_drill_down_blocks_say_what_they_found_in_their_summary() -> None:
     quality, _ = heuristic_quality_scores("It is 41.")
     assert v.block_summary("heuristic_quality", quality) == f"overall {quality.overall:g} of 100"
     uniform = {f" {k}": math.log(0.1) for k in range(1, 11)}
-    judged = judgement_from_logprobs({d: dict(uniform) for d in ("accuracy", "relevance", "completeness",
-                                                                 "conciseness", "clarity")},
-                                     "It is 41.", load_settings(cache_mode="off"), judge="j", judge_model="smollm2-135m",
-                                     used_reference=False)
+    dims = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
+    judged = judgement_from_logprobs({d: dict(uniform) for d in dims}, "It is 41.", load_settings(cache_mode="off"),
+                                     judge="j", judge_model="smollm2-135m", used_reference=False)
     # every dimension 5.5; accuracy 5.5 < 7 caps the composite at 7.0, which 5.5 is already under
     assert v.block_summary("rubric", judged) == "composite 5.5 by smollm2-135m (logprobs)"
     assert v.block_summary("something_new", {"a": 1}) == ""
