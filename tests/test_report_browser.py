@@ -203,3 +203,24 @@ def test_large_matrix_pages_through_100_rows_and_keeps_300_transcripts(large: Pa
     assert large.evaluate("!!document.querySelector('#matrix tr[data-case-id=\"c0350\"] a')") is True  # failing
     assert large.evaluate("!!document.querySelector('#matrix tr[data-case-id=\"c0349\"] a')") is False
     assert large.errors() == []
+
+
+def _sort_by(page: Page, label: str) -> list[str]:
+    page.evaluate(
+        "(() => { const s = document.getElementById('case-sort');"
+        f" const o = Array.from(s.options).find(o => o.textContent === {label!r});"
+        " s.value = o ? o.value : ''; s.dispatchEvent(new Event('change')); })()")
+    return page.evaluate("Array.from(document.querySelectorAll('#matrix tbody tr')).map(r => r.dataset.caseId)")
+
+
+def test_matrix_sorts_by_a_subjects_status_or_score(page: Page) -> None:
+    _reset_filters(page)
+    by_status = _sort_by(page, "council: status (failing first)")
+    assert by_status == ["boom-1", "capital-x", "essay-1", "arith-1", "arith-2"]
+    # no value (an errored case, an essay) sorts last, in case order
+    by_correct = _sort_by(page, "council: correct (highest first)")
+    assert by_correct == ["arith-1", "arith-2", "capital-x", "boom-1", "essay-1"]
+    page.click("#filter-failing")
+    assert _visible(page) == ["arith-1", "capital-x", "boom-1"]  # filters keep the sorted order
+    page.click("#filter-failing")
+    assert _sort_by(page, "case (dataset, id)") == ["arith-1", "arith-2", "boom-1", "capital-x", "essay-1"]

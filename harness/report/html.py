@@ -51,8 +51,8 @@ _env = Environment(
     finalize=shown,
 )
 
-#: The report's only script: case filters, matrix pages of ``PAGE_ROWS`` rows, anchor links that open
-#: their case, expand/collapse all.
+#: The report's only script: case filters, sorting by a subject's status or score, matrix pages of
+#: ``PAGE_ROWS`` rows, anchor links that open their case, expand/collapse all.
 #: It reads ``data-*`` flags the view computed; it never reads or writes model text.
 SCRIPT = """
 "use strict";
@@ -94,6 +94,31 @@ document.addEventListener("DOMContentLoaded", function () {
   }
   boxes.forEach(function (b) { b.addEventListener("change", apply); });
   if (search) { search.addEventListener("input", apply); }
+  var sorter = document.getElementById("case-sort");
+  var body = document.querySelector("#matrix tbody");
+  var original = rows.slice();
+  function value(row, i) {
+    var text = (row.dataset.sort || "").split("|")[i];
+    return text === undefined || text === "" ? null : parseFloat(text);
+  }
+  if (sorter && body) {
+    sorter.addEventListener("change", function () {
+      var opt = sorter.options[sorter.selectedIndex];
+      if (sorter.value === "") {
+        rows = original.slice();
+      } else {
+        var i = parseInt(sorter.value, 10);
+        var sign = opt.dataset.descending === "1" ? -1 : 1;
+        rows = original.slice().sort(function (a, b) {
+          var x = value(a, i), y = value(b, i);
+          if (x === null || y === null) { return (x === null) - (y === null); }
+          return sign * (x - y);
+        });
+      }
+      rows.forEach(function (row) { body.appendChild(row); });
+      apply();
+    });
+  }
   function openHash() {
     var id = window.location.hash.slice(1);
     var target = id ? document.getElementById(id) : null;

@@ -390,6 +390,13 @@ class DeltaBadge(Frozen):
     reasons: str
 
 
+class SortKey(Frozen):
+    """A way to sort the case matrix: one subject's score (or its status, failing first)."""
+
+    label: str
+    descending: bool
+
+
 class MatrixRow(Frozen):
     """One case: a cell per subject, its deltas, and the flags the filters use."""
 
@@ -404,6 +411,7 @@ class MatrixRow(Frozen):
     regressed: bool
     differ: bool
     has_detail: bool = True
+    sort_values: str = ""  # "|"-joined numbers, one per ReportView.sort_keys entry ("" = no value)
 
 
 class CheckView(Frozen):
@@ -576,6 +584,7 @@ class ReportView(Frozen):
     diagnostics: DiagnosticsView | None = None
     arms: ArmsView | None = None
     breakdowns: tuple[Breakdown, ...] = ()
+    sort_keys: tuple[SortKey, ...] = ()
 
 
 # ---------------------------------------------------------------- header and gate
@@ -861,6 +870,25 @@ def _badges(r: CaseResult, keys: Sequence[str]) -> tuple[Badge, ...]:
     return tuple(out)
 
 
+_STATUS_RANK = {"error": 0, "failed": 1, "awaiting_review": 2, "passed": 3}
+
+
+def sort_keys(subjects: Sequence[str], keys: Sequence[str]) -> tuple[SortKey, ...]:
+    """The matrix's sort choices: per subject its status (failing first), then each key score, best first."""
+    out = [SortKey(label=f"{s}: status (failing first)", descending=False) for s in subjects]
+    out += [SortKey(label=f"{s}: {KEY_SCORE_LABELS.get(k, k)} ({'highest' if higher_is_better(k) else 'lowest'} first)",
+                    descending=higher_is_better(k)) for s in subjects for k in keys]
+    return tuple(out)
+
+
+def _sort_values(by: Mapping[str, CaseResult], subjects: Sequence[str], keys: Sequence[str]) -> str:
+    """The row's values in :func:`sort_keys` order: status ranks, then scores (empty when absent)."""
+    vals = [str(_STATUS_RANK.get(by[s].status, 9)) if s in by else "" for s in subjects]
+    vals += [f"{by[s].scores[k]:.6g}" if s in by and k in by[s].scores and math.isfinite(by[s].scores[k]) else ""
+             for s in subjects for k in keys]
+    return "|".join(vals)
+
+
 def _rows(
     grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str], keys: Sequence[str],
     comparisons: Sequence[Comparison],
@@ -888,7 +916,7 @@ def _rows(
             anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category or " · ".join(tags),
             search=" ".join(p for p in (ds, cid, category, *tags) if p).lower(), cells=cells, deltas=delta_badges,
             failing=any(st in FAILING for st in statuses), regressed=any(d.status == "regressed" for d in mine),
-            differ=len(statuses) > 1 or len(by) < len(subjects),
+            differ=len(statuses) > 1 or len(by) < len(subjects), sort_values=_sort_values(by, subjects, keys),
         ))
     return tuple(rows)
 
@@ -1163,6 +1191,7 @@ def build_view(
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
         arms=arms_view(run.results, run.manifest.config or {}),
+        sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
                                      breakdown(run.results, subjects, "tag")) if b is not None),
     )
