@@ -116,3 +116,22 @@ def test_plain_progress_prints_at_most_one_line_per_period_and_never_wraps() -> 
     assert [ln.split(" · ")[0] for ln in lines] == ["progress 1/100", "progress 31/100", "progress 50/100"]
     assert all(ln.endswith(name) for ln in lines)  # the whole line, past 80 columns
     assert "ETA 0:00:50" in lines[-1]  # 50 left at 1 per second
+
+
+def test_no_time_limit_for_a_provider_that_reports_admission() -> None:
+    """A judge built without a timeout (DeepEval/RAGAS through the embedded model) made every call fail
+    with ``float + None`` once the embedded provider started reporting admission."""
+    import asyncio
+
+    from harness.providers.base import mark_admitted, with_time_limit
+
+    class Queued:
+        reports_admission = True
+
+    async def call() -> int:
+        mark_admitted()
+        await asyncio.sleep(0)
+        return 7
+
+    assert asyncio.run(with_time_limit(Queued(), call(), None)) == 7
+    assert asyncio.run(with_time_limit(Queued(), call(), 5.0)) == 7

@@ -110,8 +110,8 @@ def test_history_from_run_folders_newest_first_with_window_and_exclusions(tmp_pa
     history = history_from_runs(folders)
     assert [(h.run_id, h.subject, h.answer) for h in history] == [
         ("20260103-000000-0003", "council", "alpha delta"),
+        ("20260102-000000-0002", "baseline", "baseline answer"),  # within a run: (dataset, case, subject) order
         ("20260102-000000-0002", "council", "alpha gamma"),
-        ("20260102-000000-0002", "baseline", "baseline answer"),
         ("20260101-000000-0001", "council", "alpha beta"),
     ]
     result = load_run(current).results[0]

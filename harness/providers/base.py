@@ -28,15 +28,17 @@ def mark_admitted() -> None:
         start()
 
 
-async def with_time_limit(provider: object, call: Awaitable[T], timeout: float) -> T:
+async def with_time_limit(provider: object, call: Awaitable[T], timeout: float | None) -> T:
     """Await ``call`` (a ``provider.chat(...)``) with a limit of ``timeout`` seconds.
 
     For a provider with ``reports_admission`` the seconds count from :func:`mark_admitted`, not from
     the start: time spent queued behind other cases' requests (or a rate-limit pause) never makes a
     call time out, so a run with more cases in flight fails no call that a slower run would pass.
     A call answered without being queued (a cache hit) has no limit to reach. Other providers get
-    the limit from the start. Raises ``TimeoutError`` when the limit is reached.
+    the limit from the start; ``timeout=None`` is no limit. Raises ``TimeoutError`` when the limit is reached.
     """
+    if timeout is None:
+        return await call
     if not getattr(provider, "reports_admission", False):
         return await asyncio.wait_for(call, timeout)
     loop = asyncio.get_running_loop()
