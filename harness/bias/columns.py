@@ -13,16 +13,21 @@ Two writers produce the same JSONL at the same default path (``~/.llm-council/bi
   It writes ``score_value`` 0.0 for a missing score; such lines are skipped with that reason.
 
 The writer is detected per line, by ``schema_version`` first, then by the shape of
-``query_metadata``. The file is decoded and type-checked in batches of whole lines (8 MiB each,
-one ``msgspec.json.Decoder.decode_lines`` call per batch: types, ranges, unknown fields); only a
-batch where that fails is decoded line by line to find each bad line. Cross-field rules (score range per writer, aware
-timestamps, query hash only at consent 4) are then checked column-wise. Every skipped line gets a
-one-line reason (``line 7: score_value: expected a number from 1 to 10, got 0.0 ...``).
+``query_metadata``. The file is decoded and type-checked in batches of whole lines (8 MiB each):
+first one ``msgspec.json.Decoder.decode_lines`` call by the field types alone (unknown fields
+refused), then the value rules (ranges, non-empty ids, schema and hash patterns) checked
+column-wise. A batch where any of that fails takes the exact path: one decode by the constrained
+types, and line by line where that fails too, to find each bad line and say why; both paths give
+the same columns. A line holding two JSON objects is a bad line, whichever batch it falls in.
+Cross-field rules (score range per writer, aware timestamps, query hash only at consent 4) are then
+checked column-wise. Every skipped line gets a one-line reason
+(``line 7: score_value: expected a number from 1 to 10, got 0.0 ...``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -72,6 +77,32 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_Line)
+
+
+class _FastLine(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """:class:`_Line` with its types but not its ``Meta`` constraints, which :func:`_meets_line_rules`
+    checks column-wise afterwards (per-value ``Meta`` checks make the batch decode about twice as slow;
+    the literals are as cheap as the plain types and accept the same values as ``_Line``'s rules)."""
+
+    session_id: str
+    timestamp: str
+    consent_level: Literal[1, 2, 3, 4]
+    reviewer_id: str
+    model_id: str
+    position: int
+    response_length_chars: int
+    score_value: float
+    council_config_version: str
+    schema_version: str = "1.1.0"
+    score_scale: Literal["1-10"] = "1-10"
+    query_hash: str | None = None
+    query_metadata: _QueryMeta | None | msgspec.UnsetType = msgspec.UNSET
+
+
+_FAST_DECODER = msgspec.json.Decoder(_FastLine)
+# msgspec applies a ``Meta(pattern=...)`` with ``re.search``: the same here
+_SCHEMA_PATTERN = re.compile(r"^1\.\d+\.\d+$")
+_HASH_PATTERN = re.compile(r"^[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,8 +332,53 @@ def column_of(items: list, name: str) -> list:  # type: ignore[type-arg]
     return list(map(attrgetter(name), items))
 
 
-def _decode_chunk(data: bytes, first_line: int, coders: dict[str, _Coder], by_line: bool = False) -> _Chunk:
-    """Decode whole lines (``first_line`` is the 1-based number of the first) into columns."""
+def _nonblank_lines(data: bytes) -> int:
+    """How many lines of ``data`` hold more than whitespace (what one object per line decodes to)."""
+    lines = data.split(b"\n")
+    return len(lines) - lines.count(b"") - sum(map(bytes.isspace, lines))
+
+
+def _meets_line_rules(columns: dict[str, list], numbers: dict[str, np.ndarray]) -> bool:  # type: ignore[type-arg]
+    """Whether every row decoded by :class:`_FastLine` also meets the constraints of :class:`_Line`
+    it leaves out: non-empty ids and time, position and length >= 0, score 0-10, and the schema and
+    query-hash patterns (each distinct string checked once)."""
+    for name in ("session_id", "reviewer_id", "model_id", "timestamp"):
+        if "" in columns[name]:
+            return False
+    position, length, score = numbers["position"], numbers["length"], numbers["score"]
+    if not ((position >= 0).all() and (length >= 0).all()
+            and ((score >= 0.0) & (score <= 10.0)).all()):  # NaN fails both comparisons
+        return False
+    if any(_SCHEMA_PATTERN.search(v) is None for v in dict.fromkeys(columns["schema_version"])):
+        return False
+    hashes = columns["query_hash"]
+    return hashes.count(None) == len(hashes) or all(
+        _HASH_PATTERN.search(h) is not None for h in dict.fromkeys(hashes) if h is not None)
+
+
+def _decode_chunk(
+    data: bytes, first_line: int, coders: dict[str, _Coder], by_line: bool = False, fast: bool = True
+) -> _Chunk:
+    """Decode whole lines (``first_line`` is the 1-based number of the first) into columns.
+
+    First one batch decode by :class:`_FastLine` and a column-wise check of :class:`_Line`'s
+    constraints; if either fails, the exact path: one batch decode by :class:`_Line`, and line by
+    line when that fails too, so every skipped line gets its reason. The columns of a chunk that
+    passes the fast path are those the exact path gives (the same values, decoded by the same types).
+    ``fast=False`` takes the exact path only (the oracle of the tests).
+    """
+    if fast and not by_line:
+        try:
+            unchecked = _FAST_DECODER.decode_lines(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            unchecked = None
+        if unchecked is not None:
+            if len(unchecked) != _nonblank_lines(data):
+                by_line = True  # two objects glued on one line: a bad line, as line by line says
+            else:
+                chunk = _rows_to_chunk(unchecked, None, [], data, first_line, coders, check=True)
+                if chunk is not None:
+                    return chunk
     rows: list[_Line] | None = None
     numbers: list[int] | None = None
     bad: list[tuple[int, str]] = []
@@ -310,29 +386,54 @@ def _decode_chunk(data: bytes, first_line: int, coders: dict[str, _Coder], by_li
         rows = None if by_line else _DECODER.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         rows = None
+    if rows is not None and len(rows) != _nonblank_lines(data):
+        rows = None  # two objects glued on one line: whichever batch holds it, it is a bad line
     if rows is None:  # some line is bad: decode line by line to say which and why
         rows, numbers, bad = _decode_each(data.split(b"\n"), first_line)
+    chunk = _rows_to_chunk(rows, numbers, bad, data, first_line, coders, check=False)
+    assert chunk is not None  # only a checked fast decode can be refused
+    return chunk
+
+
+def _rows_to_chunk(
+    rows: list[_Line] | list[_FastLine],
+    numbers: list[int] | None,
+    bad: list[tuple[int, str]],
+    data: bytes,
+    first_line: int,
+    coders: dict[str, _Coder],
+    check: bool,
+) -> _Chunk | None:
+    """Columns of decoded rows, the cross-field rules applied; ``None`` when ``check`` and a row breaks
+    one of :class:`_Line`'s constraints (nothing coded yet: the caller decodes the chunk exactly)."""
     n = len(rows)
-
-    def column(name: str) -> list:  # type: ignore[type-arg]
-        return column_of(rows, name)
-
-    schema = column("schema_version")
+    names = ("schema_version", "query_metadata", "position", "score_value", "query_hash", "timestamp",
+             "response_length_chars", "session_id", "reviewer_id", "model_id", "council_config_version")
+    col = {name: column_of(rows, name) for name in names}
+    position = np.fromiter(col["position"], np.int64, n)
+    score = np.fromiter(col["score_value"], np.float64, n)
+    length = np.fromiter(col["response_length_chars"], np.float64, n)
+    if check and not _meets_line_rules(col, {"position": position, "length": length, "score": score}):
+        return None
+    schema = col["schema_version"]
     versions = {v: schema_tuple(v) >= DISPLAY_POSITION_SCHEMA for v in dict.fromkeys(schema)}
-    display = np.fromiter(map(versions.__getitem__, schema), bool, n)
-    metas = column("query_metadata")
+    if len(versions) == 1:
+        display = np.full(n, next(iter(versions.values())), dtype=bool)
+    else:
+        display = np.fromiter(map(versions.__getitem__, schema), bool, n)
+    metas = col["query_metadata"]
     if set(map(type, metas)) <= {_QueryMeta} and column_of(metas, "token_bucket").count(None) == n:
         meta_foreign = np.zeros(n, dtype=bool)  # every line has this project's query_metadata
     else:
         meta_foreign = np.fromiter(map(_foreign_meta, metas), bool, n)
     foreign = display | meta_foreign  # llm-council-core, any schema
-    position = np.fromiter(column("position"), np.int64, n)
-    score = np.fromiter(column("score_value"), np.float64, n)
-    consent = np.fromiter(column("consent_level"), np.int64, n)
-    hashes = column("query_hash")
-    hashed = np.zeros(n, dtype=bool) if hashes.count(None) == n else np.fromiter(
-        (h is not None for h in hashes), bool, n)
-    stamps = column("timestamp")
+    hashes = col["query_hash"]
+    if hashes.count(None) == n:
+        hashed = consent = np.zeros(n, dtype=bool)  # no hash: the consent level cannot break a rule
+    else:
+        hashed = np.fromiter((h is not None for h in hashes), bool, n)
+        consent = np.fromiter(column_of(rows, "consent_level"), np.int64, n)
+    stamps = col["timestamp"]
     parsed = {s: _parse_time(s) for s in dict.fromkeys(stamps)}
     time = np.fromiter(map(parsed.__getitem__, stamps), np.float64, n)
 
@@ -354,19 +455,20 @@ def _decode_chunk(data: bytes, first_line: int, coders: dict[str, _Coder], by_li
             bad.append((numbers[j], f"{_REASONS[int(reason[j])]}, {detail}"))
         bad.sort()
     # llm-council-core from 1.2.0 on: 0-based display position; before: a ranking index (unknown display)
-    position = np.where(foreign & display, position + 1, np.where(foreign, 0, position))
+    if foreign.any():
+        position = np.where(foreign & display, position + 1, np.where(foreign, 0, position))
     idx = np.flatnonzero(keep)
     everything = idx.size == n
 
     def kept(name: str) -> list[str]:
-        values = column(name)
+        values = col[name]
         return values if everything else [values[j] for j in idx]
 
-    length = np.fromiter(column("response_length_chars"), np.float64, n)
     columns = {
         "session": coders["session"](kept("session_id")), "reviewer": coders["reviewer"](kept("reviewer_id")),
         "model": coders["model"](kept("model_id")), "config": coders["config"](kept("council_config_version")),
-        "position": position[idx], "length": length[idx], "score": score[idx], "time": time[idx],
+        "position": position if everything else position[idx], "length": length if everything else length[idx],
+        "score": score if everything else score[idx], "time": time if everything else time[idx],
     }
     return _Chunk(columns=columns, bad=bad, foreign=int(foreign[keep].sum()),
                   no_display=int((foreign & ~display & keep).sum()))
@@ -401,14 +503,15 @@ def _new_coders() -> dict[str, _Coder]:
     return {name: _Coder() for name in ("session", "reviewer", "model", "config")}
 
 
-def decode_buffer(data: bytes) -> TableRead:
+def decode_buffer(data: bytes, fast: bool = True) -> TableRead:
     """Decode a whole store's bytes into a :class:`TableRead` (see the module docstring for the rules).
 
     Args:
         data: the file's contents (a last line without newline is read like any other).
+        fast: try the unconstrained batch decode first (``False``: the exact path only; same result).
     """
     coders = _new_coders()
-    return _assemble([_decode_chunk(data, 1, coders)] if data else [], coders)
+    return _assemble([_decode_chunk(data, 1, coders, fast=fast)] if data else [], coders)
 
 
 _REASONS = {
@@ -420,13 +523,14 @@ _REASONS = {
 }
 
 
-def read_columns(store: BiasStore, chunk_bytes: int = CHUNK_BYTES) -> TableRead:
+def read_columns(store: BiasStore, chunk_bytes: int = CHUNK_BYTES, fast: bool = True) -> TableRead:
     """Read a whole store into columns: one snapshot under the store's lock, then one batch decode
     per chunk of about ``chunk_bytes`` of whole lines (memory stays bounded by the chunk, not the file).
 
     Args:
         store: the bias store.
         chunk_bytes: bytes decoded at once.
+        fast: try the unconstrained batch decode first (``False``: the exact path only; same result).
 
     Raises:
         StoreError: the file does not exist or cannot be read.
@@ -450,10 +554,10 @@ def read_columns(store: BiasStore, chunk_bytes: int = CHUNK_BYTES) -> TableRead:
                 cut = data.rfind(b"\n") + 1 if remaining > 0 else len(data)
                 data, carry = data[:cut], data[cut:]
                 if data:
-                    chunks.append(_decode_chunk(data, line, coders))
+                    chunks.append(_decode_chunk(data, line, coders, fast=fast))
                     line += data.count(b"\n")
             if carry:
-                chunks.append(_decode_chunk(carry, line, coders))
+                chunks.append(_decode_chunk(carry, line, coders, fast=fast))
     except OSError as exc:
         raise StoreError(f"cannot read the bias store: {exc.strerror or exc}", str(store.path)) from None
     return _assemble(chunks, coders)
