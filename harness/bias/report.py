@@ -27,7 +27,7 @@ from harness.bias.aggregate import (
     run_aggregated_bias_audit,
 )
 from harness.bias.store import BiasStore
-from harness.cliargs import non_negative_int, positive_int
+from harness.cli.args import non_negative_int, positive_int
 from harness.errors import ConfigError, HarnessError
 from harness.untrusted import echo, printable
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from harness.baselines import baseline_path, load_baseline
 from harness.bias.aggregate import linear_trend
-from harness.cliargs import positive_int
+from harness.cli.args import positive_int
 from harness.config import load_settings
 from harness.council.ranking import RUBRIC_DIMENSIONS
 from harness.errors import ConfigError, HarnessError

@@ -1,0 +1,63 @@
+"""The ``council-harness`` command line: one module per command or command group.
+
+``main`` (the console script ``harness.cli:main``) parses the arguments with :func:`build_parser` and
+calls the chosen command's ``cmd_*`` function. The modules import only the standard library and light
+harness modules at the top; every command imports what it needs when it runs, so that ``--help`` and a
+light command such as ``bias-report`` start without loading the report, run or model stack.
+
+- :mod:`harness.cli.parser`: the argparse tree (every sub-command, its options and its example)
+- :mod:`harness.cli.args`: argparse value types shared by the sub-commands
+- :mod:`harness.cli.run`: ``run`` (cases, repeats, then :func:`harness.finish.finish_run`)
+- :mod:`harness.cli.compare`: ``compare`` (a run against its stored baselines)
+- :mod:`harness.cli.review`: ``review`` (expert-review sheet, ``--apply``)
+- :mod:`harness.cli.report`: ``report``, ``diff`` and ``merge`` (commands that (re)write a report)
+- :mod:`harness.cli.data`: ``import``, ``export`` and ``validate`` (datasets and result tables)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from harness import vault
+from harness.cli.parser import SUBJECT_CHOICES, build_parser
+from harness.errors import CacheMiss, HarnessError
+from harness.untrusted import echo
+
+__all__ = ["SUBJECT_CHOICES", "build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``council-harness`` command; its exit code (2 for usage and configuration errors)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bias-report"]:
+        # fast path: only the bias modules (no run, report or model stack) for a command that reads one file
+        from harness.bias.report import add_bias_report_parser
+
+        parser = argparse.ArgumentParser(prog="council-harness")
+        add_bias_report_parser(parser.add_subparsers(dest="command", required=True))
+    else:
+        parser = build_parser()
+    args = parser.parse_args(argv)
+    # secrets out of the environment before any child process starts; this process non-dumpable
+    vault.seal([os.environ.get("LLM_COUNCIL_API_KEY_ENV", "")])
+    vault.protect_process()
+    try:
+        return int(args.func(args))
+    except CacheMiss as exc:
+        echo(f"error: {exc}", file=sys.stderr)
+        return 1
+    except HarnessError as exc:
+        problems = getattr(exc, "problems", [exc])
+        for p in problems if len(problems) > 1 else [exc]:
+            echo(f"error: {p}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:  # a file-system failure no store wrapped: name the path, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        echo(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; resume with `council-harness run --resume RUN_ID`", file=sys.stderr)
+        return 130

@@ -1,0 +1,39 @@
+"""``council-harness compare``: a run against its stored baselines (exit 1 on regression)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.config import Settings, load_settings
+from harness.errors import ConfigError
+from harness.untrusted import echo
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from harness.gate import compare_run, comparison_lines, gate_outcome, write_gate_summary
+    from harness.runs import load_run, resolve_run
+
+    settings = load_settings(args.config)
+    run = load_run(resolve_run(args.run, settings.reports_dir))
+    comparisons = compare_run(run, settings, Path(args.baseline) if args.baseline else None)
+    if not comparisons:
+        raise ConfigError(
+            "no baseline to compare with; write one with `council-harness run --update-baseline` "
+            "or pass --baseline FILE", str(baseline_hint(settings)))
+    outcome = gate_outcome(run, comparisons)
+    summary = write_gate_summary(outcome, run, Path(args.summary) if args.summary else None)
+    for line in comparison_lines(comparisons):
+        echo(line)
+    counts = outcome.counts
+    echo(f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "
+         f"{counts['missing']} baselined case(s) missing, {counts['unreadable']} unreadable line(s)")
+    echo(f"summary: {summary}")
+    return outcome.exit_code
+
+
+def baseline_hint(settings: Settings) -> Path:
+    """Where the stored regression baselines live: ``<reports_dir>/baselines``."""
+    return Path(settings.reports_dir) / "baselines"
+
+

@@ -1,0 +1,39 @@
+"""``council-harness import``, ``export`` and ``validate``: datasets in, result tables out, checks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.config import load_settings
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from harness.importer import FieldMap, import_dataset
+
+    mapping = FieldMap.parse(args.map or [])
+    n = import_dataset(args.source, mapping, args.name, Path(args.output), split=args.split, limit=args.limit)
+    print(f"{args.output}: {n} case(s) imported into dataset '{args.name}'")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from harness.validate import validate
+
+    result = validate([Path(p) for p in args.paths] or None, args.config)
+    for line in result.lines():
+        print(line, file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 2
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from harness.frames import export
+    from harness.runs import load_run, resolve_run
+
+    run = load_run(resolve_run(args.run, load_settings(None).reports_dir))
+    out = Path(args.output) if args.output else run.run_dir / "results.parquet"
+    print(export(run, out))
+    return 0
+
+
