@@ -20,7 +20,8 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 from harness import vault
 from harness.council.ranking import MAX_CANDIDATES as MAX_MEMBERS
 from harness.errors import ConfigError
-from harness.weights import check_weights
+from harness.families import FAMILIES
+from harness.rubric_terms import RubricWeights, weights_from_env
 from harness.yamlio import LocatedYaml, load_yaml
 
 ENV_PREFIX = "LLM_COUNCIL_"
@@ -86,23 +87,6 @@ class ModelPrice(BaseModel):
 
     input: float = Field(ge=0, allow_inf_nan=False)
     output: float = Field(ge=0, allow_inf_nan=False)
-
-
-class RubricWeights(BaseModel):
-    """Rubric dimension weights (seed 004): non-negative, summing to 1 within 0.001."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    accuracy: float = 0.35
-    relevance: float = 0.10
-    completeness: float = 0.20
-    conciseness: float = 0.15
-    clarity: float = 0.20
-
-    @model_validator(mode="after")
-    def _sum_to_one(self) -> RubricWeights:
-        check_weights(self.model_dump())
-        return self
 
 
 def default_members() -> list[MemberSpec]:
@@ -261,9 +245,7 @@ class Settings(BaseSettings):
     @classmethod
     def _known_endpoint(cls, v: str | None) -> str | None:
         if v is None:
-            return v  # no import of the prediction (scipy) stack for the default
-        from harness.prediction import FAMILIES
-
+            return v
         if v not in FAMILIES:
             raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {v!r}")
         return v
@@ -423,8 +405,6 @@ def load_settings(
             if field in Settings.model_fields and field not in clean and name not in os.environ:
                 clean[field] = vault.get(name)
         if "weights" not in clean:  # the seed's LLM_COUNCIL_WEIGHT_<DIMENSION> variables
-            from harness.metrics.rubric import weights_from_env  # late: rubric imports this module
-
             yaml_weights = located.data.get("weights") if located is not None else None
             env_weights = weights_from_env(os.environ, yaml_weights if isinstance(yaml_weights, dict) else None)
             if env_weights is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.artifacts import ArmArtifacts, arm_artifacts, artifact_warning
+from harness.families import FAMILIES
 from harness.model import Frozen
 from harness.result import CaseResult
 from harness.stats import (
@@ -22,12 +23,6 @@ from harness.stats import (
 if TYPE_CHECKING:
     from harness.config import Settings
 
-#: score families compared, when present for both subjects (objective first).
-FAMILIES: tuple[str, ...] = (
-    "correct", "heuristic_quality", "rubric_composite",
-    "deepeval_relevancy", "deepeval_correctness", "deepeval_hallucination_free",
-    "ragas_faithfulness", "ragas_answer_relevancy", "ragas_context_precision",
-)
 
 
 def paired_families(

@@ -27,10 +27,11 @@ from harness.errors import StoreError
 from harness.fsutil import atomic_write_bytes, atomic_write_text
 from harness.result import CaseResult
 from harness.review_types import ReviewVerdict
+from harness.run_files import RESULTS, REVIEWS
 from harness.visible import visible_controls
 
 COLUMNS = ("dataset", "case_id", "subject", "status", "answer_excerpt", "scores", "verdict", "note", "reviewer")
-RUN_FILE = "reviews.json"
+RUN_FILE = REVIEWS
 Key = tuple[str, str, str]
 _VERDICTS = TypeAdapter(dict[str, ReviewVerdict])
 
@@ -193,7 +194,5 @@ def apply_sheet(run_dir: Path, results: Sequence[CaseResult], sheet: Path, globa
     merged_global = {**load_verdicts(global_file), **new}
     save_verdicts(run_file, merged_run)
     save_verdicts(global_file, merged_global)
-    from harness.runs import RESULTS
-
     rewrite_results(run_dir / RESULTS, new)
     return new

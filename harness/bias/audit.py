@@ -50,10 +50,10 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from harness.config import RubricWeights
-from harness.council.ranking import RUBRIC_DIMENSIONS, borda_points
+from harness.council.ranking import borda_points
 from harness.metrics.rubric import weighted_score_with_ceiling
 from harness.model import Frozen
+from harness.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights
 from harness.transcript import Review, Transcript
 
 LENGTH_CORRELATION_THRESHOLD = 0.3

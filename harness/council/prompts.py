@@ -5,18 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.council.ranking import RUBRIC_DIMENSIONS, render_candidates
+from harness.council.ranking import render_candidates
+from harness.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
 from harness.transcript import Message
 
 CRITIQUE_MAX_CHARS = 300
-
-RUBRIC_ANCHORS = """Score each response from 1 to 10 on five dimensions:
-- accuracy (9-10 completely accurate; 7-8 mostly accurate, minor imprecisions; 5-6 mixed, some errors;
-  3-4 significant errors; 1-2 mostly incorrect or hallucinated)
-- relevance (does it address the question?)
-- completeness (does it cover all parts?)
-- conciseness (9-10 every word adds value; 5-6 some unnecessary content; 1-2 extremely verbose)
-- clarity (is it well organized and easy to follow?)"""
 
 
 def answer_messages(query: str, system_prompt: str | None) -> list[Message]:

@@ -9,9 +9,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from harness.jsonscan import json_objects
+from harness.rubric_terms import RUBRIC_DIMENSIONS as RUBRIC_DIMENSIONS  # the old import path
 from harness.transcript import AggregateRank, Ballot, Review
 
-RUBRIC_DIMENSIONS: tuple[str, ...] = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
 _LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")
 # a numbered line: horizontal space only (``^\s*`` under MULTILINE crosses lines and is quadratic on blank lines)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.metrics.external import offline_env
+from harness.metrics.external_outcome import offline_env
 
 offline_env()  # before DeepEval is imported: telemetry off, no .env loading
 
@@ -27,7 +27,7 @@ from deepeval.test_case import LLMTestCase, SingleTurnParams  # noqa: E402
 from harness.cases import Case  # noqa: E402
 from harness.errors import CacheMiss  # noqa: E402
 from harness.judge import Judge, restrict_property, run_sync  # noqa: E402
-from harness.metrics.external import PASS_THRESHOLD, MetricOutcome  # noqa: E402
+from harness.metrics.external_outcome import PASS_THRESHOLD, MetricOutcome  # noqa: E402
 from harness.transcript import Transcript  # noqa: E402
 
 CORRECTNESS_CRITERIA = "Factual accuracy compared to ground truth"

@@ -20,28 +20,20 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 from collections.abc import Sequence
 from typing import Literal
 
 from harness.cases import Case
 from harness.errors import ConfigError
 from harness.judge import Judge
+from harness.metrics.external_outcome import PASS_THRESHOLD, MetricOutcome, offline_env
 from harness.model import Frozen
 from harness.scoreset import ScoreSet
 from harness.transcript import Transcript
 
 Framework = Literal["deepeval", "ragas"]
 FRAMEWORKS: tuple[Framework, ...] = ("deepeval", "ragas")
-PASS_THRESHOLD = 0.7  # seed 001: overall_pass = every score >= 0.7
 RAG_QUALITY_THRESHOLD = 0.8  # seed 001: rag_quality_pass = faithfulness >= 0.8
-
-#: Set before either framework is imported: no telemetry, no ``.env`` loading.
-OFFLINE_ENV: dict[str, str] = {
-    "DEEPEVAL_TELEMETRY_OPT_OUT": "1",
-    "DEEPEVAL_DISABLE_DOTENV": "1",
-    "RAGAS_DO_NOT_TRACK": "true",  # exactly "true": RAGAS compares the lower-cased string
-}
 
 #: metric names per framework (the seed's names); ``<framework>_<metric>`` is the score name
 METRIC_NAMES: dict[Framework, tuple[str, ...]] = {
@@ -50,29 +42,8 @@ METRIC_NAMES: dict[Framework, tuple[str, ...]] = {
 }
 
 
-def offline_env() -> None:
-    """Switch both frameworks to offline, quiet operation (call before importing them)."""
-    os.environ.update(OFFLINE_ENV)
-
-
 def install_hint(framework: Framework) -> str:
     return f"not installed: pip install -e '.[{framework}]'"
-
-
-class MetricOutcome(Frozen):
-    """What one framework metric gave: a score with its reason, or the error that stopped it.
-
-    Args:
-        name: the seed's metric name (``relevancy``, ``faithfulness``, ...).
-        score: 0-1, ``None`` when the metric failed.
-        reason: the framework's (judge-written) reason, if any.
-        error: why the metric failed.
-    """
-
-    name: str
-    score: float | None = None
-    reason: str | None = None
-    error: str | None = None
 
 
 class MetricScore(Frozen):

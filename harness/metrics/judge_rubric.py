@@ -25,13 +25,13 @@ from typing import Any, Literal
 from harness.cases import Case
 from harness.config import Settings
 from harness.council.calls import Caller
-from harness.council.prompts import RUBRIC_ANCHORS
-from harness.council.ranking import RUBRIC_DIMENSIONS, escape_candidate
+from harness.council.ranking import escape_candidate
 from harness.jsonscan import first_json_object
 from harness.metrics.geval import GEVAL_INSTRUCTION, geval_probes, json_value_logprobs, score_from_logprobs
 from harness.metrics.rubric import CeilingEffect, score_with_ceiling
 from harness.metrics.safety import SafetyResult, apply_safety_gate, check_response_safety
 from harness.model import Frozen
+from harness.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
 from harness.scoreset import ScoreSet
 from harness.transcript import CallRecord, Message, Transcript
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.metrics.external import offline_env
+from harness.metrics.external_outcome import offline_env
 
 offline_env()  # before RAGAS is imported: no usage tracking
 
@@ -29,7 +29,7 @@ from ragas.metrics.collections import AnswerRelevancy, ContextPrecision, Faithfu
 from harness.cases import Case  # noqa: E402
 from harness.errors import CacheMiss  # noqa: E402
 from harness.judge import Judge, restrict_property, run_sync  # noqa: E402
-from harness.metrics.external import MetricOutcome  # noqa: E402
+from harness.metrics.external_outcome import MetricOutcome  # noqa: E402
 from harness.text import tokens  # noqa: E402
 from harness.transcript import Transcript  # noqa: E402
 

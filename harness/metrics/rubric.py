@@ -20,10 +20,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from harness.config import RubricWeights
-from harness.council.ranking import RUBRIC_DIMENSIONS
 from harness.errors import ConfigError, HarnessError
 from harness.model import Frozen
+from harness.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights, weights_error_message
+from harness.rubric_terms import WEIGHT_ENV_VARS as WEIGHT_ENV_VARS  # the old import path
+from harness.rubric_terms import weights_from_env as weights_from_env  # the old import path
 from harness.transcript import Transcript
 
 #: ``(accuracy below this, ceiling)`` in order: accuracy < 5 caps at 4.0, < 7 caps at 7.0.
@@ -32,8 +33,6 @@ NO_CEILING = 10.0
 #: A dimension whose population standard deviation across reviewers exceeds this is flagged.
 HIGH_VARIANCE_STD = 1.0
 HIGH_VARIANCE_FLAG = "high variance suggests split opinions"
-#: The seed's environment variables for custom weights, by dimension.
-WEIGHT_ENV_VARS: dict[str, str] = {d: f"LLM_COUNCIL_WEIGHT_{d.upper()}" for d in RUBRIC_DIMENSIONS}
 
 CeilingEffect = Literal["none", "capped_at_4", "capped_at_7"]
 BreakdownMode = Literal["rubric", "ranking_only"]
@@ -68,18 +67,8 @@ def resolve_weights(weights: RubricWeights | Mapping[str, float] | None) -> Rubr
     try:
         return RubricWeights(**dict(weights))
     except (ValidationError, TypeError) as exc:
-        raise ConfigError(f"invalid rubric weights {dict(weights)!r}: {_first_message(exc)}", "weights") from None
-
-
-def _first_message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err.get("loc", ()))
-            msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-            parts.append(f"{loc}: {msg}" if loc else msg)
-        return "; ".join(parts)
-    return str(exc)
+        raise ConfigError(f"invalid rubric weights {dict(weights)!r}: {weights_error_message(exc)}",
+                          "weights") from None
 
 
 class CeilingScore(Frozen):
@@ -161,52 +150,6 @@ def weighted_score_with_ceiling(
         MissingAccuracyError: (a ``KeyError``) when accuracy is missing — fail-safe by design.
     """
     return score_with_ceiling(scores, weights).score
-
-
-def weights_from_env(
-    environ: Mapping[str, str], base: Mapping[str, Any] | None = None
-) -> dict[str, float] | None:
-    """Rubric weights from the seed's ``LLM_COUNCIL_WEIGHT_<DIMENSION>`` variables.
-
-    Args:
-        environ: the environment (``os.environ``); variable names are matched case-insensitively.
-        base: weights the variables override (the config file's ``weights:``); the seed's
-            defaults when ``None`` or for dimensions it lacks.
-
-    Returns:
-        The full, validated weights, or ``None`` when none of the variables is set.
-
-    Raises:
-        ConfigError: naming the variable whose value is not a finite non-negative number, or the
-            variables set when the resulting weights do not sum to 1 within 0.001.
-    """
-    wanted = {v: d for d, v in WEIGHT_ENV_VARS.items()}
-    found: dict[str, tuple[str, str]] = {}
-    for key, raw in environ.items():
-        dim = wanted.get(key.upper())
-        if dim is not None:
-            found[dim] = (key, raw)
-    if not found:
-        return None
-    values: dict[str, Any] = RubricWeights().model_dump()
-    if base is not None:
-        values.update(base)
-    for dim, (key, raw) in found.items():
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            raise ConfigError(f"expected a number (a weight such as 0.35), got {raw!r}",
-                              f"environment variable {key}") from None
-        if not math.isfinite(value) or value < 0:
-            raise ConfigError(f"expected a finite, non-negative weight, got {raw!r}",
-                              f"environment variable {key}")
-        values[dim] = value
-    try:
-        return RubricWeights(**values).model_dump()
-    except (ValidationError, TypeError) as exc:
-        names = ", ".join(found[d][0] for d in RUBRIC_DIMENSIONS if d in found)
-        raise ConfigError(f"invalid rubric weights {values!r}: {_first_message(exc)}",
-                          f"environment variable(s) {names}") from None
 
 
 class DimensionStats(Frozen):

@@ -35,10 +35,10 @@ import yaml
 from harness.bias.aggregate import BiasMetricReport, ConfidenceTier, confidence_tier, pooled_length_correlation
 from harness.bias.audit import LENGTH_CORRELATION_THRESHOLD, PairScore, PositionBias, pair_scores, position_bias
 from harness.bias.store import ConsentLevel, records_from_transcript
-from harness.config import RubricWeights
 from harness.errors import HarnessError, StoreError
 from harness.metrics.rubric import resolve_weights
 from harness.model import Frozen
+from harness.rubric_terms import RubricWeights
 from harness.runs import MANIFEST, Run
 from harness.tier2.temporal import run_started
 from harness.transcript import Transcript

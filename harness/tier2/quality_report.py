@@ -43,13 +43,13 @@ from harness.baselines import baseline_path, load_baseline
 from harness.bias.aggregate import linear_trend
 from harness.cli.args import positive_int
 from harness.config import load_settings
-from harness.council.ranking import RUBRIC_DIMENSIONS
 from harness.errors import ConfigError, HarnessError
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD, RubricBreakdown
 from harness.metrics.tier1 import consensus_band
 from harness.model import Frozen
 from harness.report.bars import bar
 from harness.result import CaseResult
+from harness.rubric_terms import RUBRIC_DIMENSIONS
 from harness.runs import Run, load_run, readable_runs, resolve_run, run_folders
 from harness.scores import higher_is_better, score_scale
 from harness.tier2.calibration import CalibrationReport, calibration_report, council_sessions, run_weights
