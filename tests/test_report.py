@@ -34,6 +34,7 @@ from harness.baselines import Baseline, BaselineEntry, Comparison, compare
 from harness.council.consensus_types import AgreementLevel, ConsensusResult
 from harness.metrics.quality_metrics import core_quality_metrics
 from harness.report import view as v
+from harness.report.drilldown import subject_detail
 from harness.report.html import SCRIPT, render_run, script_hash, write_report
 from harness.report.plots import inline_svg, interval_axis
 from harness.result import CaseResult, CheckResult
@@ -514,7 +515,7 @@ def test_unknown_result_fields_become_generic_blocks() -> None:
         judge_reason: str | None = None
 
     r = Extended(case_id="c", dataset="d", subject="council", status="passed", judge_reason=HOSTILE)
-    detail = v._subject_detail(r)
+    detail = subject_detail(r)
     assert [(b.title, b.rows[0].value) for b in detail.blocks] == [("judge reason", HOSTILE)]
 
 

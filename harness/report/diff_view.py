@@ -7,7 +7,7 @@ stays plain text (the template escapes it), the template does no arithmetic.
 from __future__ import annotations
 
 from harness.model import Frozen
-from harness.report.view import case_anchor
+from harness.report.formatting import case_anchor
 from harness.rundiff import RunDiff
 from harness.scores import higher_is_better
 

@@ -1,0 +1,277 @@
+"""The report's drill-down: per case, every subject's transcript, checks, scores and the blocks of
+fields the report does not lay out itself (judge verdicts, extraction, votes, fields added later)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from harness.metrics.tier1 import consensus_band
+from harness.report.bars import bar
+from harness.report.formatting import case_anchor, fmt_score, score_scale, status_label
+from harness.report.records import (
+    AggregateView,
+    AnswerView,
+    Block,
+    CallView,
+    CaseDetail,
+    CheckView,
+    FieldRow,
+    KeyValue,
+    MatrixRow,
+    ReviewItem,
+    ReviewView,
+    RubricRow,
+    SubjectDetail,
+)
+from harness.result import CaseResult
+from harness.scores import SCORE_NAMES
+from harness.transcript import Transcript
+
+#: CaseResult / Transcript fields the report lays out itself; every other field that is set (judge
+#: verdicts, extracted answers, reviewers' verdicts, fields added later) is shown as a generic block.
+_KNOWN_RESULT_FIELDS = frozenset({
+    "case_id", "dataset", "subject", "category", "evaluation_mode", "status", "transcript", "quality_metrics",
+    "scores", "checks", "error", "tags", "ground_truth", "expected",
+})
+_KNOWN_TRANSCRIPT_FIELDS = frozenset({
+    "subject", "query", "answers", "label_to_member", "reviews", "aggregate", "synthesis", "final_answer",
+    "chairman", "calls", "errors", "duration_s", "voting",
+})
+#: Generic blocks with more rows than this start collapsed.
+OPEN_BLOCK_ROWS = 8
+#: Cases whose transcripts the report carries. Beyond it (a 10,000-case run) the report keeps the
+#: ones that need a look first (failing, regressed, subjects differ, awaiting review), then the
+#: others in matrix order; every case stays in the matrix, results.jsonl and ``export``.
+DETAIL_LIMIT = 300
+#: Generic values longer than this (or with a newline) are shown in a ``<pre>``.
+LONG_TEXT = 80
+
+def _leaf(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return "n/a" if not math.isfinite(value) else f"{value:.4g}"
+    return str(value)
+
+
+def flatten(value: Any, path: str = "") -> list[FieldRow]:
+    """Leaves of a JSON-like value as ``(dotted path, text)`` rows; empty containers are left out.
+
+    Args:
+        value: a pydantic model, mapping, sequence or scalar (models are dumped to JSON-ready data).
+        path: the path prefix of ``value``.
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    elif not isinstance(value, str | int | float | bool | type(None) | Mapping | list | tuple):
+        value = to_jsonable_python(value)
+    if isinstance(value, Mapping):
+        return [row for k, v in value.items() for row in flatten(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list | tuple):
+        return [row for i, v in enumerate(value) for row in flatten(v, f"{path}[{i}]")]
+    text = _leaf(value)
+    return [FieldRow(path=path or "value", value=text, long="\n" in text or len(text) > LONG_TEXT)]
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str | tuple | list | dict) and not value)
+
+
+def _blocks(obj: BaseModel, known: frozenset[str], prefix: str = "") -> list[Block]:
+    out = []
+    for name in type(obj).model_fields:
+        if name in known:
+            continue
+        value = getattr(obj, name)
+        if _empty(value):
+            continue
+        rows = flatten(value)
+        if rows:
+            out.append(_block(prefix + name.replace("_", " "), rows, block_summary(name, value)))
+    return out
+
+
+def _block(title: str, rows: Sequence[FieldRow], summary: str = "") -> Block:
+    return Block(title=title, rows=tuple(rows), open=len(rows) <= OPEN_BLOCK_ROWS, summary=summary)
+
+
+def block_summary(name: str, value: Any) -> str:
+    """The one-line gist of a drill-down block (its rows stay one click away)."""
+    if name == "correctness":
+        verdict = getattr(value, "verdict", None) or ("correct" if value.correct else "wrong")
+        return f"{verdict}: expected {value.expected_display}"
+    if name == "rubric":
+        if value.composite is None:
+            return f"no composite ({value.error or 'no accuracy score'})"
+        cap = " · accuracy ceiling applied" if value.ceiling_applied else ""
+        gate = " · safety gate capped it to 0" if value.safety_capped else ""
+        return f"composite {value.composite:g} by {value.judge_model} ({value.method}){cap}{gate}"
+    if name == "heuristic_quality":
+        capped = f" (first {value.capped_at:,} characters)" if value.capped_at else ""
+        return f"overall {value.overall:g} of 100{capped}"
+    if name == "bias":
+        factors = ", ".join(value.risk_factors) or "none"
+        return f"risk {value.risk} (flags: {factors}) over {len(value.scores)} reviewer scores"
+    if name == "peer_rubric" and isinstance(value, Mapping):
+        parts = [f"{m} {b.weighted_composite:g}" for m, b in sorted(value.items())
+                 if getattr(b, "weighted_composite", None) is not None]
+        return "composite per member: " + ", ".join(parts) if parts else ""
+    if name == "external_validation":
+        return f"{len(flatten(value))} figures from DeepEval/RAGAS"
+    return ""
+
+
+def _tier1(r: CaseResult) -> tuple[str, str]:
+    q = r.quality_metrics
+    if q is None:
+        return "", ""
+    c, sas = q.core, q.core.synthesis_attribution
+    comps = c.deliberation_components
+    lines = [
+        f"Consensus Strength: {bar(c.consensus_strength)} {consensus_band(c.consensus_strength)}",
+        f"Deliberation Depth: {bar(c.deliberation_depth)} (diversity {comps.get('diversity', 0)}, "
+        f"coverage {comps.get('coverage', 0)}, richness {comps.get('richness', 0)})",
+        f"Winner Alignment:   {bar(sas.winner_alignment)}",
+        f"Hallucination Risk: {bar(sas.hallucination_risk)}",
+        f"Synthesis Grounded: {'Yes' if sas.grounded else 'No'} (max source alignment {sas.max_source_alignment})",
+    ]
+    return "\n".join(lines), ", ".join(q.warnings)
+
+
+def _reviews(t: Transcript) -> tuple[ReviewView, ...]:
+    out = []
+    for rv in t.reviews:
+        b = rv.ballot
+        flags = [f for f, on in (("abstained", b.abstained), ("holistic", b.holistic)) if on]
+        rubric = tuple(
+            RubricRow(label=label, member=t.label_to_member.get(label, "?"),
+                      scores=" · ".join(f"{dim} {_leaf(float(v))}" for dim, v in sorted(dims.items())))
+            for label, dims in sorted(b.scores.items())
+        )
+        out.append(ReviewView(
+            reviewer=rv.reviewer, model=rv.model, raw_text=rv.raw_text, ranking=" > ".join(b.ranking) or "none",
+            ranking_members=" > ".join(t.label_to_member.get(lb, "?") for lb in b.ranking),
+            presentation=", ".join(rv.presentation_order), seed=rv.shuffle_seed, method=b.method,
+            flags=", ".join(flags), critique=b.critique, rubric=rubric, error=rv.error or "",
+            labels_seen=", ".join(f"{lb} seen as {shown}" for lb, shown in sorted(rv.shown_labels.items())),
+            passes=tuple(
+                f"order {' , '.join(p.order)}: P(best) "
+                + " · ".join(f"{lb} {p.probabilities[lb]:.2f}" for lb in sorted(p.probabilities))
+                + f" → {p.winner}"
+                for p in rv.passes
+            ) + ((f"position-consistent: {'yes' if rv.position_consistent else 'no'}",)
+                 if rv.position_consistent is not None else ()),
+        ))
+    return tuple(out)
+
+
+def subject_detail(r: CaseResult) -> SubjectDetail:
+    t = r.transcript
+    tier1, warnings = _tier1(r)
+    scores = tuple(
+        KeyValue(key=k, value=fmt_score(v, score_scale(k)) if k in SCORE_NAMES else _leaf(v))
+        for k, v in sorted(r.scores.items())
+    )
+    checks = tuple(CheckView(kind=status_label(c.kind), target=c.target, passed=c.passed, detail=c.detail)
+                   for c in r.checks)
+    blocks = _blocks(r, _KNOWN_RESULT_FIELDS)
+    common = dict(subject=r.subject, status=r.status, label=status_label(r.status), error=r.error or "",
+                  checks=checks, scores=scores, tier1=tier1, warnings=warnings)
+    if t is None:
+        return SubjectDetail(
+            **common, final_answer=None, answers=(), show_answers=False, label_map="", reviews=(), aggregate=(),
+            synthesis=None, chairman="", blocks=tuple(blocks), errors=(), calls=(), footer="no transcript",
+        )
+    if t.voting is not None:
+        blocks.insert(0, _block("consensus vote (seed 002)", flatten(t.voting)))
+    blocks += _blocks(t, _KNOWN_TRANSCRIPT_FIELDS, prefix="transcript: ")
+    answers = tuple(
+        AnswerView(member=a.member, model=a.model, text=a.text, error=a.error or "",
+                   confidence="" if a.confidence is None else f"{a.confidence:.2f}")
+        for a in t.answers
+    )
+    aggregate = tuple(
+        AggregateView(member=a.member, borda=f"{a.borda:.3f}",
+                      average_position="—" if a.average_position is None else f"{a.average_position:.2f}",
+                      votes=a.votes)
+        for a in t.aggregate
+    )
+    calls = tuple(
+        CallView(stage=c.stage, member=c.member, model=c.model,
+                 latency=f"{c.latency_s:.2f} s" + (" (recorded)" if c.cached else ""),  # a hit shows its recording
+                 tokens=f"{c.tokens_in} / {c.tokens_out}", cached=c.cached, error=c.error or "")
+        for c in t.calls
+    )
+    tin, tout = t.tokens
+    self_report: tuple[tuple[str, ...], ...] = ()
+    self_flags: tuple[str, ...] = ()
+    if t.external is not None:
+        from harness.metrics.self_reported import HEADERS, compare_self_reported
+
+        cmp = compare_self_reported(t, r.quality_metrics)
+        if cmp is not None:
+            self_report = (HEADERS, *cmp.rows())
+            self_flags = tuple(f"{f.code}: {f.message}" for f in cmp.flags)
+    return SubjectDetail(
+        self_report=self_report, self_report_flags=self_flags,
+        **common, final_answer=t.final_answer, answers=answers, show_answers=len(t.answers) > 1 or bool(t.reviews),
+        label_map=", ".join(f"{lb} = {m}" for lb, m in sorted(t.label_to_member.items())),
+        reviews=_reviews(t), aggregate=aggregate, synthesis=t.synthesis, chairman=t.chairman or "",
+        blocks=tuple(blocks), errors=t.errors, calls=calls,
+        footer=f"{len(t.calls)} calls · {t.duration_s:.1f} s · tokens {tin} in / {tout} out",
+    )
+
+
+def detail_indices(rows: Sequence[MatrixRow], limit: int = DETAIL_LIMIT) -> set[int]:
+    """Which matrix rows get a transcript: all when at most ``limit``; else the rows that need a look
+    (failing, regressed, subjects differ, awaiting review) first, then the others, each in matrix
+    order, up to ``limit``."""
+    if len(rows) <= limit:
+        return set(range(len(rows)))
+    first = [i for i, r in enumerate(rows) if r.failing or r.regressed or r.differ
+             or any(c.status == "awaiting_review" for c in r.cells)]
+    chosen = set(first[:limit])
+    for i in range(len(rows)):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return chosen
+
+
+def case_details(
+    grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str], keep: set[int] | None = None,
+) -> tuple[CaseDetail, ...]:
+    out = []
+    for i, (ds, cid, by) in enumerate(grouped):
+        if keep is not None and i not in keep:
+            continue
+        ordered = [by[s] for s in subjects if s in by] + [r for s, r in sorted(by.items()) if s not in subjects]
+        query = next((r.transcript.query for r in ordered if r.transcript is not None), "")
+        category = next((r.category for r in ordered if r.category), None) or ""
+        out.append(CaseDetail(anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category, query=query,
+                              subjects=tuple(subject_detail(r) for r in ordered)))
+    return tuple(out)
+
+
+def expert_items(
+    grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str],
+) -> tuple[ReviewItem, ...]:
+    out = []
+    for ds, cid, by in grouped:
+        for s in [*[s for s in subjects if s in by], *sorted(set(by) - set(subjects))]:
+            r = by[s]
+            if r.evaluation_mode == "expert_review" or r.status == "awaiting_review":
+                rv = r.review
+                out.append(ReviewItem(
+                    anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, subject=s, status=r.status,
+                    label=status_label(r.status), verdict=rv.verdict if rv else "",
+                    by=f"{rv.who}, {rv.when.isoformat()}" if rv else "", note=rv.note if rv else "",
+                ))
+    return tuple(out)
