@@ -157,14 +157,14 @@ def test_bad_options_are_usage_errors(tmp_path):
 
 
 def test_bias_report_command_imports_stay_light(tmp_path):
-    # the command reads one file: no plotting, model, HTML-report or scipy.stats stack gets imported
+    # the command reads one file: no plotting, model, HTML-report, scipy or mpmath stack gets imported
     path = _store(tmp_path, 12)
     code = (
         "import sys\n"
         "from harness.cli import main\n"
         f"rc = main(['bias-report', '--input', {str(path)!r}, '--sessions', '0', '--days', '0', '--format', 'json'])\n"
         "heavy = ('matplotlib', 'torch', 'jinja2', 'rich', 'scipy', 'pandas', 'llama_cpp', 'harness.report',\n"
-        "         'harness.engine', 'harness.bias.audit', 'httpx')\n"
+        "         'harness.engine', 'harness.bias.audit', 'httpx', 'mpmath')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], rc, file=sys.stderr)\n"
     )
     root = Path(__file__).resolve().parent.parent

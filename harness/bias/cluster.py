@@ -24,9 +24,9 @@ less information than 12 independent scores. Everything here treats sessions as 
   sample standard deviations from their mean, so a ``|z| > c`` rule needs the smallest ``n``
   with ``(n-1)/sqrt(n) > c`` (9 for c = 2.5).
 
-Student t and F probabilities come from the regularized incomplete beta function of ``mpmath``
-(``betainc``; quantiles by ``findroot``), exact to double precision: importing it costs a tenth of
-``scipy.special``, which matters for a command that reads one file.
+Student t and F probabilities come from the regularized incomplete beta function
+(:func:`betainc`, a continued fraction in pure Python; t quantiles by safeguarded Newton steps):
+about 1e-12 relative to ``scipy.special``, with nothing to import for a command that reads one file.
 """
 
 from __future__ import annotations
@@ -41,26 +41,97 @@ import numpy as np
 _BOOTSTRAP_CELLS = 4_000_000  # resamples x sessions per chunk (memory bound)
 
 
+_TINY = 1e-300
+_CF_STEPS = 100_000
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of ``I_x(a, b)`` (modified Lentz; Numerical Recipes 6.4), to double precision."""
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > _TINY else _TINY)
+    h = d
+    for m in range(1, _CF_STEPS):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > _TINY else _TINY)
+            c = 1.0 + aa / c
+            c = c if abs(c) > _TINY else _TINY
+            h *= d * c
+        if abs(d * c - 1.0) < 4e-16:
+            return h
+    raise ArithmeticError(f"incomplete beta fraction did not converge (a={a}, b={b}, x={x})")
+
+
+def _stirling_tail(z: float) -> float:
+    """``ln Gamma(z) - ((z - 1/2) ln z - z + ln(2 pi)/2)`` for ``z >= 30`` (the Stirling series to ``z^-7``)."""
+    z2 = z * z
+    return (1.0 / 12.0 - (1.0 / 360.0 - (1.0 / 1260.0 - 1.0 / (1680.0 * z2)) / z2) / z2) / z
+
+
+def _lgamma_ratio(a: float, b: float) -> float:
+    """``ln Gamma(a + b) - ln Gamma(a)`` without the cancellation of two large ``lgamma`` values when ``a`` is large:
+    ``(a - 1/2) log1p(b/a) + b ln(a + b) - b`` plus the difference of the Stirling tails."""
+    if a < 30.0:
+        return math.lgamma(a + b) - math.lgamma(a)
+    return (a - 0.5) * math.log1p(b / a) + b * math.log(a + b) - b + _stirling_tail(a + b) - _stirling_tail(a)
+
+
+def betainc(a: float, b: float, x: float, y: float | None = None) -> float:
+    """The regularized incomplete beta function ``I_x(a, b)``.
+
+    ``I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * cf(a, b, x)`` with the continued fraction ``cf`` of
+    :func:`_beta_fraction` when ``x < (a+1)/(a+b+2)`` (where it converges fast), else
+    ``1 - I_{1-x}(b, a)``; ``B`` from ``math.lgamma``. Agrees with ``scipy.special.betainc`` to about
+    1e-12 relative at the degrees of freedom a bias store gives (tested), in pure Python: no
+    ``scipy.special`` or ``mpmath`` to import for a command that reads one file.
+
+    Args:
+        a: first shape parameter (> 0).
+        b: second shape parameter (> 0).
+        x: the point, in [0, 1].
+        y: ``1 - x`` when the caller knows it without rounding (e.g. ``t^2 / (df + t^2)``).
+    """
+    y = 1.0 - x if y is None else y
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    log_x = math.log1p(-y) if y < 0.5 else math.log(x)
+    log_y = math.log1p(-x) if x < 0.5 else math.log(y)
+    big, small = max(a, b), min(a, b)
+    log_front = _lgamma_ratio(big, small) - math.lgamma(small) + a * log_x + b * log_y
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, y) / b
+
+
 def _t_upper(t: float, df: float) -> float:
     """``P(T_df > t)`` for ``t >= 0``: ``I_{df/(df+t^2)}(df/2, 1/2) / 2`` (regularized incomplete beta)."""
-    import mpmath
+    tt = t * t
+    return 0.5 * betainc(df / 2.0, 0.5, df / (df + tt), tt / (df + tt))
 
-    return 0.5 * float(mpmath.betainc(df / 2.0, 0.5, 0, df / (df + t * t), regularized=True))
+
+def _t_density(t: float, df: float) -> float:
+    """Student's t density with ``df`` degrees of freedom at ``t``."""
+    return math.exp(math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+                    - (df + 1.0) / 2.0 * math.log1p(t * t / df))
 
 
 @lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
     """Quantile of Student's t with ``df`` degrees of freedom (cached: reports ask for few distinct ones).
 
-    The root of ``P(T > t) = 1 - p`` (``mpmath.findroot``, bracketed: the t quantile lies beyond
-    the normal one), to double precision.
+    The root of ``P(T > t) = 1 - p``: bracketed (the t quantile lies beyond the normal one), then
+    Newton steps on the density kept inside the bracket (bisection when a step would leave it),
+    to double precision.
 
     Args:
         p: the probability, in (0, 1).
         df: degrees of freedom (> 0).
     """
-    import mpmath
-
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
     if p < 0.5:
@@ -72,7 +143,22 @@ def t_quantile(p: float, df: float) -> float:
     hi = max(2.0 * lo, 1.0)
     while _t_upper(hi, df) > target:
         lo, hi = hi, 2.0 * hi
-    return float(mpmath.findroot(lambda t: _t_upper(float(t), df) - target, (lo, hi), solver="anderson"))
+    t = lo
+    for _ in range(200):
+        f = _t_upper(t, df) - target
+        if f == 0.0:
+            return t
+        if f > 0.0:
+            lo = t
+        else:
+            hi = t
+        new = t + f / _t_density(t, df)
+        if not lo < new < hi:
+            new = 0.5 * (lo + hi)
+        if abs(new - t) <= 1e-15 * abs(new):
+            return new
+        t = new
+    return t
 
 
 def t_two_sided_p(t: float, df: float) -> float:
@@ -82,11 +168,9 @@ def t_two_sided_p(t: float, df: float) -> float:
 
 def f_survival(f: float, df1: float, df2: float) -> float:
     """``P(F_{df1,df2} > f)`` = ``I_{df2/(df2+df1 f)}(df2/2, df1/2)`` (regularized incomplete beta)."""
-    import mpmath
-
     if f <= 0:
         return 1.0
-    return float(mpmath.betainc(df2 / 2.0, df1 / 2.0, 0, df2 / (df2 + df1 * f), regularized=True))
+    return betainc(df2 / 2.0, df1 / 2.0, df2 / (df2 + df1 * f), df1 * f / (df2 + df1 * f))
 
 
 @dataclass(frozen=True, slots=True)
