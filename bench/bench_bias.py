@@ -220,7 +220,7 @@ def compare_with_reference(path: Path, resamples: int, commands: bool, repeats: 
             ours_cmd = _script("council-harness") or [sys.executable, "-m", "harness.cli"]
             mine_s = _command_wall([*ours_cmd, "bias-report", "--input", str(path), "--sessions", "0", "--days", "0",
                                     "--format", "json"], 3, Path(cwd))
-            imports = _command_wall([sys.executable, "-c", "import harness.cli, harness.bias.report, mpmath"],
+            imports = _command_wall([sys.executable, "-c", "import harness.cli, harness.bias.report, harness.config, numpy.random"],
                                     3, Path(cwd))
             floor = bare + mine.wall_s
             figures.update({"command_bare_python_ms": bare * 1000, "command_imports_ms": imports * 1000,
@@ -231,7 +231,7 @@ def compare_with_reference(path: Path, resamples: int, commands: bool, repeats: 
                 ratio=f"{ratio(mine_s, floor):.2f}x bare start-up + in-process work ({floor * 1000:,.0f} ms); "
                       f"{ratio(mine_s, imports + mine.wall_s):.2f}x its imports + work",
                 note=f"bare `python -c pass` {bare * 1000:,.0f} ms, python + the command's imports (numpy, pydantic, "
-                     f"msgspec, mpmath, settings) {imports * 1000:,.0f} ms; best of 3; --format json",
+                     f"msgspec, settings) {imports * 1000:,.0f} ms; best of 3; --format json",
             ))
             ref_cmd = _script("llm-council") if reference is not None else None
             if ref_cmd is not None:

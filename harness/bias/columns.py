@@ -338,6 +338,22 @@ def _nonblank_lines(data: bytes) -> int:
     return len(lines) - lines.count(b"") - sum(map(bytes.isspace, lines))
 
 
+_LINE_STARTS_BLANK = re.compile(rb"\n\s")
+
+
+def _one_object_per_line(data: bytes, objects: int) -> bool:
+    """Whether a batch decode of ``data`` that gave ``objects`` values found exactly one on each non-blank line.
+
+    Each non-blank line gives at least one value, so when no line starts with whitespace (none is
+    blank) and there are as many values as lines, each line gave exactly one; otherwise count the
+    non-blank lines.
+    """
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if objects == lines and not data[:1].isspace() and _LINE_STARTS_BLANK.search(data) is None:
+        return True
+    return objects == _nonblank_lines(data)
+
+
 def _meets_line_rules(columns: dict[str, list], numbers: dict[str, np.ndarray]) -> bool:  # type: ignore[type-arg]
     """Whether every row decoded by :class:`_FastLine` also meets the constraints of :class:`_Line`
     it leaves out: non-empty ids and time, position and length >= 0, score 0-10, and the schema and
@@ -373,7 +389,7 @@ def _decode_chunk(
         except (msgspec.DecodeError, msgspec.ValidationError):
             unchecked = None
         if unchecked is not None:
-            if len(unchecked) != _nonblank_lines(data):
+            if not _one_object_per_line(data, len(unchecked)):
                 by_line = True  # two objects glued on one line: a bad line, as line by line says
             else:
                 chunk = _rows_to_chunk(unchecked, None, [], data, first_line, coders, check=True)
@@ -386,7 +402,7 @@ def _decode_chunk(
         rows = None if by_line else _DECODER.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         rows = None
-    if rows is not None and len(rows) != _nonblank_lines(data):
+    if rows is not None and not _one_object_per_line(data, len(rows)):
         rows = None  # two objects glued on one line: whichever batch holds it, it is a bad line
     if rows is None:  # some line is bad: decode line by line to say which and why
         rows, numbers, bad = _decode_each(data.split(b"\n"), first_line)
