@@ -8,11 +8,12 @@ Golden file (seed 001 section 3.2)::
         evaluation_mode: automatic | expert_review   # optional, inherited by queries
         answer_format: auto | none   # optional: auto appends the answer-format instruction that
                                      # fits each case's expected type (harness.answer_format)
+        scorers: [module:function]   # optional: user-defined scorers (harness.scorers.user)
         queries:
           - id: ...
             query: ...
             ground_truth: ...            # optional
-            minimum_scores: {name: min}  # any registered score name
+            minimum_scores: {name: min}  # any registered score name (or a user scorer's)
             required_mentions: [...]
             forbidden_claims: [...]
             rubric: [{dimension, weight, criteria}]
@@ -36,7 +37,8 @@ from harness.answer_format import AnswerFormat, with_instruction
 from harness.errors import DatasetError
 from harness.expected import Expected
 from harness.model import Frozen
-from harness.scores import SCORE_NAMES, score_scale
+from harness.scorers.spec import BUILTIN_NAMES, SCORES, score_scale
+from harness.scorers.user import ScorerImportError, user_scorer, user_scorers_loaded
 from harness.yamlio import LocatedYaml, load_yaml
 
 EvaluationMode = Literal["automatic", "expert_review"]
@@ -67,6 +69,8 @@ class Case(Frozen):
     tags: tuple[str, ...] = ()
     category: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
     origin: str | None = None  # where an imported case came from (source and row)
+    # the dataset's user-defined scorers, ``module:function`` each (filled by the loader)
+    scorers: tuple[str, ...] = ()
     # where it came from (filled by the loader)
     dataset: str = ""
     source: str = ""
@@ -84,16 +88,16 @@ class Case(Frozen):
     @field_validator("minimum_scores")
     @classmethod
     def _known_scores(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(k for k in v if k not in SCORE_NAMES)
-        if unknown:
+        unknown = sorted(k for k in v if k not in SCORES)
+        if unknown and not user_scorers_loaded():  # else a name a user scorer's mapping may return
             raise ValueError(
-                f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORE_NAMES))}"
+                f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORES))}"
             )
         not_finite = sorted(k for k, bound in v.items() if not math.isfinite(bound))
         if not_finite:
             raise ValueError(f"expected finite numbers as bounds, not NaN or infinity: {not_finite}")
         outside = [f"{k}: {bound:g} (scale 0-{score_scale(k):g})" for k, bound in sorted(v.items())
-                   if not 0 <= bound <= score_scale(k)]
+                   if k in BUILTIN_NAMES and not 0 <= bound <= score_scale(k)]
         if outside:
             raise ValueError(f"bound outside the score's scale, so it can never be met (or never fail): {outside}")
         return v
@@ -140,7 +144,7 @@ class Dataset(Frozen):
     path: str = ""
 
 
-_CASE_KEYS = set(Case.model_fields) - {"dataset", "source"}
+_CASE_KEYS = set(Case.model_fields) - {"dataset", "source", "scorers"}
 
 
 def _fmt_loc(loc: tuple[Any, ...]) -> str:
@@ -178,6 +182,7 @@ def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[
 def _load_cases(
     located: LocatedYaml, items: Any, items_loc: tuple[Any, ...], dataset: str,
     default_mode: str, require_category: bool, answer_format: AnswerFormat = "none",
+    scorers: tuple[str, ...] = (),
 ) -> tuple[Case, ...]:
     if not isinstance(items, list):
         raise DatasetError("expected a list of cases", located.where(items_loc))
@@ -195,7 +200,7 @@ def _load_cases(
         data.setdefault("evaluation_mode", default_mode)
         where = located.where(loc)
         try:
-            case = Case.model_validate({**data, "dataset": dataset, "source": where})
+            case = Case.model_validate({**data, "dataset": dataset, "source": where, "scorers": scorers})
         except ValidationError as exc:
             problems.append(_validation_error(exc, located, loc))
             continue
@@ -254,10 +259,22 @@ def datasets_from_yaml(located: LocatedYaml) -> list[Dataset]:
     return datasets
 
 
+def _dataset_scorers(located: LocatedYaml, refs: Any, loc: tuple[Any, ...]) -> tuple[str, ...]:
+    """A dataset's ``scorers:`` list, each ``module:function`` imported now (harness.scorers.user)."""
+    if not isinstance(refs, list):
+        raise DatasetError("'scorers' must be a list of 'module:function' names", located.where(loc))
+    for i, ref in enumerate(refs):
+        try:
+            user_scorer(ref)
+        except ScorerImportError as exc:
+            raise DatasetError(f"'scorers.{i}': {exc}", located.where(loc + (i,))) from None
+    return tuple(refs)
+
+
 def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, items_key: str) -> Dataset:
     if not isinstance(entry, dict):
         raise DatasetError("expected a mapping with 'name' and '" + items_key + "'", located.where(loc))
-    allowed = {"name", "description", "evaluation_mode", "answer_format", items_key}
+    allowed = {"name", "description", "evaluation_mode", "answer_format", "scorers", items_key}
     unknown = sorted(set(entry) - allowed)
     if unknown:
         raise DatasetError(
@@ -279,7 +296,9 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
     if answer_format not in ("auto", "none"):
         raise DatasetError(f"'answer_format' must be 'auto' or 'none', got {answer_format!r}",
                            located.where(loc + ("answer_format",)))
-    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite", answer_format)
+    scorers = _dataset_scorers(located, entry.get("scorers", []), loc + ("scorers",))
+    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite", answer_format,
+                        scorers)
     try:
         return Dataset(
             name=name, description=str(entry.get("description", "")), kind=kind,  # type: ignore[arg-type]

@@ -182,6 +182,8 @@ class Settings(BaseSettings):
     peer_rubric: bool = False
     safety_gate: bool = True
     weights: RubricWeights = Field(default_factory=RubricWeights)
+    # user-defined scorers, ``module:function`` each (harness.scorers.user), run after the built-in ones
+    scorers: list[str] = []
     # regression gate
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
@@ -259,6 +261,19 @@ class Settings(BaseSettings):
                 f"(labels Response A to Response Z), got {len(value)}"
             )
         return value
+
+    @field_validator("scorers")
+    @classmethod
+    def _importable_scorers(cls, v: list[str]) -> list[str]:
+        """Each name must import now (a typo is a config error, not a scoring error on every case)."""
+        from harness.scorers.user import user_scorer
+
+        for i, ref in enumerate(v):
+            try:
+                user_scorer(ref)
+            except ValueError as exc:  # ScorerImportError: pydantic names the field and the file:line
+                raise ValueError(f"entry {i}: {exc}") from None
+        return v
 
     @field_validator("bias_store")
     @classmethod

@@ -28,7 +28,7 @@ from harness.config import Settings
 from harness.model import Frozen
 from harness.repeats import load_repeats
 from harness.runs import RESULTS, Run
-from harness.scores import default_tolerance
+from harness.scorers.spec import default_tolerance, spec
 from harness.summary import update_summary, update_summary_file
 
 SECTION = "gate"
@@ -65,7 +65,7 @@ def compare_run(run: Run, settings: Settings, baseline_file: Path | None = None)
     for f in files:
         baseline = load_baseline(f)
         gated = settings.gated_scores if settings.gated_scores is not None else sorted(
-            {s for e in baseline.entries for s in e.scores})
+            {s for e in baseline.entries for s in e.scores if spec(s).gated})
         out.append(compare(run.results, baseline, tolerances_for(settings, gated), gated,
                            unreadable=unreadable, repeats=repeats))
     return out

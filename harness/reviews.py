@@ -150,7 +150,7 @@ def with_verdict(result: CaseResult, verdict: ReviewVerdict | None) -> CaseResul
     if verdict.answer_sha256 is not None and verdict.answer_sha256 != answer_hash(result):
         return result
     status = "passed" if verdict.verdict == "pass" else "failed"
-    return result.model_copy(update={"status": status, "review": verdict})
+    return result.with_detail("review", verdict, status=status)
 
 
 def apply_verdicts(results: Sequence[CaseResult], verdicts: Mapping[Key, ReviewVerdict]) -> list[CaseResult]:

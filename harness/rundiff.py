@@ -22,7 +22,7 @@ from harness.config import Settings
 from harness.model import Frozen
 from harness.result import CaseResult
 from harness.runs import Run
-from harness.scores import score_scale
+from harness.scorers.spec import score_scale, spec
 
 
 class ScoreMove(Frozen):
@@ -103,7 +103,7 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
     for dataset in sorted({r.dataset for r in run_a.results} | {r.dataset for r in run_b.results}):
         base = baseline_from_results(dataset, run_a.results, run_a.manifest, settings.gated_scores)
         gated = settings.gated_scores if settings.gated_scores is not None else sorted(
-            {s for e in base.entries for s in e.scores})
+            {s for e in base.entries for s in e.scores if spec(s).gated})
         comparisons.append(compare(run_b.results, base, tolerances_for(settings, gated), gated))
     changes: list[CaseChange] = []
     moves: list[ScoreMove] = []

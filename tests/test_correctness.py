@@ -11,7 +11,7 @@ from harness.cases import Case
 from harness.expected import Expected
 from harness.metrics.correctness import check_expected, correctness_scores
 from harness.result import ScoreSet
-from harness.scores import SCORE_NAMES, higher_is_better
+from harness.scores import SCORES, higher_is_better
 from harness.transcript import Answer, Transcript
 
 _EXPECTED: TypeAdapter[Any] = TypeAdapter(Expected)
@@ -228,7 +228,7 @@ def test_correctness_scores_without_expected() -> None:
 
 
 def test_correct_is_a_registered_gated_score() -> None:
-    assert "correct" in SCORE_NAMES and higher_is_better("correct")
+    assert "correct" in SCORES and higher_is_better("correct")
     case = Case(id="g", query="q", minimum_scores={"correct": 1.0}, expected={"type": "exact", "value": "x"})
     assert case.minimum_scores == {"correct": 1.0}
 

@@ -41,7 +41,7 @@ from harness.metrics.external import (
 )
 from harness.providers.local import LocalProvider
 from harness.result import ScoreSet
-from harness.scores import SCORE_NAMES
+from harness.scores import SCORES
 from harness.transcript import Answer, Transcript
 
 # --------------------------------------------------------------------------- socket guard
@@ -217,7 +217,7 @@ def test_judge_from_settings_defaults_to_the_embedded_smollm2_at_temperature_0()
 def test_every_metric_has_a_registered_score_name() -> None:
     for framework, names in METRIC_NAMES.items():
         for name in names:
-            assert f"{framework}_{name}" in SCORE_NAMES
+            assert f"{framework}_{name}" in SCORES
 
 
 def test_framework_block_records_errors_and_rejects_undefined_or_out_of_range_scores() -> None:
@@ -398,6 +398,6 @@ def test_all_six_metrics_with_context_and_ground_truth_with_the_embedded_judge()
     assert "relevancy" in block.deepeval.metrics
     assert "answer_relevancy" in block.ragas.metrics
     assert scores.scores == block.scores()
-    assert set(scores.scores) <= set(SCORE_NAMES)
+    assert set(scores.scores) <= set(SCORES)
     faithfulness = block.ragas.metrics.get("faithfulness")
     assert block.ragas.rag_quality_pass == (None if faithfulness is None else faithfulness.score >= 0.8)

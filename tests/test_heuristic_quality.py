@@ -18,7 +18,7 @@ from harness.metrics.heuristic_quality import (
     semantic_coherence,
     semantic_richness,
 )
-from harness.scores import SCORE_NAMES
+from harness.scores import SCORES
 
 # The three responses of the seed's appendix, verbatim.
 EXAMPLE_1 = (
@@ -244,7 +244,7 @@ def test_scores_for_any_final_answer() -> None:
         "hq_semantic_richness": 50.0, "hq_answer_completeness": 70.0, "hq_error_freedom": 100.0,
     }
     assert q.overall == 53.75
-    assert set(score_set.scores) <= set(SCORE_NAMES)
+    assert set(score_set.scores) <= set(SCORES)
 
 
 # --- issue 10 item 9: hostile answers are scored in linear time, on a capped text ------------------------

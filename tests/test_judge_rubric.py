@@ -19,7 +19,7 @@ from harness.metrics.judge_rubric import (
     parse_judge_reply,
     run_rubric_judge,
 )
-from harness.scores import SCORE_NAMES
+from harness.scores import SCORES
 from harness.scoreset import ScoreSet
 from harness.transcript import Answer, Transcript
 
@@ -40,7 +40,7 @@ def judged(reply: str, answer: str = "Sydney.", settings: Settings | None = None
 def test_score_names_are_registered():
     for name in ("accuracy", "relevance", "completeness", "conciseness", "clarity", "rubric_composite",
                  "safety_passed", "peer_composite"):
-        assert name in SCORE_NAMES
+        assert name in SCORES
     # so a golden case can gate on them
     assert Case(id="x", query="q", minimum_scores={"rubric_composite": 7.0}).minimum_scores == {"rubric_composite": 7.0}
 

@@ -389,7 +389,7 @@ def test_expert_review_section_lists_awaiting_cases(full_html: str) -> None:
 def test_expert_review_shows_a_merged_verdict(tmp_path: Path) -> None:
     verdict = ReviewVerdict(verdict="fail", note="misses the cost of ops", who="ana",
                             when=datetime(2025, 1, 2, 9, 30, tzinfo=UTC))
-    results = [r.model_copy(update={"status": "failed", "review": verdict})
+    results = [r.with_detail("review", verdict, status="failed")
                if (r.case_id, r.subject) == ("essay-1", "baseline") else r for r in make_results()]
     view = v.build_view(Run(run_dir=tmp_path, manifest=make_manifest(), results=results))
     items = [(e.case_id, e.subject, e.label, e.verdict, e.by, e.note) for e in view.expert_review]

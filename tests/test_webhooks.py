@@ -73,7 +73,7 @@ def test_event_shape_and_privacy() -> None:
     assert event.rubric_breakdown == {"rubric_composite": 7.5, "accuracy": 8.0}
     assert event.query_hash == query_hash("What is the secret plan?", "s3cret") and len(event.query_hash) == 16
     assert "secret plan" not in event.model_dump_json()
-    baseline = _result().model_copy(update={"quality_metrics": None})
+    baseline = _result().model_copy(update={"details": {}})
     assert event_from_result(baseline, None) is None
 
 

@@ -1,0 +1,27 @@
+"""The :class:`Scorer` protocol every scorer (built-in or user-defined) is called through."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from harness.cases import Case
+    from harness.config import Settings
+    from harness.council.calls import Caller
+    from harness.scorers.outcome import ScoreOutcome
+    from harness.transcript import Transcript
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Scores one subject's transcript against its case.
+
+    ``name`` keys the scorer's detail record in ``CaseResult.details`` and names it in scoring errors.
+    Called with the case, the subject's transcript, the caller (for judge calls) and the settings; it
+    returns one :class:`~harness.scorers.outcome.ScoreOutcome`.
+    """
+
+    name: str
+
+    async def __call__(self, case: Case, transcript: Transcript, caller: Caller,
+                       settings: Settings) -> ScoreOutcome: ...
