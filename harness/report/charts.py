@@ -10,11 +10,12 @@ from harness.report import plots
 from harness.report.formatting import mean, score_scale
 from harness.report.records import Chart
 from harness.result import CaseResult
-from harness.scores import SCORE_NAMES
+from harness.scorers.spec import SCORES, spec
 from harness.stats import UNCATEGORIZED
 
 #: Score families charted per category (council vs baseline), in this order, when present (at most 3).
-CHART_FAMILIES = ("correct", "rubric_composite", "heuristic_quality", "required_mentions")
+#: (the key scores with ``chart`` set in :data:`harness.scorers.spec.SCORES`)
+CHART_FAMILIES = SCORES.ranked(charted=True)
 
 def _group_of(r: CaseResult) -> str:
     """The chart group of a result: its category, else its dataset (as :mod:`harness.prediction` groups)."""
@@ -35,7 +36,7 @@ def charts(results: Sequence[CaseResult], subjects: Sequence[str]) -> tuple[Char
         series = [plots.Series(label=s, values=tuple(mean(cells.get((c, s), [])) for c in categories))
                   for s in shown]
         scale = score_scale(family)
-        desc = SCORE_NAMES.get(family, (family, True))[0]
+        desc = spec(family).description
         n = sum(len(v) for v in cells.values())
         out.append(Chart(
             title=f"{family} by category",

@@ -29,15 +29,18 @@ from harness.report.records import (
     SubjectDetail,
 )
 from harness.result import CaseResult
-from harness.scores import SCORE_NAMES
+from harness.scorers.details import DETAIL_TYPES
 from harness.transcript import Transcript
 
-#: CaseResult / Transcript fields the report lays out itself; every other field that is set (judge
-#: verdicts, extracted answers, reviewers' verdicts, fields added later) is shown as a generic block.
+#: CaseResult / Transcript fields the report lays out itself; every other field that is set (scoring
+#: errors and calls, fields added later) is shown as a generic block, and so is every scorer's detail
+#: (judge verdicts, extracted answers, reviewers' verdicts, user scorers' details: :func:`_detail_blocks`).
 _KNOWN_RESULT_FIELDS = frozenset({
-    "case_id", "dataset", "subject", "category", "evaluation_mode", "status", "transcript", "quality_metrics",
+    "case_id", "dataset", "subject", "category", "evaluation_mode", "status", "transcript", "details",
     "scores", "checks", "error", "tags", "ground_truth", "expected",
 })
+#: Scorer details the report lays out itself (the Tier 1 panel).
+_KNOWN_DETAILS = frozenset({"quality_metrics"})
 _KNOWN_TRANSCRIPT_FIELDS = frozenset({
     "subject", "query", "answers", "label_to_member", "reviews", "aggregate", "synthesis", "final_answer",
     "chairman", "calls", "errors", "duration_s", "voting",
@@ -82,6 +85,22 @@ def flatten(value: Any, path: str = "") -> list[FieldRow]:
 
 def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, str | tuple | list | dict) and not value)
+
+
+def _detail_blocks(r: CaseResult) -> list[Block]:
+    """One block per scorer detail, each with its scorer's summary line (:func:`block_summary`): the
+    built-in ones in :data:`~harness.scorers.details.DETAIL_TYPES` order, then user scorers' (titled
+    ``module:function``)."""
+    order = {name: i for i, name in enumerate(DETAIL_TYPES)}
+    out = []
+    for name in sorted(r.details, key=lambda n: (order.get(n, len(order)), n)):
+        value = r.details[name]
+        if name in _KNOWN_DETAILS or _empty(value):
+            continue
+        rows = flatten(value)
+        if rows:
+            out.append(_block(name.replace("_", " ") if name in order else name, rows, block_summary(name, value)))
+    return out
 
 
 def _blocks(obj: BaseModel, known: frozenset[str], prefix: str = "") -> list[Block]:
@@ -176,12 +195,12 @@ def subject_detail(r: CaseResult) -> SubjectDetail:
     t = r.transcript
     tier1, warnings = _tier1(r)
     scores = tuple(
-        KeyValue(key=k, value=fmt_score(v, score_scale(k)) if k in SCORE_NAMES else _leaf(v))
+        KeyValue(key=k, value=fmt_score(v, score_scale(k)))
         for k, v in sorted(r.scores.items())
     )
     checks = tuple(CheckView(kind=status_label(c.kind), target=c.target, passed=c.passed, detail=c.detail)
                    for c in r.checks)
-    blocks = _blocks(r, _KNOWN_RESULT_FIELDS)
+    blocks = _detail_blocks(r) + _blocks(r, _KNOWN_RESULT_FIELDS)
     common = dict(subject=r.subject, status=r.status, label=status_label(r.status), error=r.error or "",
                   checks=checks, scores=scores, tier1=tier1, warnings=warnings)
     if t is None:

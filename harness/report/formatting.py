@@ -5,12 +5,11 @@ report needs — a score on its own scale and its colour, status labels, case an
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime
 from typing import Literal
 
 from harness.formatting import fmt_bound, fmt_duration, fmt_num, fmt_p, fmt_pct, fmt_signed, mean
-from harness.scores import SCORE_NAMES, higher_is_better
+from harness.scorers.spec import higher_is_better, score_scale
 
 __all__ = [
     "Tone", "case_anchor", "fmt_bound", "fmt_duration", "fmt_num", "fmt_p", "fmt_pct", "fmt_score", "fmt_signed",
@@ -29,13 +28,6 @@ def case_anchor(dataset: str, case_id: str) -> str:
 def status_label(status: str) -> str:
     """``awaiting_review`` -> ``awaiting review``."""
     return status.replace("_", " ")
-
-
-def score_scale(name: str) -> float:
-    """The top of a score's scale, read from its registry description (``0-100`` -> 100; default 1)."""
-    desc = SCORE_NAMES.get(name, ("", True))[0]
-    m = re.search(r"\b[01]-(\d+)\b", desc)
-    return float(m.group(1)) if m else 1.0
 
 
 def fmt_score(value: float | None, scale: float = 1.0) -> str:

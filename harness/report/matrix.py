@@ -11,15 +11,11 @@ from harness.baselines import FAILING, CaseDelta, Comparison
 from harness.report.formatting import case_anchor, fmt_score, score_scale, score_tone, status_label
 from harness.report.records import Badge, DeltaBadge, MatrixCell, MatrixRow, SortKey
 from harness.result import CaseResult
-from harness.scores import higher_is_better
+from harness.scorers.spec import SCORES, higher_is_better, spec
 
 #: Scores shown as badges in the case matrix, in this order, when the run has them (at most 4).
-KEY_SCORES = ("correct", "rubric_composite", "heuristic_quality", "required_mentions", "consensus_strength",
-              "hallucination_risk")
-KEY_SCORE_LABELS = {
-    "correct": "correct", "rubric_composite": "rubric", "heuristic_quality": "HQ",
-    "required_mentions": "mentions", "consensus_strength": "CSS", "hallucination_risk": "risk",
-}
+#: (their ``key_rank``; their badge labels are each :class:`~harness.scorers.spec.ScoreSpec`'s ``short``)
+KEY_SCORES = SCORES.ranked()
 
 def group_results(results: Sequence[CaseResult]) -> list[tuple[str, str, dict[str, CaseResult]]]:
     rows: dict[tuple[str, str], dict[str, CaseResult]] = defaultdict(dict)
@@ -34,11 +30,11 @@ def _badges(r: CaseResult, keys: Sequence[str]) -> tuple[Badge, ...]:
         if k in r.scores:
             v = r.scores[k]
             if k == "correct" and r.correctness is not None and r.correctness.outcome == "ambiguous":
-                out.append(Badge(label=KEY_SCORE_LABELS[k], value="ambiguous", tone="mid",
+                out.append(Badge(label=spec(k).short, value="ambiguous", tone="mid",
                                  title="the answer commits to two different values: " + r.correctness.detail[:300]))
                 continue
             model = k == "correct" and r.correctness is not None and r.correctness.extraction.method == "model"
-            out.append(Badge(label=KEY_SCORE_LABELS.get(k, k),
+            out.append(Badge(label=spec(k).short,
                              value=fmt_score(v, score_scale(k)) + (" (model-extracted)" if model else ""),
                              tone=score_tone(k, v),
                              title=f"{k} = {v:.4g}" + ("; the judge model extracted the answer" if model else "")))
@@ -51,7 +47,7 @@ _STATUS_RANK = {"error": 0, "failed": 1, "awaiting_review": 2, "passed": 3}
 def sort_keys(subjects: Sequence[str], keys: Sequence[str]) -> tuple[SortKey, ...]:
     """The matrix's sort choices: per subject its status (failing first), then each key score, best first."""
     out = [SortKey(label=f"{s}: status (failing first)", descending=False) for s in subjects]
-    out += [SortKey(label=f"{s}: {KEY_SCORE_LABELS.get(k, k)} ({'highest' if higher_is_better(k) else 'lowest'} first)",
+    out += [SortKey(label=f"{s}: {spec(k).short} ({'highest' if higher_is_better(k) else 'lowest'} first)",
                     descending=higher_is_better(k)) for s in subjects for k in keys]
     return tuple(out)
 

@@ -45,16 +45,16 @@ from harness.report.formatting import (
     status_label,
 )
 from harness.report.header import CONFIG_HIGHLIGHTS, STATUSES, VERDICTS, gate_view, header_view
-from harness.report.matrix import KEY_SCORE_LABELS, KEY_SCORES, group_results, matrix_rows, sort_keys
+from harness.report.matrix import KEY_SCORES, group_results, matrix_rows, sort_keys
 from harness.report.prediction_panel import INTERVAL_WIDTH, prediction_view
 from harness.report.records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue, ReportView
 from harness.runs import Run
-from harness.scores import SCORE_NAMES
+from harness.scorers.spec import spec
 from harness.stats import PredictionReport
 
 __all__ = [
     "CHART_FAMILIES", "CONFIG_HIGHLIGHTS", "DETAIL_LIMIT", "GATE_REASONS_SHOWN", "INTERVAL_WIDTH", "KEY_SCORES",
-    "KEY_SCORE_LABELS", "LONG_TEXT", "OPEN_BLOCK_ROWS", "PAGE_ROWS", "STATUSES", "VERDICTS", "ReportView", "Tone",
+    "LONG_TEXT", "OPEN_BLOCK_ROWS", "PAGE_ROWS", "STATUSES", "VERDICTS", "ReportView", "Tone",
     "block_summary", "build_view", "case_anchor", "detail_indices", "flatten", "fmt_duration", "fmt_num", "fmt_p",
     "fmt_pct", "fmt_score", "score_scale", "score_tone", "sort_keys", "status_label", "subject_detail",
 ]
@@ -90,8 +90,7 @@ def build_view(
         prediction=prediction_view(prediction) if prediction is not None else None,
         charts=charts(run.results, subjects),
         subjects=subjects,
-        key_scores=tuple(KeyValue(key=KEY_SCORE_LABELS.get(k, k), value=SCORE_NAMES.get(k, (k, True))[0])
-                         for k in keys),
+        key_scores=tuple(KeyValue(key=spec(k).short, value=spec(k).description) for k in keys),
         has_comparison=bool(comparisons),
         rows=rows,
         cases=case_details(grouped, subjects, keep),

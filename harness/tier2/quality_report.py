@@ -51,7 +51,7 @@ from harness.report.bars import bar
 from harness.result import CaseResult
 from harness.rubric_terms import RUBRIC_DIMENSIONS
 from harness.runs import Run, load_run, readable_runs, resolve_run, run_folders
-from harness.scores import higher_is_better, score_scale
+from harness.scorers.spec import SCORES, higher_is_better, score_scale
 from harness.tier2.calibration import CalibrationReport, calibration_report, council_sessions, run_weights
 from harness.tier2.embeddings import INSTALL_HINT, Embedder, load_embedder
 from harness.tier2.temporal import (
@@ -74,11 +74,8 @@ DDI_WORDS: tuple[tuple[float, str], ...] = ((0.8, "Deep deliberation"), (0.6, "A
                                             (0.4, "Limited depth"))
 #: ``(risk at most, word)``; above the last: "High risk" (risk > 0.4 is the seed's warning).
 RISK_WORDS: tuple[tuple[float, str], ...] = ((0.2, "Low risk"), (0.4, "Moderate risk"))
-#: Trend metrics: score name -> short label.
-TREND_METRICS: dict[str, str] = {
-    "consensus_strength": "CSS", "deliberation_depth": "DDI", "winner_alignment": "SAS",
-    "hallucination_risk": "Risk", "peer_composite": "Peer", "rubric_composite": "Judge",
-}
+#: Trend metrics: score name -> short label (the scores with a ``trend_label`` in :data:`harness.scorers.spec.SCORES`).
+TREND_METRICS: dict[str, str] = SCORES.trended()
 TREND_ALPHA = 0.05
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_MAX = 30
