@@ -182,3 +182,24 @@ def test_both_session_thresholds_are_said_in_one_sentence() -> None:
     assert thresholds_line(20) == ("Figures appear from 10 sessions, are preliminary below 20 (seed 003's tiers) "
                                    "and count as robust from 20 (LLM_COUNCIL_MIN_BIAS_SESSIONS).")
     assert "robust from 35" in thresholds_line(35)
+
+
+def test_bias_report_with_every_option_given_loads_no_settings_stack(tmp_path):
+    # input, windows and minimum on the command line: nothing is left to env/YAML, so no pydantic-settings
+    path = _store(tmp_path, 12)
+    code = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        f"rc = main(['bias-report', '--input', {str(path)!r}, '--sessions', '0', '--days', '0', '--min-sessions', '5',"
+        " '--format', 'json'])\n"
+        "print('LOADED', [m for m in ('harness.config', 'pydantic_settings', 'yaml', 'harness.cli.parser')"
+        " if m in sys.modules], rc, file=sys.stderr)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (report["sessions"], report["min_sessions"]) == (12, 5)
+    assert "LOADED [] 0" in proc.stderr

@@ -20,13 +20,24 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness import vault
-from harness.cli.parser import SUBJECT_CHOICES, build_parser
 from harness.errors import CacheMiss, HarnessError
 from harness.untrusted import echo
 
 __all__ = ["SUBJECT_CHOICES", "build_parser", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SUBJECT_CHOICES`` and ``build_parser`` from :mod:`harness.cli.parser`, imported on first use: the
+    parser's command modules import the settings stack, which ``bias-report`` loads only when an option
+    is left to the settings."""
+    if name in ("SUBJECT_CHOICES", "build_parser"):
+        from harness.cli import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = argparse.ArgumentParser(prog="council-harness")
         add_bias_report_parser(parser.add_subparsers(dest="command", required=True))
     else:
+        from harness.cli.parser import build_parser
+
         parser = build_parser()
     args = parser.parse_args(argv)
     # secrets out of the environment before any child process starts; this process non-dumpable
