@@ -9,6 +9,7 @@ it is shown. Rules:
 * :func:`fmt_bound`: an interval end: an infinite end is ``+∞`` / ``−∞``, else as :func:`fmt_pct`;
 * :func:`fmt_signed`: a signed figure of unknown scale, 3 significant digits: ``+9.25``;
 * :func:`fmt_p`: a p-value, ``<0.001`` below one in a thousand, else 3 significant digits;
+  :func:`p_equals` the same in a sentence, ``p=0.0123`` / ``p<0.001``;
 * :func:`fmt_num`: a mean of unknown scale: 3 decimals below 10, 1 below 100, else none;
 * :func:`fmt_duration`: seconds as ``1 h 02 min 05 s``.
 """
@@ -67,6 +68,12 @@ def fmt_p(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
     return "<0.001" if value < 0.001 else f"{value:.3g}"
+
+
+def p_equals(value: float | None) -> str:
+    """A p-value in a sentence: ``p=0.0123``, ``p<0.001``, ``p=n/a``."""
+    text = fmt_p(value)
+    return "p" + text if text.startswith("<") else "p=" + text
 
 
 def fmt_duration(seconds: float | None) -> str:

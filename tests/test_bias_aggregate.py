@@ -15,12 +15,8 @@ import scipy.stats
 
 from harness.bias.aggregate import (
     ConfidenceTier,
-    anomaly_min_sessions,
     confidence_tier,
-    correlation_ci,
     detect_anomalies,
-    fisher_z,
-    fisher_z_inverse,
     pooled_length_correlation,
     position_bias,
     reviewer_profiles,
@@ -29,6 +25,7 @@ from harness.bias.aggregate import (
     temporal_trends,
 )
 from harness.bias.store import BiasMetricRecord, ConsentLevel
+from harness.stats import anomaly_min_sessions, correlation_ci, fisher_z, fisher_z_inverse
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 Z975 = scipy.stats.norm.ppf(0.975)

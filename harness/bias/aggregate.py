@@ -8,18 +8,18 @@ interval, the sample size, the data window and a confidence tier.
 
 **The unit of independence is the session.** Every reviewer of a session scores the same few
 answers, so records (reviewers x candidates) are not independent; intervals and tests below
-either use one value per session or resample whole sessions (:mod:`harness.bias.cluster`).
+either use one value per session or resample whole sessions (:mod:`harness.stats.cluster`).
 Definitions:
 
 * **Confidence tier** (:func:`confidence_tier`) by number of sessions: ``<10`` insufficient_data,
   ``<20`` preliminary, ``<50`` moderate, ``>=50`` high.
-* **Fisher z** (:func:`fisher_z`): ``arctanh(r)`` with r clipped to +-0.9999;
-  :func:`correlation_ci` is ``tanh(z +- z_crit / sqrt(n-3))`` for ``n`` independent pairs.
+* **Fisher z** (:func:`harness.stats.fisher_z`): ``arctanh(r)`` with r clipped to +-0.9999;
+  :func:`harness.stats.correlation_ci` is ``tanh(z +- z_crit / sqrt(n-3))`` for ``n`` independent pairs.
 * **Pooled length-score correlation**: per session, Pearson r between answer length (chars) and
   score over the session's records (sessions with fewer than 4 records or constant lengths or
   scores are left out), Fisher z-transformed. The pooled z is their mean weighted by the number
   of candidates (independent answers) in each session, with the cluster-robust standard error
-  of :func:`harness.bias.cluster.clustered_mean` (the spread between sessions), never below the
+  of :func:`harness.stats.cluster.clustered_mean` (the spread between sessions), never below the
   record-level ``1/sqrt(sum (n_i-3))``; interval ``tanh(zbar +- t_{k-1} se)`` and the two-sided
   t p-value over ``k`` sessions. "Possible verbosity bias" is flagged when ``p < 0.05``.
 * **Session bootstrap**: reviewer means, harshness z-scores, position means and the position
@@ -37,7 +37,7 @@ Definitions:
 * **Position bias**: the mean score per 1-based display position; the point estimate is the
   sample variance (n-1) of the position means (as in :func:`harness.bias.audit.position_variance`).
   The test of a position effect is the cluster-robust Wald F test of equal position means over
-  sessions (:func:`harness.bias.cluster.equal_means_test`); "possible position bias" when
+  sessions (:func:`harness.stats.cluster.equal_means_test`); "possible position bias" when
   ``p < 0.05``. Records without a display position (llm-council-core before schema 1.2.0) are
   left out. Councils of different sizes put different positions on the table, so a position only
   seen in larger councils is confounded with size.
@@ -46,7 +46,7 @@ Definitions:
 * **Anomalies**: sessions whose mean score lies more than ``anomaly_z`` (default 2.5) sample
   standard deviations from the mean of the session means. With ``n`` sessions no session can
   lie more than ``(n-1)/sqrt(n)`` SDs away, so the check needs
-  :func:`harness.bias.cluster.anomaly_min_sessions` sessions (9 at 2.5); below that it is not
+  :func:`harness.stats.cluster.anomaly_min_sessions` sessions (9 at 2.5); below that it is not
   run and the report says so.
 * A session's time is the earliest timestamp among its records.
 """
@@ -54,29 +54,31 @@ Definitions:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
-from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
 
-from harness.bias.cluster import (
+from harness.bias.columns import RecordTable, TableRead, read_columns
+from harness.bias.store import BiasMetricRecord, BiasStore, window_mask
+from harness.model import Frozen
+from harness.stats.cluster import (
     anomaly_min_sessions,
     clustered_mean,
     equal_means_test,
     percentile_interval,
     resampled_means,
     session_sums,
-    t_quantile,
-    t_two_sided_p,
 )
-from harness.bias.columns import RecordTable, TableRead, read_columns
-from harness.bias.store import BiasMetricRecord, BiasStore, window_mask
-from harness.model import Frozen
+from harness.stats.correlation import (
+    fisher_z_array,
+    fisher_z_inverse,
+    linear_trend,
+    z_critical,
+)
 
-R_CLIP = 0.9999
 HARSHNESS_Z_THRESHOLD = 1.0
 ANOMALY_Z_THRESHOLD = 2.5
 DEFAULT_RESAMPLES = 1000
@@ -107,79 +109,6 @@ def confidence_tier(sessions: int) -> ConfidenceTier:
     if sessions < 50:
         return ConfidenceTier.MODERATE
     return ConfidenceTier.HIGH
-
-
-def fisher_z(r: float) -> float:
-    """Fisher's z-transform ``arctanh(r)``, with r clipped to +-0.9999.
-
-    Args:
-        r: a correlation coefficient in [-1, 1].
-    """
-    return float(fisher_z_array(np.asarray(r, dtype=np.float64)))
-
-
-def fisher_z_array(r: np.ndarray) -> np.ndarray:
-    """:func:`fisher_z` of every element of an array.
-
-    Args:
-        r: correlation coefficients in [-1, 1].
-    """
-    return np.arctanh(np.clip(r, -R_CLIP, R_CLIP))
-
-
-def fisher_z_inverse(z: float) -> float:
-    """The inverse transform ``tanh(z)``.
-
-    Args:
-        z: a Fisher z value.
-    """
-    return float(np.tanh(z))
-
-
-def z_critical(confidence: float = 0.95) -> float:
-    """Two-sided standard-normal critical value, ``Phi^-1(1 - (1-confidence)/2)`` (1.96 at 0.95).
-
-    Args:
-        confidence: the interval's coverage, in (0, 1).
-    """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
-
-
-def correlation_ci(r: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Confidence interval of a Pearson r from ``n`` pairs: ``tanh(arctanh(r) +- z_crit/sqrt(n-3))``.
-
-    Args:
-        r: the correlation.
-        n: the number of pairs (more than 3).
-        confidence: the interval's coverage.
-    """
-    if n <= 3:
-        raise ValueError(f"a correlation interval needs more than 3 pairs, got {n}")
-    z = fisher_z(r)
-    half = z_critical(confidence) / math.sqrt(n - 3)
-    return fisher_z_inverse(z - half), fisher_z_inverse(z + half)
-
-
-def mean_t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float] | None:
-    """t-interval of a mean of independent values: ``mean +- t_{n-1} * sd/sqrt(n)``; ``None`` for n < 2.
-
-    Args:
-        values: the sample.
-        confidence: the interval's coverage.
-    """
-    n = len(values)
-    if n < 2:
-        return None
-    return _t_interval(float(np.mean(values)), float(np.std(values, ddof=1)), n, confidence)
-
-
-def _t_interval(mean: float, sd: float, n: int, confidence: float) -> tuple[float, float] | None:
-    if n < 2:
-        return None
-    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1) * sd / math.sqrt(n)
-    return mean - half, mean + half
 
 
 class BiasMetricReport(Frozen):
@@ -602,39 +531,6 @@ def session_mean_scores(data: Iterable[BiasMetricRecord] | RecordTable) -> np.nd
     return np.bincount(t.session, weights=t.score, minlength=t.n_sessions) / n
 
 
-def linear_trend(
-    times: np.ndarray, values: np.ndarray, confidence: float = 0.95
-) -> tuple[float, float, float, float] | None:
-    """Least-squares slope of ``values`` on ``times`` (days) with its t-interval and p-value.
-
-    ``slope = Sxy / Sxx``; ``stderr = sqrt(SSres / (n-2) / Sxx)``; interval ``slope +- t_{n-2} stderr``;
-    two-sided t p-value of ``slope / stderr`` (as ``scipy.stats.linregress``).
-
-    Args:
-        times: session times in days.
-        values: the per-session metric.
-        confidence: the interval's coverage.
-
-    Returns:
-        ``(slope, ci_lower, ci_upper, p_value)``, or ``None`` with fewer than 3 points, one distinct
-        time or constant values.
-    """
-    x = np.asarray(times, dtype=np.float64)
-    y = np.asarray(values, dtype=np.float64)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None
-    dx = x - x.mean()
-    dy = y - y.mean()
-    sxx = float(dx @ dx)
-    slope = float(dx @ dy) / sxx
-    resid = dy - slope * dx
-    df = x.size - 2
-    stderr = math.sqrt(max(float(resid @ resid), 0.0) / df / sxx)
-    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * stderr
-    p = t_two_sided_p(slope / stderr, df) if stderr > 0 else 0.0
-    return slope, slope - half, slope + half, p
-
-
 def temporal_trends(
     data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95
 ) -> tuple[BiasMetricReport, ...]:
@@ -672,7 +568,7 @@ def detect_anomalies(
 ) -> tuple[SessionAnomaly, ...]:
     """Sessions whose mean score is more than ``z_threshold`` sample SDs from the mean of session means.
 
-    Empty below :func:`harness.bias.cluster.anomaly_min_sessions` sessions, where no session can
+    Empty below :func:`harness.stats.cluster.anomaly_min_sessions` sessions, where no session can
     reach the threshold (:attr:`AggregatedBiasReport.anomalies_checked` says whether it ran).
 
     Args:

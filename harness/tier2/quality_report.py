@@ -18,7 +18,7 @@ figures are aggregated over the run's results of one subject (``council`` by def
 
 ``--sessions N`` reports the last N runs (ending at ``--session``): per-run means of CSS, DDI, SAS
 (winner alignment), hallucination risk and the peer and judge composites, a least-squares trend
-line per metric (slope per run, :func:`harness.bias.aggregate.linear_trend`), and the calibration
+line per metric (slope per run, :func:`harness.stats.linear_trend`), and the calibration
 report over all their sessions. ``--format json`` carries the same figures.
 
 Wiring into the CLI is one line, ``add_quality_report_parser(subparsers)``; the sub-command's
@@ -40,7 +40,6 @@ from typing import Any, Literal
 import numpy as np
 
 from harness.baselines import baseline_path, load_baseline
-from harness.bias.aggregate import linear_trend
 from harness.cli.args import positive_int
 from harness.config import load_settings
 from harness.errors import ConfigError, HarnessError
@@ -52,6 +51,7 @@ from harness.result import CaseResult
 from harness.rubric_terms import RUBRIC_DIMENSIONS
 from harness.runs import Run, load_run, readable_runs, resolve_run, run_folders
 from harness.scorers.spec import SCORES, higher_is_better, score_scale
+from harness.stats import linear_trend
 from harness.tier2.calibration import CalibrationReport, calibration_report, council_sessions, run_weights
 from harness.tier2.embeddings import INSTALL_HINT, Embedder, load_embedder
 from harness.tier2.temporal import (
