@@ -1,6 +1,6 @@
 """Student t and F probabilities of the bias audit (pure-Python incomplete beta) against scipy and mpmath.
 
-The bias command imports neither: :func:`harness.bias.cluster.betainc` is a continued fraction.
+The bias command imports neither: :func:`harness.stats.cluster.betainc` is a continued fraction.
 These tests hold it to double precision (relative 1e-11) where the audit uses it: t tails and
 quantiles at 1 to 100,000 degrees of freedom, and the F test's tail.
 """
@@ -13,7 +13,7 @@ import pytest
 import scipy.special
 import scipy.stats
 
-from harness.bias.cluster import betainc, f_survival, t_quantile, t_two_sided_p
+from harness.stats.cluster import betainc, f_survival, t_quantile, t_two_sided_p
 
 DFS = (1, 2, 3, 4.5, 7, 11, 29, 30, 31, 61, 99, 999, 11_999, 99_999)
 
