@@ -8,8 +8,8 @@ requests in flight at once is tracked. A ``responder`` makes normal replies depe
 that a reply given to the wrong case shows), and ``rate_limit`` makes the server refuse requests beyond
 a number per sliding window with ``429`` and the ``Retry-After`` that frees a place, as hosted APIs do.
 
-Use the ``fault_server`` fixture (``from tests.fault_server import fault_server_fixture  # noqa: F401``
-and a test argument named ``fault_server``) or ``with FaultServer() as server:``.
+Use the ``fault_server`` fixture of ``tests/conftest.py`` (a test argument named ``fault_server``) or
+``with FaultServer() as server:``.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
-
-import pytest
 
 from harness.model import Frozen
 
@@ -346,13 +344,3 @@ class FaultServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-@pytest.fixture(name="fault_server")
-def fault_server_fixture() -> Iterator[FaultServer]:
-    """A running :class:`FaultServer` answering normally until scripted."""
-    with FaultServer() as server:
-        yield server
-
-
-fault_server = fault_server_fixture  # the name the fixture is registered under

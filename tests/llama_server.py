@@ -1,10 +1,9 @@
-"""Session fixture: a real ``llama_cpp.server`` serving the embedded SmolLM2 on a free loopback port.
+"""A real ``llama_cpp.server`` serving the embedded SmolLM2 on a free loopback port.
 
-Use it with ``from tests.llama_server import llama_server_fixture  # noqa: F401`` and a test
-argument named ``llama_server`` (the fixture's value is the base URL ``http://127.0.0.1:PORT/v1``).
-Importing the function under another name than the fixture's keeps ruff's F811 quiet;
-``from tests.llama_server import llama_server`` works too. The tests that use it are skipped (with the
-reason) when llama-cpp-python's server extra or the embedded model is not installed.
+Tests use it through the session fixture ``llama_server`` of ``tests/conftest.py`` (a test argument
+named ``llama_server``; its value is the base URL ``http://127.0.0.1:PORT/v1``); every test that asks
+for it is marked ``slow`` there. The tests that use it are skipped (with the reason) when
+llama-cpp-python's server extra or the embedded model is not installed.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,14 +48,13 @@ def _answers(url: str) -> bool:
         return False
 
 
-class _Running:
-    """The server process shared by every module that imports the fixture."""
+class RunningServer:
+    """A started server process: its base URL, and :meth:`stop`."""
 
     def __init__(self, proc: subprocess.Popen[bytes], base: str, tmp: tempfile.TemporaryDirectory[str]) -> None:
         self.proc = proc
         self.base = base
         self.tmp = tmp
-        self.users = 0
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -69,10 +66,12 @@ class _Running:
         self.tmp.cleanup()
 
 
-_running: _Running | None = None
+def start_llama_server() -> RunningServer:
+    """Start ``python -m llama_cpp.server`` with SmolLM2-135M and wait until it answers ``/models``.
 
-
-def _start() -> _Running:
+    Skips the calling test when the server extra or the model is missing; fails it (with the
+    server's last output) when the server exits or does not answer within ``START_TIMEOUT_S``.
+    """
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"llama_cpp.server needs '{module}': pip install -e '.[local]'")
@@ -92,7 +91,7 @@ def _start() -> _Running:
              "--port", str(port), "--n_ctx", str(N_CTX)],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )
-    running = _Running(proc, base, tmp)
+    running = RunningServer(proc, base, tmp)
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _answers(f"{base}/models"):
         problem = None
@@ -106,28 +105,3 @@ def _start() -> _Running:
             pytest.fail(f"llama_cpp.server {problem}; last output:\n{output}", pytrace=False)
         time.sleep(0.25)
     return running
-
-
-@pytest.fixture(scope="session", name="llama_server")
-def llama_server_fixture() -> Iterator[str]:
-    """Start ``python -m llama_cpp.server`` with SmolLM2-135M; yield its base URL; stop it.
-
-    Each test module that imports the fixture gets its own session-scoped definition; they
-    share one server process, stopped when the last of them is torn down.
-    """
-    global _running
-    if _running is None or _running.proc.poll() is not None:
-        _running = _start()
-    running = _running
-    running.users += 1
-    try:
-        yield running.base
-    finally:
-        running.users -= 1
-        if running.users == 0:
-            running.stop()
-            if _running is running:
-                _running = None
-
-
-llama_server = llama_server_fixture  # the name the fixture is registered under

@@ -13,8 +13,9 @@ from pathlib import Path
 from harness.arm_verdicts import arm_verdicts, comparison_arms, leave_one_out
 from harness.result import CaseResult
 from harness.transcript import CallRecord, Transcript
+from tests.cli_env import run_cli
 from tests.scripted_server import ScriptedServer
-from tests.test_arms import _project, _run
+from tests.test_arms import _project
 
 
 def _result(i: int, subject: str, correct: float, tokens: int) -> CaseResult:
@@ -64,7 +65,7 @@ def test_token_ratio_and_bonferroni_level_per_arm() -> None:
 def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) -> None:
     with ScriptedServer(council_right=range(6), baseline_right=range(3)) as server:
         root = _project(tmp_path, server.base_url, "primary_endpoint: correct\n")
-        proc = _run(root, "--subjects", "council,solo:c,council-without:c")
+        proc = run_cli(root, "--subjects", "council,solo:c,council-without:c")
     out = proc.stdout + proc.stderr
     assert proc.returncode in (0, 1), out
     assert "leave-one-out c: council - council-without:c on correct = +0.000 (0.95 interval +0.000 to +0.000, n=6) " \

@@ -7,9 +7,6 @@ differ per stage so self-consistency's n has to be worked out, not fall out of e
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +16,9 @@ from harness.cases import Case
 from harness.council.arms import select_answer
 from harness.expected import ExpectNumeric
 from harness.runs import load_run
-from tests.scripted_server import SOLO, ScriptedServer, question
+from tests.cli_env import run_cli, scripted_project
+from tests.scripted_server import SOLO, ScriptedServer
 
-CLI = [sys.executable, "-m", "harness.cli"]
 N = 6
 
 
@@ -38,33 +35,7 @@ class VaryingUsage(ScriptedServer):
 
 
 def _project(root: Path, base_url: str, extra: str = "") -> Path:
-    lines = ["golden_datasets:", "  - name: sums", "    description: scripted arithmetic", "    queries:"]
-    for i in range(N):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"', f'        ground_truth: "{i + 100}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
-    (root / "golden").mkdir()
-    (root / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
-    (root / "council-harness.yaml").write_text(
-        f"base_url: {base_url}\n"
-        "models:\n"
-        "  - {id: a, provider: openai, model: m-a}\n"
-        "  - {id: b, provider: openai, model: m-b, seed: 1}\n"
-        f"  - {{id: c, provider: openai, model: {SOLO}, seed: 2}}\n"
-        "chairman: a\n"
-        "rubric_scoring: false\nquality_metrics: false\nconcurrency: 4\n"
-        f"cache_path: {root / 'cache.sqlite'}\nreports_dir: {root / 'reports'}\n" + extra
-    )
-    return root
-
-
-def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    env["OPENAI_API_KEY"] = "test-key"
-    return subprocess.run(
-        [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
-         "--cache-mode", "off", *args],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
-    )
+    return scripted_project(root, base_url, N, third_model=SOLO, extra=extra)
 
 
 def _results(root: Path) -> dict[tuple[str, str], Any]:
@@ -75,7 +46,7 @@ def _results(root: Path) -> dict[tuple[str, str], Any]:
 def test_self_consistency_matches_the_councils_tokens(tmp_path: Path) -> None:
     with VaryingUsage(council_right=range(N), baseline_right=range(N)) as server:
         root = _project(tmp_path, server.base_url)
-        proc = _run(root, "--subjects", "self-consistency:a,council,vote,solo:c,chairman")
+        proc = run_cli(root, "--subjects", "self-consistency:a,council,vote,solo:c,chairman")
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     results = _results(root)
     for i in range(N):
@@ -103,7 +74,7 @@ def test_self_consistency_matches_the_councils_tokens(tmp_path: Path) -> None:
 def test_self_consistency_without_the_council_uses_the_configured_samples(tmp_path: Path) -> None:
     with ScriptedServer(council_right=(), baseline_right=()) as server:
         root = _project(tmp_path, server.base_url, "self_consistency_samples: 5\n")
-        proc = _run(root, "--subjects", "self-consistency:b,council-without:c")
+        proc = run_cli(root, "--subjects", "self-consistency:b,council-without:c")
         assert server.requests == N * (5 + (2 + 2 + 1))  # 5 samples; a 2-member council: 2 + 2 + 1 calls
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     results = _results(root)
@@ -117,7 +88,7 @@ def test_self_consistency_without_the_council_uses_the_configured_samples(tmp_pa
 @pytest.mark.parametrize("subjects", ["solo:zz", "self-consistency", "council-without:"])
 def test_unknown_arm_is_a_usage_error(tmp_path: Path, subjects: str) -> None:
     root = _project(tmp_path, "http://127.0.0.1:9/v1")
-    proc = _run(root, "--subjects", subjects)
+    proc = run_cli(root, "--subjects", subjects)
     assert proc.returncode == 2
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out

@@ -58,16 +58,6 @@ ERROR_TYPES: dict[str, tuple[type[HarnessError], ...]] = {
 }
 
 
-@pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No LLM_COUNCIL_* variables and no config file in the working folder (a fresh tmp folder)."""
-    for name in list(os.environ):
-        if name.startswith("LLM_COUNCIL_") or name == "COUNCIL_HARNESS_CONFIG":
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def assert_clear(message: str, expect: list[str]) -> None:
     """One line, no traceback, and every expected piece (place, key, what was expected) present."""
     assert "Traceback" not in message

@@ -7,7 +7,6 @@ a reply delivered to the wrong case, member or stage would change the results.
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -24,6 +23,7 @@ from harness.errors import CacheMiss
 from harness.orchestrate import case_window, run_cases
 from harness.result import CaseResult
 from harness.runs import RESULTS, read_results
+from tests.cli_env import harness_env
 from tests.fault_server import FaultServer, status
 from tests.scripted import expected_status, scripted_dataset, scripted_reply
 
@@ -208,7 +208,7 @@ def run_pytest(project: Path, base_url: str, *args: str) -> subprocess.Completed
     """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint."""
     plugin = [] if any(e.name == "council_harness" for e in entry_points(group="pytest11")) else [
         "-p", "harness.pytest_plugin"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     env.update({"LLM_COUNCIL_BASE_URL": base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
                 "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_RUBRIC_SCORING": "false",
                 "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0"})

@@ -9,15 +9,7 @@ import pytest
 from harness.config import load_settings
 from harness.errors import ConfigError
 
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import os
-
-    for key in list(os.environ):
-        if key.startswith("LLM_COUNCIL_") or key == "COUNCIL_HARNESS_CONFIG":
-            monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("clean_env")  # every test: no LLM_COUNCIL_* variable, a fresh folder
 
 
 def test_defaults_are_the_embedded_council() -> None:

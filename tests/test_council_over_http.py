@@ -14,7 +14,7 @@ from harness.metrics.quality_metrics import core_quality_metrics
 from harness.providers.openai_compat import OpenAICompatProvider
 from harness.transcript import Transcript
 from tests.fault_server import FaultServer, ok, status
-from tests.llama_server import free_port, llama_server_fixture  # noqa: F401
+from tests.llama_server import free_port
 
 QUERY = "What is the capital of France?"
 LABELS = ("Response A", "Response B", "Response C")

@@ -20,6 +20,7 @@ import pytest
 from harness.providers.cache import CacheStore
 from harness.result import CaseResult
 from harness.runs import load_run, read_results
+from tests.cli_env import harness_env
 
 CLI = Path(sys.executable).parent / "council-harness"
 CASES = ["c1", "c2", "c3", "c4", "c5", "c6"]
@@ -40,7 +41,7 @@ WAIT_S = 600.0
 
 def run_env(tmp: Path) -> dict[str, str]:
     """The environment of both invocations: tmp cache and reports, short answers, no LLM judge."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_") and k != "COUNCIL_HARNESS_CONFIG"}
+    env = harness_env()
     env.update({
         "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
         "LLM_COUNCIL_CACHE_PATH": str(tmp / "cache" / "cache.sqlite"),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.cli_env import harness_env
 
 DATA = """\
 golden_datasets:
@@ -21,7 +22,7 @@ golden_datasets:
 def test_external_validation_in_a_run(tmp_path: Path) -> None:
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "ext.yaml").write_text(DATA)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     env.update({"LLM_COUNCIL_EXTERNAL_VALIDATION": "true", "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
                 "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "c.sqlite"),
                 "HOME": str(tmp_path)})

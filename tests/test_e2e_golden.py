@@ -7,12 +7,13 @@ makes real llama.cpp calls only once.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_env import harness_env
 
 MINI = """\
 golden_datasets:
@@ -35,7 +36,7 @@ golden_datasets:
 
 
 def _env(project: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     env.update({
         "LLM_COUNCIL_ANSWER_MAX_TOKENS": "40",
         "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.cli_env import harness_env
 
 DATA = """\
 golden_datasets:
@@ -27,7 +28,7 @@ golden_datasets:
 def test_voting_subject_on_a_golden_dataset(tmp_path: Path) -> None:
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "vote.yaml").write_text(DATA)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     env.update({"LLM_COUNCIL_ANSWER_MAX_TOKENS": "48", "LLM_COUNCIL_REVIEW_MAX_TOKENS": "100",
                 "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache.sqlite")})
     cli = Path(sys.executable).with_name("council-harness")

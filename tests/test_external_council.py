@@ -70,7 +70,6 @@ from harness.metrics.self_reported import HEADERS, compare_self_reported
 from harness.report.html import write_report
 from harness.runs import RunWriter, load_run, new_manifest
 from harness.transcript import CallRecord, Transcript
-from tests.llama_server import llama_server_fixture  # noqa: F401
 
 DATA = Path(__file__).parent / "data" / "llm_council_transcript.json"
 LABELS = ("Response A", "Response B", "Response C")

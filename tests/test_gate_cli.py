@@ -10,7 +10,6 @@ unreadable; ``summary.json`` records every reason; ``--repeats`` sends a differe
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_env import harness_env
 from tests.fault_server import FaultServer, ok
 
 CLI = Path(sys.executable).parent / "council-harness"
@@ -52,7 +52,7 @@ def project(tmp_path: Path):
 
 
 def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_COUNCIL_", "COUNCIL_HARNESS"))}
+    env = harness_env()
     env["OPENAI_API_KEY"] = "sk-test-gate"
     return subprocess.run([str(CLI), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 

@@ -6,7 +6,6 @@ escape sequences is printed literally, with control characters escaped.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,8 @@ from harness.console import PlainConsole
 from harness.orchestrate import run_cases
 from harness.runs import load_run, read_results
 from harness.untrusted import clean_surrogates, printable, printable_line
-from tests.fault_server import FaultServer, fault_server_fixture, ok, status  # noqa: F401
+from tests.cli_env import harness_env
+from tests.fault_server import FaultServer, ok, status
 
 DATASET = """golden_datasets:
   - name: geo
@@ -33,14 +33,11 @@ ESC_TITLE = "\x1b]0;owned\x07\x1b[2J"
 
 
 @pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in list(os.environ):
-        if name.startswith("LLM_COUNCIL_") or name == "COUNCIL_HARNESS_CONFIG":
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "golden" / "geo.yaml").write_text(DATASET, encoding="utf-8")
-    return tmp_path
+def clean_env(clean_env: Path) -> Path:
+    """The shared ``clean_env`` folder with ``golden/geo.yaml``."""
+    (clean_env / "golden").mkdir()
+    (clean_env / "golden" / "geo.yaml").write_text(DATASET, encoding="utf-8")
+    return clean_env
 
 
 def endpoint_settings(server: FaultServer, tmp: Path, cache_mode: str) -> Settings:
@@ -131,7 +128,7 @@ def test_pytest_failure_report_escapes_terminal_sequences(fault_server: FaultSer
         "      - {id: geo-001, query: 'Capital of France?', required_mentions: [Zanzibar]}\n", encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     fault_server.default = ok(f"Paris{ESC_TITLE} [/bold]")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     env.update({"LLM_COUNCIL_BASE_URL": fault_server.base_url, "LLM_COUNCIL_MODELS": "m",
                 "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_CACHE_MODE": "off"})
     out = subprocess.run(

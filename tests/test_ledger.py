@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 from pathlib import Path
 
@@ -14,8 +13,9 @@ from harness.frames import results_frame
 from harness.ledger import call_cost
 from harness.runs import load_run
 from harness.transcript import CallRecord
+from tests.cli_env import run_cli
 from tests.scripted_server import ScriptedServer
-from tests.test_arms import CLI, N, VaryingUsage, _project, _run
+from tests.test_arms import N, VaryingUsage, _project
 
 PRICING = "pricing:\n  m-a: {input: 2.0, output: 10.0}\n  m-b: {input: 1.0, output: 1.0}\n"
 
@@ -31,7 +31,7 @@ def test_call_cost_per_million_tokens() -> None:
 def test_ledger_totals_equal_the_recorded_calls(tmp_path: Path) -> None:
     with VaryingUsage(council_right=range(N), baseline_right=()) as server:
         root = _project(tmp_path, server.base_url, PRICING)
-        proc = _run(root, "--subjects", "council,solo:c")
+        proc = run_cli(root, "--subjects", "council,solo:c")
         requests = server.requests
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     (run_dir,) = (root / "reports" / "runs").iterdir()
@@ -73,7 +73,7 @@ def test_token_limit_makes_a_partial_run_that_resume_completes(tmp_path: Path) -
         root = _project(tmp_path, server.base_url, "token_limit: 52\n")
         cfg = root / "council-harness.yaml"
         cfg.write_text(cfg.read_text().replace("concurrency: 4", "concurrency: 1"))
-        proc = _run(root, "--subjects", "solo:c")
+        proc = run_cli(root, "--subjects", "solo:c")
         out = proc.stdout + proc.stderr
         (run_dir,) = (root / "reports" / "runs").iterdir()
         first = load_run(run_dir)
@@ -92,11 +92,4 @@ def test_token_limit_makes_a_partial_run_that_resume_completes(tmp_path: Path) -
 
 
 def _run_resume(root: Path, run_id: str, token_limit: int) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    env["OPENAI_API_KEY"] = "test-key"
-    env["LLM_COUNCIL_TOKEN_LIMIT"] = str(token_limit)
-    return subprocess.run(
-        [*CLI, "run", "--resume", run_id, "--data", str(root / "golden"),
-         "--config", str(root / "council-harness.yaml"), "--cache-mode", "off"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
-    )
+    return run_cli(root, "--resume", run_id, LLM_COUNCIL_TOKEN_LIMIT=str(token_limit))

@@ -16,7 +16,6 @@ from harness.transcript import Completion, Message
 from tests.fault_server import (
     FaultServer,
     empty_choices,
-    fault_server_fixture,  # noqa: F401
     malformed,
     no_content,
     ok,

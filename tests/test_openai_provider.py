@@ -12,8 +12,7 @@ from harness.council.prompts import ballot_schema
 from harness.errors import ProviderError
 from harness.providers.openai_compat import OpenAICompatProvider
 from harness.transcript import Completion, Message
-from tests.fault_server import FaultServer, fault_server_fixture, status  # noqa: F401
-from tests.llama_server import llama_server_fixture  # noqa: F401
+from tests.fault_server import FaultServer, status
 
 QUESTION = [Message(role="user", content="What is the capital of France?")]
 KEY_ENV = "COUNCIL_HARNESS_TEST_PROVIDER_KEY"

@@ -8,48 +8,19 @@ must come out of the real command: its console lines, ``summary.json`` and the H
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.scripted_server import SOLO, ScriptedServer, question
+from tests.cli_env import run_cli, scripted_project
+from tests.scripted_server import SOLO, ScriptedServer
 
-#: ``council-harness`` itself (its console script runs the same ``harness.cli:main``).
-CLI = [sys.executable, "-m", "harness.cli"]
 N = 55
 
 
 def _project(root: Path, base_url: str, extra_config: str = "") -> Path:
-    lines = ["golden_datasets:", "  - name: sums", "    description: scripted arithmetic", "    queries:"]
-    for i in range(N):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"', f'        ground_truth: "{i + 100}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
-    (root / "golden").mkdir()
-    (root / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
-    (root / "council-harness.yaml").write_text(
-        f"base_url: {base_url}\n"
-        "models:\n"
-        "  - {id: a, provider: openai, model: m-a}\n"
-        "  - {id: b, provider: openai, model: m-b, seed: 1}\n"
-        "  - {id: c, provider: openai, model: m-c, seed: 2}\n"
-        f"chairman: a\nbaseline: {SOLO}\n"
-        "rubric_scoring: false\nquality_metrics: false\nconcurrency: 8\n"
-        f"cache_path: {root / 'cache.sqlite'}\nreports_dir: {root / 'reports'}\n" + extra_config
-    )
-    return root
-
-
-def _run(root: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    env["OPENAI_API_KEY"] = "test-key"
-    return subprocess.run(
-        [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
-         "--cache-mode", "off"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
-    )
+    return scripted_project(root, base_url, N, concurrency=8, extra=f"baseline: {SOLO}\n" + extra_config)
 
 
 def _summary(root: Path) -> dict:
@@ -72,7 +43,7 @@ def _console(proc: subprocess.CompletedProcess[str]) -> list[str]:
 def test_run_reaches_the_primary_verdict(tmp_path: Path, council_right, baseline_right, verdict, headline) -> None:
     with ScriptedServer(council_right, baseline_right) as server:
         root = _project(tmp_path, server.base_url)
-        proc = _run(root)
+        proc = run_cli(root)
         assert server.requests == N * (3 + 3 + 1 + 1)  # per case: 3 answers, 3 reviews, 1 synthesis, 1 baseline
     lines = _console(proc)
     assert any(line.startswith(headline) for line in lines), "\n".join(lines)
@@ -99,7 +70,7 @@ def test_arms_that_truncate_differently_mark_the_verdict(tmp_path: Path) -> None
     # the baseline's answer is cut off ("length") on 6 of 55 cases, the council's never: 11 points apart
     with ScriptedServer(range(20), range(5), truncate=range(30, 36), truncate_arm=SOLO) as server:
         root = _project(tmp_path, server.base_url)
-        proc = _run(root)
+        proc = run_cli(root)
     lines = _console(proc)
     assert any("baseline: truncated final answers 6/55 (11%)" in line for line in lines), "\n".join(lines)
     warning = _summary(root)["verdicts"]["artifact_warning"]

@@ -6,7 +6,6 @@ the path, file:line or variable; the commands run in-process through ``harness.c
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +22,8 @@ from harness.providers.cache import CachedProvider, CacheStore
 from harness.result import CaseResult
 from harness.runs import RESULTS, Manifest, RunWriter, load_run, read_results, resolve_run
 from harness.transcript import Completion, Message
-from tests.fault_server import FaultServer, fault_server_fixture, ok  # noqa: F401
+from tests.cli_env import harness_env
+from tests.fault_server import FaultServer, ok
 
 GOLDEN = """golden_datasets:
   - name: {name}
@@ -31,15 +31,6 @@ GOLDEN = """golden_datasets:
       - {{id: {name}-001, query: "Capital of France?", required_mentions: [Paris]}}
       - {{id: {name}-002, query: "Capital of Italy?", required_mentions: [Rome]}}
 """
-
-
-@pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in list(os.environ):
-        if name.startswith("LLM_COUNCIL_") or name == "COUNCIL_HARNESS_CONFIG":
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -106,7 +97,7 @@ def test_pytest_collects_odd_layouts_and_files_named_outside_the_data_paths(tmp_
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "extra.yaml").write_text(GOLDEN.format(name="extra"))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env = harness_env()
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
             "-p", "no:langsmith_plugin", "-m", "golden", "--collect-only", "-q", "--harness-subjects", "baseline"]
     every = subprocess.run([*base, "golden"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)

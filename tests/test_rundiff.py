@@ -17,6 +17,7 @@ from harness.rundiff import diff_lines, diff_runs
 from harness.runs import Manifest, RunWriter, load_run
 from harness.transcript import Answer, Transcript
 from tests.browser import Browser, chromium_path
+from tests.cli_env import clear_harness_env
 
 CLI = Path(sys.executable).parent / "council-harness"
 
@@ -39,8 +40,7 @@ def _run(root: Path, run_id: str, results: list[CaseResult]) -> Path:
 @pytest.fixture
 def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     monkeypatch.chdir(tmp_path)
-    for name in [n for n in __import__("os").environ if n.startswith("LLM_COUNCIL_")]:
-        monkeypatch.delenv(name)
+    clear_harness_env(monkeypatch)
     a = _run(tmp_path, "run-a", [
         _r("c1", "passed", "Paris", correct=1.0),
         _r("c2", "failed", "Lyon", correct=0.0),

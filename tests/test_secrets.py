@@ -6,7 +6,6 @@ console output and the errors of a failing endpoint are searched for the key.
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import socket
 import string
@@ -24,7 +23,7 @@ from harness.orchestrate import run_cases
 from harness.providers.openai_compat import OpenAICompatProvider
 from harness.report.html import write_report
 from harness.transcript import Message
-from tests.llama_server import llama_server_fixture  # noqa: F401
+from tests.cli_env import clear_harness_env, harness_env
 
 CLI = Path(sys.executable).parent / "council-harness"
 KEY_ENV = "COUNCIL_HARNESS_SECRET_TEST_KEY"
@@ -68,7 +67,7 @@ def test_a_real_run_writes_the_key_nowhere(llama_server: str, tmp_path: Path) ->
     key = fake_key()
     data = tmp_path / "secret.yaml"
     data.write_text(DATASET, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_") and k != "COUNCIL_HARNESS_CONFIG"}
+    env = harness_env()
     env.update({
         KEY_ENV: key,
         "HOME": str(tmp_path / "home"),
@@ -132,8 +131,7 @@ def test_failing_endpoint_errors_do_not_carry_the_key(monkeypatch: pytest.Monkey
         assert n.decode() not in text
 
     # the same failure inside a run: the error lands in results.jsonl and the report, without the key
-    for name in [n for n in os.environ if n.startswith("LLM_COUNCIL_")]:
-        monkeypatch.delenv(name)
+    clear_harness_env(monkeypatch)
     monkeypatch.chdir(tmp_path)
     settings = load_settings(
         None, base_url=base, api_key_env=KEY_ENV, models="remote-a", max_retries=0, request_timeout=5,
@@ -153,8 +151,7 @@ def test_manifest_hides_credentials_in_urls(monkeypatch: pytest.MonkeyPatch, tmp
     """A key written into an endpoint URL (user:key@host, ?api-key=) or a webhook URL's path is not copied
     into the settings that manifests and reports show."""
     key = fake_key()
-    for name in [n for n in os.environ if n.startswith("LLM_COUNCIL_")]:
-        monkeypatch.delenv(name)
+    clear_harness_env(monkeypatch)
     monkeypatch.chdir(tmp_path)
     for url in (f"http://user:{key}@127.0.0.1:9/v1", f"http://127.0.0.1:9/v1?api-key={key}"):
         member = {"id": "own-endpoint", "provider": "openai", "model": "m", "base_url": url}
@@ -205,7 +202,7 @@ def test_answer_code_reading_proc_environ_leaks_no_key(tmp_path: Path) -> None:
     key = fake_key()
     data = tmp_path / "sandboxed.yaml"
     data.write_text(PYTHON_DATASET, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_") and k != "COUNCIL_HARNESS_CONFIG"}
+    env = harness_env()
     with FaultServer(default=ok(HOSTILE_ANSWER)) as server:
         env.update({
             KEY_ENV: key, "HOME": str(tmp_path / "home"), "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,

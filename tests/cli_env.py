@@ -1,0 +1,74 @@
+"""The command line in a subprocess, with the harness's own environment variables removed.
+
+:func:`harness_env` is ``os.environ`` without ``LLM_COUNCIL_*`` and ``COUNCIL_HARNESS_CONFIG`` (a
+developer's shell must not change what a test runs) plus the given variables;
+:func:`scripted_project` writes a numeric golden dataset of ``n`` :func:`tests.scripted_server.question`
+cases and a three-member ``council-harness.yaml`` for an OpenAI-compatible ``base_url``;
+:func:`run_cli` runs ``council-harness run`` on such a project.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.scripted_server import question
+
+#: ``council-harness`` itself (its console script runs the same ``harness.cli:main``).
+CLI = [sys.executable, "-m", "harness.cli"]
+
+
+def _harness_variable(name: str) -> bool:
+    return name.startswith("LLM_COUNCIL_") or name == "COUNCIL_HARNESS_CONFIG"
+
+
+def harness_env(**extra: str) -> dict[str, str]:
+    """``os.environ`` without the harness's settings variables, then ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not _harness_variable(k)}
+    env.update(extra)
+    return env
+
+
+def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remove the harness's settings variables from this process for the test."""
+    for name in [n for n in os.environ if _harness_variable(n)]:
+        monkeypatch.delenv(name)
+
+
+def scripted_project(root: Path, base_url: str, n: int, *, third_model: str = "m-c", concurrency: int = 4,
+                     extra: str = "") -> Path:
+    """``root/golden/sums.yaml`` (cases ``q00``.. with the numeric answer ``i + 100``) and
+    ``root/council-harness.yaml``: members ``a`` (chairman), ``b`` and ``c`` (model ``third_model``) on
+    ``base_url``, rubric scoring and quality metrics off, cache and reports inside ``root``; ``extra``
+    is appended to the config."""
+    lines = ["golden_datasets:", "  - name: sums", "    description: scripted arithmetic", "    queries:"]
+    for i in range(n):
+        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"', f'        ground_truth: "{i + 100}"',
+                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+    (root / "golden").mkdir()
+    (root / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
+    (root / "council-harness.yaml").write_text(
+        f"base_url: {base_url}\n"
+        "models:\n"
+        "  - {id: a, provider: openai, model: m-a}\n"
+        "  - {id: b, provider: openai, model: m-b, seed: 1}\n"
+        f"  - {{id: c, provider: openai, model: {third_model}, seed: 2}}\n"
+        "chairman: a\n"
+        f"rubric_scoring: false\nquality_metrics: false\nconcurrency: {concurrency}\n"
+        f"cache_path: {root / 'cache.sqlite'}\nreports_dir: {root / 'reports'}\n" + extra
+    )
+    return root
+
+
+def run_cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``council-harness run ARGS`` on a :func:`scripted_project` (cache off, a dummy API key, the
+    variables ``env``), in ``root``."""
+    return subprocess.run(
+        [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
+         "--cache-mode", "off", *args],
+        cwd=root, env=harness_env(OPENAI_API_KEY="test-key", **env), capture_output=True, text=True, timeout=600,
+    )
