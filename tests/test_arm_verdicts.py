@@ -12,17 +12,16 @@ from pathlib import Path
 
 from harness.arm_verdicts import arm_verdicts, comparison_arms, leave_one_out
 from harness.result import CaseResult
-from harness.transcript import CallRecord, Transcript
+from harness.transcript import CallRecord
+from tests.builders import result
 from tests.cli_env import run_cli
 from tests.scripted_server import ScriptedServer
 from tests.test_arms import _project
 
 
 def _result(i: int, subject: str, correct: float, tokens: int) -> CaseResult:
-    t = Transcript(subject=subject, query="q", answers=(), final_answer="x",
-                   calls=(CallRecord(stage="answer", member="m", model="m", tokens_in=tokens, tokens_out=0),))
-    return CaseResult(case_id=f"q{i:02d}", dataset="d", subject=subject, status="passed", transcript=t,
-                      scores={"correct": correct})
+    calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=tokens, tokens_out=0),)
+    return result(f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": calls}, scores={"correct": correct})
 
 
 def test_comparison_arms_order() -> None:

@@ -17,19 +17,16 @@ from harness.bias.audit import (
     ranking_score,
     rubric_score,
 )
-from harness.transcript import Answer, Ballot, Review, Transcript
+from harness.transcript import Ballot, Review, Transcript
+from tests.builders import transcript
 
 LABELS = {"Response A": "m1", "Response B": "m2", "Response C": "m3"}
 TEXTS = {"m1": "x" * 10, "m2": "y" * 20, "m3": "z" * 40}
 
 
 def _transcript(reviews: list[Review], texts: dict[str, str] | None = None) -> Transcript:
-    texts = texts or TEXTS
-    return Transcript(
-        subject="council", query="What is 2+2?",
-        answers=tuple(Answer(member=m, model="smollm2-135m", text=t) for m, t in texts.items()),
-        label_to_member=LABELS, reviews=tuple(reviews), final_answer="4",
-    )
+    return transcript("4", query="What is 2+2?", texts=texts or TEXTS, model="smollm2-135m",
+                      label_to_member=LABELS, reviews=tuple(reviews))
 
 
 def _review(reviewer: str, order: str, ballot: Ballot, error: str | None = None) -> Review:

@@ -27,7 +27,8 @@ from harness.bias.store import (
 )
 from harness.config import Settings, load_settings
 from harness.errors import ConfigError, StoreError
-from harness.transcript import Answer, Ballot, Review, Transcript
+from harness.transcript import Ballot, Review, Transcript
+from tests.builders import transcript
 
 T0 = datetime(2025, 12, 17, 10, 30, tzinfo=UTC)
 QUERY = "Explain in detail why the sky is blue, covering Rayleigh scattering, wavelengths and the role " \
@@ -43,13 +44,8 @@ def _transcript(query: str = QUERY) -> Transcript:
                       ballot=Ballot(ranking=tuple(f"Response {c}" for c in ranking), method="final_ranking"),
                       presentation_order=tuple(f"Response {c}" for c in order), shuffle_seed=0)
 
-    return Transcript(
-        subject="council", query=query,
-        answers=tuple(Answer(member=m, model="smollm2-135m", text=t) for m, t in texts.items()),
-        label_to_member=labels,
-        reviews=(review("m1", "BCA", "BC"), review("m2", "ACB", "CA"), review("m3", "ABC", "AB")),
-        final_answer="x",
-    )
+    return transcript("x", query=query, texts=texts, model="smollm2-135m", label_to_member=labels,
+                      reviews=(review("m1", "BCA", "BC"), review("m2", "ACB", "CA"), review("m3", "ABC", "AB")))
 
 
 def _record(session: str = "s1", when: datetime = T0, score: float = 5.0, **kw) -> BiasMetricRecord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from harness.expected import Expected
 from harness.metrics.correctness import check_expected, correctness_scores
 from harness.result import ScoreSet
 from harness.scores import SCORES, higher_is_better
-from harness.transcript import Answer, Transcript
+from tests.builders import transcript
 
 _EXPECTED: TypeAdapter[Any] = TypeAdapter(Expected)
 
@@ -201,9 +202,7 @@ def test_python_whole_answer_code() -> None:
 # ------------------------------------------------------------------------------- scorer
 
 
-def _transcript(final: str) -> Transcript:
-    return Transcript(subject="baseline", query="q", answers=(Answer(member="m", model="m", text=final),),
-                      final_answer=final)
+_transcript = partial(transcript, subject="baseline")
 
 
 def test_correctness_scores_produces_score_and_check() -> None:

@@ -42,7 +42,8 @@ from harness.metrics.external import (
 from harness.providers.local import LocalProvider
 from harness.result import ScoreSet
 from harness.scores import SCORES
-from harness.transcript import Answer, Transcript
+from harness.transcript import Transcript
+from tests.builders import transcript
 
 # --------------------------------------------------------------------------- socket guard
 
@@ -243,10 +244,7 @@ def test_framework_block_records_errors_and_rejects_undefined_or_out_of_range_sc
 
 
 def _transcript(query: str, answer: str) -> Transcript:
-    return Transcript(
-        subject="baseline", query=query,
-        answers=(Answer(member="baseline", model="smollm2-135m", text=answer),), final_answer=answer,
-    )
+    return transcript(answer, subject="baseline", query=query, member="baseline", model="smollm2-135m")
 
 
 def test_no_frameworks_gives_no_block_and_unknown_framework_is_a_config_error() -> None:
@@ -364,6 +362,7 @@ def relevancy_only() -> Iterator[tuple]:
     yield _run_guarded(case, _transcript(QUERY, ANSWER), ("deepeval", "ragas"))
 
 
+@pytest.mark.slow
 def test_answer_relevancy_scores_from_both_frameworks_with_the_embedded_judge(relevancy_only: tuple) -> None:
     block, scores, judge, guard = relevancy_only
     assert guard.attempts == []  # not one non-loopback connection or lookup

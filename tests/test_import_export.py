@@ -19,6 +19,7 @@ from harness.importer import FieldMap, import_dataset
 from harness.result import CaseResult
 from harness.runs import Manifest, RunWriter, load_run
 from harness.transcript import Answer, Transcript
+from tests.builders import result
 
 ROWS = [
     {"qid": "q1", "question": "Tom has 3 apples and buys 4 more. How many?", "answer": "3 + 4 = 7\n#### 7",
@@ -94,9 +95,8 @@ def test_import_cli(jsonl: Path, tmp_path: Path) -> None:
 
 
 def _result(case_id: str, subject: str, scores: dict[str, float], status: str = "passed") -> CaseResult:
-    t = Transcript(subject=subject, query="q", answers=(Answer(member="m", model="x", text="a"),), final_answer="a")
-    return CaseResult(case_id=case_id, dataset="d", subject=subject, status=status, transcript=t,  # type: ignore[arg-type]
-                      scores=scores, category="mathematical")
+    return result(case_id, subject, status, answer="a", transcript_fields={"model": "x"},  # type: ignore[arg-type]
+                  scores=scores, category="mathematical")
 
 
 def test_run_as_dataframe_and_parquet(tmp_path: Path) -> None:

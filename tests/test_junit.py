@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from functools import partial
 from pathlib import Path
 
 from harness.cases import Case
 from harness.junit import write_junit, xml_safe
-from harness.result import CaseResult, CheckResult
-from harness.transcript import Answer, Transcript
+from harness.result import CheckResult
+from tests.builders import result
 
 
 def _case(case_id: str) -> Case:
@@ -16,10 +17,7 @@ def _case(case_id: str) -> Case:
                 source=f"golden/geo.yaml:{3 + int(case_id[-1])}")
 
 
-def _result(case_id: str, subject: str, status: str, answer: str = "Paris", **kw) -> CaseResult:  # noqa: ANN003
-    t = Transcript(subject=subject, query="q", answers=(Answer(member="m", model="m", text=answer),),
-                   final_answer=answer, duration_s=1.25)
-    return CaseResult(case_id=case_id, dataset="geo", subject=subject, status=status, transcript=t, **kw)
+_result = partial(result, dataset="geo", answer="Paris", transcript_fields={"duration_s": 1.25})
 
 
 def test_junit_has_one_testcase_per_case_and_subject(tmp_path: Path) -> None:

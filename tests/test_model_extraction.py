@@ -18,7 +18,8 @@ from harness.metrics.model_extraction import (
     wants_model,
 )
 from harness.scoring import score_case
-from harness.transcript import Answer, Transcript
+from harness.transcript import Transcript
+from tests.builders import transcript
 
 ODD = Case(id="odd", query="Is 17 an odd number?", expected={"type": "boolean", "value": True})
 CHOICE = Case(id="gas", query="Which gas do plants absorb? A) oxygen B) carbon dioxide",
@@ -28,8 +29,7 @@ UNCUED = "Seventeen leaves a remainder of one when divided by two, so it sits am
 
 
 def _transcript(case: Case, final: str) -> Transcript:
-    return Transcript(subject="baseline", query=case.query, answers=(Answer(member="m", model="m", text=final),),
-                      final_answer=final)
+    return transcript(final, subject="baseline", query=case.query)
 
 
 def test_applies_only_when_switched_on_and_the_rules_found_nothing() -> None:
@@ -64,6 +64,7 @@ def test_no_call_when_switched_off() -> None:
     assert (same, call) == (result, None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [ODD, CHOICE], ids=["boolean", "choice"])
 def test_real_embedded_judge_extracts_when_the_rules_find_nothing(case: Case) -> None:
     from harness.providers.local import LocalProvider

@@ -18,14 +18,14 @@ from harness.prediction import (
     write_verdicts,
 )
 from harness.result import CaseResult
-from harness.transcript import CallRecord, Transcript
+from harness.transcript import CallRecord
+from tests.builders import result
 
 
 def _result(i: int, subject: str, correct: float | None, rubric: float, *, finish: str | None = "stop",
             extracted: str | None = "1") -> CaseResult:
     stage = "stage3" if subject == "council" else "baseline"
-    transcript = Transcript(subject=subject, query=f"q{i}", answers=(), final_answer="x",
-                            calls=(CallRecord(stage=stage, member="m", model="m", finish_reason=finish),))
+    calls = (CallRecord(stage=stage, member="m", model="m", finish_reason=finish),)
     scores = {"rubric_composite": rubric}
     correctness = None
     if correct is not None:
@@ -33,8 +33,8 @@ def _result(i: int, subject: str, correct: float | None, rubric: float, *, finis
         correctness = CorrectnessResult(correct=bool(correct), expected_display="1",
                                         extraction=Extraction(value=extracted, method="answer_cue", detail="-"),
                                         detail="-")
-    return CaseResult(case_id=f"c{i:02d}", dataset="d", subject=subject, status="passed", transcript=transcript,
-                      scores=scores, correctness=correctness)
+    return result(f"c{i:02d}", subject, query=f"q{i}", transcript_fields={"answers": (), "calls": calls},
+                  scores=scores, correctness=correctness)
 
 
 def _run(n: int, with_expected: int) -> list[CaseResult]:

@@ -21,9 +21,10 @@ from harness.report.html import write_report
 from harness.report.view import build_view
 from harness.result import CaseResult
 from harness.runs import Manifest, Run, RunWriter, load_run
-from harness.transcript import Answer, Ballot, BallotPass, CallRecord, Review, Transcript
+from harness.transcript import Answer, Ballot, BallotPass, CallRecord, Review
 from harness.validity import UNINFORMATIVE_LINE
 from tests.browser import Browser, chromium_path
+from tests.builders import result
 
 LABELS = {"Response A": "m1", "Response B": "m2"}
 HOSTILE_CRITIQUE = "<script>window.__pwned=1</script> B is best"
@@ -51,14 +52,11 @@ def _result(i: int, correct: bool) -> CaseResult:
         CallRecord(stage="stage2", member="m1", model="smollm2-135m", latency_s=0.5, tokens_in=300, tokens_out=10),
         CallRecord(stage="stage3", member="m1", model="smollm2-135m", latency_s=0.5, tokens_in=200, tokens_out=40),
     )
-    t = Transcript(
-        subject="council", query=f"q{i}", final_answer="x", label_to_member=LABELS,
-        answers=(Answer(member="m1", model="smollm2-135m", text="a"), Answer(member="m2", model="gemma3-270m",
-                                                                            text="b")),
-        reviews=(_review("m1", True), _review("m2", i % 2 == 0)), calls=calls,
-    )
-    return CaseResult(
-        case_id=f"c{i}", dataset="d", subject="council", status="passed", transcript=t,
+    answers = (Answer(member="m1", model="smollm2-135m", text="a"), Answer(member="m2", model="gemma3-270m", text="b"))
+    reviews = (_review("m1", True), _review("m2", i % 2 == 0))
+    return result(
+        f"c{i}", query=f"q{i}",
+        transcript_fields={"answers": answers, "label_to_member": LABELS, "reviews": reviews, "calls": calls},
         rubric=RubricJudgement(judge="j", judge_model="smollm2-135m", scores={"accuracy": 7.0}, method="logprobs"),
         correctness=CorrectnessResult(correct=correct, expected_display="x", detail="", extraction=WHOLE),
         scoring_calls=(CallRecord(stage="judge", member="j", model="smollm2-135m", latency_s=2.0, tokens_in=400),),

@@ -14,14 +14,12 @@ from harness.errors import StoreError
 from harness.result import CaseResult
 from harness.reviews import apply_sheet, load_verdicts, with_verdict, write_sheet
 from harness.runs import Manifest, RunWriter, load_run
-from harness.transcript import Answer, Transcript
+from tests.builders import result
 
 
 def _result(case_id: str, mode: str, answer: str, status: str) -> CaseResult:
-    t = Transcript(subject="council", query="q?", answers=(Answer(member="m", model="x", text=answer),),
-                   final_answer=answer)
-    return CaseResult(case_id=case_id, dataset="arch", subject="council", evaluation_mode=mode,  # type: ignore[arg-type]
-                      status=status, transcript=t, scores={"heuristic_quality": 41.5})  # type: ignore[arg-type]
+    return result(case_id, "council", status, dataset="arch", answer=answer, query="q?",  # type: ignore[arg-type]
+                  transcript_fields={"model": "x"}, evaluation_mode=mode, scores={"heuristic_quality": 41.5})
 
 
 @pytest.fixture

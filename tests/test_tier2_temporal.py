@@ -18,16 +18,15 @@ from harness.tier2.temporal import (
     similar_history,
     temporal_consistency,
 )
-from harness.transcript import Answer, Transcript
+from tests.builders import result
 
 QUERY = "What is the capital of France"
 
 
 def _result(case_id: str, query: str, answer: str, *, dataset: str = "geo", subject: str = "council",
             status: str = "passed") -> CaseResult:
-    t = Transcript(subject=subject, query=query, answers=(Answer(member="m1", model="smollm2-135m", text=answer),),
-                   final_answer=answer)
-    return CaseResult(case_id=case_id, dataset=dataset, subject=subject, status=status, transcript=t)
+    return result(case_id, subject, status, dataset=dataset, answer=answer, query=query,  # type: ignore[arg-type]
+                  transcript_fields={"member": "m1", "model": "smollm2-135m"})
 
 
 def _write_run(runs_dir: Path, run_id: str, results: list[CaseResult]) -> Path:

@@ -30,6 +30,7 @@ from harness.validity import (
     reviewer_validity,
     validity,
 )
+from tests.builders import result
 
 
 def test_auc_and_interval_worked_by_hand() -> None:
@@ -88,8 +89,8 @@ WHOLE = Extraction(value="x", method="whole_answer", detail="")
 
 
 def _result(case: str, accuracy: float, correct: bool, judge: str = "smollm2-135m") -> CaseResult:
-    return CaseResult(
-        case_id=case, dataset="d", subject="council", status="passed",
+    return result(
+        case, answer=None,
         rubric=RubricJudgement(judge="j", judge_model=judge, scores={"accuracy": accuracy}),
         correctness=CorrectnessResult(correct=correct, expected_display="x", detail="", extraction=WHOLE),
     )

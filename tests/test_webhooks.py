@@ -13,8 +13,8 @@ import pytest
 from harness.metrics.quality_metrics import CoreMetrics, QualityMetrics
 from harness.metrics.tier1 import SynthesisAttribution
 from harness.result import CaseResult
-from harness.transcript import Answer, Transcript
 from harness.webhooks import SIGNATURE_HEADER, WebhookDispatcher, event_from_result, query_hash, sign, verify
+from tests.builders import result
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -55,15 +55,13 @@ def failing_server() -> Iterator[tuple[str, type[_Recorder]]]:
 
 
 def _result() -> CaseResult:
-    t = Transcript(subject="council", query="What is the secret plan?",
-                   answers=(Answer(member="a", model="m", text="x"),), final_answer="x")
     qm = QualityMetrics(core=CoreMetrics(
         consensus_strength=0.42, deliberation_depth=0.7, deliberation_components={},
         synthesis_attribution=SynthesisAttribution(winner_alignment=0.5, max_source_alignment=0.9,
                                                    hallucination_risk=0.1, grounded=True)),
         warnings=("low_consensus",))
-    return CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t,
-                      quality_metrics=qm, scores={"rubric_composite": 7.5, "accuracy": 8.0})
+    return result(query="What is the secret plan?", transcript_fields={"member": "a"}, quality_metrics=qm,
+                  scores={"rubric_composite": 7.5, "accuracy": 8.0})
 
 
 def test_event_shape_and_privacy() -> None:

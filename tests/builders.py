@@ -1,0 +1,53 @@
+"""The one set of test builders for transcripts and case results (records built with defaults).
+
+:func:`transcript` is a subject's :class:`~harness.transcript.Transcript` whose final answer is ``final``
+and, unless ``answers`` or ``texts`` say otherwise, one stage-1 answer with the same text;
+:func:`result` is a :class:`~harness.result.CaseResult` around such a transcript (``answer=None``: no
+transcript). Every other field of either record is passed through by keyword, so a test states only
+what it is about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.result import CaseResult, Status
+from harness.transcript import Answer, Transcript
+
+
+def transcript(final: str = "x", *, subject: str = "council", query: str = "q", member: str = "m",
+               model: str = "m", texts: Mapping[str, str] | None = None, answers: Sequence[Answer] | None = None,
+               **fields: Any) -> Transcript:
+    """A transcript answering ``final``.
+
+    Args:
+        final: the final answer (and the text of the default single stage-1 answer).
+        subject, query: as in :class:`Transcript`.
+        member, model: who gave the default single stage-1 answer.
+        texts: member -> stage-1 text, one answer each by ``model`` (instead of the single answer).
+        answers: the stage-1 answers as given (``()`` for none); wins over ``texts``.
+        fields: any other :class:`Transcript` field (``reviews``, ``calls``, ``label_to_member``, ...).
+    """
+    if answers is None:
+        given = texts if texts is not None else {member: final}
+        answers = tuple(Answer(member=m, model=model, text=t) for m, t in given.items())
+    return Transcript(subject=subject, query=query, answers=tuple(answers), final_answer=final, **fields)
+
+
+def result(case_id: str = "c1", subject: str = "council", status: Status = "passed", *, dataset: str = "d",
+           answer: str | None = "x", query: str = "q", transcript_fields: Mapping[str, Any] | None = None,
+           **fields: Any) -> CaseResult:
+    """A case result of ``subject`` on ``case_id`` whose transcript answers ``answer``.
+
+    Args:
+        case_id, subject, status, dataset: the result's identity and outcome.
+        answer: the transcript's final answer; ``None`` for a result without a transcript (unless
+            ``transcript=`` is given in ``fields``).
+        query: the transcript's query.
+        transcript_fields: more :func:`transcript` arguments (``member``, ``calls``, ``answers``, ...).
+        fields: any other :class:`CaseResult` field (``scores``, ``checks``, ``transcript``, ...).
+    """
+    if "transcript" not in fields and answer is not None:
+        fields["transcript"] = transcript(answer, subject=subject, query=query, **(transcript_fields or {}))
+    return CaseResult(case_id=case_id, dataset=dataset, subject=subject, status=status, **fields)
