@@ -21,6 +21,7 @@ def local() -> LocalProvider:
     return LocalProvider()
 
 
+@pytest.mark.slow
 def test_record_then_replay(tmp_path: Path, local: LocalProvider) -> None:
     store = CacheStore(tmp_path / "c.sqlite")
     rw = CachedProvider(local, store, "readwrite")
@@ -40,6 +41,7 @@ def test_record_then_replay(tmp_path: Path, local: LocalProvider) -> None:
     assert got.text == first.text and got.cached
 
 
+@pytest.mark.slow
 def test_replay_miss_names_case_and_model(tmp_path: Path, local: LocalProvider) -> None:
     replay = CachedProvider(local, CacheStore(tmp_path / "c.sqlite"), "replay")
 

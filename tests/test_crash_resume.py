@@ -59,6 +59,7 @@ def complete_lines(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_sigkill_halfway_then_resume_completes_the_run(tmp_path: Path) -> None:
     data = tmp_path / "crash.yaml"
     data.write_text(DATASET, encoding="utf-8")

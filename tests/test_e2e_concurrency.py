@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from harness.cases import load_datasets
 from harness.config import load_settings
 from harness.orchestrate import case_window, run_cases
 from tests.test_concurrency import comparable
+
+pytestmark = pytest.mark.slow  # runs the embedded models
 
 TINY = """\
 golden_datasets:

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli_env import harness_env
+
+pytestmark = pytest.mark.slow  # runs the embedded models
 
 DATA = """\
 golden_datasets:

@@ -84,6 +84,7 @@ def test_collect_only_lists_one_item_per_case_and_subject(project: Path) -> None
     ]
 
 
+@pytest.mark.slow
 def test_cold_run_fails_only_the_impossible_case_with_a_readable_report(
     project: Path, cold_run: subprocess.CompletedProcess[str]
 ) -> None:
@@ -97,6 +98,7 @@ def test_cold_run_fails_only_the_impossible_case_with_a_readable_report(
     assert (project / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_run_record_and_tier1_metrics(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     run_dir = _runs(project)[0]
     manifest = json.loads((run_dir / "manifest.json").read_text())
@@ -119,6 +121,7 @@ def test_run_record_and_tier1_metrics(project: Path, cold_run: subprocess.Comple
         assert r["quality_metrics"] is None and len(r["transcript"]["answers"]) == 1
 
 
+@pytest.mark.slow
 def test_replay_makes_no_model_call_and_gives_identical_results(
     project: Path, cold_run: subprocess.CompletedProcess[str]
 ) -> None:
@@ -136,6 +139,7 @@ def test_replay_makes_no_model_call_and_gives_identical_results(
     assert answers(cold_dir) == answers(replay_dir)
 
 
+@pytest.mark.slow
 def test_replay_miss_names_the_case(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     extra = project / "golden" / "extra.yaml"
     extra.write_text(MINI.replace("name: mini", "name: extra").replace("France?", "Spain?"))
@@ -147,6 +151,7 @@ def test_replay_miss_names_the_case(project: Path, cold_run: subprocess.Complete
     assert "replay mode: no cached reply" in out.stdout and "extra::capital-fr" in out.stdout
 
 
+@pytest.mark.slow
 def test_cli_run_writes_report(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     cli = Path(sys.executable).with_name("council-harness")
     out = subprocess.run(
@@ -173,6 +178,7 @@ def test_bad_dataset_is_a_one_paragraph_collection_error(project: Path) -> None:
     assert "Traceback" not in out.stdout
 
 
+@pytest.mark.slow
 def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     """--update-baseline writes the baseline; a worse run against a better baseline exits 1; updating clears it."""
     select = ["-m", "golden", "--cache-mode", "replay", "-q", "-k", "not impossible"]
@@ -215,6 +221,7 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
     assert _pytest(project, *select).returncode == 0
 
 
+@pytest.mark.slow
 def test_bias_records_and_report(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     lines = (project / "bias.jsonl").read_text().splitlines()
     records = [json.loads(x) for x in lines]
@@ -236,6 +243,7 @@ def test_bias_records_and_report(project: Path, cold_run: subprocess.CompletedPr
     assert all(r["bias"] is not None and r["bias"]["risk"] in ("low", "medium", "high") for r in council)
 
 
+@pytest.mark.slow
 def test_xdist_workers_write_one_merged_run(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     before = set(_runs(project))
     out = _pytest(project, "-m", "golden", "--cache-mode", "replay", "-q", "-n", "2")

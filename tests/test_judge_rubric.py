@@ -170,6 +170,7 @@ def test_scoring_off_or_no_answer_or_failed_call_gives_nothing():
     assert run.call is not None and run.call.stage == "judge" and run.call.error is not None
 
 
+@pytest.mark.slow
 def test_real_embedded_judge_scores_by_probabilities():
     """G-Eval on the real embedded judge: each dimension's score is recomputed here, by hand, from the
     score-token log-probabilities the model returned, and matches; the composite follows seed 004."""

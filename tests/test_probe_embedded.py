@@ -21,6 +21,8 @@ from harness.providers.local import LocalProvider
 from harness.providers.probe import Probe
 from harness.transcript import Message
 
+pytestmark = pytest.mark.slow  # every test probes the real embedded models
+
 MESSAGES = [Message(role="user", content="Rate the answer 'Paris' to 'What is the capital of France?' from 1 to 10.")]
 DIGITS = tuple(f" {i}" for i in range(1, 11))
 
