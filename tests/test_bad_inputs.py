@@ -34,6 +34,7 @@ from harness.providers.cache import CacheStore
 from harness.result import CaseResult
 from harness.runs import Manifest, Run, load_run, read_results
 from harness.transcript import Completion
+from tests.paths import BAD_INPUTS
 
 
 class RubricScores(BaseModel):
@@ -42,7 +43,7 @@ class RubricScores(BaseModel):
     accuracy: int
 
 
-CORPUS = Path(__file__).parent / "bad_inputs"
+CORPUS = BAD_INPUTS
 EXPECTATIONS: dict[str, dict[str, Any]] = yaml.safe_load((CORPUS / "expectations.yaml").read_text(encoding="utf-8"))
 LABELS = ["Response A", "Response B", "Response C"]
 CLI = Path(sys.executable).parent / "council-harness"

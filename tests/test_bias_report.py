@@ -10,13 +10,13 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from harness.bias.aggregate import run_aggregated_bias_audit
 from harness.bias.report import CSV_FIELDS, add_bias_report_parser, render_csv, render_json, render_text
 from harness.bias.store import BiasMetricRecord, BiasStore, ConsentLevel
+from tests.paths import REPO
 
 T0 = datetime(2025, 5, 1, tzinfo=UTC)
 
@@ -167,7 +167,7 @@ def test_bias_report_command_imports_stay_light(tmp_path):
         "         'harness.engine', 'harness.bias.audit', 'httpx', 'mpmath')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], rc, file=sys.stderr)\n"
     )
-    root = Path(__file__).resolve().parent.parent
+    root = REPO
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                           check=False, timeout=120)

@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 from harness.cli import build_parser
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def _commands() -> list[tuple[str, str]]:

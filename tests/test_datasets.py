@@ -11,8 +11,9 @@ import pytest
 from harness.cases import Case, Dataset, is_dataset_file, load_datasets
 from harness.checks import mention_checks
 from harness.expected import ExpectAnyOf, ExpectNumeric
+from tests.paths import REPO
 
-GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
+GOLDEN_DIR = REPO / "golden"
 GOLDEN_FILES = sorted(GOLDEN_DIR.glob("*.yaml"))
 EXPERT_REVIEW_FILE = GOLDEN_DIR / "architecture_review.yaml"
 MAX_QUERY_CHARS = 200  # the embedded models have small context budgets

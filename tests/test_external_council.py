@@ -70,8 +70,9 @@ from harness.metrics.self_reported import HEADERS, compare_self_reported
 from harness.report.html import write_report
 from harness.runs import RunWriter, load_run, new_manifest
 from harness.transcript import CallRecord, Transcript
+from tests.paths import TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "llm_council_transcript.json"
+DATA = TEST_DATA / "llm_council_transcript.json"
 LABELS = ("Response A", "Response B", "Response C")
 JUSTIFICATION = " ".join(["fine"] * 25)
 REVIEW = f"{JUSTIFICATION}\nFINAL RANKING:\n1. Response A\n2. Response B\n3. Response C"

@@ -16,6 +16,7 @@ import pytest
 
 from bench.bench_extraction import HOSTILE, HOSTILE_EXPECTED, load_corpus, score_row, summarize
 from harness.metrics.extraction import MAX_ANSWER_CHARS
+from tests.paths import REPO
 
 MIN_PRECISION = 0.99
 MIN_RECALL = 0.97
@@ -85,12 +86,11 @@ def test_hostile_answers_are_capped_and_recorded(unit: str) -> None:
 
 def test_the_reasoning_suite_ground_truths_pass_their_own_checks() -> None:
     """Every numeric, choice and boolean challenge's ground-truth explanation scores correct."""
-    from pathlib import Path
 
     from harness.cases import load_datasets
     from harness.metrics.correctness import check_expected
 
-    suite = Path(__file__).resolve().parents[1] / "suites" / "reasoning-100.yaml"
+    suite = REPO / "suites" / "reasoning-100.yaml"
     cases = [c for d in load_datasets(suite) for c in d.cases
              if c.expected is not None and c.expected.type in ("numeric", "choice", "boolean") and c.ground_truth]
     assert len(cases) == 28

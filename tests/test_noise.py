@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import REPO
+
 MINI = """\
 golden_datasets:
   - name: mini
@@ -21,7 +23,7 @@ golden_datasets:
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_COUNCIL_", "PYTEST_ADDOPTS"))}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = str(REPO)
     return env
 
 

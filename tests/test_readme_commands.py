@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BIN = Path(sys.executable).parent
 

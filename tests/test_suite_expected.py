@@ -17,15 +17,15 @@ import textwrap
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 from harness.cases import Case, is_dataset_file, load_datasets
 from harness.checks import mention_checks
 from harness.expected import ExpectAnyOf, ExpectChoice, ExpectExact, ExpectNumeric, ExpectPython
+from tests.paths import REPO
 
-SUITE_PATH = Path(__file__).resolve().parents[1] / "suites" / "reasoning-100.yaml"
+SUITE_PATH = REPO / "suites" / "reasoning-100.yaml"
 
 CATEGORY_COUNTS = {
     "analytical": 10, "mathematical": 15, "logical": 15, "ethical": 10,
