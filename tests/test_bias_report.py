@@ -195,7 +195,7 @@ def test_bias_report_with_every_option_given_loads_no_settings_stack(tmp_path):
         "print('LOADED', [m for m in ('harness.config', 'pydantic_settings', 'yaml', 'harness.cli.parser')"
         " if m in sys.modules], rc, file=sys.stderr)\n"
     )
-    root = Path(__file__).resolve().parent.parent
+    root = REPO
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                           check=False, timeout=120)
