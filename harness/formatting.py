@@ -10,6 +10,7 @@ it is shown. Rules:
 * :func:`fmt_signed`: a signed figure of unknown scale, 3 significant digits: ``+9.25``;
 * :func:`fmt_p`: a p-value, ``<0.001`` below one in a thousand, else 3 significant digits;
   :func:`p_equals` the same in a sentence, ``p=0.0123`` / ``p<0.001``;
+* :func:`fmt_fixed`: a figure with a fixed number of decimals (``0.820``);
 * :func:`fmt_num`: a mean of unknown scale: 3 decimals below 10, 1 below 100, else none;
 * :func:`fmt_duration`: seconds as ``1 h 02 min 05 s``.
 """
@@ -39,6 +40,11 @@ def fmt_num(value: float | None) -> str:
     if abs(value) >= 10:
         return f"{value:.1f}"
     return f"{value:.3f}"
+
+
+def fmt_fixed(value: float | None, digits: int = 3) -> str:
+    """A figure with ``digits`` decimals, ``0.820``; ``n/a`` when undefined."""
+    return "n/a" if _missing(value) else f"{value:.{digits}f}"
 
 
 def fmt_pct(value: float | None) -> str:

@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness.bias.aggregate import run_aggregated_bias_audit
-from harness.bias.report import CSV_FIELDS, add_bias_report_parser, render_csv, render_json, render_text
+from harness.bias.report import CSV_FIELDS, render_csv, render_json, render_text
 from harness.bias.store import BiasMetricRecord, BiasStore, ConsentLevel
+from harness.cli.bias_report import add_bias_report_parser
 from tests.paths import REPO
 
 T0 = datetime(2025, 5, 1, tzinfo=UTC)

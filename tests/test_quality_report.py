@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from harness.baselines import Baseline, BaselineEntry, baseline_path, write_baseline
+from harness.cli.quality_report import add_quality_report_parser
 from harness.metrics.quality_metrics import CoreMetrics, QualityMetrics
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, peer_composite, peer_rubric_breakdown
 from harness.metrics.tier1 import SynthesisAttribution
 from harness.report.bars import bar
 from harness.result import CaseResult
 from harness.runs import Manifest, RunWriter
-from harness.tier2.quality_report import BOX_WIDTH, add_quality_report_parser
+from harness.tier2.quality_text import BOX_WIDTH
 from tests.test_tier2_calibration import calibration_transcript
 
 

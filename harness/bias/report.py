@@ -1,8 +1,6 @@
-"""``council-harness bias-report``: render a cross-session bias audit as text, JSON or CSV.
-
-Wiring into the CLI is one line, ``add_bias_report_parser(subparsers)``; the sub-command's
-``func`` default is :func:`bias_report_command`, which returns the exit code (0 done, 2 usage,
-configuration or store error such as a missing input file).
+"""Render a cross-session bias audit (:func:`harness.bias.aggregate.run_aggregated_bias_audit`) as text,
+JSON or CSV. The ``bias-report`` command that reads the store and prints one of them is
+:mod:`harness.cli.bias_report`.
 
 The text output follows seed 003's tiered display: fewer than 10 sessions prints
 "Collecting data..." and no figures; 10-19 sessions prints a "High Volatility" warning before
@@ -11,36 +9,20 @@ the figures; from 20 sessions on, figures are shown with their confidence interv
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
-import sys
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from harness.bias.aggregate import (
     AggregatedBiasReport,
     BiasMetricReport,
     ConfidenceTier,
-    read_table,
-    run_aggregated_bias_audit,
 )
-from harness.bias.store import BiasStore
-from harness.cli.args import non_negative_int, positive_int
-from harness.errors import ConfigError, HarnessError
-from harness.untrusted import echo, printable
+from harness.formatting import fmt_fixed, p_equals
 
 FORMATS = ("text", "json", "csv")
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
 
 
 def _when(value: datetime | None) -> str:
@@ -51,12 +33,12 @@ def _ci(m: BiasMetricReport, digits: int = 3) -> str:
     pct = f"{m.confidence_level * 100:g}%"
     if m.ci_lower is None or m.ci_upper is None:
         return f"{pct} CI n/a"
-    return f"{pct} CI [{_num(m.ci_lower, digits)}, {_num(m.ci_upper, digits)}]"
+    return f"{pct} CI [{fmt_fixed(m.ci_lower, digits)}, {fmt_fixed(m.ci_upper, digits)}]"
 
 
 def _line(m: BiasMetricReport, label: str, digits: int = 3) -> str:
-    p = f"  p={_p(m.p_value)}" if m.p_value is not None else ""
-    return (f"  {label}: {_num(m.point_estimate, digits)}  {_ci(m, digits)}{p}  "
+    p = f"  {p_equals(m.p_value)}" if m.p_value is not None else ""
+    return (f"  {label}: {fmt_fixed(m.point_estimate, digits)}  {_ci(m, digits)}{p}  "
             f"N={m.sample_size} {m.sample_unit}  [{m.statistical_confidence.value}]")
 
 
@@ -92,7 +74,7 @@ def _reviewers(report: AggregatedBiasReport, verbose: bool) -> list[str]:
         if z is not None:
             lines.append(_line(z, "    harshness z", 2))
         if verbose:
-            lines.append(f"      std={_num(p.std_score, 2)}  sessions={p.mean_score.sessions}")
+            lines.append(f"      std={fmt_fixed(p.std_score, 2)}  sessions={p.mean_score.sessions}")
     if not verbose:
         lines.append(f"  {len(flagged)} of {len(report.reviewer_profiles)} reviewers flagged"
                      + ("" if flagged else " (all typical or undetermined)") + "; --verbose lists every profile")
@@ -137,14 +119,14 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
         lines.append("  scores at fewer than two display positions")
     else:
         lines.append(_line(pb.variance, "variance of position means"))
-        test = (f"F({pb.df[0]}, {pb.df[1]})={_num(pb.f_statistic)} p={_p(pb.p_value)}" if pb.df is not None
+        test = (f"F({pb.df[0]}, {pb.df[1]})={fmt_fixed(pb.f_statistic)} {p_equals(pb.p_value)}" if pb.df is not None
                 else "undefined (fewer sessions than positions, or no spread)")
         lines.append(f"  equal position means (cluster-robust Wald F over sessions): {test}")
         if pb.records_without_position:
             lines.append(f"  {pb.records_without_position} records without a display position left out")
         for m in pb.positions:
             lines.append(_line(m, f"    position {m.subject} mean score", 2) if verbose
-                         else f"    position {m.subject}: {_num(m.point_estimate, 2)} (n={m.sample_size})")
+                         else f"    position {m.subject}: {fmt_fixed(m.point_estimate, 2)} (n={m.sample_size})")
     lines.append("")
     lines += _reviewers(report, verbose)
 
@@ -198,89 +180,3 @@ def render_csv(report: AggregatedBiasReport) -> str:
     for m in report.metrics():
         writer.writerow([_cell(getattr(m, name)) for name in CSV_FIELDS])
     return buf.getvalue()
-
-
-def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``bias-report`` sub-command to an ``argparse`` sub-parser collection.
-
-    Args:
-        subparsers: the object returned by ``ArgumentParser.add_subparsers()``.
-
-    Returns:
-        The sub-command's parser (its ``func`` default is :func:`bias_report_command`).
-    """
-    p = subparsers.add_parser(
-        "bias-report", help="cross-session bias audit of the bias JSONL store (text, json or csv)",
-        description="Aggregate bias records across sessions: pooled length-score correlation, position bias, "
-                    "reviewer profiles, trends and anomalies, each with N, estimate, 95% CI and window.",
-        epilog="example:\n  council-harness bias-report --sessions 50 --format json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, "
-                                   "~/.llm-council/bias_metrics.jsonl)")
-    p.add_argument("--sessions", type=non_negative_int, default=None,
-                   help="only the last N sessions (default: LLM_COUNCIL_BIAS_WINDOW_SESSIONS, 100; 0 = no limit)")
-    p.add_argument("--days", type=non_negative_int, default=None,
-                   help="only the last N days (default: LLM_COUNCIL_BIAS_WINDOW_DAYS, 30; 0 = no limit)")
-    p.add_argument("--min-sessions", type=positive_int, default=None,
-                   help="sessions wanted for robust figures (default: LLM_COUNCIL_MIN_BIAS_SESSIONS, 20)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--verbose", action="store_true", help="list every reviewer profile, position and anomaly")
-    p.add_argument("--config", help="council-harness.yaml path (for the defaults above)")
-    p.set_defaults(func=bias_report_command)
-    return p
-
-
-def _resolve(args: argparse.Namespace) -> tuple[Path, int, int, int]:
-    """Input path, session bound, day bound and minimum: options first, then settings (env/YAML/defaults)."""
-    given = {"bias_store": Path(args.input).expanduser() if args.input else None,
-             "bias_window_sessions": args.sessions, "bias_window_days": args.days,
-             "min_bias_sessions": args.min_sessions}
-    if None in given.values():
-        from harness.config import load_settings
-
-        settings = load_settings(getattr(args, "config", None))
-        given = {k: getattr(settings, k) if v is None else v for k, v in given.items()}
-    return (given["bias_store"], given["bias_window_sessions"], given["bias_window_days"],
-            given["min_bias_sessions"])
-
-
-def _run(args: argparse.Namespace) -> int:
-    path, sessions, days, minimum = _resolve(args)
-    if args.format not in FORMATS:
-        raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
-    read = read_table(BiasStore(path))
-    if read.corrupt_lines:
-        more = "" if read.corrupt_lines <= len(read.reasons) else f" (first {len(read.reasons)} shown)"
-        print(f"warning: skipped {read.corrupt_lines} unreadable line(s) in {path}{more}:", file=sys.stderr)
-        for reason in read.reasons:
-            print(f"  {reason}", file=sys.stderr)
-    if any(writer != "council-harness" for writer, _ in read.writers):
-        counts = ", ".join(f"{n} from {writer}" for writer, n in read.writers)
-        print(f"note: {path} holds records of more than this project ({counts}); "
-              "llm-council-core's 0-based display positions are read as 1-based", file=sys.stderr)
-    report = run_aggregated_bias_audit(
-        read.table, min_sessions=minimum, window_sessions=sessions or None, window_days=days or None,
-    )
-    if args.format == "json":
-        out = render_json(report)
-    elif args.format == "csv":
-        out = render_csv(report)
-    else:
-        out = printable(render_text(report, verbose=args.verbose))  # reviewer ids etc. come from the store
-    sys.stdout.write(out)
-    return 0
-
-
-def bias_report_command(args: argparse.Namespace) -> int:
-    """Run ``bias-report`` from parsed arguments; errors print one line to stderr and return their exit code.
-
-    Args:
-        args: the parsed ``bias-report`` arguments (``input``, ``sessions``, ``days``, ``min_sessions``,
-            ``format``, ``verbose``, ``config``).
-    """
-    try:
-        return _run(args)
-    except HarnessError as exc:
-        echo(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code

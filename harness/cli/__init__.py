@@ -12,6 +12,8 @@ light command such as ``bias-report`` start without loading the report, run or m
 - :mod:`harness.cli.review`: ``review`` (expert-review sheet, ``--apply``)
 - :mod:`harness.cli.report`: ``report``, ``diff`` and ``merge`` (commands that (re)write a report)
 - :mod:`harness.cli.data`: ``import``, ``export`` and ``validate`` (datasets and result tables)
+- :mod:`harness.cli.bias_report`: ``bias-report`` (the cross-session bias audit)
+- :mod:`harness.cli.quality_report`: ``quality-report`` (Tier 1/2 quality of a run, or trends over runs)
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bias-report"]:
         # fast path: only the bias modules (no run, report or model stack) for a command that reads one file
-        from harness.bias.report import add_bias_report_parser
+        from harness.cli.bias_report import add_bias_report_parser
 
         parser = argparse.ArgumentParser(prog="council-harness")
         add_bias_report_parser(parser.add_subparsers(dest="command", required=True))

@@ -125,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)")
     rep.add_argument("--config", help="council-harness.yaml path")
     rep.set_defaults(func=cmd_report)
-    from harness.bias.report import add_bias_report_parser
-    from harness.tier2.quality_report import add_quality_report_parser
+    from harness.cli.bias_report import add_bias_report_parser
+    from harness.cli.quality_report import add_quality_report_parser
 
     add_bias_report_parser(sub)
     add_quality_report_parser(sub)

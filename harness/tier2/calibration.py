@@ -36,6 +36,7 @@ from harness.bias.aggregate import BiasMetricReport, ConfidenceTier, confidence_
 from harness.bias.audit import LENGTH_CORRELATION_THRESHOLD, PairScore, PositionBias, pair_scores, position_bias
 from harness.bias.store import ConsentLevel, records_from_transcript
 from harness.errors import HarnessError, StoreError
+from harness.formatting import mean
 from harness.metrics.rubric import resolve_weights
 from harness.model import Frozen
 from harness.rubric_terms import RubricWeights
@@ -247,10 +248,6 @@ def correlation_words(r: float) -> str:
     return f"{size} {'positive' if r >= 0 else 'negative'} correlation"
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return statistics.fmean(values) if values else None
-
-
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
@@ -311,7 +308,7 @@ def calibration_report(sessions: Sequence[CouncilSession]) -> CalibrationReport:
     median = statistics.median(means.values()) if means else None
     entries = []
     for member in sorted(set(models) | set(given) | set(received)):
-        g, r = _mean(given.get(member, [])), _mean(received.get(member, []))
+        g, r = mean(given.get(member, [])), mean(received.get(member, []))
         pref = prefs.get(member)
         rate = pref.first / pref.ballots if pref is not None and pref.ballots else None
         chance = pref.chance_sum / pref.ballots if pref is not None and pref.ballots else None
