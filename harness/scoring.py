@@ -6,7 +6,7 @@ from harness.cases import Case
 from harness.checks import minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
-from harness.result import CaseResult, CheckResult
+from harness.result import CaseResult, CheckResult, Status
 from harness.scorers.builtin import BUILTIN_SCORERS, answer_correctness, tier_of
 from harness.scorers.outcome import ScoreOutcome
 from harness.scorers.protocol import Scorer
@@ -62,6 +62,7 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     if qm is not None:
         details["quality_metrics"] = qm.model_copy(update={"tier": tier_of(details)})  # type: ignore[attr-defined]
     checks.extend(minimum_score_checks(case, scores))
+    status: Status
     if not transcript.final_answer.strip():
         status, error = "error", "; ".join(transcript.errors) or "the subject produced no answer"
     elif case.evaluation_mode == "expert_review":

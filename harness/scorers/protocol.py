@@ -21,7 +21,8 @@ class Scorer(Protocol):
     returns one :class:`~harness.scorers.outcome.ScoreOutcome`.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def __call__(self, case: Case, transcript: Transcript, caller: Caller,
                        settings: Settings) -> ScoreOutcome: ...

@@ -99,8 +99,9 @@ class UserScorer:
 
     def outcome(self, value: object) -> ScoreOutcome:
         """``value`` as an outcome, or an outcome whose ``error`` says what was wrong with it."""
+        scores: Mapping[Any, object]
         if isinstance(value, ScoreOutcome):
-            scores: Mapping[object, object] = value.scores
+            scores = dict(value.scores)
         elif _is_number(value):
             scores = {self.score_name: value}
         elif isinstance(value, Mapping):
