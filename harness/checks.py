@@ -92,10 +92,10 @@ def mention_checks(case: Case, answer: str) -> ScoreSet:
         )
         for c in case.forbidden_claims
     ]
-    scores = {}
+    scores: dict[str, float] = {}
     if case.required_mentions:
-        found = sum(1 for c in checks if c.kind == "required_mention" and c.passed)
-        scores["required_mentions"] = round(found / len(case.required_mentions), 3)
+        hits = sum(1 for c in checks if c.kind == "required_mention" and c.passed)
+        scores["required_mentions"] = round(hits / len(case.required_mentions), 3)
     return ScoreSet(scores=scores, checks=tuple(checks))
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from harness import vault
@@ -335,7 +336,7 @@ class Settings(BaseSettings):
         if found is not None:
             return found
         model = _EMBEDDED_ALIASES.get(name, name)
-        provider = "local" if model in EMBEDDED_MODELS else "openai"
+        provider: Literal["local", "openai"] = "local" if model in EMBEDDED_MODELS else "openai"
         return MemberSpec(id=name, provider=provider, model=model, temperature=0.2)
 
     def all_specs(self) -> list[MemberSpec]:
@@ -372,7 +373,7 @@ class Settings(BaseSettings):
         return data
 
 
-def _describe_error(err: dict[str, Any], located: LocatedYaml | None) -> str:
+def _describe_error(err: ErrorDetails, located: LocatedYaml | None) -> str:
     loc = tuple(err.get("loc", ()))
     msg = err.get("msg", "invalid value")
     key = loc[0] if loc else None

@@ -15,7 +15,7 @@ from datetime import timedelta
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
 from rich.text import Text
 
 #: Completions the rate is measured over.
@@ -138,7 +138,7 @@ class RunProgress:
         self._last_line: float | None = None
         self._emitted_done = 0
         self._progress: Progress | None = None
-        self._task = None
+        self._task: TaskID | None = None
         self._last = ""
         if console.is_terminal:
             self._progress = Progress(

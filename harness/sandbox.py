@@ -294,7 +294,7 @@ class _Records:
         return ""
 
 
-def _tail(buf: bytes, limit: int, total: int) -> str:
+def _tail(buf: bytes | bytearray, limit: int, total: int) -> str:
     text = bytes(buf[-limit:]).decode("utf-8", errors="replace")
     return f"[... {total - limit} earlier bytes dropped]\n{text}" if total > limit else text
 

@@ -50,7 +50,8 @@ def _no_default(value: Any) -> Any:
 
 
 # the C encoder checks types in C, so a replaced ``builtins.isinstance`` cannot break the records
-_c_encoder = json.encoder.c_make_encoder
+# (the C accelerator is optional and undeclared in typeshed: look it up, None when absent)
+_c_encoder = getattr(json.encoder, "c_make_encoder", None)
 _encode_line = (
     _c_encoder(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
     if _c_encoder is not None else None

@@ -65,7 +65,7 @@ def event_from_result(result: CaseResult, secret: str | None) -> QualityMonitori
     rubric = {k: v for k, v in result.scores.items()
               if k in ("accuracy", "relevance", "completeness", "conciseness", "clarity", "rubric_composite")}
     external = {k: v for k, v in result.scores.items() if k.startswith(("deepeval_", "ragas_"))}
-    bias = None
+    bias: dict[str, float | str | None] | None = None
     if result.bias is not None:
         bias = {"position_variance": result.bias.position_bias.variance,
                 "length_correlation": result.bias.length_correlation.r, "risk": result.bias.risk}

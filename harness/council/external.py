@@ -321,8 +321,10 @@ def parse_package_output(stage1: Any, stage2: Any, stage3: Any, metadata: Any) -
     answers = tuple(PackageAnswer(model=_str(r.get("model")), text=_str(r.get("response"))) for r in _dicts(stage1))
     reviews = []
     for r in _dicts(stage2):
-        parsed = r.get("parsed_ranking") if isinstance(r.get("parsed_ranking"), dict) else {}
-        ranking = parsed.get("ranking") if isinstance(parsed.get("ranking"), list) else []
+        got = r.get("parsed_ranking")
+        parsed: dict[str, Any] = got if isinstance(got, dict) else {}
+        listed = parsed.get("ranking")
+        ranking: list[Any] = listed if isinstance(listed, list) else []
         reviews.append(PackageReview(
             model=_str(r.get("model")), text=_str(r.get("ranking")),
             ranking=tuple(str(x) for x in ranking), abstained=parsed.get("abstained") is True,

@@ -244,10 +244,10 @@ class SamplingRelay:
         try:
             reply = await self._client.post(self.upstream, json=out, headers=headers)
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            failure = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             self.calls.append(CallRecord(stage=stage, member=member, model=model,
-                                         latency_s=time.perf_counter() - started, error=error))
-            return 502, _error_body(f"relay: upstream call failed: {error}")
+                                         latency_s=time.perf_counter() - started, error=failure))
+            return 502, _error_body(f"relay: upstream call failed: {failure}")
         latency = time.perf_counter() - started
         tokens_in, tokens_out = _usage(reply.content)
         error = None if reply.status_code < 400 else f"HTTP {reply.status_code}: {reply.text[:200]}"

@@ -359,7 +359,8 @@ def run_consensus(
     winner, winner_quality = rankings[0]
     synthesized = synthesize_response(final, rankings) if triggered and len(rankings) > 1 else None
     confidence = consensus_confidence(level, winner_quality.overall, weights)
-    level2, sims2 = (None, {})
+    level2: AgreementLevel | None = None
+    sims2: dict[str, float] = {}
     if round2:
         level2, sims2, _ = detect_agreement(final, cfg)
     return ConsensusResult(

@@ -22,7 +22,7 @@ offline_env()  # before DeepEval is imported: telemetry off, no .env loading
 
 from deepeval.metrics import AnswerRelevancyMetric, BaseMetric, GEval, HallucinationMetric  # noqa: E402
 from deepeval.models import DeepEvalBaseLLM  # noqa: E402
-from deepeval.test_case import LLMTestCase, SingleTurnParams  # noqa: E402
+from deepeval.test_case import LLMTestCase, RetrievedContextData, SingleTurnParams  # noqa: E402
 
 from harness.cases import Case  # noqa: E402
 from harness.errors import CacheMiss  # noqa: E402
@@ -52,7 +52,8 @@ class JudgeLLM(DeepEvalBaseLLM):
         self.judge = judge
         super().__init__(model=judge.name)
 
-    def load_model(self) -> Judge:
+    # DeepEval's base declares DeepEvalBaseLLM, yet its own custom-model guide returns the wrapped client
+    def load_model(self) -> Judge:  # type: ignore[override]
         return self.judge
 
     def get_model_name(self) -> str:
@@ -74,9 +75,10 @@ class JudgeLLM(DeepEvalBaseLLM):
 
 def _test_case(case: Case, transcript: Transcript) -> LLMTestCase:
     context = list(case.context) or None
+    retrieval: list[str | RetrievedContextData] | None = list(case.context) or None
     return LLMTestCase(
         input=case.query, actual_output=transcript.final_answer, expected_output=case.ground_truth,
-        context=context, retrieval_context=context,
+        context=context, retrieval_context=retrieval,
     )
 
 

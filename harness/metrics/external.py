@@ -144,20 +144,24 @@ async def _run_framework(
     if importlib.util.find_spec(framework) is None:
         return _unavailable(framework, install_hint(framework)), None
     offline_env()
-    try:
-        if framework == "deepeval":
-            from harness.metrics import deepeval_adapter as adapter
-        else:
-            from harness.metrics import ragas_adapter as adapter  # type: ignore[no-redef]
-    except Exception as exc:  # noqa: BLE001 - a broken install is recorded, not fatal
-        note = f"cannot be imported ({type(exc).__name__}: {exc}); reinstall with: pip install -e '.[{framework}]'"
-        return _unavailable(framework, note), None
     if framework == "deepeval":
-        outcomes, skipped = await adapter.run_deepeval(case, transcript, judge)
+        try:
+            from harness.metrics import deepeval_adapter
+        except Exception as exc:  # noqa: BLE001 - a broken install is recorded, not fatal
+            return _unavailable(framework, _import_failed(framework, exc)), None
+        outcomes, skipped = await deepeval_adapter.run_deepeval(case, transcript, judge)
         return framework_block("deepeval", outcomes, skipped), None
-    embedding = adapter.default_embedding()
-    outcomes, skipped = await adapter.run_ragas(case, transcript, judge, embedding)
-    return framework_block("ragas", outcomes, skipped), adapter.embedding_name(embedding)
+    try:
+        from harness.metrics import ragas_adapter
+    except Exception as exc:  # noqa: BLE001 - a broken install is recorded, not fatal
+        return _unavailable(framework, _import_failed(framework, exc)), None
+    embedding = ragas_adapter.default_embedding()
+    outcomes, skipped = await ragas_adapter.run_ragas(case, transcript, judge, embedding)
+    return framework_block("ragas", outcomes, skipped), ragas_adapter.embedding_name(embedding)
+
+
+def _import_failed(framework: Framework, exc: Exception) -> str:
+    return f"cannot be imported ({type(exc).__name__}: {exc}); reinstall with: pip install -e '.[{framework}]'"
 
 
 async def external_validation(

@@ -450,8 +450,8 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     if len({n.value for _, n in nums}) > 1:
         cops = [m for m in _COPULA.finditer(clause) if any(pos >= m.end() for pos, _ in nums)]
         if cops and cops[0].start() > nums[0][0]:
-            after = [n for pos, n in nums if pos >= cops[-1].end()]
-            return after[0], f"the first number after {cops[-1].group(0)!r}"
+            following = [n for pos, n in nums if pos >= cops[-1].end()]
+            return following[0], f"the first number after {cops[-1].group(0)!r}"
     return nums[0][1], "first number in the clause"
 
 
@@ -844,12 +844,13 @@ def extract_boolean(text: str) -> Extraction:
     lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None
     conclusion: tuple[bool | None, str] | None = None
     for sentence in reversed(sentences[1:] if lead else sentences):
-        cue = _CONCLUSION.search(sentence)
-        if _STATEMENT.search(sentence) or (cue and _POLARITY_RE.search(sentence[cue.end():])):
-            part = sentence[cue.end():] if cue and _POLARITY_RE.search(sentence[cue.end():]) else sentence
+        concluding = _CONCLUSION.search(sentence)
+        if _STATEMENT.search(sentence) or (concluding and _POLARITY_RE.search(sentence[concluding.end():])):
+            part = (sentence[concluding.end():] if concluding and _POLARITY_RE.search(sentence[concluding.end():])
+                    else sentence)
             conclusion = _polarity(part)
             break
-    if lead_value is not None:
+    if lead is not None and lead_value is not None:
         said = lead.group(0).strip(" \t*_>#")
         if conclusion and conclusion[0] is not None and conclusion[0] != lead_value:
             return _ex(None, "ambiguous", f"the answer starts with {said!r} but concludes "

@@ -161,8 +161,7 @@ def word_numbers(text: str) -> list[tuple[int, ParsedNumber]]:
             continue
         run = re.sub(r"(?i)^a\s+", "one ", m["run"])
         digits = _alpha2digit(run)
-        nums = [number_from_match(d) for d in NUMBER_RE.finditer(digits)]
-        nums = [n for n in nums if n is not None]
+        nums = [n for d in NUMBER_RE.finditer(digits) if (n := number_from_match(d)) is not None]
         if not nums:
             continue
         negative = bool(m["sign"])

@@ -16,9 +16,10 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -98,7 +99,13 @@ class CacheStore:
     def _failure(self, exc: sqlite3.DatabaseError, what: str) -> StoreError:
         return self._locked() if _is_locked(exc) else StoreError(f"the cache database {what} ({exc})", str(self.path))
 
-    def get(self, key: str, cls: type[R] = Completion) -> R | None:  # type: ignore[assignment]
+    @overload
+    def get(self, key: str) -> Completion | None: ...
+
+    @overload
+    def get(self, key: str, cls: type[R]) -> R | None: ...
+
+    def get(self, key: str, cls: type[BaseModel] = Completion) -> BaseModel | None:
         """The stored reply under ``key`` (a :class:`Completion`, or ``cls``), ``None`` when absent."""
         with self._lock:
             try:
@@ -210,34 +217,41 @@ class CachedProvider:
         if self.mode == "off":
             return await self.inner.chat(model, messages, **kwargs)
         key = cache_key(self.inner.identity(model), model, messages, kwargs)
+        async with self._once(key):
+            try:
+                hit = await asyncio.to_thread(self.store.get, key, Completion)
+            except CorruptRow as exc:
+                if self.mode == "replay":
+                    raise
+                log.warning("%s; re-fetching it", exc)
+                hit = None  # readwrite: fetched again below, and the row is overwritten
+            if hit is not None:
+                self.hits += 1
+                return hit.model_copy(update={"cached": True})
+            if self.mode == "replay":
+                raise CacheMiss(
+                    f"replay mode: no cached reply for model '{model}' in case "
+                    f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
+                    "cache",
+                )
+            self.misses += 1
+            completion = await self.inner.chat(model, messages, **kwargs)
+            await asyncio.to_thread(self.store.put, key, completion)
+            return completion
+
+    @asynccontextmanager
+    async def _once(self, key: str) -> AsyncIterator[None]:
+        """Identical concurrent calls are made once: callers of one key take turns on one lock, and the
+        lock is dropped when its last caller is done (a long run keeps no lock per call made)."""
         lock, users = self._inflight.get(key, (asyncio.Lock(), 0))
         self._inflight[key] = (lock, users + 1)
         try:
-            async with lock:  # identical concurrent calls are made once
-                try:
-                    hit = await asyncio.to_thread(self.store.get, key)
-                except CorruptRow as exc:
-                    if self.mode == "replay":
-                        raise
-                    log.warning("%s; re-fetching it", exc)
-                    hit = None  # readwrite: fetched again below, and the row is overwritten
-                if hit is not None:
-                    self.hits += 1
-                    return hit.model_copy(update={"cached": True})
-                if self.mode == "replay":
-                    raise CacheMiss(
-                        f"replay mode: no cached reply for model '{model}' in case "
-                        f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
-                        "cache",
-                    )
-                self.misses += 1
-                completion = await self.inner.chat(model, messages, **kwargs)
-                await asyncio.to_thread(self.store.put, key, completion)
-                return completion
+            async with lock:
+                yield
         finally:
             lock, users = self._inflight[key]
             if users == 1:
-                del self._inflight[key]  # nobody else waits on it: a long run keeps no lock per call made
+                del self._inflight[key]
             else:
                 self._inflight[key] = (lock, users - 1)
 
@@ -266,8 +280,7 @@ class CachedProvider:
             return await inner_probe(model, messages, probes, **kwargs)
         params = {**kwargs, "kind": "probe", "probes": [p.model_dump() for p in probes]}
         key = cache_key(self.inner.identity(model), model, messages, params)
-        lock = self._inflight.setdefault(key, asyncio.Lock())
-        async with lock:
+        async with self._once(key):
             hit = await asyncio.to_thread(self.store.get, key, ProbeReply)
             if hit is not None:
                 self.hits += 1

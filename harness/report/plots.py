@@ -18,11 +18,15 @@ import io
 import math
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from harness.model import Frozen
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 #: rcParams under which every chart is drawn (determinism and inertness).
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "council-harness",
     "svg.fonttype": "path",
     "svg.image_inline": True,
