@@ -13,7 +13,9 @@ cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py
 1 MB hostile answers and ballots, and the code sandbox's isolation cost; ``bench/bench_hostile.py``),
 ``extraction`` (precision and recall of objective answer checking per expected type on the labelled
 corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``), ``loading`` (a golden
-dataset at the 8 MiB size cap; ``bench/bench_loading.py``). ``--quick`` shrinks every input (smoke test).
+dataset at the 8 MiB size cap; ``bench/bench_loading.py``), ``startup`` (``--help`` and a usage error
+against importing pydantic, httpx, yaml, jinja2 and rich alone; ``bench/bench_startup.py``).
+``--quick`` shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
 
@@ -38,7 +40,7 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction", "loading")
+NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction", "loading", "startup")
 
 
 class Options(Frozen):
@@ -93,6 +95,12 @@ def _loading(o: Options) -> BenchResult:
     return bench_loading.run(quick=o.quick)
 
 
+def _startup(o: Options) -> BenchResult:
+    from bench import bench_startup
+
+    return bench_startup.run(quick=o.quick)
+
+
 def _bias(o: Options) -> BenchResult:
     """``bench_bias.run`` when the module imports and has it; else ``bench_bias.py`` as a subprocess."""
     script = ROOT / "bench" / "bench_bias.py"
@@ -141,7 +149,7 @@ def _hostile(o: Options) -> BenchResult:
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
     "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
     "hostile": _hostile,
-    "extraction": _extraction, "loading": _loading,
+    "extraction": _extraction, "loading": _loading, "startup": _startup,
 }
 
 

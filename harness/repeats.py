@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scipy import stats as sps
-
 from harness.model import Frozen
 from harness.result import CaseResult
 
@@ -86,6 +84,8 @@ def noise_band(base: ScoreSpread, current: ScoreSpread, alpha: float, n_cases: i
 
 @functools.lru_cache(maxsize=256)
 def _t_quantile(q: float, df: int) -> float:
+    from scipy import stats as sps  # on first use: loading a run (or --help) never loads scipy
+
     return float(sps.t.ppf(q, df))
 
 

@@ -34,8 +34,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-import scipy.stats
-
 from harness.bias.audit import ranking_score
 from harness.model import Frozen
 from harness.result import CaseResult
@@ -108,6 +106,8 @@ def validity(scorer: str, kind: Literal["judge", "reviewer"], pairs: Sequence[tu
     base = Validity(scorer=scorer, kind=kind, n_correct=len(right), n_incorrect=len(wrong))
     if not right or not wrong:
         return base
+    import scipy.stats  # on first use: importing the module (or --help) never loads scipy
+
     test = scipy.stats.mannwhitneyu(right, wrong, alternative="two-sided", method="asymptotic")
     auc = float(test.statistic) / (len(right) * len(wrong))
     se = hanley_mcneil_se(auc, len(right), len(wrong))
