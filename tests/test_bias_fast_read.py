@@ -53,10 +53,18 @@ def _llm_council_line(rng: random.Random, session: str, when: datetime) -> str:
     })
 
 
-def _broken(rng: random.Random, good: str) -> str:
-    """One bad line of a random kind, made from a good line of this project."""
+def _broken(rng: random.Random, good: str, kinds: int = 24) -> str:
+    """One bad line of a random kind, made from a good line of this project.
+
+    The last two kinds (consent 1.0, a position beyond 64 bits) only the column readers refuse; the
+    records path (pydantic, lax) reads them, so only the column paths are compared on them.
+    """
     data: dict[str, Any] = json.loads(good)
-    kind = rng.randrange(22)
+    kind = rng.randrange(kinds)
+    if kind == 22:
+        return good.replace('"score_value":', '"score_value":1e999,"x":', 1)  # infinite score, then an unknown field
+    if kind == 23:
+        return good.replace('"score_value":', '"score_value":1e999}  {"a":', 1)
     if kind == 0:
         return good[: rng.randint(1, len(good) - 1)]  # cut short by a crash
     if kind == 1:
@@ -71,7 +79,8 @@ def _broken(rng: random.Random, good: str) -> str:
         {"response_length_chars": -5}, {"consent_level": 0}, {"consent_level": 5}, {"schema_version": "2.0.0"},
         {"score_scale": "1-5"}, {"query_hash": "XYZ"}, {"query_hash": "0123456789abcdef", "consent_level": 2},
         {"timestamp": "2026-03-01T09:00:00"}, {"timestamp": "yesterday"}, {"extra_field": 1},
-    ][kind - 4]
+        {"consent_level": 1.0}, {"position": 2**70},
+    ][kind - 4 if kind < 22 else kind - 6]
     data.update(edits)
     return json.dumps(data)
 
@@ -136,7 +145,7 @@ def test_clean_store_takes_the_fast_path_and_each_bad_kind_is_refused_by_it(tmp_
     # every bad kind that still decodes by the unconstrained types is refused by the column check
     refused = 0
     for kind_seed in range(400):
-        line = _broken(random.Random(kind_seed), good[0])
+        line = _broken(random.Random(kind_seed), good[0], kinds=26)
         try:
             rows = columns._FAST_DECODER.decode_lines(line.encode())
         except Exception:  # noqa: BLE001 - the batch decode refused it: the exact path runs
@@ -160,3 +169,18 @@ def test_two_objects_glued_on_one_line_are_one_bad_line_whatever_the_batch(tmp_p
         assert read.corrupt_examples == (4,) and read.table.n_records == 4
         assert read.reasons[0].startswith("line 4: not a JSON object on one line (JSON is malformed: trailing")
     assert store.read().corrupt_examples == (4,)  # as the records path says
+
+
+@pytest.mark.parametrize("field", ["position", "response_length_chars"])
+def test_an_integer_beyond_64_bits_is_a_bad_line_not_a_crash(tmp_path: Path, field: str):
+    # was an OverflowError traceback: the decoder took any integer, the int64 column did not
+    rng = random.Random(3)
+    good = [_harness_line(rng, f"s{i}", T0) for i in range(3)]
+    data = json.loads(good[1])
+    data[field] = 2**63
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join([good[0], json.dumps(data), good[2]]) + "\n")
+    for fast in (True, False):
+        read = read_columns(BiasStore(path), fast=fast)
+        assert read.table.n_records == 2
+        assert read.reasons == (f"line 2: not a bias record: Expected `int` <= 9223372036854775807 - at `$.{field}`",)

@@ -49,6 +49,7 @@ MAX_SKIP_EXAMPLES = 20
 CHUNK_BYTES = 8 << 20
 
 _NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+_INT64_MAX = 2**63 - 1
 
 
 class _QueryMeta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -66,8 +67,8 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     consent_level: Annotated[int, msgspec.Meta(ge=1, le=4)]
     reviewer_id: _NonEmpty
     model_id: _NonEmpty
-    position: Annotated[int, msgspec.Meta(ge=0)]
-    response_length_chars: Annotated[int, msgspec.Meta(ge=0)]
+    position: Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]  # columns are int64: larger is refused
+    response_length_chars: Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
     score_value: Annotated[float, msgspec.Meta(ge=0.0, le=10.0)]
     council_config_version: str
     schema_version: Annotated[str, msgspec.Meta(pattern=r"^1\.\d+\.\d+$")] = "1.1.0"
@@ -426,9 +427,12 @@ def _rows_to_chunk(
     names = ("schema_version", "query_metadata", "position", "score_value", "query_hash", "timestamp",
              "response_length_chars", "session_id", "reviewer_id", "model_id", "council_config_version")
     col = {name: column_of(rows, name) for name in names}
-    position = np.fromiter(col["position"], np.int64, n)
+    try:
+        position = np.fromiter(col["position"], np.int64, n)
+        length = np.fromiter(col["response_length_chars"], np.int64, n).astype(np.float64)
+    except OverflowError:  # an integer beyond 64 bits, which only the unconstrained decode lets through
+        return None
     score = np.fromiter(col["score_value"], np.float64, n)
-    length = np.fromiter(col["response_length_chars"], np.float64, n)
     if check and not _meets_line_rules(col, {"position": position, "length": length, "score": score}):
         return None
     schema = col["schema_version"]
