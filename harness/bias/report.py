@@ -21,7 +21,6 @@ from harness.bias.aggregate import (
 )
 from harness.formatting import fmt_fixed, p_equals
 
-FORMATS = ("text", "json", "csv")
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
 
 

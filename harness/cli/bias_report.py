@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.bias.aggregate import read_table, run_aggregated_bias_audit
-from harness.bias.report import FORMATS, render_csv, render_json, render_text
-from harness.bias.store import BiasStore
 from harness.cli.args import non_negative_int, positive_int
 from harness.errors import ConfigError, HarnessError
 from harness.untrusted import echo, printable
+
+#: output formats of ``--format`` (renderers in :mod:`harness.bias.report`)
+FORMATS = ("text", "json", "csv")
 
 
 def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -68,6 +68,11 @@ def _resolve(args: argparse.Namespace) -> tuple[Path, int, int, int]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # the bias modules (numpy, msgspec) load when the command runs, not for --help
+    from harness.bias.aggregate import read_table, run_aggregated_bias_audit
+    from harness.bias.report import render_csv, render_json, render_text
+    from harness.bias.store import BiasStore
+
     path, sessions, days, minimum = _resolve(args)
     if args.format not in FORMATS:
         raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
