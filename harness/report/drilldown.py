@@ -3,15 +3,14 @@ fields the report does not lay out itself (judge verdicts, extraction, votes, fi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
 from harness.metrics.tier1 import consensus_band
 from harness.report.bars import bar
+from harness.report.blocks import empty, flatten, leaf, make_block
 from harness.report.formatting import case_anchor, fmt_score, score_scale, status_label
 from harness.report.records import (
     AggregateView,
@@ -20,7 +19,6 @@ from harness.report.records import (
     CallView,
     CaseDetail,
     CheckView,
-    FieldRow,
     KeyValue,
     MatrixRow,
     ReviewItem,
@@ -45,47 +43,10 @@ _KNOWN_TRANSCRIPT_FIELDS = frozenset({
     "subject", "query", "answers", "label_to_member", "reviews", "aggregate", "synthesis", "final_answer",
     "chairman", "calls", "errors", "duration_s", "voting",
 })
-#: Generic blocks with more rows than this start collapsed.
-OPEN_BLOCK_ROWS = 8
 #: Cases whose transcripts the report carries. Beyond it (a 10,000-case run) the report keeps the
 #: ones that need a look first (failing, regressed, subjects differ, awaiting review), then the
 #: others in matrix order; every case stays in the matrix, results.jsonl and ``export``.
 DETAIL_LIMIT = 300
-#: Generic values longer than this (or with a newline) are shown in a ``<pre>``.
-LONG_TEXT = 80
-
-def _leaf(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return "n/a" if not math.isfinite(value) else f"{value:.4g}"
-    return str(value)
-
-
-def flatten(value: Any, path: str = "") -> list[FieldRow]:
-    """Leaves of a JSON-like value as ``(dotted path, text)`` rows; empty containers are left out.
-
-    Args:
-        value: a pydantic model, mapping, sequence or scalar (models are dumped to JSON-ready data).
-        path: the path prefix of ``value``.
-    """
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
-    elif not isinstance(value, str | int | float | bool | type(None) | Mapping | list | tuple):
-        value = to_jsonable_python(value)
-    if isinstance(value, Mapping):
-        return [row for k, v in value.items() for row in flatten(v, f"{path}.{k}" if path else str(k))]
-    if isinstance(value, list | tuple):
-        return [row for i, v in enumerate(value) for row in flatten(v, f"{path}[{i}]")]
-    text = _leaf(value)
-    return [FieldRow(path=path or "value", value=text, long="\n" in text or len(text) > LONG_TEXT)]
-
-
-def _empty(value: Any) -> bool:
-    return value is None or (isinstance(value, str | tuple | list | dict) and not value)
-
 
 def _detail_blocks(r: CaseResult) -> list[Block]:
     """One block per scorer detail, each with its scorer's summary line (:func:`block_summary`): the
@@ -95,11 +56,11 @@ def _detail_blocks(r: CaseResult) -> list[Block]:
     out = []
     for name in sorted(r.details, key=lambda n: (order.get(n, len(order)), n)):
         value = r.details[name]
-        if name in _KNOWN_DETAILS or _empty(value):
+        if name in _KNOWN_DETAILS or empty(value):
             continue
-        rows = flatten(value)
-        if rows:
-            out.append(_block(name.replace("_", " ") if name in order else name, rows, block_summary(name, value)))
+        block = make_block(name.replace("_", " ") if name in order else name, value, block_summary(name, value))
+        if block is not None:
+            out.append(block)
     return out
 
 
@@ -109,16 +70,12 @@ def _blocks(obj: BaseModel, known: frozenset[str], prefix: str = "") -> list[Blo
         if name in known:
             continue
         value = getattr(obj, name)
-        if _empty(value):
+        if empty(value):
             continue
-        rows = flatten(value)
-        if rows:
-            out.append(_block(prefix + name.replace("_", " "), rows, block_summary(name, value)))
+        block = make_block(prefix + name.replace("_", " "), value, block_summary(name, value))
+        if block is not None:
+            out.append(block)
     return out
-
-
-def _block(title: str, rows: Sequence[FieldRow], summary: str = "") -> Block:
-    return Block(title=title, rows=tuple(rows), open=len(rows) <= OPEN_BLOCK_ROWS, summary=summary)
 
 
 def block_summary(name: str, value: Any) -> str:
@@ -142,6 +99,11 @@ def block_summary(name: str, value: Any) -> str:
         parts = [f"{m} {b.weighted_composite:g}" for m, b in sorted(value.items())
                  if getattr(b, "weighted_composite", None) is not None]
         return "composite per member: " + ", ".join(parts) if parts else ""
+    if name == "scoring_calls" and isinstance(value, Sequence):
+        seconds = sum(getattr(c, "latency_s", 0.0) or 0.0 for c in value)
+        tokens_in = sum(getattr(c, "tokens_in", 0) or 0 for c in value)
+        tokens_out = sum(getattr(c, "tokens_out", 0) or 0 for c in value)
+        return f"{len(value)} call(s), {seconds:.1f} s, tokens {tokens_in} in / {tokens_out} out"
     if name == "external_validation":
         return f"{len(flatten(value))} figures from DeepEval/RAGAS"
     return ""
@@ -171,7 +133,7 @@ def _reviews(t: Transcript) -> tuple[ReviewView, ...]:
         flags = [f for f, on in (("abstained", b.abstained), ("holistic", b.holistic)) if on]
         rubric = tuple(
             RubricRow(label=label, member=t.label_to_member.get(label, "?"),
-                      scores=" · ".join(f"{dim} {_leaf(float(v))}" for dim, v in sorted(dims.items())))
+                      scores=" · ".join(f"{dim} {leaf(float(v))}" for dim, v in sorted(dims.items())))
             for label, dims in sorted(b.scores.items())
         )
         out.append(ReviewView(
@@ -208,8 +170,9 @@ def subject_detail(r: CaseResult) -> SubjectDetail:
             **common, final_answer=None, answers=(), show_answers=False, label_map="", reviews=(), aggregate=(),
             synthesis=None, chairman="", blocks=tuple(blocks), errors=(), calls=(), footer="no transcript",
         )
-    if t.voting is not None:
-        blocks.insert(0, _block("consensus vote (seed 002)", flatten(t.voting)))
+    vote = make_block("consensus vote (seed 002)", t.voting) if t.voting is not None else None
+    if vote is not None:
+        blocks.insert(0, vote)
     blocks += _blocks(t, _KNOWN_TRANSCRIPT_FIELDS, prefix="transcript: ")
     answers = tuple(
         AnswerView(member=a.member, model=a.model, text=a.text, error=a.error or "",

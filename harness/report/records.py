@@ -328,19 +328,41 @@ class FieldRow(Frozen):
     long: bool
 
 
+class FieldGroup(Frozen):
+    """A section of a drill-down block (:mod:`harness.report.blocks`): its own fields, or a table with
+    one row per item of a list (or map) of records; a titled section is shown collapsed under its summary.
+
+    Args:
+        title: the section's dotted path in the block ("" for the block's own top-level fields, shown open).
+        summary: its gist: the first fields' values, or the table's size and keys.
+        rows: the fields (``path`` relative to the section), when it is not a table.
+        columns: the table's header; table: its rows, one cell per column (``path`` is the column).
+    """
+
+    title: str
+    summary: str = ""
+    rows: tuple[FieldRow, ...] = ()
+    columns: tuple[str, ...] = ()
+    table: tuple[tuple[FieldRow, ...], ...] = ()
+
+
 class Block(Frozen):
     """A titled group of fields shown generically (judge verdicts, extraction, votes, future fields).
 
     Args:
         title: the field's name in words.
-        rows: its leaves.
+        rows: its leaves (every dotted path, as ``export`` would name them).
         open: shown expanded (short blocks); long ones start collapsed.
+        summary: one line shown beside the title, so a collapsed block still says what it found.
+        groups: the leaves as the report shows them: top-level fields, then one collapsed section per
+            nested record and one table per list (or map) of records, instead of one raw row per leaf.
     """
 
     title: str
     rows: tuple[FieldRow, ...]
     open: bool = True
-    summary: str = ""  # one line shown beside the title, so a collapsed block still says what it found
+    summary: str = ""
+    groups: tuple[FieldGroup, ...] = ()
 
 
 class SubjectDetail(Frozen):

@@ -18,18 +18,16 @@ from collections.abc import Sequence
 
 from harness.baselines import Comparison
 from harness.report.arms_view import arms_view
+from harness.report.blocks import LONG_TEXT, OPEN_BLOCK_ROWS, flatten
 from harness.report.breakdown import breakdown
 from harness.report.charts import CHART_FAMILIES, charts
 from harness.report.diagnostics import diagnostics
 from harness.report.drilldown import (
     DETAIL_LIMIT,
-    LONG_TEXT,
-    OPEN_BLOCK_ROWS,
     block_summary,
     case_details,
     detail_indices,
     expert_items,
-    flatten,
     subject_detail,
 )
 from harness.report.formatting import (
