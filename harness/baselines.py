@@ -38,6 +38,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,7 +54,7 @@ from harness.review_types import ReviewVerdict
 from harness.scores import higher_is_better
 from harness.stats import DECIMALS, RegressionTest, paired_regression_test
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Literal[2] = 2
 #: Versions :func:`load_baseline` reads: 1 (no spreads) and 2 (optional per-score spreads).
 READABLE_VERSIONS = (1, 2)
 BASELINE_DIR = Path("reports/baselines")
@@ -386,7 +387,7 @@ class Comparison(Frozen):
 
     def counts(self) -> dict[str, int]:
         """Cases by status and reasons by kind (``missing`` and ``unreadable`` included)."""
-        statuses = ("regressed", "improved", "unchanged", "new", "missing")
+        statuses: tuple[DeltaStatus, ...] = ("regressed", "improved", "unchanged", "new", "missing")
         out = {f"cases_{st}": len(self.by_status(st)) for st in statuses}
         out |= {k: sum(r.kind == k for r in self.reasons) for k in REASON_KINDS}
         out["reasons"] = len(self.reasons)
@@ -411,18 +412,18 @@ def _score_delta(
     spreads: tuple[ScoreSpread | None, ScoreSpread | None] = (None, None),
 ) -> ScoreDelta:
     hib = higher_is_better(score)
-    common = dict(score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib,
-                  baseline_spread=spreads[0], current_spread=spreads[1])
+    delta = partial(ScoreDelta, score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib,
+                    baseline_spread=spreads[0], current_spread=spreads[1])
     if base is None:
-        return ScoreDelta(**common, status="new")
+        return delta(status="new")
     if cur is None:
-        return ScoreDelta(**common, status="missing")
+        return delta(status="missing")
     change = cur - base
     worse_by = -change if hib else change
     allowed = tol + band
     margin = round(abs(worse_by) - allowed, DECIMALS)
     status: DeltaStatus = "unchanged" if margin <= 0 else ("regressed" if worse_by > 0 else "improved")
-    return ScoreDelta(**common, change=change, worse_by=worse_by, allowed=allowed, status=status)
+    return delta(change=change, worse_by=worse_by, allowed=allowed, status=status)
 
 
 def _allowed_words(d: ScoreDelta) -> str:
@@ -488,10 +489,10 @@ def compare(
     ds = baseline.dataset
     # cases compared per (subject, score): the Bonferroni m of the noise band
     n_pairs: dict[tuple[str, str], int] = {}
-    for key, entry in stored.items():
+    for key, stored_entry in stored.items():
         if key in current:
             for s in gated:
-                if _value(entry.scores, s) is not None:
+                if _value(stored_entry.scores, s) is not None:
                     n_pairs[(key[1], s)] = n_pairs.get((key[1], s), 0) + 1
 
     cases: list[CaseDelta] = []
@@ -554,10 +555,10 @@ def compare(
                                           score=s, baseline=b, tolerance=tols[s],
                                           detail=f"{s} missing from the run (baseline {b:.3f})"))
         case_reasons = [r for r in map(_score_reason, deltas) if r]
-        common = dict(case_id=case_id, subject=subject, category=result.category,
-                      current_status=result.status, failing=failing, scores=tuple(deltas))
+        case_delta = partial(CaseDelta, case_id=case_id, subject=subject, category=result.category,
+                             current_status=result.status, failing=failing, scores=tuple(deltas))
         if entry is None:
-            cases.append(CaseDelta(**common, status="new", reasons=("not in the baseline", *case_reasons)))
+            cases.append(case_delta(status="new", reasons=("not in the baseline", *case_reasons)))
             continue
         if failing and not was_failing:
             case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
@@ -569,7 +570,7 @@ def compare(
             status = "improved"
         else:
             status = "unchanged"
-        cases.append(CaseDelta(**common, status=status, baseline_status=entry.status, reasons=tuple(case_reasons)))
+        cases.append(case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons)))
 
     aggregates: dict[str, RegressionTest] = {}
     for (subject, s), (cur, base) in sorted(pairs.items()):

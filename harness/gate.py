@@ -125,12 +125,12 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
     reasons: list[GateReason] = []
     seen_lines: set[str] = set()
     for c in comparisons:
-        for r in c.reasons:
-            if r.kind == "unreadable":
-                if r.line in seen_lines:
+        for reason in c.reasons:
+            if reason.kind == "unreadable":
+                if reason.line in seen_lines:
                     continue
-                seen_lines.add(r.line or "")
-            reasons.append(r)
+                seen_lines.add(reason.line or "")
+            reasons.append(reason)
     for r in sorted(run.results, key=lambda r: r.key):
         if r.dataset not in compared and r.status in FAILING:
             verb = "errored" if r.status == "error" else "failed"
@@ -140,7 +140,7 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
         reasons += [GateReason(kind="unreadable", dataset=", ".join(run_datasets(run)), line=f"{RESULTS}:{n}",
                                detail="not a valid result record; it may hide any case")
                     for n in run.corrupt_lines]
-    counts = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
+    counts: dict[str, int] = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
     counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines)}
     per_dataset = tuple(
         DatasetOutcome(dataset=c.dataset, outcome="fail" if c.reasons else "pass", noise_aware=c.noise_aware,

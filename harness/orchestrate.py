@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from contextlib import aclosing
 from pathlib import Path
 
@@ -124,7 +124,7 @@ Pair = tuple[Case, str]
 
 async def finished_batches(
     engine: Engine, todo: Iterable[Pair], window: int, budget: Budget | None = None,
-) -> AsyncIterator[list[tuple[Pair, asyncio.Task[CaseResult]]]]:
+) -> AsyncGenerator[list[tuple[Pair, asyncio.Task[CaseResult]]], None]:
     """Run ``todo`` through ``engine`` with at most ``window`` pairs in flight; yield the pairs that
     finished together (each with its done task: a result, or the exception it raised).
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +23,9 @@ from harness.errors import CacheMiss, HarnessError
 from harness.failure_report import format_failure
 from harness.result import CaseResult
 from harness.untrusted import printable
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 _SESSION = pytest.StashKey["HarnessSession"]()
 
@@ -293,7 +296,7 @@ class DatasetFile(pytest.File):
         for dataset in datasets:
             yield DatasetNode.from_parent(self, name=dataset.name, dataset=dataset)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str | TerminalRepr:  # noqa: ANN001
         if isinstance(excinfo.value, DatasetLoadError):
             return printable(f"dataset error: {excinfo.value}")
         return super().repr_failure(excinfo)
@@ -324,7 +327,7 @@ class DatasetNode(pytest.Collector):
                 items.append(item)
                 yield item
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str | TerminalRepr:  # noqa: ANN001
         if isinstance(excinfo.value, DatasetLoadError):
             return printable(f"configuration error: {excinfo.value}")
         return super().repr_failure(excinfo)
@@ -364,7 +367,7 @@ class CaseItem(pytest.Item):
         if result.status != "passed":
             raise CaseFailure(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # noqa: ANN001
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str | TerminalRepr:  # noqa: ANN001
         if isinstance(excinfo.value, CaseFailure):
             return printable(format_failure(excinfo.value.result, self.case))
         return super().repr_failure(excinfo)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from harness.cases import Case
 from harness.checks import minimum_score_checks
 from harness.config import Settings
 from harness.council.calls import Caller
+from harness.expected import Expected
 from harness.result import CaseResult, CheckResult, Status
 from harness.scorers.builtin import BUILTIN_SCORERS, answer_correctness, tier_of
 from harness.scorers.outcome import ScoreOutcome
@@ -16,7 +19,15 @@ from harness.transcript import CallRecord, Transcript
 __all__ = ["answer_correctness", "case_fields", "configured_scorers", "score_case"]
 
 
-def case_fields(case: Case) -> dict[str, object]:
+class CaseFields(TypedDict):
+    """What a result keeps of its case beyond identity, as :class:`CaseResult` keyword arguments."""
+
+    tags: tuple[str, ...]
+    ground_truth: str | None
+    expected: Expected | None
+
+
+def case_fields(case: Case) -> CaseFields:
     """What a result keeps of its case beyond identity (tags, ground truth, the expected block)."""
     return {"tags": case.tags, "ground_truth": case.ground_truth, "expected": case.expected}
 

@@ -53,13 +53,13 @@ def _vote(settings: Settings, caller: Caller) -> Subject:
 
 def _chairman(settings: Settings, caller: Caller) -> Subject:
     baseline = Baseline(settings.role_spec("chairman"), caller, settings)
-    baseline.name = "chairman"  # type: ignore[misc]
+    baseline.name = "chairman"
     return baseline
 
 
 def _solo(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
     baseline = Baseline(member, caller, settings)
-    baseline.name = f"solo:{member.id}"  # type: ignore[misc]
+    baseline.name = f"solo:{member.id}"
     return baseline
 
 

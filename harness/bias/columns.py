@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 import numpy as np
@@ -328,7 +328,7 @@ def _parse_time(value: str) -> float:
     return when.timestamp() if when.tzinfo is not None else math.nan
 
 
-def column_of(items: list, name: str) -> list:  # type: ignore[type-arg]
+def column_of(items: list[Any], name: str) -> list[Any]:
     """``[getattr(item, name) for item in items]`` at C speed."""
     return list(map(attrgetter(name), items))
 
@@ -355,7 +355,7 @@ def _one_object_per_line(data: bytes, objects: int) -> bool:
     return objects == _nonblank_lines(data)
 
 
-def _meets_line_rules(columns: dict[str, list], numbers: dict[str, np.ndarray]) -> bool:  # type: ignore[type-arg]
+def _meets_line_rules(columns: dict[str, list[Any]], numbers: dict[str, np.ndarray]) -> bool:
     """Whether every row decoded by :class:`_FastLine` also meets the constraints of :class:`_Line`
     it leaves out: non-empty ids and time, position and length >= 0, score 0-10, and the schema and
     query-hash patterns (each distinct string checked once)."""

@@ -213,5 +213,5 @@ def council_without(settings: Settings, caller: Caller, member: str) -> Council:
     """The council minus ``member`` in stages 1 and 2; the chairman still synthesizes (a role, not a vote)."""
     council = Council([m for m in settings.models if m.id != member], settings.role_spec("chairman"),
                       caller, settings)
-    council.name = f"council-without:{member}"  # type: ignore[misc]
+    council.name = f"council-without:{member}"
     return council

@@ -206,7 +206,8 @@ class LocalProvider:
                 eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
                 bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
             )
-            text = formatter(messages=[m.model_dump() for m in messages]).prompt
+            # llama_cpp types messages as per-role TypedDicts; a Message dump has their role/content keys
+            text = formatter(messages=[m.model_dump() for m in messages]).prompt  # type: ignore[misc]
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
 

@@ -365,7 +365,8 @@ class OpenAICompatProvider:
             refusal = message.get("refusal") if isinstance(message, dict) else None
             extra = f" (refusal: {clean_surrogates(self._redact(str(refusal)))[:_SNIPPET_CHARS]})" if refusal else ""
             raise self._error(model, f"the reply's first choice has no message content{extra}")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        reported = data.get("usage")
+        usage = reported if isinstance(reported, dict) else {}
         return Completion(  # lone surrogates ("\\ud800" is valid JSON) would make the result unwritable
             text=clean_surrogates(content),
             model=model,

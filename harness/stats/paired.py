@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -294,16 +295,17 @@ def paired_regression_test(
     d = np.round(sign * (x - y) + tolerance, DECIMALS)
     n_nonzero = int(np.count_nonzero(d))
     notes = [f"{dropped} NaN pair(s) dropped"] if dropped else []
-    common = dict(
+    powered = bool(0.5**n_nonzero < alpha)
+    test = partial(
+        RegressionTest,
         n=int(x.size), n_dropped=dropped, tolerance=tolerance, alpha=alpha, higher_is_better=higher_is_better,
-        mean_change=float((x - y).mean()) if x.size else math.nan, powered=bool(0.5**n_nonzero < alpha),
+        mean_change=float((x - y).mean()) if x.size else math.nan, powered=powered,
     )
     if n_nonzero == 0:
         reason = "no pairs" if x.size == 0 else "every pair changed by exactly the tolerance"
-        return RegressionTest(**common, statistic=math.nan, p_value=math.nan, significant_drop=False,
-                              note="; ".join([*notes, f"insufficient data: {reason}"]))
+        return test(statistic=math.nan, p_value=math.nan, significant_drop=False,
+                    note="; ".join([*notes, f"insufficient data: {reason}"]))
     statistic, p = _signed_rank(d, "less")
-    if not common["powered"]:
+    if not powered:
         notes.append(f"{n_nonzero} informative pair(s) cannot reach alpha={alpha:g}")
-    return RegressionTest(**common, statistic=statistic, p_value=p, significant_drop=bool(p < alpha),
-                          note="; ".join(notes))
+    return test(statistic=statistic, p_value=p, significant_drop=bool(p < alpha), note="; ".join(notes))

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from functools import partial
+from typing import Literal, TypeVar
 
 import numpy as np
 from pydantic import model_validator
@@ -41,6 +42,7 @@ from harness.formatting import fmt_bound, fmt_signed, p_equals
 from harness.model import Frozen
 from harness.stats.paired import mcnemar_exact, paired_arrays, relative_improvement, relative_improvement_note
 
+T = TypeVar("T")
 Verdict = Literal["supported", "refuted", "inconclusive", "insufficient_data"]
 
 
@@ -74,12 +76,14 @@ class PairedSample(Frozen):
     def subset(self, indices: Sequence[int]) -> PairedSample:
         """The sample restricted to the given positions."""
 
-        def pick(values: tuple | None) -> tuple | None:
-            return None if values is None else tuple(values[i] for i in indices)
+        def pick(values: tuple[T, ...]) -> tuple[T, ...]:
+            return tuple(values[i] for i in indices)
 
         return PairedSample(
-            council=pick(self.council), baseline=pick(self.baseline), ids=pick(self.ids),
-            council_pass=pick(self.council_pass), baseline_pass=pick(self.baseline_pass),
+            council=pick(self.council), baseline=pick(self.baseline),
+            ids=None if self.ids is None else pick(self.ids),
+            council_pass=None if self.council_pass is None else pick(self.council_pass),
+            baseline_pass=None if self.baseline_pass is None else pick(self.baseline_pass),
         )
 
 
@@ -267,24 +271,25 @@ def _decide(
     mc = None
     if binary and x.size:
         mc = mcnemar_exact(tuple(x == 1), tuple(y == 1)).p_value
-    common = dict(
+    verdict = partial(
+        PredictionVerdict,
         family=family, scope=scope, role=role, n=int(x.size), n_dropped=dropped, n_informative=n_inf,
         mean_council=float(x.mean()) if x.size else math.nan, mean_baseline=float(y.mean()) if y.size else math.nan,
-        relative_improvement=relative_improvement(x, y) if x.size else math.nan, mcnemar_p=mc, threshold=threshold,
-        warning=_same_score_warning(family, x, y), confidence=confidence,
+        relative_improvement=float(relative_improvement(x, y)) if x.size else math.nan, mcnemar_p=mc,
+        threshold=threshold, warning=_same_score_warning(family, x, y), confidence=confidence,
     )
     if n_inf < MIN_INFORMATIVE_PAIRS:
         reason = (f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
                   f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide")
-        v = PredictionVerdict(**common, mean_difference=float(d.mean()) if d.size else math.nan,
-                              ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data", reason=reason,
-                              note="; ".join(notes), summary="")
+        v = verdict(mean_difference=float(d.mean()) if d.size else math.nan,
+                    ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data", reason=reason,
+                    note="; ".join(notes), summary="")
         return v.model_copy(update={"summary": verdict_sentence(v)})
     test = signflip.sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
     r_low, r_high, r_note = signflip.ratio_interval(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
     notes += [n for n in (relative_improvement_note(y), r_note) if n]
-    v = PredictionVerdict(
-        **common, mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=test.method,
+    v = verdict(
+        mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=test.method,
         p_value=test.p_value, ci_low=r_low - 1.0, ci_high=r_high - 1.0,
         verdict=verdict_for(test.low, test.high, n_inf), note="; ".join(dict.fromkeys(notes)), summary="",
     )
