@@ -4,6 +4,7 @@ fields the report does not lay out itself (judge verdicts, extraction, votes, fi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -163,11 +164,11 @@ def subject_detail(r: CaseResult) -> SubjectDetail:
     checks = tuple(CheckView(kind=status_label(c.kind), target=c.target, passed=c.passed, detail=c.detail)
                    for c in r.checks)
     blocks = _detail_blocks(r) + _blocks(r, _KNOWN_RESULT_FIELDS)
-    common = dict(subject=r.subject, status=r.status, label=status_label(r.status), error=r.error or "",
-                  checks=checks, scores=scores, tier1=tier1, warnings=warnings)
+    detail = partial(SubjectDetail, subject=r.subject, status=r.status, label=status_label(r.status),
+                     error=r.error or "", checks=checks, scores=scores, tier1=tier1, warnings=warnings)
     if t is None:
-        return SubjectDetail(
-            **common, final_answer=None, answers=(), show_answers=False, label_map="", reviews=(), aggregate=(),
+        return detail(
+            final_answer=None, answers=(), show_answers=False, label_map="", reviews=(), aggregate=(),
             synthesis=None, chairman="", blocks=tuple(blocks), errors=(), calls=(), footer="no transcript",
         )
     vote = make_block("consensus vote (seed 002)", t.voting) if t.voting is not None else None
@@ -201,9 +202,9 @@ def subject_detail(r: CaseResult) -> SubjectDetail:
         if cmp is not None:
             self_report = (HEADERS, *cmp.rows())
             self_flags = tuple(f"{f.code}: {f.message}" for f in cmp.flags)
-    return SubjectDetail(
+    return detail(
         self_report=self_report, self_report_flags=self_flags,
-        **common, final_answer=t.final_answer, answers=answers, show_answers=len(t.answers) > 1 or bool(t.reviews),
+        final_answer=t.final_answer, answers=answers, show_answers=len(t.answers) > 1 or bool(t.reviews),
         label_map=", ".join(f"{lb} = {m}" for lb, m in sorted(t.label_to_member.items())),
         reviews=_reviews(t), aggregate=aggregate, synthesis=t.synthesis, chairman=t.chairman or "",
         blocks=tuple(blocks), errors=t.errors, calls=calls,
