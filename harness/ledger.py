@@ -11,6 +11,13 @@ Definitions:
   (:func:`harness.usage.result_calls`), sums of calls, cached calls, prompt and completion tokens,
   seconds, cpu_seconds and cost, in total and per case, subject, member, stage
   (:func:`harness.usage.stage_of`) and model. Cached calls are counted with their recorded tokens.
+* **Cached tokens**, two kinds counted apart: ``cached_tokens`` sums the prompt tokens a backend
+  reported serving from its own prefix cache (``CallRecord.cached_tokens``: an OpenAI-compatible
+  ``usage.prompt_tokens_details.cached_tokens``; 0 for the embedded models, which reset llama.cpp's
+  KV cache before every call) over the calls made in this run (not replayed); calls whose backend did
+  not say are counted in ``cached_tokens_unknown``, never as 0. ``replayed_calls`` /
+  ``replayed_tokens`` are the calls served from the harness's record/replay cache and their recorded
+  prompt + completion tokens (no model ran for them in this run).
 * **Budget** (:class:`Budget`): ``token_limit`` (prompt + completion tokens) and ``cost_limit``
   (dollars) over the results finished by one invocation of ``run`` (a ``--resume`` starts afresh).
   Once either is reached no new (case, subject) pair is started; those in flight finish and the
@@ -49,6 +56,9 @@ class UsageTotals(Frozen):
     cpu_seconds: float = 0.0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+    cached_tokens: int = 0
+    cached_tokens_unknown: int = 0
+    replayed_tokens: int = 0
 
     def plus(self, record: CallRecord, pricing: dict[str, ModelPrice]) -> UsageTotals:
         cost = call_cost(record, pricing)
@@ -59,7 +69,16 @@ class UsageTotals(Frozen):
             seconds=self.seconds + record.latency_s,
             cpu_seconds=self.cpu_seconds + (record.latency_s if embedded and not record.cached else 0.0),
             cost_usd=self.cost_usd + (cost or 0.0), unpriced_calls=self.unpriced_calls + int(cost is None),
+            cached_tokens=self.cached_tokens + (0 if record.cached else (record.cached_tokens or 0)),
+            cached_tokens_unknown=self.cached_tokens_unknown
+            + int(not record.cached and record.cached_tokens is None),
+            replayed_tokens=self.replayed_tokens + (record.tokens_in + record.tokens_out if record.cached else 0),
         )
+
+    @property
+    def replayed_calls(self) -> int:
+        """Calls served from the record/replay cache (``cached_calls``, named for the ledger's two caches)."""
+        return self.cached_calls
 
     @property
     def tokens(self) -> int:
@@ -91,12 +110,23 @@ def usage_ledger(results: Iterable[CaseResult], pricing: dict[str, ModelPrice]) 
     return UsageLedger(total=total, **{f"by_{g}": dict(sorted(v.items())) for g, v in groups.items()})
 
 
+def cached_words(t: UsageTotals) -> str:
+    """The two caches in words: the backend's prefix cache (or "not known") and record/replay hits."""
+    made = t.calls - t.cached_calls
+    if made and t.cached_tokens_unknown == made:
+        prefix = "cached prompt tokens not known"
+    else:
+        unknown = f" (not known for {t.cached_tokens_unknown} call(s))" if t.cached_tokens_unknown else ""
+        prefix = f"{t.cached_tokens} cached prompt tokens{unknown}"
+    return f"{prefix}; {t.cached_calls} call(s) replayed from the record/replay cache ({t.replayed_tokens} tokens)"
+
+
 def ledger_lines(ledger: UsageLedger) -> list[str]:
     """Console lines: the total, then one per subject."""
     def words(t: UsageTotals) -> str:
         cost = f"${t.cost_usd:.4f}" + (f" (+{t.unpriced_calls} unpriced call(s))" if t.unpriced_calls else "")
         return (f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, {cost}, "
-                f"{t.cpu_seconds:.1f} embedded CPU s")
+                f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}")
     return [f"usage: {words(ledger.total)}"] + [f"usage [{s}]: {words(t)}" for s, t in ledger.by_subject.items()]
 
 

@@ -48,6 +48,9 @@ class Completion(Frozen):
             recorded latency of the original call is kept and ``cached`` is set).
         finish_reason: ``stop``, ``length`` or what the backend said.
         cached: whether the reply came from the record/replay cache.
+        cached_tokens: of ``tokens_in``, the prompt tokens the backend served from its own prefix
+            cache (an OpenAI-compatible ``usage.prompt_tokens_details.cached_tokens``; 0 for the
+            embedded models, whose KV cache is reset before every call); ``None`` when not known.
         token_logprobs: per generated token its log-probability and top alternatives, when
             asked for (``top_logprobs``) and the endpoint returned them; else empty.
     """
@@ -59,11 +62,17 @@ class Completion(Frozen):
     latency_s: float = 0.0
     finish_reason: str = "stop"
     cached: bool = False
+    cached_tokens: int | None = None
     token_logprobs: tuple[TokenLogprob, ...] = ()
 
 
 class CallRecord(Frozen):
-    """One model call made while producing a transcript (for timings, tokens and errors)."""
+    """One model call made while producing a transcript (for timings, tokens and errors).
+
+    ``cached`` is a record/replay cache hit (no model call in this run); ``cached_tokens`` the prompt
+    tokens the backend reported serving from its own prefix cache (see :class:`Completion`; ``None``:
+    not known, as in rows written before it existed).
+    """
 
     stage: str
     member: str
@@ -74,6 +83,7 @@ class CallRecord(Frozen):
     cached: bool = False
     error: str | None = None
     finish_reason: str | None = None  # ``stop``, ``length``, ...; None when unknown (rows written before it existed)
+    cached_tokens: int | None = None
 
 
 class Answer(Frozen):

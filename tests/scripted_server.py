@@ -62,6 +62,10 @@ class ScriptedServer:
         """``(prompt_tokens, completion_tokens)`` reported for one request (a subclass may vary them)."""
         return 20, 6
 
+    def cached_tokens(self, body: dict[str, Any]) -> int | None:
+        """``usage.prompt_tokens_details.cached_tokens`` for one request; ``None``: the field is left out."""
+        return None
+
     def __enter__(self) -> ScriptedServer:
         server = self
 
@@ -75,12 +79,15 @@ class ScriptedServer:
                     server.requests += 1
                 text, finish = server.reply(body)
                 prompt, completion = server.usage(body)
+                usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                         "total_tokens": prompt + completion}
+                if (cached := server.cached_tokens(body)) is not None:
+                    usage["prompt_tokens_details"] = {"cached_tokens": cached}
                 out = json.dumps({
                     "id": "scripted", "object": "chat.completion", "model": body.get("model", ""),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                  "finish_reason": finish}],
-                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                              "total_tokens": prompt + completion},
+                    "usage": usage,
                 }).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

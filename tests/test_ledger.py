@@ -93,3 +93,41 @@ def test_token_limit_makes_a_partial_run_that_resume_completes(tmp_path: Path) -
 
 def _run_resume(root: Path, run_id: str, token_limit: int) -> subprocess.CompletedProcess[str]:
     return run_cli(root, "--resume", run_id, LLM_COUNCIL_TOKEN_LIMIT=str(token_limit))
+
+
+class PrefixCaching(ScriptedServer):
+    """Model ``m-a`` reports 16 of its 20 prompt tokens served from its prefix cache, ``m-b`` 0; the
+    ``solo`` model leaves ``prompt_tokens_details`` out (not known)."""
+
+    def cached_tokens(self, body: dict[str, object]) -> int | None:
+        return {"m-a": 16, "m-b": 0}.get(str(body.get("model")))
+
+
+def test_cached_tokens_from_the_endpoint_and_replayed_calls_counted_apart(tmp_path: Path) -> None:
+    with PrefixCaching(council_right=range(N), baseline_right=()) as server:
+        root = _project(tmp_path, server.base_url)
+        first = run_cli(root, "--subjects", "council,solo:c", "--cache-mode", "readwrite")
+        second = run_cli(root, "--subjects", "council,solo:c", "--cache-mode", "replay")
+        assert server.requests == N * (7 + 1)  # the second run asked the server nothing
+    assert first.returncode in (0, 1) and second.returncode in (0, 1), first.stdout + second.stderr
+    runs = sorted((root / "reports" / "runs").iterdir())
+    live, replayed = (json.loads((r / "summary.json").read_text())["usage"] for r in runs)
+    # per case: member a answers, reviews and synthesizes (3 calls x 16), b answers and reviews (2 x 0);
+    # c (the 'solo' model) answers and reviews in the council and answers alone: 3 calls not known
+    assert live["total"]["cached_tokens"] == N * 3 * 16
+    assert live["total"]["cached_tokens_unknown"] == N * 3
+    assert live["by_member"]["a"]["cached_tokens"] == N * 3 * 16 and live["by_member"]["b"]["cached_tokens"] == 0
+    assert live["by_member"]["c"]["cached_tokens_unknown"] == N * 3
+    assert (live["total"]["cached_calls"], live["total"]["replayed_tokens"]) == (0, 0)
+    # replayed: every call came from the record/replay cache; its tokens are counted as replayed,
+    # the endpoint's prefix-cache figure is not counted again
+    total = replayed["total"]
+    assert total["calls"] == total["cached_calls"] == N * 8
+    assert total["replayed_tokens"] == N * 8 * 26
+    assert (total["cached_tokens"], total["cached_tokens_unknown"]) == (0, 0)
+    assert f"{N * 3 * 16} cached prompt tokens (not known for {N * 3} call(s)); 0 call(s) replayed" \
+        in first.stderr + first.stdout
+    assert f"0 cached prompt tokens; {N * 8} call(s) replayed from the record/replay cache ({N * 8 * 26} tokens)" \
+        in second.stderr + second.stdout
+    calls = [c for r in load_run(runs[0]).results for c in r.transcript.calls]
+    assert {c.member: c.cached_tokens for c in calls} == {"a": 16, "b": 0, "c": None}

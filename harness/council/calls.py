@@ -91,6 +91,7 @@ class Caller:
             stage=stage, member=spec.id, model=spec.model,
             latency_s=completion.latency_s, tokens_in=completion.tokens_in,
             tokens_out=completion.tokens_out, cached=completion.cached, finish_reason=completion.finish_reason,
+            cached_tokens=completion.cached_tokens,
         )
         return CallResult(completion, record)
 
@@ -138,6 +139,7 @@ class Caller:
         return reply, CallRecord(
             stage=stage, member=spec.id, model=spec.model, latency_s=reply.latency_s,
             tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cached=reply.cached,
+            cached_tokens=reply.cached_tokens,
         )
 
     @staticmethod

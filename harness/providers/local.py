@@ -192,6 +192,7 @@ class LocalProvider:
             tokens_out=int(usage.get("completion_tokens", 0)),
             latency_s=time.perf_counter() - started,
             finish_reason=str(choice.get("finish_reason") or "stop"),
+            cached_tokens=0,  # the KV cache was reset above: no prompt token was reused
         )
 
     def _prompt_tokens(self, llm: Any, model: str, messages: Sequence[Message]) -> list[int]:
@@ -288,6 +289,7 @@ class LocalProvider:
         return ProbeReply(
             model=model, logprobs=tuple(logprobs), text=text, tokens_in=evaluated, tokens_out=generated,
             latency_s=time.perf_counter() - started, finish_reason=finish, method="logits",
+            cached_tokens=0,  # reset above: only this call's own prompt is reused, and counted once
         )
 
     async def probe(

@@ -372,6 +372,7 @@ class OpenAICompatProvider:
             model=model,
             tokens_in=_count(usage.get("prompt_tokens")),
             tokens_out=_count(usage.get("completion_tokens")),
+            cached_tokens=_cached_tokens(usage),
             latency_s=time.perf_counter() - started,
             finish_reason=clean_surrogates(str(choice.get("finish_reason") or "stop")),
             token_logprobs=_token_logprobs(choice.get("logprobs")),
@@ -471,3 +472,15 @@ def _count(value: Any) -> int:
         return max(int(value), 0)
     except (TypeError, ValueError):
         return 0
+
+
+def _cached_tokens(usage: dict[str, Any]) -> int | None:
+    """``usage.prompt_tokens_details.cached_tokens`` when the endpoint returned it, else ``None`` (not known)."""
+    details = usage.get("prompt_tokens_details")
+    value = details.get("cached_tokens") if isinstance(details, dict) else None
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError):
+        return None

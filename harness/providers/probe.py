@@ -49,6 +49,8 @@ class ProbeReply(Frozen):
         finish_reason: of the free-text generation (``stop`` when none was asked).
         method: ``logits`` (read from the model's logits) or ``top_logprobs`` (an endpoint's).
         cached: served from the record/replay cache.
+        cached_tokens: prompt tokens reused from an earlier call's KV cache (0 for the embedded models:
+            every probe call starts from an empty cache); ``None`` when not known.
     """
 
     model: str
@@ -60,6 +62,7 @@ class ProbeReply(Frozen):
     finish_reason: str = "stop"
     method: Literal["logits", "top_logprobs"] = "logits"
     cached: bool = False
+    cached_tokens: int | None = None
 
 
 def normalise(logprobs: Mapping[str, float]) -> dict[str, float]:

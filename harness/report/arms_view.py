@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.arm_verdicts import arm_verdicts, leave_one_out
-from harness.ledger import UsageLedger, usage_ledger
+from harness.ledger import UsageLedger, cached_words, usage_ledger
 from harness.model import Frozen
 from harness.prediction import default_primary
 from harness.result import CaseResult
@@ -44,6 +44,7 @@ class UsageRow(Frozen):
     tokens_per_case: str
     cost: str
     cpu_seconds: str
+    cached: str  # the backend's cached prompt tokens ("not known") and the record/replay hits
     primary_mean: str
 
 
@@ -121,10 +122,10 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
             subject=s, calls=u.calls, tokens_in=u.tokens_in, tokens_out=u.tokens_out,
             tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
             cost=f"${u.cost_usd:.4f}" + (f" (+{u.unpriced_calls} unpriced)" if u.unpriced_calls else ""),
-            cpu_seconds=f"{u.cpu_seconds:.1f}", primary_mean=_mean(results, s, primary),
+            cpu_seconds=f"{u.cpu_seconds:.1f}", cached=cached_words(u), primary_mean=_mean(results, s, primary),
         ) for s, u in ledger.by_subject.items()),
         total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, ${t.cost_usd:.4f}"
                f"{f' (+{t.unpriced_calls} unpriced calls)' if t.unpriced_calls else ''}, "
-               f"{t.cpu_seconds:.1f} embedded CPU s"),
+               f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"),
         chart=_chart(results, primary, ledger, cases),
     )
