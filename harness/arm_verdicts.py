@@ -1,7 +1,9 @@
 """The >15% verdict against every baseline arm, leave-one-member-out effects, and token ratios (issue 15).
 
 **Arms compared** (:func:`comparison_arms`): every subject of the run that is a baseline arm —
-``baseline``, ``chairman``, ``solo:<member>``, ``self-consistency:<member>`` and ``vote`` — in that order.
+``baseline``, ``chairman``, ``solo:<member>``, ``best-solo``, ``self-consistency:<member>`` and ``vote`` —
+in that order. ``best-solo`` is the best single member chosen on the declared selection split and
+present only on the other cases (:mod:`harness.best_member`), so its verdict is on those cases only.
 
 **Arm verdicts** (:func:`arm_verdicts`): per arm, the primary endpoint's verdict of
 :func:`harness.stats.evaluate_prediction` (the difference form, the same rules and
@@ -24,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from harness.best_member import BEST, BestMember, best_member, best_member_summary, best_solo_results
 from harness.council.arms import call_tokens
 from harness.model import Frozen
 from harness.prediction import default_primary, paired_families
@@ -31,7 +34,7 @@ from harness.result import CaseResult
 from harness.signflip import difference_scores, sign_flip_test
 from harness.stats import PredictionVerdict, evaluate_prediction, verdict_sentence
 
-ARM_ORDER: tuple[str, ...] = ("baseline", "chairman", "solo:", "self-consistency:", "vote")
+ARM_ORDER: tuple[str, ...] = ("baseline", "chairman", "solo:", BEST, "self-consistency:", "vote")
 
 
 def comparison_arms(subjects: Sequence[str]) -> list[str]:
@@ -70,13 +73,15 @@ def _tokens(results: Sequence[CaseResult], subject: str, keys: set[str]) -> int:
 
 def arm_verdicts(
     results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
-    confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+    confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, selection_tag: str | None = None,
 ) -> list[ArmVerdict]:
-    """One :class:`ArmVerdict` per arm of :func:`comparison_arms` (see the module docstring)."""
+    """One :class:`ArmVerdict` per arm of :func:`comparison_arms` (see the module docstring); with
+    ``selection_tag``, the ``best-solo`` arm too (:mod:`harness.best_member`)."""
+    primary = primary_endpoint or default_primary(results)[0]
+    results = [*results, *best_solo_results(results, best_member(results, primary, selection_tag))]
     arms = comparison_arms([r.subject for r in results])
     if not arms or not any(r.subject == "council" for r in results):
         return []
-    primary = primary_endpoint or default_primary(results)[0]
     level = 1.0 - (1.0 - confidence) / len(arms)
     out: list[ArmVerdict] = []
     for arm in arms:
@@ -153,12 +158,14 @@ def leave_one_out(
 
 
 def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
-              results: Sequence[CaseResult] = ()) -> list[str]:
-    """Console lines: one per arm verdict, the arms' measurement artifacts, then one per leave-one-out member."""
+              results: Sequence[CaseResult] = (), choice: BestMember | None = None) -> list[str]:
+    """Console lines: the best member's choice, one per arm verdict, the arms' measurement artifacts,
+    then one per leave-one-out member."""
     from harness.artifacts import arm_artifacts, artifact_warning
     from harness.prediction import arm_words
 
-    lines = [f"arm ({v.verdict.confidence:.4g} interval): {v.sentence}" for v in verdicts]
+    lines = [choice.sentence] if choice is not None else []
+    lines += [f"arm ({v.verdict.confidence:.4g} interval): {v.sentence}" for v in verdicts]
     if verdicts and results:
         arts = [arm_artifacts(results, s) for s in ["council", *(v.arm for v in verdicts)]]
         lines.append("measurement (arms): " + "; ".join(arm_words(a) for a in arts))
@@ -171,9 +178,11 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def arms_summary(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut]) -> dict[str, object]:
+def arms_summary(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
+                 choice: BestMember | None = None) -> dict[str, object]:
     """The ``"arms"`` section of summary.json."""
     return {
+        "best_member": best_member_summary(choice),
         "rule": "per arm, the primary endpoint's verdict at the Bonferroni level over the arms; "
                 "token_ratio = council tokens / arm tokens on the paired cases",
         "verdicts": [

@@ -169,6 +169,9 @@ class Settings(BaseSettings):
     # self-consistency:<member> draws this many samples when the council does not run on the same cases
     # (with the council, n matches the council's tokens per case: harness.council.arms)
     self_consistency_samples: int = Field(default=3, ge=1, le=64)
+    # the best single member is chosen on the cases carrying this tag and reported on the others
+    # (harness.best_member); None or no tagged case: each member is reported on its own
+    selection_tag: str | None = Field(default="selection", min_length=1)
     # usage ledger (harness.ledger): model name -> dollars per million tokens; limits per run invocation
     pricing: dict[str, ModelPrice] = {}
     token_limit: int | None = Field(default=None, ge=1)

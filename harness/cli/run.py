@@ -11,7 +11,6 @@ from harness.config import load_settings
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.arm_verdicts import ArmVerdict, LeaveOneOut
     from harness.cases import Dataset
     from harness.config import Settings
     from harness.console import PlainConsole
@@ -44,16 +43,16 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
     return [by_name[n] for n in names]
 
 
-def arm_outcome(run: Run, settings: Settings) -> tuple[list[ArmVerdict], list[LeaveOneOut]]:
-    """The council against every arm and the leave-one-out effects, written to summary.json ``"arms"``."""
-    from harness.arm_verdicts import arm_verdicts, arms_summary, leave_one_out
+def arm_outcome(run: Run, settings: Settings) -> list[str]:
+    """The arms' figures (:mod:`harness.arm_outcome`) written to summary.json ``"arms"``; their console lines."""
+    from harness.arm_outcome import arms_outcome
     from harness.summary import update_summary
 
-    verdicts = arm_verdicts(run.results, settings.prediction_threshold, settings.primary_endpoint)
-    loo = leave_one_out(run.results, settings.primary_endpoint)
-    if verdicts or loo:
-        update_summary(run.run_dir, "arms", arms_summary(verdicts, loo))
-    return verdicts, loo
+    outcome = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint,
+                           settings.selection_tag)
+    if not outcome.empty:
+        update_summary(run.run_dir, "arms", outcome.summary())
+    return outcome.lines(run.results)
 
 
 def usage_outcome(run: Run, settings: Settings) -> list[str]:
@@ -68,7 +67,6 @@ def usage_outcome(run: Run, settings: Settings) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.arm_verdicts import arm_lines
     from harness.console import plain_console
     from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
     from harness.orchestrate import run_cases
@@ -108,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prediction is not None:
         for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in [*arm_lines(*arm_results, run.results), *usage_lines]:
+    for line in [*arm_results, *usage_lines]:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(comparisons):
         console.print(line, markup=False, highlight=False)
