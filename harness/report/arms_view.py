@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.arm_verdicts import arm_verdicts, leave_one_out
+from harness.arm_outcome import arms_outcome
 from harness.ledger import UsageLedger, cached_words, usage_ledger
 from harness.model import Frozen
 from harness.prediction import default_primary
@@ -36,6 +36,14 @@ class LeaveOneOutRow(Frozen):
     flagged: bool
 
 
+class CrossCheckRow(Frozen):
+    member: str
+    share: str
+    rank: str
+    effect: str
+    flags: tuple[str, ...]
+
+
 class UsageRow(Frozen):
     subject: str
     calls: int
@@ -54,9 +62,14 @@ class ArmsView(Frozen):
     primary: str
     arms: tuple[ArmRow, ...]
     leave_one_out: tuple[LeaveOneOutRow, ...]
+    best_member: str  # how the best single member was chosen (or why not); "" without solo arms
+    cross_check: tuple[CrossCheckRow, ...]
     usage: tuple[UsageRow, ...]
     total: str
     chart: str = ""  # SVG: each subject's mean primary score (95% interval) against its tokens per case
+    frontier: tuple[str, ...] = ()  # the subjects on that chart's Pareto frontier, cheapest first
+    dollar_chart: str = ""  # the same against dollars per case, when priced (subjects with every call priced)
+    dollar_frontier: tuple[str, ...] = ()
 
 
 def _scores(results: Sequence[CaseResult], subject: str, family: str) -> list[float]:
@@ -78,23 +91,28 @@ def _interval(xs: Sequence[float]) -> tuple[float, float, float]:
     return m, m - half, m + half
 
 
-def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int]) -> str:
+def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int],
+           dollars: bool = False) -> tuple[str, tuple[str, ...]]:
+    """The quality-per-cost SVG and its Pareto frontier (subjects, cheapest first); ``("", ())`` with fewer
+    than two points. ``dollars``: x is dollars per case, over the subjects whose every call is priced."""
     from harness.report import plots
 
     points = []
     for s, u in ledger.by_subject.items():
         xs = _scores(results, s, primary)
-        if xs and cases.get(s):
-            points.append((s, u.tokens / cases[s], *_interval(xs)))
+        if xs and cases.get(s) and not (dollars and u.unpriced_calls):
+            points.append((s, (u.cost_usd if dollars else u.tokens) / cases[s], *_interval(xs)))
     if len(points) < 2:
-        return ""
-    return plots.quality_per_cost(points, xlabel="tokens per case", ylabel=f"mean {primary} (95% interval)",
-                                  chart_id="quality-per-cost")
+        return "", ()
+    svg = plots.quality_per_cost(points, xlabel="dollars per case" if dollars else "tokens per case",
+                                 ylabel=f"mean {primary} (95% interval)",
+                                 chart_id="quality-per-dollar" if dollars else "quality-per-cost")
+    return svg, tuple(plots.pareto_frontier(points))
 
 
 def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsView | None:
     """The panel for ``results``; ``config``: the run's settings as its manifest records them
-    (``prediction_threshold``, ``primary_endpoint``, ``pricing``)."""
+    (``prediction_threshold``, ``primary_endpoint``, ``pricing``, ``selection_tag``)."""
     from harness.config import ModelPrice
 
     threshold = float(config.get("prediction_threshold", 0.15))
@@ -106,10 +124,12 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
     if not ledger.total.calls:
         return None
     primary = primary or default_primary(results)[0]
-    verdicts = arm_verdicts(results, threshold, primary)
-    loo = leave_one_out(results, primary)
+    outcome = arms_outcome(results, threshold, primary, config.get("selection_tag"))
+    verdicts, loo = outcome.verdicts, outcome.leave_one_out
     cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
     t = ledger.total
+    chart, frontier = _chart(results, primary, ledger, cases)
+    dollar_chart, dollar_frontier = _chart(results, primary, ledger, cases, dollars=True) if prices else ("", ())
     return ArmsView(
         primary=primary,
         arms=tuple(ArmRow(arm=v.arm, verdict=v.verdict.verdict, sentence=v.sentence,
@@ -118,6 +138,13 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
         leave_one_out=tuple(LeaveOneOutRow(member=x.member, effect=f"{x.effect:+.3f}",
                                            interval=f"{x.low:+.3f} to {x.high:+.3f}", n=x.n, flagged=x.flagged)
                             for x in loo),
+        best_member=outcome.choice.sentence if outcome.choice else "",
+        cross_check=tuple(CrossCheckRow(
+            member=c.member,
+            share=f"{c.attribution_share:.0%} of {c.attributed_cases}" if c.attribution_share is not None else "—",
+            rank=f"{c.mean_peer_rank:.2f}" if c.mean_peer_rank is not None else "—",
+            effect=f"{c.loo_effect:+.3f}" if c.loo_effect is not None else "not run", flags=c.flags,
+        ) for c in outcome.cross_check) if loo else (),
         usage=tuple(UsageRow(
             subject=s, calls=u.calls, tokens_in=u.tokens_in, tokens_out=u.tokens_out,
             tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
@@ -127,5 +154,5 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
         total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, ${t.cost_usd:.4f}"
                f"{f' (+{t.unpriced_calls} unpriced calls)' if t.unpriced_calls else ''}, "
                f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"),
-        chart=_chart(results, primary, ledger, cases),
+        chart=chart, frontier=frontier, dollar_chart=dollar_chart, dollar_frontier=dollar_frontier,
     )

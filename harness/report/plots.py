@@ -298,14 +298,27 @@ __all__ = [
     "interval_axis",
     "interval_scale_svg",
     "interval_svg",
+    "pareto_frontier",
+    "quality_per_cost",
     "subject_colour",
 ]
+
+
+def pareto_frontier(points: Sequence[tuple[str, float, float, float, float]]) -> list[str]:
+    """The subjects on the Pareto frontier of ``(subject, cost, mean, ...)`` points, cheapest first: those
+    no other point dominates (another point dominates when its cost is at most this one's and its mean
+    at least this one's, one of the two strictly)."""
+    def dominated(p: tuple[str, float, float, float, float]) -> bool:
+        return any(q[1] <= p[1] and q[2] >= p[2] and (q[1] < p[1] or q[2] > p[2]) for q in points)
+
+    return [p[0] for p in sorted(points, key=lambda p: (p[1], -p[2], p[0])) if not dominated(p)]
 
 
 def quality_per_cost(
     points: Sequence[tuple[str, float, float, float, float]], *, xlabel: str, ylabel: str, chart_id: str
 ) -> str:
-    """Quality against cost, one point per subject with its interval (a Pareto view).
+    """Quality against cost, one point per subject with its interval (a Pareto view): the points on the
+    Pareto frontier (:func:`pareto_frontier`) are joined by a dashed line.
 
     Args:
         points: ``(subject, cost, mean, low, high)``: the x value (tokens or dollars per case), the mean
@@ -323,6 +336,10 @@ def quality_per_cost(
         for i, (label, x, y, low, high) in enumerate(points):
             ax.errorbar([x], [y], yerr=[[y - low], [high - y]], fmt="o", capsize=3,
                         color=subject_colour(label, i), label=label)
+        front = {p[0]: p for p in points}
+        line = [front[s] for s in pareto_frontier(points)]
+        ax.plot([p[1] for p in line], [p[2] for p in line], linestyle="--", color="#57606a", linewidth=1,
+                label="Pareto frontier", zorder=0)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, color="#eaeef2")
