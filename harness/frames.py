@@ -18,7 +18,8 @@ ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation
 COLUMNS = (
     *ID_COLUMNS, "tags", "query", "ground_truth", "expected", "final_answer", "error",
     "tokens_in", "tokens_out", "duration_s",
-    "calls", "cost_usd", "unpriced_calls", "cpu_seconds", "arm_samples", "arm_rule", "arm_target_tokens",
+    "calls", "cost_usd", "unpriced_calls", "cpu_seconds", "cached_tokens", "cached_tokens_unknown",
+    "replayed_tokens", "arm_samples", "arm_rule", "arm_target_tokens",
     "voting_agreement", "voting_confidence", "voting_rounds",
     "review_verdict", "review_note", "review_by", "review_at",
 )
@@ -44,7 +45,8 @@ def result_row(run_id: str, r: CaseResult, pricing: dict[str, ModelPrice] | None
         "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
         "duration_s": t.duration_s if t else 0.0,
         "calls": use.calls, "cost_usd": use.cost_usd, "unpriced_calls": use.unpriced_calls,
-        "cpu_seconds": use.cpu_seconds,
+        "cpu_seconds": use.cpu_seconds, "cached_tokens": use.cached_tokens,
+        "cached_tokens_unknown": use.cached_tokens_unknown, "replayed_tokens": use.replayed_tokens,
         "arm_samples": t.arm.samples if t and t.arm else None, "arm_rule": t.arm.rule if t and t.arm else None,
         "arm_target_tokens": t.arm.target_tokens if t and t.arm else None,
         "voting_agreement": vote.agreement_level if vote else None,

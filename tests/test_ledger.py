@@ -131,3 +131,7 @@ def test_cached_tokens_from_the_endpoint_and_replayed_calls_counted_apart(tmp_pa
         in second.stderr + second.stdout
     calls = [c for r in load_run(runs[0]).results for c in r.transcript.calls]
     assert {c.member: c.cached_tokens for c in calls} == {"a": 16, "b": 0, "c": None}
+    # the export's columns add up to the same figures
+    frame, again = results_frame(load_run(runs[0])), results_frame(load_run(runs[1]))
+    assert int(frame["cached_tokens"].sum()) == N * 3 * 16 and int(frame["cached_tokens_unknown"].sum()) == N * 3
+    assert int(again["replayed_tokens"].sum()) == N * 8 * 26 and int(again["cached_tokens"].sum()) == 0

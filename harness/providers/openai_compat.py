@@ -474,9 +474,9 @@ def _count(value: Any) -> int:
         return 0
 
 
-def _cached_tokens(usage: dict[str, Any]) -> int | None:
+def _cached_tokens(usage: Any) -> int | None:
     """``usage.prompt_tokens_details.cached_tokens`` when the endpoint returned it, else ``None`` (not known)."""
-    details = usage.get("prompt_tokens_details")
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
     value = details.get("cached_tokens") if isinstance(details, dict) else None
     if value is None or isinstance(value, bool):
         return None
