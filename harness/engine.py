@@ -12,10 +12,10 @@ from typing import Any
 from pydantic_core import PydanticSerializationError
 
 from harness.bias.store import QueryMetadata, persist_transcript
+from harness.calls import Caller
 from harness.cases import Case
 from harness.config import MemberSpec, Settings
 from harness.council.arms import TokenBoard, call_tokens
-from harness.council.calls import Caller
 from harness.errors import CacheMiss, HarnessError, StoreError
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore

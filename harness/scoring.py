@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from harness.calls import Caller
 from harness.cases import Case
 from harness.checks import minimum_score_checks
 from harness.config import Settings
-from harness.council.calls import Caller
 from harness.expected import Expected
 from harness.result import CaseResult, CheckResult, Status
 from harness.scorers.builtin import BUILTIN_SCORERS, answer_correctness, tier_of

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from harness.calls import Caller
 from harness.config import MemberSpec, Settings
 from harness.council.arms import SelfConsistency, StageOneVote, TokenBoard, council_without
 from harness.council.baseline import Baseline
-from harness.council.calls import Caller
 from harness.council.stages import Council
 from harness.errors import ConfigError
 from harness.transcript import Transcript

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.arm_types import ArmRecord
-from harness.council.consensus_types import ConsensusResult
-from harness.council.external_types import ExternalCouncilRecord
+from harness.consensus_types import ConsensusResult
+from harness.external_council_types import ExternalCouncilRecord
 from harness.model import Frozen
 
 Role = Literal["system", "user", "assistant"]

@@ -28,9 +28,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from harness.arm_types import ArmRecord
+from harness.calls import Caller, CallResult
 from harness.cases import Case
 from harness.config import MemberSpec, Settings
-from harness.council.calls import Caller, CallResult
 from harness.council.prompts import answer_messages
 from harness.council.stages import Council
 from harness.expected import ExpectPython

@@ -21,8 +21,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
+from harness.calls import Caller
 from harness.config import MemberSpec
-from harness.council.calls import Caller
 from harness.council.prompts import review_preamble
 from harness.providers.probe import Probe, normalise
 from harness.transcript import Ballot, BallotPass, CallRecord, Message, Review

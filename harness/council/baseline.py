@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from harness.calls import Caller
 from harness.config import MemberSpec, Settings
-from harness.council.calls import Caller
 from harness.council.prompts import answer_messages
 from harness.transcript import Answer, Transcript
 

@@ -4,7 +4,7 @@ The package (``pip install 'council-harness[llm-council]'``) runs its own three 
 ``llm_council.run_full_council``; this adapter configures it for one run, maps its stage outputs
 into a :class:`~harness.transcript.Transcript` so every harness scorer applies unchanged, and keeps
 what the package said about itself (its quality block, its aggregate, its parse of each review) in
-:class:`~harness.council.external_types.ExternalCouncilRecord`.
+:class:`~harness.external_council_types.ExternalCouncilRecord`.
 
 How a run is configured (the user's files and home directory are never read or written):
 
@@ -61,16 +61,16 @@ from pydantic import SecretStr
 from harness import vault
 from harness.config import MemberSpec, Settings
 from harness.council.external_relay import BallotStyle, Pin, SamplingRelay, StageLimits
-from harness.council.external_types import (
+from harness.council.ranking import aggregate_rankings, parse_ballot
+from harness.council.stages import review_seed
+from harness.errors import ConfigError, ProviderError
+from harness.external_council_types import (
     ExternalCouncilRecord,
     PackageBallot,
     PackageRank,
     SelfReportedAttribution,
     SelfReportedMetrics,
 )
-from harness.council.ranking import aggregate_rankings, parse_ballot
-from harness.council.stages import review_seed
-from harness.errors import ConfigError, ProviderError
 from harness.model import Frozen
 from harness.transcript import Answer, Ballot, CallRecord, Review, Transcript
 

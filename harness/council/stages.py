@@ -6,9 +6,9 @@ import asyncio
 import hashlib
 import time
 
+from harness.calls import Caller, CallResult
 from harness.config import MemberSpec, Settings
 from harness.council.ballots import probability_review
-from harness.council.calls import Caller, CallResult
 from harness.council.prompts import (
     answer_messages,
     ballot_schema,

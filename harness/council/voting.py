@@ -26,9 +26,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from harness.calls import Caller, CallResult
 from harness.config import MemberSpec, Settings
-from harness.council.calls import Caller, CallResult
-from harness.council.consensus_types import AgreementLevel, ConsensusResult, ModelResponse
+from harness.consensus_types import AgreementLevel, ConsensusResult, ModelResponse
 from harness.errors import ConfigError
 from harness.metrics.heuristic_quality import HeuristicQuality, HeuristicWeights, detect_citations, heuristic_quality
 from harness.metrics.similarity import check_similarity_weights, combined_similarity

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
+from harness.calls import Caller
 from harness.cases import Case
 from harness.config import Settings
-from harness.council.calls import Caller
 from harness.council.ranking import escape_candidate
 from harness.jsonscan import first_json_object
 from harness.metrics.geval import GEVAL_INSTRUCTION, geval_probes, json_value_logprobs, score_from_logprobs

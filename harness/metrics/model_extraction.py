@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.calls import Caller
 from harness.cases import Case
 from harness.config import Settings
-from harness.council.calls import Caller
 from harness.council.ranking import escape_candidate
 from harness.expected import ExpectAnyOf, ExpectBoolean, ExpectChoice, ExpectExact, ExpectNumeric
 from harness.jsonscan import first_json_object

@@ -10,7 +10,7 @@ while the synthesis is copied from an answer").
 
 from __future__ import annotations
 
-from harness.council.external_types import ExternalCouncilRecord, SelfReportedMetrics
+from harness.external_council_types import ExternalCouncilRecord, SelfReportedMetrics
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
 from harness.model import Frozen
 from harness.text import tokens

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from harness.scorers.outcome import ScoreOutcome
 
 if TYPE_CHECKING:
+    from harness.calls import Caller
     from harness.cases import Case
     from harness.config import Settings
-    from harness.council.calls import Caller
     from harness.transcript import Transcript
 
 ScoreFn = Callable[["Case", "Transcript", "Caller", "Settings"], Awaitable[ScoreOutcome]]

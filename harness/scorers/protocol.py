@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from harness.calls import Caller
     from harness.cases import Case
     from harness.config import Settings
-    from harness.council.calls import Caller
     from harness.scorers.outcome import ScoreOutcome
     from harness.transcript import Transcript
 

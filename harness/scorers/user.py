@@ -34,9 +34,9 @@ from harness.scorers.outcome import ScoreOutcome
 from harness.scorers.spec import BUILTIN_NAMES, SCORES, ScoreSpec
 
 if TYPE_CHECKING:
+    from harness.calls import Caller
     from harness.cases import Case
     from harness.config import Settings
-    from harness.council.calls import Caller
     from harness.transcript import Transcript
 
 #: The entry-point group a package registers its scorers in (``name = "module:function"``).
