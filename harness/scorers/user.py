@@ -70,7 +70,7 @@ def resolve(ref: str) -> Callable[..., Any]:
         obj = getattr(obj, part)
     if not callable(obj):
         raise ScorerImportError(f"scorer {ref!r}: {attr!r} is a {type(obj).__name__}, expected a function")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 @dataclass(frozen=True)

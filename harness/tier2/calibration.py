@@ -291,10 +291,10 @@ def calibration_report(sessions: Sequence[CouncilSession]) -> CalibrationReport:
     for s in sessions:
         t = s.transcript
         pairs.extend(pair_scores(t, s.weights))
-        for member, pref in self_preference(t).items():
+        for member, own in self_preference(t).items():
             prev = prefs.get(member, SelfPreference())
-            prefs[member] = SelfPreference(first=prev.first + pref.first, ballots=prev.ballots + pref.ballots,
-                                           chance_sum=prev.chance_sum + pref.chance_sum)
+            prefs[member] = SelfPreference(first=prev.first + own.first, ballots=prev.ballots + own.ballots,
+                                           chance_sum=prev.chance_sum + own.chance_sum)
         models.update({a.member: a.model for a in t.answers})
         models.update({r.reviewer: r.model for r in t.reviews})
         records.extend(records_from_transcript(t, s.session_id, ConsentLevel.LOCAL_ONLY, timestamp=s.timestamp,
