@@ -19,7 +19,7 @@ from harness.config import Settings, load_settings
 from harness.council.calls import Caller
 from harness.errors import ConfigError, DatasetError
 from harness.result import CaseResult
-from harness.scorers import ScoreOutcome, user
+from harness.scorers import SCORES, ScoreOutcome, user
 from harness.scoring import score_case
 from harness.transcript import Answer, Transcript
 from tests.scripted_server import SOLO, ScriptedServer, question
@@ -54,6 +54,15 @@ ENTRY_POINT_SCORER = '''
 def shout(*, case, transcript):
     return float(transcript.final_answer.isupper())
 '''
+
+
+@pytest.fixture(autouse=True)
+def _forget_user_scorers(monkeypatch) -> None:
+    """Each test starts and ends with the process state it found: the user scorers loaded and the
+    score names they registered are per process (a CLI run loads one config), so they are restored."""
+    monkeypatch.setattr(user, "_LOADED", set(user._LOADED))
+    monkeypatch.setattr(user, "_ENTRY_POINTS", dict(user._ENTRY_POINTS))
+    monkeypatch.setattr(SCORES, "_specs", dict(SCORES._specs))
 
 
 def _module(folder: Path, name: str, text: str) -> Path:
