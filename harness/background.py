@@ -14,10 +14,12 @@ import concurrent.futures
 import threading
 from collections.abc import Sequence
 from contextlib import aclosing
+from pathlib import Path
 
 from harness.cases import Case
+from harness.config import Settings
 from harness.engine import Engine
-from harness.orchestrate import Pair, finished_batches
+from harness.orchestrate import Pair, case_window, finished_batches, open_engine
 from harness.result import CaseResult
 from harness.runs import RunWriter
 
@@ -42,6 +44,16 @@ class BackgroundCases:
         self._thread = threading.Thread(target=self._loop.run_forever, name="harness-cases", daemon=True)
         self._thread.start()
         self._main: concurrent.futures.Future[None] | None = None
+
+    @classmethod
+    def for_run(cls, settings: Settings, subjects: Sequence[str], run_dir: Path) -> BackgroundCases:
+        """The pytest session's runner: the CLI's engine (:func:`harness.orchestrate.open_engine`, pairs in
+        any order) and window (:func:`harness.orchestrate.case_window`), writing into ``run_dir``."""
+        return cls(open_engine(settings, subjects, in_order=False), RunWriter(run_dir), case_window(settings))
+
+    def cache_stats(self) -> tuple[int, int]:
+        """The engine's record/replay cache (hits, misses) so far."""
+        return self.engine.cache_stats()
 
     @staticmethod
     def key(case: Case, subject: str) -> Key:

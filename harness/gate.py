@@ -170,19 +170,3 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
         lines.append(f"baseline {c.dataset}: {verdict} ({', '.join(parts)}{mode})")
         lines += [f"  - {f}" for f in c.failures]
     return lines
-
-
-def write_full_report(run: Run, settings: Settings, path: Path | None = None, against: Run | None = None) -> Path:
-    """The HTML report with the >15% panel and the baseline comparison, whatever command asks for it
-    (and, with ``against``, what changed since that run)."""
-    from harness.prediction import prediction_for_run, write_verdicts
-    from harness.report.html import write_report
-
-    prediction = prediction_for_run(run.results, settings)
-    write_verdicts(run.run_dir, prediction)
-    diff = None
-    if against is not None:
-        from harness.rundiff import diff_runs
-
-        diff = diff_runs(against, run, settings)
-    return write_report(run, path, prediction=prediction, comparison=compare_run(run, settings), diff=diff)

@@ -1,4 +1,12 @@
-"""Running datasets through subjects into a run folder, cases concurrently, with progress; used by the CLI."""
+"""Running datasets through subjects into a run folder, cases concurrently; shared by the CLI and pytest.
+
+``council-harness run`` calls :func:`run_cases`; the pytest plugin runs its items through
+:class:`harness.background.BackgroundCases` (:meth:`~harness.background.BackgroundCases.for_run`).
+Both build their engine with :func:`open_engine`, keep :func:`case_window` pairs in flight through
+:func:`finished_batches`, append each result to the run folder as it finishes, and close the run
+with :func:`finish_manifest`; what comes after (prediction, gate, report) is
+:func:`harness.finish.finish_run`.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +25,18 @@ from harness.engine import Engine, request_slots
 from harness.ledger import Budget
 from harness.progress import RunProgress
 from harness.result import CaseResult
-from harness.runs import RESULTS, Run, RunWriter, load_run, new_manifest, new_run_id, now_iso, read_results
+from harness.runs import (
+    RESULTS,
+    Manifest,
+    Run,
+    RunWriter,
+    load_run,
+    new_manifest,
+    new_run_id,
+    now_iso,
+    read_results,
+    runs_dir,
+)
 from harness.untrusted import printable_line
 
 
@@ -35,6 +54,36 @@ def case_window(settings: Settings) -> int:
     10,000 half-done cases in memory.
     """
     return 2 * request_slots(settings)
+
+
+def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool = True) -> Engine:
+    """The engine that runs a run's (case, subject) pairs.
+
+    Args:
+        in_order: whether pairs start in case order with the council first, so that a member arm
+            (self-consistency) may wait for the council's tokens on the same case. pytest items may
+            run in any order (``-k``, xdist), so the plugin passes ``False``: an arm never waits.
+    """
+    engine = Engine(settings, subjects)
+    engine.board.waits = in_order
+    return engine
+
+
+def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_misses: int, *,
+                    results: Sequence[CaseResult] | None = None, stopped: str | None = None) -> Manifest:
+    """Write the finished manifest: finish time, the cache statistics added to the manifest's, the
+    usage per stage of the results on disk (``results`` when already read), and whether a budget
+    stopped the run (``stopped``: why; the run is then ``partial``)."""
+    from harness.usage import stage_usage
+
+    finished = manifest.model_copy(update={
+        "finished_at": now_iso(), "cache_hits": manifest.cache_hits + cache_hits,
+        "cache_misses": manifest.cache_misses + cache_misses,
+        "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0] if results is None else results),
+        "partial": stopped is not None, "stopped": stopped,
+    })
+    RunWriter(run_dir).write_manifest(finished)
+    return finished
 
 
 def run_cases(
@@ -71,7 +120,7 @@ def run_cases(
     """
     console = console or plain_console()
     run_id = run_dir.name if run_dir else new_run_id()
-    run_dir = run_dir or settings.reports_dir / "runs" / run_id
+    run_dir = run_dir or runs_dir(settings) / run_id
     writer = RunWriter(run_dir)
     done: set[tuple[str, str, str]] = set()
     if resume:
@@ -88,7 +137,7 @@ def run_cases(
     # the council first within each case: self-consistency waits for its tokens on the same case
     ordered = sorted(subjects, key=lambda s: s != "council")
     todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
-    engine = Engine(settings, subjects)
+    engine = open_engine(settings, subjects)
     budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
     if resume:
         for c in cases:  # a council case finished before the resume still sets self-consistency's n
@@ -105,14 +154,7 @@ def run_cases(
     finally:
         runner.run(engine.aclose())
         runner.close()
-    from harness.usage import stage_usage
-
-    writer.write_manifest(manifest.model_copy(update={
-        "finished_at": now_iso(), "cache_hits": manifest.cache_hits + hits,
-        "cache_misses": manifest.cache_misses + misses,
-        "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0]),
-        "partial": budget.stopped is not None, "stopped": budget.stopped,
-    }))
+    finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped)
     if budget.stopped is not None:
         console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with "
                       f"--resume {run_id}", markup=False)

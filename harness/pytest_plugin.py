@@ -12,7 +12,6 @@ Under pytest-xdist each worker runs its items one at a time (the workers are the
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +25,8 @@ from harness.untrusted import printable
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
+
+    from harness.background import BackgroundCases
 
 _SESSION = pytest.StashKey["HarnessSession"]()
 
@@ -73,9 +74,7 @@ class HarnessSession:
 
         self.config = config
         self.results: list[CaseResult] = []
-        self._engine: Any = None
-        self._runner: asyncio.Runner | None = None
-        self._background: Any = None
+        self._background: BackgroundCases | None = None
         self.settings: Any = None
         self.subjects: list[str] | None = None
         workerinput = getattr(config, "workerinput", None)
@@ -102,68 +101,58 @@ class HarnessSession:
 
     @property
     def run_dir(self) -> Path:
+        from harness.runs import runs_dir
+
         self.load()
-        return Path(self.settings.reports_dir) / "runs" / self.run_id
+        return runs_dir(self.settings) / self.run_id
+
+    def _cases(self) -> BackgroundCases:
+        """The session's runner (:meth:`BackgroundCases.for_run`: the CLI's engine, window and writer)."""
+        from harness.background import BackgroundCases
+
+        self.load()
+        if self._background is None:
+            self._background = BackgroundCases.for_run(self.settings, self.subjects or [], self.run_dir)
+        return self._background
 
     def start_background(self, pairs: list[tuple[Case, str]]) -> None:
         """Start every pair concurrently in a background loop (see the module docstring)."""
-        from harness.background import BackgroundCases
-        from harness.engine import Engine
-        from harness.orchestrate import case_window
-        from harness.runs import RunWriter
-
-        self.load()
-        if self._engine is not None or self._background is not None or len(pairs) < 2:
+        if self._background is not None or len(pairs) < 2:
             return
-        self._engine = Engine(self.settings, self.subjects or [])
-        self._engine.board.waits = False  # items may run in any order: never wait for the council's case
-        self._background = BackgroundCases(self._engine, RunWriter(self.run_dir), case_window(self.settings))
-        self._background.start(pairs)
+        self._cases().start(pairs)
 
     def run(self, case: Case, subject: str) -> CaseResult:
-        from harness.engine import Engine
-        from harness.runs import RunWriter
-
-        if self._background is not None:
-            if not self._background.has(case, subject):  # not among the items at the start (a plugin added it)
-                self._background.start([(case, subject)])
-            result = self._background.result(case, subject)  # written by the background loop
-            self.results.append(result)
-            return result
-        self.load()
-        if self._engine is None:
-            self._engine = Engine(self.settings, self.subjects or [])
-            self._engine.board.waits = False  # items may run in any order: never wait for the council's case
-            self._runner = asyncio.Runner()
-        assert self._runner is not None
-        result = self._runner.run(self._engine.run_case(case, subject))
-        RunWriter(self.run_dir).add([result])
+        """The pair's result: started at the run loop's start, or now (an xdist worker runs its items one
+        at a time; an item a plugin added later); written to the run folder as it finishes."""
+        cases = self._cases()
+        if not cases.has(case, subject):
+            cases.start([(case, subject)])
+        result = cases.result(case, subject)
         self.results.append(result)
         return result
 
     def close_engine(self) -> None:
-        if self._engine is None:
+        if self._background is None:
             return
-        if self._background is not None:
-            self._background.close()  # cancels pairs never asked for (-x, an interrupt), closes the engine
-            self._background = None
-        hits, misses = self._engine.cache_stats()
+        hits, misses = self._background.cache_stats()
+        self._background.close()  # cancels pairs never asked for (-x, an interrupt), closes the engine
+        self._background = None
         self.cache_hits += hits
         self.cache_misses += misses
-        if self._runner is not None:
-            self._runner.run(self._engine.aclose())
-            self._runner.close()
-            self._runner = None
-        self._engine = None
 
     def finish(self) -> tuple[Path | None, list[str], bool]:
-        """Close the engine; on the controller, write the manifest, compare with baselines, write the report.
+        """Close the engine; on the controller, write the manifest and finish the run exactly as
+        ``council-harness run`` does (:func:`harness.finish.finish_run`: prediction, baseline
+        comparison or ``--update-baseline``, report, ``summary.json``).
 
-        Returns the report path, lines to print, and whether the baseline gate failed.
+        Returns the report path (``--harness-report`` when given), lines to print, and whether a
+        baseline comparison failed.
         """
-        from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
-        from harness.report.html import write_report
-        from harness.runs import RESULTS, RunWriter, load_run, new_manifest, now_iso, read_results
+        from harness.finish import finish_run
+        from harness.gate import comparison_lines
+        from harness.orchestrate import finish_manifest
+        from harness.prediction import verdict_lines
+        from harness.runs import RESULTS, load_run, new_manifest, read_results
 
         self.close_engine()
         if self.is_worker:
@@ -171,42 +160,25 @@ class HarnessSession:
             return None, [], False
         if not (self.run_dir / RESULTS).exists():
             return None, [], False
-        from harness.usage import stage_usage
-
         results = read_results(self.run_dir / RESULTS)[0]
-        datasets = sorted({r.dataset for r in results})
-        manifest = new_manifest(self.settings, self.run_id, datasets, self.subjects or []).model_copy(update={
-            "started_at": self.started_at, "finished_at": now_iso(),
-            "cache_hits": self.cache_hits, "cache_misses": self.cache_misses,
-            "stage_usage": stage_usage(results),
-        })
-        RunWriter(self.run_dir).write_manifest(manifest)
-        run = load_run(self.run_dir)
-        lines: list[str] = []
-        if self.config.getoption("--update-baseline"):
-            comparisons = []
-            lines += [f"baseline written: {p}" for p in update_baselines(run, self.settings)]
-        else:
-            comparisons = compare_run(run, self.settings)
-            lines += comparison_lines(comparisons)
-        from harness.validity import judge_validity, reviewer_validity
-
-        lines += [v.line() for v in judge_validity(run.results)]
-        lines += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
-        from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
-
-        prediction = prediction_for_run(run.results, self.settings)
-        write_verdicts(run.run_dir, prediction)
-        if prediction is not None:
-            lines += verdict_lines(prediction)
-        write_report(run, prediction=prediction, comparison=comparisons)
-        path = run.run_dir / "index.html"
+        manifest = new_manifest(self.settings, self.run_id, sorted({r.dataset for r in results}), self.subjects or [])
+        finish_manifest(self.run_dir, manifest.model_copy(update={"started_at": self.started_at}),
+                        self.cache_hits, self.cache_misses, results=results)
+        update_baseline = bool(self.config.getoption("--update-baseline"))
+        outcome = finish_run(load_run(self.run_dir), self.settings, update_baseline=update_baseline)
+        lines = [f"baseline written: {p}" for p in outcome.baselines_written]
+        lines += comparison_lines(outcome.comparisons)
+        lines += outcome.validity_lines
+        if outcome.prediction is not None:
+            lines += verdict_lines(outcome.prediction)
+        path = outcome.report
         target = self.config.getoption("--harness-report")
         if target:
-            path = write_report(run, Path(target), prediction=prediction, comparison=comparisons)
-        outcome = gate_outcome(run, comparisons)
-        write_gate_summary(outcome, run)
-        return path, lines, any(c.exit_code for c in comparisons)
+            from harness.report.html import write_report
+
+            path = write_report(outcome.run, Path(target), prediction=outcome.prediction,
+                                comparison=list(outcome.comparisons))
+        return path, lines, outcome.regressed
 
 
 @pytest.hookimpl(tryfirst=True)

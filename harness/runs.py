@@ -221,9 +221,23 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
     return [results[k] for k in sorted(results)], corrupt
 
 
-def load_run(run_dir: Path | str) -> Run:
-    """Load a run folder (use :func:`resolve_run` to turn a run id or ``latest`` into one)."""
-    run_dir = Path(run_dir)
+def load_run(ref: Path | str | None, settings: Settings | None = None) -> Run:
+    """Load a run folder.
+
+    Args:
+        ref: a run folder; with ``settings``, anything :func:`resolve_run` accepts (a run folder, a run
+            id under ``<settings.reports_dir>/runs``, ``latest`` or ``None`` for the newest run).
+        settings: the configuration whose ``reports_dir`` holds the runs.
+
+    Raises:
+        StoreError: no such run, or a folder that is not a run (no or invalid ``manifest.json``).
+    """
+    if settings is not None:
+        run_dir = resolve_run(ref, settings)
+    elif ref is None:
+        raise StoreError("no run named (expected a run folder)", None)
+    else:
+        run_dir = Path(ref)
     manifest_path = run_dir / MANIFEST
     if not manifest_path.is_file():
         raise StoreError("not a run folder (no manifest.json)", str(run_dir))
@@ -267,29 +281,34 @@ def latest_run(runs_dir: Path) -> Path | None:
     return None
 
 
-def resolve_run(ref: str | Path | None, reports_dir: Path | str, option: str | None = None) -> Path:
+def runs_dir(where: Settings | Path | str) -> Path:
+    """``<reports_dir>/runs``: where the run folders of ``where`` (settings, or a reports folder) live."""
+    return Path(where.reports_dir if isinstance(where, Settings) else where) / "runs"
+
+
+def resolve_run(ref: str | Path | None, where: Settings | Path | str, option: str | None = None) -> Path:
     """The run folder a command-line reference names; the one place runs are located.
 
     Args:
         ref: ``None`` or ``latest`` (the newest readable run), a run folder, or a run id under
             ``<reports_dir>/runs``. A folder path is tried first.
-        reports_dir: the reports folder (``LLM_COUNCIL_REPORTS_DIR``, ``reports_dir`` in the config, or
-            an explicit ``--reports-dir``).
+        where: the settings (their ``reports_dir``: ``LLM_COUNCIL_REPORTS_DIR`` or ``reports_dir`` in the
+            config), or a reports folder (an explicit ``--reports-dir``).
         option: the command-line option ``ref`` came from, named in the error (e.g. ``--session``).
 
     Raises:
         StoreError: no such run (naming where it was looked for).
     """
-    runs_dir = Path(reports_dir) / "runs"
+    folder = runs_dir(where)
     if ref is None or str(ref) == "latest":
-        found = latest_run(runs_dir)
+        found = latest_run(folder)
         if found is None:
-            raise StoreError("no runs found; run `council-harness run` first", str(runs_dir))
+            raise StoreError("no runs found; run `council-harness run` first", str(folder))
         return found
-    for candidate in (Path(ref), runs_dir / str(ref)):
+    for candidate in (Path(ref), folder / str(ref)):
         if candidate.is_dir():
             return candidate
-    raise StoreError(f"no run {str(ref)!r} (expected 'latest', a run id under {runs_dir}, or a run folder)", option)
+    raise StoreError(f"no run {str(ref)!r} (expected 'latest', a run id under {folder}, or a run folder)", option)
 
 
 def summary_json(run: Run) -> str:

@@ -336,6 +336,23 @@ def test_resolve_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         resolve_run(None, tmp_path / "empty")
 
 
+def test_load_run_finds_a_run_under_the_settings_reports_dir(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``load_run(ref, settings)`` looks for a run id, ``latest`` or ``None`` under ``settings.reports_dir``
+    (here ``LLM_COUNCIL_REPORTS_DIR``), never under the default ``reports/`` of the working folder."""
+    custom = clean_env / "custom"
+    older = write_run(custom / "runs", "20260101-000000-aaaa")
+    newest = write_run(custom / "runs", "20260103-000000-cccc")
+    write_run(clean_env / "reports" / "runs", "20260105-000000-dddd")  # newer, but in the default folder
+    monkeypatch.setenv("LLM_COUNCIL_REPORTS_DIR", str(custom))
+    settings = load_settings(None)
+    assert load_run("20260101-000000-aaaa", settings).run_dir == older
+    assert load_run("latest", settings).run_dir == newest
+    assert load_run(None, settings).run_id == "20260103-000000-cccc"
+    assert [r.case_id for r in load_run(older, settings).results] == ["geo-001"]  # a folder path still works
+    with pytest.raises(StoreError, match="no run '20260105-000000-dddd'"):
+        load_run("20260105-000000-dddd", settings)
+
+
 def test_report_commands_honour_reports_dir_and_skip_bad_runs(
     clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -104,10 +104,10 @@ def test_diff_command(runs: tuple[Path, Path], tmp_path: Path) -> None:
 
 
 def test_report_with_a_what_changed_section(runs: tuple[Path, Path], tmp_path: Path) -> None:
-    from harness.gate import write_full_report
+    from harness.finish import finish_run
 
     a, b = runs
-    out = write_full_report(load_run(b), load_settings(), tmp_path / "r.html", load_run(a))
+    out = finish_run(load_run(b), load_settings(), report_path=tmp_path / "r.html", against=load_run(a)).report
     html = out.read_text(encoding="utf-8")
     section = html[html.index('<section id="changes"'):]
     section = section[:section.index("</section>")]
@@ -126,10 +126,10 @@ def test_report_with_a_what_changed_section(runs: tuple[Path, Path], tmp_path: P
                     reason="Chromium is not installed (HARNESS_REQUIRE_BROWSER=1 makes this a failure)")
 @pytest.mark.parametrize("width", [1400, 420])
 def test_what_changed_section_in_chromium(runs: tuple[Path, Path], tmp_path: Path, width: int) -> None:
-    from harness.gate import write_full_report
+    from harness.finish import finish_run
 
     a, b = runs
-    out = write_full_report(load_run(b), load_settings(), tmp_path / "r.html", load_run(a))
+    out = finish_run(load_run(b), load_settings(), report_path=tmp_path / "r.html", against=load_run(a)).report
     with Browser(width=width, height=900) as browser:
         page = browser.open(out)
         assert page.errors() == []

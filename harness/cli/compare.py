@@ -12,10 +12,10 @@ from harness.untrusted import echo
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from harness.gate import compare_run, comparison_lines, gate_outcome, write_gate_summary
-    from harness.runs import load_run, resolve_run
+    from harness.runs import load_run
 
     settings = load_settings(args.config)
-    run = load_run(resolve_run(args.run, settings.reports_dir))
+    run = load_run(args.run, settings)
     comparisons = compare_run(run, settings, Path(args.baseline) if args.baseline else None)
     if not comparisons:
         raise ConfigError(

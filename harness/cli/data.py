@@ -29,9 +29,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from harness.frames import export
-    from harness.runs import load_run, resolve_run
+    from harness.runs import load_run
 
-    run = load_run(resolve_run(args.run, load_settings(None).reports_dir))
+    run = load_run(args.run, load_settings(None))
     out = Path(args.output) if args.output else run.run_dir / "results.parquet"
     print(export(run, out))
     return 0

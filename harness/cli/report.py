@@ -9,15 +9,15 @@ from harness.config import load_settings
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.gate import write_full_report
+    """(Re)write a run's report: :func:`harness.finish.finish_run` on the run as it is on disk."""
+    from harness.finish import finish_run
     from harness.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
     reports_dir = args.reports_dir or settings.reports_dir
     run = load_run(resolve_run(args.run, reports_dir))
     against = load_run(resolve_run(args.against, reports_dir)) if args.against else None
-    out = write_full_report(run, settings, Path(args.output) if args.output else None, against)
-    print(out)
+    print(finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against).report)
     return 0
 
 
@@ -26,34 +26,33 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     from harness.fsutil import atomic_write_text
     from harness.rundiff import diff_lines, diff_runs
-    from harness.runs import load_run, resolve_run
+    from harness.runs import load_run
 
     settings = load_settings(args.config)
-    run_a = load_run(resolve_run(args.run_a, settings.reports_dir))
-    run_b = load_run(resolve_run(args.run_b, settings.reports_dir))
+    run_a = load_run(args.run_a, settings)
+    run_b = load_run(args.run_b, settings)
     diff = diff_runs(run_a, run_b, settings, top=args.top)
     for line in diff_lines(diff, answers=not args.no_answers):
         print(line)
     if args.json:
         atomic_write_text(Path(args.json), json.dumps(diff.model_dump(mode="json"), indent=2))
     if args.html:
-        from harness.gate import write_full_report
+        from harness.finish import finish_run
 
-        print(f"report: {write_full_report(run_b, settings, Path(args.html), run_a)}")
+        print(f"report: {finish_run(run_b, settings, report_path=Path(args.html), against=run_a).report}")
     return diff.exit_code
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from harness.gate import write_full_report
+    from harness.finish import finish_run
     from harness.merge import default_out_dir, merge_runs
-    from harness.runs import resolve_run
+    from harness.runs import resolve_run, runs_dir
 
     settings = load_settings(args.config)
-    runs_dir = Path(settings.reports_dir) / "runs"
-    dirs = [resolve_run(r, settings.reports_dir) for r in args.runs]
-    out = Path(args.output) if args.output else default_out_dir(runs_dir)
+    dirs = [resolve_run(r, settings) for r in args.runs]
+    out = Path(args.output) if args.output else default_out_dir(runs_dir(settings))
     run = merge_runs(dirs, out)
-    report = write_full_report(run, settings)
+    report = finish_run(run, settings).report
     print(f"merged {len(dirs)} runs ({len(run.results)} results) into {run.run_dir}")
     print(f"report: {report}")
     return 0

@@ -9,22 +9,23 @@ from harness.config import load_settings
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    """Write the reviewers' sheet; with ``--apply``, merge its verdicts and finish the run again
+    (:func:`harness.finish.finish_run`: statuses changed, so do the prediction, the gate and the report)."""
     from harness.engine import VERDICTS_FILE
-    from harness.gate import update_baselines, write_full_report
     from harness.reviews import apply_sheet, awaiting, write_sheet
-    from harness.runs import load_run, resolve_run
+    from harness.runs import load_run
 
     settings = load_settings(args.config)
-    run = load_run(resolve_run(args.run, settings.reports_dir))
+    run = load_run(args.run, settings)
     if args.apply:
+        from harness.finish import finish_run
+
         new = apply_sheet(run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE,
                           args.reviewer)
-        run = load_run(run.run_dir)
-        write_full_report(run, settings)
+        outcome = finish_run(load_run(run.run_dir), settings, update_baseline=args.update_baseline)
         print(f"applied {len(new)} verdict(s) to run {run.run_id}")
-        if args.update_baseline:
-            for path in update_baselines(run, settings):
-                print(f"baseline written: {path}")
+        for path in outcome.baselines_written:
+            print(f"baseline written: {path}")
         return 0
     out = Path(args.output) if args.output else run.run_dir / "review-sheet.csv"
     n = write_sheet(run.results, out)

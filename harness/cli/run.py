@@ -12,7 +12,6 @@ from harness.errors import ConfigError
 
 if TYPE_CHECKING:
     from harness.cases import Dataset
-    from harness.config import Settings
     from harness.console import PlainConsole
     from harness.runs import Run
 
@@ -43,37 +42,16 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
     return [by_name[n] for n in names]
 
 
-def arm_outcome(run: Run, settings: Settings) -> list[str]:
-    """The arms' figures (:mod:`harness.arm_outcome`) written to summary.json ``"arms"``; their console lines."""
-    from harness.arm_outcome import arms_outcome
-    from harness.summary import update_summary
-
-    outcome = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint,
-                           settings.selection_tag)
-    if not outcome.empty:
-        update_summary(run.run_dir, "arms", outcome.summary())
-    return outcome.lines(run.results)
-
-
-def usage_outcome(run: Run, settings: Settings) -> list[str]:
-    """The usage ledger written to summary.json ``"usage"``; its console lines."""
-    from harness.ledger import ledger_lines, usage_ledger
-    from harness.summary import update_summary
-
-    ledger = usage_ledger(run.results, settings.pricing)
-    payload = dict(ledger.model_dump(mode="json"), partial=run.manifest.partial, stopped=run.manifest.stopped)
-    update_summary(run.run_dir, "usage", payload)
-    return ledger_lines(ledger)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run the cases (and their repeats), then :func:`harness.finish.finish_run`; print what it found."""
     from harness.console import plain_console
-    from harness.gate import compare_run, comparison_lines, gate_outcome, update_baselines, write_gate_summary
+    from harness.finish import finish_run
+    from harness.gate import comparison_lines
+    from harness.ledger import ledger_lines
     from harness.orchestrate import run_cases
-    from harness.prediction import prediction_for_run, verdict_lines, write_verdicts
+    from harness.prediction import verdict_lines
     from harness.repeats import run_repeats
-    from harness.report.html import write_report
-    from harness.runs import load_run, resolve_run
+    from harness.runs import load_run, runs_dir
     from harness.subjects import parse_subjects, validate_subject
 
     console = plain_console()
@@ -84,46 +62,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     if args.resume:
-        run_dir = resolve_run(args.resume, settings.reports_dir)
-        prior = load_run(run_dir).manifest
-        datasets = _datasets(list(prior.datasets), paths, bool(args.data))
-        subjects = list(prior.subjects)
-        run = run_cases(settings, datasets, subjects, run_dir=run_dir, resume=True, console=console)
+        prior = load_run(args.resume, settings)
+        datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
+        subjects = list(prior.manifest.subjects)
+        run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console)
         run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
-    prediction = prediction_for_run(run.results, settings)
-    write_verdicts(run.run_dir, prediction)
-    arm_results = arm_outcome(run, settings)
-    usage_lines = usage_outcome(run, settings)
-    comparisons = [] if args.update_baseline else compare_run(run, settings)
-    report = write_report(run, prediction=prediction, comparison=comparisons)
-    outcome = gate_outcome(run, comparisons)
-    write_gate_summary(outcome, run)
+    outcome = finish_run(run, settings, update_baseline=args.update_baseline)
     _print_summary(run, console)
-    if prediction is not None:
-        for line in verdict_lines(prediction):  # unwrapped and literal: CI logs and model-named scopes
+    if outcome.prediction is not None:
+        for line in verdict_lines(outcome.prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in [*arm_results, *usage_lines]:
+    for line in [*outcome.arms.lines(run.results), *ledger_lines(outcome.usage)]:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in comparison_lines(comparisons):
+    for line in comparison_lines(outcome.comparisons):
         console.print(line, markup=False, highlight=False)
-    from harness.validity import judge_validity, reviewer_validity
-
-    for v in judge_validity(run.results):
-        console.print(v.line(), markup=False)
-    for v in reviewer_validity(run.results):
-        if v.verdict in ("uninformative", "inverted"):
-            console.print(v.line(), markup=False)
-    if args.update_baseline:
-        for path in update_baselines(run, settings):
-            console.print(f"baseline written: {path}", markup=False, highlight=False)
+    for line in outcome.validity_lines:
+        console.print(line, markup=False)
+    for path in outcome.baselines_written:
+        console.print(f"baseline written: {path}", markup=False, highlight=False)
     if settings.quality_retention_days:
         from harness.runs import prune_runs
 
-        for name in prune_runs(Path(settings.reports_dir) / "runs", settings.quality_retention_days, [run.run_id]):
+        for name in prune_runs(runs_dir(settings), settings.quality_retention_days, [run.run_id]):
             console.print(f"retention: removed run {name}")
     if args.junitxml:
         from harness.junit import write_junit
@@ -131,9 +95,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         junit = write_junit(Path(args.junitxml), run.results, [c for d in datasets for c in d.cases],
                             f"council-harness {run.run_id}")
         console.print(f"junit: {junit}", markup=False, highlight=False)
-    console.print(f"report: {report}", markup=False, highlight=False)
-    console.print(f"gate: {outcome.outcome} ({outcome.counts['reasons']} reason(s)); summary: "
-                  f"{run.run_dir / 'summary.json'}", markup=False, highlight=False)
+    gate = outcome.gate
+    console.print(f"report: {outcome.report}", markup=False, highlight=False)
+    console.print(f"gate: {gate.outcome} ({gate.counts['reasons']} reason(s)); summary: {outcome.summary}",
+                  markup=False, highlight=False)
     return outcome.exit_code
 
 

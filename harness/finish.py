@@ -1,0 +1,126 @@
+"""Finishing a run: the one function every command calls once a run's results are on disk.
+
+:func:`finish_run` is used by ``council-harness run``, the pytest plugin's session end
+(:meth:`harness.pytest_plugin.HarnessSession.finish`), ``review --apply``, ``report``, ``diff --html``
+and ``merge``. It does, in this order:
+
+1. the >15% prediction (:func:`harness.prediction.prediction_for_run`), written to ``summary.json``
+   ``"verdicts"``;
+2. the arms' figures (:func:`harness.arm_outcome.arms_outcome`: the best member's choice, the
+   council against every arm, the leave-one-out effects and their cross-check; ``"arms"``, only
+   when there are any) and the usage ledger (``"usage"``);
+3. the comparison with the stored baseline of each of the run's datasets, unless
+   ``update_baseline`` (the run is about to become the baseline: nothing is compared);
+4. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
+   that run);
+5. the gate outcome (:func:`harness.gate.gate_outcome`), written to ``summary.json`` ``"gate"``;
+6. with ``update_baseline``, the baselines of the run's datasets, written atomically.
+
+What it returns (:class:`RunOutcome`) is everything a caller prints or exits with; printing stays
+with the caller (the CLI and the plugin print different lines in different orders).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ConfigDict
+
+from harness.arm_outcome import ArmsOutcome, arms_outcome
+from harness.baselines import Comparison
+from harness.config import Settings
+from harness.gate import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
+from harness.ledger import UsageLedger, usage_ledger
+from harness.model import Frozen
+from harness.prediction import prediction_for_run, write_verdicts
+from harness.runs import Run
+from harness.stats import PredictionReport
+from harness.summary import update_summary
+from harness.validity import judge_validity, reviewer_validity
+
+
+class RunOutcome(Frozen):
+    """What finishing a run produced (see :func:`finish_run`).
+
+    Args:
+        run: the run as finished.
+        prediction: the >15% prediction, ``None`` when no score family pairs the council and the baseline.
+        arms: the arms' figures (:mod:`harness.arm_outcome`): the best member's choice, the council
+            against every arm, each member's leave-one-out effect and its cross-check.
+        usage: the usage ledger (calls, tokens, cost per subject and model).
+        comparisons: one per dataset compared with its baseline (none with ``update_baseline``).
+        gate: the gate outcome written to ``summary.json`` ``"gate"``.
+        validity_lines: each judge's validity, then the reviewers flagged uninformative or inverted.
+        report: the HTML report written.
+        summary: the run's ``summary.json``.
+        baselines_written: the baseline files written (``update_baseline`` only).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    run: Run
+    prediction: PredictionReport | None
+    arms: ArmsOutcome
+    usage: UsageLedger
+    comparisons: tuple[Comparison, ...]
+    gate: GateOutcome
+    validity_lines: tuple[str, ...]
+    report: Path
+    summary: Path
+    baselines_written: tuple[Path, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """The gate's exit code: 1 when it failed (a regression, or a failing case without a baseline), else 0."""
+        return self.gate.exit_code
+
+    @property
+    def regressed(self) -> bool:
+        """Whether any baseline comparison failed (failing cases of datasets without a baseline do not count)."""
+        return any(c.exit_code for c in self.comparisons)
+
+
+def finish_run(
+    run: Run, settings: Settings, *, update_baseline: bool = False, report_path: Path | None = None,
+    against: Run | None = None,
+) -> RunOutcome:
+    """Predict, compare with the baselines, write the report and ``summary.json``, update baselines.
+
+    Args:
+        run: a run read back from its folder (:func:`harness.runs.load_run`).
+        settings: the configuration (prediction threshold, primary endpoint, pricing, tolerances,
+            gated scores, ``reports_dir`` holding the baselines).
+        update_baseline: write ``<reports_dir>/baselines/<dataset>.json`` from this run instead of
+            comparing with them.
+        report_path: where to write the HTML report (default ``<run>/index.html``).
+        against: an earlier run; the report adds what changed since it (as ``council-harness diff``).
+
+    Returns:
+        The outcome; the steps and their order are in the module docstring.
+    """
+    from harness.report.html import write_report
+
+    prediction = prediction_for_run(run.results, settings)
+    write_verdicts(run.run_dir, prediction)
+    arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag)
+    if not arms.empty:
+        update_summary(run.run_dir, "arms", arms.summary())
+    ledger = usage_ledger(run.results, settings.pricing)
+    update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
+                                              stopped=run.manifest.stopped))
+    comparisons = [] if update_baseline else compare_run(run, settings)
+    diff = None
+    if against is not None:
+        from harness.rundiff import diff_runs
+
+        diff = diff_runs(against, run, settings)
+    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff)
+    gate = gate_outcome(run, comparisons)
+    summary = write_gate_summary(gate, run)
+    validity = [v.line() for v in judge_validity(run.results)]
+    validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
+    written = update_baselines(run, settings) if update_baseline else []
+    return RunOutcome(run=run, prediction=prediction, arms=arms,
+                      usage=ledger, comparisons=tuple(comparisons), gate=gate, validity_lines=tuple(validity),
+                      report=report, summary=summary,
+                      baselines_written=tuple(written))
