@@ -5,9 +5,11 @@ or ``suite`` (and ``category_<name>`` for suite challenges). Running an item run
 the subject on the configured models, scores it and fails with a readable report.
 
 Case-level concurrency: when the run loop starts, every selected item's (case, subject) pair starts
-in a background event loop (:mod:`harness.background`, the CLI's window), and each item waits for
-its own result, so requests of many cases are in flight while pytest reports items in order.
-Under pytest-xdist each worker runs its items one at a time (the workers are the parallelism).
+in a background event loop (:meth:`harness.background.BackgroundCases.for_run`: the CLI's engine,
+window and writer from :mod:`harness.orchestrate`), and each item waits for its own result, so
+requests of many cases are in flight while pytest reports items in order. Under pytest-xdist each
+worker runs its items one at a time (the workers are the parallelism). At the end of the session
+the controller finishes the run as ``council-harness run`` does (:func:`harness.finish.finish_run`).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ QUIET_PLUGINS = ("deepeval", "langsmith_plugin")
 
 
 class HarnessSession:
-    """Per-session state: settings, the engine (built on first use), the run folder and results.
+    """Per-session state: settings, the case runner (built on first use), the run folder and results.
 
     Under pytest-xdist every worker appends its results to the same run folder (whole lines under
     a lock); only the controller writes the manifest and the report at the end.
