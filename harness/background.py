@@ -65,12 +65,15 @@ class BackgroundCases:
         for c, s in todo:
             self._futures[self.key(c, s)] = concurrent.futures.Future()
         self._main = asyncio.run_coroutine_threadsafe(self._run(todo), self._loop)
-        self._main.add_done_callback(self._settle_rest)
+        keys = [self.key(c, s) for c, s in todo]
+        self._main.add_done_callback(lambda main: self._settle_rest(main, keys))
 
-    def _settle_rest(self, main: concurrent.futures.Future[None]) -> None:
-        """When the background run ends early, no item may wait forever: fail or cancel what is left."""
+    def _settle_rest(self, main: concurrent.futures.Future[None], keys: Sequence[Key]) -> None:
+        """When a background run ends early, none of its items may wait forever: fail or cancel what is
+        left of its pairs (``keys``; pairs started later by another :meth:`start` keep running)."""
         error = None if main.cancelled() else main.exception()
-        for future in self._futures.values():
+        for key in keys:
+            future = self._futures[key]
             if future.done():
                 continue
             if error is not None:

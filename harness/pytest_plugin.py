@@ -136,8 +136,8 @@ class HarnessSession:
     def close_engine(self) -> None:
         if self._background is None:
             return
-        hits, misses = self._background.cache_stats()
         self._background.close()  # cancels pairs never asked for (-x, an interrupt), closes the engine
+        hits, misses = self._background.cache_stats()
         self._background = None
         self.cache_hits += hits
         self.cache_misses += misses
