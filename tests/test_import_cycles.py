@@ -62,10 +62,7 @@ def describe(graph: grimp.ImportGraph, cycle: list[str]) -> str:
 
 #: Imports left out of the check while another change removes them (importer, imported) -> reason, as
 #: import-linter's ``ignore_imports``; the test fails once one of them is gone, so its entry goes with the fix.
-IGNORED_IMPORTS: dict[tuple[str, str], str] = {
-    ("harness.gate", "harness.report.html"): "gate.write_full_report renders the report: it moves into finish_run",
-    ("harness.gate", "harness.rundiff"): "gate.write_full_report diffs runs: it moves into finish_run",
-}
+IGNORED_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 def test_harness_has_no_import_cycle() -> None:
