@@ -59,14 +59,19 @@ def test_probe_is_recorded_replayed_and_keyed_by_the_request(provider: LocalProv
         first = await rw.probe("smollm2-135m", MESSAGES, probes, seed=0)
         second = await rw.probe("smollm2-135m", MESSAGES, probes, seed=0)
         other = await rw.probe("smollm2-135m", MESSAGES, [Probe(text="Score:", options=DIGITS[:5])], seed=0)
+        # two identical probes at once: one reaches the model, the other waits and hits the cache
+        twins = await asyncio.gather(*(rw.probe("smollm2-135m", MESSAGES, [Probe(text="Grade:", options=DIGITS)],
+                                                seed=0) for _ in range(2)))
+        assert sorted(t.cached for t in twins) == [False, True] and twins[0].logprobs == twins[1].logprobs
+        assert rw._inflight == {}  # noqa: SLF001 - no per-key lock is left behind (it was, for probes)
         replay = CachedProvider(provider, store, "replay")
         replayed = await replay.probe("smollm2-135m", MESSAGES, probes, seed=0)
         with pytest.raises(CacheMiss):
-            await replay.probe("smollm2-135m", MESSAGES, [Probe(text="Grade:", options=DIGITS)], seed=0)
+            await replay.probe("smollm2-135m", MESSAGES, [Probe(text="Mark:", options=DIGITS)], seed=0)
         return rw, first, second, other, replayed
 
     rw, first, second, other, replayed = asyncio.run(go())
-    assert (rw.hits, rw.misses) == (1, 2)  # the changed options made a new key
+    assert (rw.hits, rw.misses) == (2, 3)  # the changed options made a new key; one twin was a hit
     assert not first.cached and second.cached and replayed.cached
     assert second.logprobs == first.logprobs == replayed.logprobs
     assert set(other.logprobs[0]) == set(DIGITS[:5])
