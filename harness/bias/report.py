@@ -14,7 +14,7 @@ import io
 from datetime import datetime
 from typing import Any
 
-from harness.bias.aggregate import (
+from harness.bias.figures import (
     AggregatedBiasReport,
     BiasMetricReport,
     ConfidenceTier,

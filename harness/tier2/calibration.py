@@ -4,7 +4,7 @@ Definitions (the one place for each):
 
 * **Session** -- one council transcript with stage-2 reviews (one case through one council-like
   subject of one run), as in the bias store; ``session_count`` counts them and
-  ``confidence_level`` is seed 003's tier of that count (:func:`harness.bias.aggregate.confidence_tier`).
+  ``confidence_level`` is seed 003's tier of that count (:func:`harness.bias.figures.confidence_tier`).
 * **Scores** -- the per-session pair scores of :func:`harness.bias.audit.pair_scores` (rubric
   composite when the ballot carries rubric scores, else ``1 + 9 * normalized Borda`` of the cleaned
   ranking; self-scores excluded), under the rubric weights of the run's manifest.
@@ -32,8 +32,9 @@ from typing import Any
 
 import yaml
 
-from harness.bias.aggregate import BiasMetricReport, ConfidenceTier, confidence_tier, pooled_length_correlation
+from harness.bias.aggregate import pooled_length_correlation
 from harness.bias.audit import LENGTH_CORRELATION_THRESHOLD, PairScore, PositionBias, pair_scores, position_bias
+from harness.bias.figures import BiasMetricReport, ConfidenceTier, confidence_tier
 from harness.bias.store import ConsentLevel, records_from_transcript
 from harness.errors import HarnessError, StoreError
 from harness.formatting import mean
