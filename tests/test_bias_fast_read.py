@@ -5,12 +5,15 @@ the value constraints column-wise; any doubt sends the chunk down the exact path
 batch decode, then line by line), which is the oracle here. Stores are seeded random mixes of
 this project's records, ``llm-council-core`` lines (schema 1.2.0 and older) and many kinds of bad
 line; the two paths must agree on every column, id, skip count, line number and reason, and the
-records path (a pydantic model per line) must keep the same records and skip the same lines.
+records path (a pydantic model per line) must keep the same records and skip the same lines. The
+columnar index beside the store (:mod:`harness.bias.column_index`) must give the same result as a
+full read as the store grows, and be ignored when stale or broken.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from harness.bias import columns
+from harness.bias import column_index, columns
 from harness.bias.columns import TableRead, decode_buffer, read_columns
 from harness.bias.store import BiasMetricRecord, BiasStore, ConsentLevel, QueryMetadata
 
@@ -184,3 +187,62 @@ def test_an_integer_beyond_64_bits_is_a_bad_line_not_a_crash(tmp_path: Path, fie
         read = read_columns(BiasStore(path), fast=fast)
         assert read.table.n_records == 2
         assert read.reasons == (f"line 2: not a bias record: Expected `int` <= 9223372036854775807 - at `$.{field}`",)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columnar_index_gives_what_a_full_read_gives_as_the_store_grows(tmp_path: Path, seed: int):
+    path = _store(tmp_path, seed, lines=300)
+    store = BiasStore(path)
+    index = column_index.index_path(path)
+    cold = read_columns(store, index_min_bytes=1)
+    assert index.is_file()  # the read wrote the index of its whole lines
+    _assert_same(cold, read_columns(store, fast=False, index=False))
+    _assert_same(read_columns(store, index_min_bytes=1), cold)  # from the index alone
+    # appends (good, bad, blank and a last line cut short) are decoded after the indexed prefix
+    rng = random.Random(seed)
+    for round_ in range(3):
+        more = [_harness_line(rng, f"n{round_}-{i // 3}", T0 + timedelta(hours=1, minutes=i)) for i in range(20)]
+        more[rng.randrange(20)] = _broken(rng, more[0])
+        more.append("")
+        text = path.read_text()
+        with path.open("a") as fh:  # the store may end without a newline: the next line starts after it
+            fh.write(("" if text.endswith("\n") or not text else "\n") + "\n".join(more) + "\n"
+                     + (more[1][:40] if round_ == 1 else ""))
+        exact = read_columns(store, fast=False, index=False)
+        for chunk in (512, columns.CHUNK_BYTES):
+            _assert_same(read_columns(store, chunk_bytes=chunk, index_min_bytes=1), exact)
+            _assert_same(read_columns(store, chunk_bytes=chunk, index_min_bytes=1 << 30), exact)
+
+
+def test_a_stale_or_broken_index_is_ignored_and_rebuilt(tmp_path: Path):
+    path = _store(tmp_path, 1, lines=200)
+    store = BiasStore(path)
+    index = column_index.index_path(path)
+    read_columns(store, index_min_bytes=1)
+    # the same store rewritten in place with other values at the end: the key's digest differs
+    text = path.read_text()
+    path.write_text(text[:-60] + text[-60:].replace("1", "2").replace("3", "4"))
+    _assert_same(read_columns(store, index_min_bytes=1 << 30), read_columns(store, fast=False, index=False))
+    # replaced by another file (a new inode, as a prune does), the same bytes: still right
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(path.read_bytes())
+    os.replace(other, path)
+    _assert_same(read_columns(store, index_min_bytes=1), read_columns(store, fast=False, index=False))
+    # an unreadable index (garbage, truncated) is a cache miss, not an error
+    for junk in (b"not an npz", index.read_bytes()[:100]):
+        index.write_bytes(junk)
+        _assert_same(read_columns(store, index_min_bytes=1 << 30), read_columns(store, fast=False, index=False))
+    # a store shorter than the indexed prefix
+    read_columns(store, index_min_bytes=1)
+    path.write_text(path.read_text()[:500])
+    _assert_same(read_columns(store), read_columns(store, fast=False, index=False))
+
+
+def test_prune_removes_the_index_with_the_records(tmp_path: Path):
+    path = _store(tmp_path, 2, lines=120)
+    store = BiasStore(path)
+    read_columns(store, index_min_bytes=1)
+    assert column_index.index_path(path).is_file()
+    assert store.prune(older_than_days=0, now=T0 + timedelta(days=1)).removed > 0
+    assert not column_index.index_path(path).exists()
+    _assert_same(read_columns(store), read_columns(store, fast=False, index=False))

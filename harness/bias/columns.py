@@ -543,40 +543,63 @@ _REASONS = {
 }
 
 
-def read_columns(store: BiasStore, chunk_bytes: int = CHUNK_BYTES, fast: bool = True) -> TableRead:
+def read_columns(
+    store: BiasStore, chunk_bytes: int = CHUNK_BYTES, fast: bool = True, index: bool = True,
+    index_min_bytes: int | None = None,
+) -> TableRead:
     """Read a whole store into columns: one snapshot under the store's lock, then one batch decode
     per chunk of about ``chunk_bytes`` of whole lines (memory stays bounded by the chunk, not the file).
+
+    With ``index``, the columns of the lines already decoded by an earlier read come from the
+    store's columnar index (:mod:`harness.bias.column_index`) when it is current, and only the lines
+    appended since are decoded; a read that decoded at least ``index_min_bytes`` (default
+    ``column_index.INDEX_MIN_BYTES``) of whole lines beyond the index rewrites it. The result is the
+    same with or without the index.
 
     Args:
         store: the bias store.
         chunk_bytes: bytes decoded at once.
         fast: try the unconstrained batch decode first (``False``: the exact path only; same result).
+        index: use and keep up the columnar index.
+        index_min_bytes: newly decoded bytes of whole lines that make a read rewrite the index.
 
     Raises:
         StoreError: the file does not exist or cannot be read.
     """
+    from harness.bias import column_index
     from harness.errors import StoreError
 
     fh, size = store._open_snapshot()
     coders = _new_coders()
     chunks: list[_Chunk] = []
     line = 1
-    carry = b""
+    start = 0
     try:
         with fh:
-            remaining = size
+            indexed = column_index.load(store.path, fh, size) if index else None
+            if indexed is not None:
+                coders, chunks, line, start = indexed.coders, [indexed.chunk], 1 + indexed.newlines, indexed.prefix
+                fh.seek(start)
+            whole = start  # bytes of whole lines decoded so far
+            carry = b""
+            remaining = size - start
             while remaining > 0:
                 block = fh.read(min(chunk_bytes, remaining))
                 if not block:
                     break
                 remaining -= len(block)
                 data = carry + block
-                cut = data.rfind(b"\n") + 1 if remaining > 0 else len(data)
+                cut = data.rfind(b"\n") + 1
                 data, carry = data[:cut], data[cut:]
                 if data:
                     chunks.append(_decode_chunk(data, line, coders, fast=fast))
                     line += data.count(b"\n")
-            if carry:
+                    whole += len(data)
+            if index:
+                needed = column_index.INDEX_MIN_BYTES if index_min_bytes is None else index_min_bytes
+                if whole > 0 and whole - start >= max(1, needed):
+                    column_index.save(store.path, fh, whole, line - 1, chunks, coders)
+            if carry:  # a last line without newline (perhaps cut short by a crash): never indexed
                 chunks.append(_decode_chunk(carry, line, coders, fast=fast))
     except OSError as exc:
         raise StoreError(f"cannot read the bias store: {exc.strerror or exc}", str(store.path)) from None

@@ -559,6 +559,9 @@ class BiasStore:
                     from harness.fsutil import atomic_write_text
 
                     atomic_write_text(self.path, "".join(kept))
+                    from harness.bias import column_index
+
+                    column_index.remove(self.path)  # it would still hold the removed records
         except OSError as exc:
             raise StoreError(f"cannot prune the bias store: {exc.strerror or exc}", str(self.path)) from None
         return PruneResult(kept=len(kept) - corrupt, removed=removed, corrupt_kept=corrupt)

@@ -1,0 +1,120 @@
+"""A columnar index beside an append-only bias store: read the old lines' columns, decode only new ones.
+
+The bias store only grows by appends of whole lines (``BiasStore.append``, and llm-council-core's
+writer, the same way); the one rewrite, ``BiasStore.prune``, replaces the file (a new inode) and
+deletes the index. So what :func:`harness.bias.columns.read_columns` decoded from the first
+``P`` bytes (``P`` just after a newline) stays true while those bytes are unchanged, and a read
+can load those columns and decode only the bytes after ``P``.
+
+File: ``<store name>.columns.npz`` in the store's folder (numpy ``savez``, no pickles), written
+atomically (temp file + rename) after a read that decoded at least ``INDEX_MIN_BYTES`` of whole lines
+beyond what the index held. It holds the eight columns of the kept records of the prefix, and in its
+``meta`` entry (JSON): the key, the ids in code order, every skipped line with its reason, the
+number of newlines in the prefix, and the writer counts.
+
+Key (all must match, else the index is ignored and rebuilt by the read): the format version, the
+store's device and inode, ``P`` <= the store's size, and the BLAKE2b digest of the prefix's first and
+last 64 KiB (so a store replaced by another one, or rewritten in place around the ends, is not
+mistaken for the indexed one). An index that cannot be read or written is ignored: it is a cache,
+never the data, and never a reason for a read to fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from harness.bias.columns import _COLUMNS, _Chunk, _Coder
+
+FORMAT = 1
+#: A read rewrites the index only when it decoded at least this many bytes of whole lines beyond it.
+INDEX_MIN_BYTES = 1 << 20
+_ENDS = 64 << 10
+
+
+def index_path(store_path: Path) -> Path:
+    """Where the index of ``store_path`` lives."""
+    return store_path.with_name(store_path.name + ".columns.npz")
+
+
+def _key(fh: BinaryIO, prefix: int) -> dict[str, object]:
+    """The key of the first ``prefix`` bytes of the open store ``fh`` (its position is restored)."""
+    where = fh.tell()
+    st = os.fstat(fh.fileno())
+    digest = hashlib.blake2b(digest_size=16)
+    fh.seek(0)
+    digest.update(fh.read(min(_ENDS, prefix)))
+    fh.seek(max(0, prefix - _ENDS))
+    digest.update(fh.read(min(_ENDS, prefix)))
+    fh.seek(where)
+    return {"format": FORMAT, "device": st.st_dev, "inode": st.st_ino, "prefix": prefix,
+            "ends": digest.hexdigest()}
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """What an index gives a read: the prefix's columns as one chunk, its newlines, and the coders."""
+
+    chunk: _Chunk
+    prefix: int
+    newlines: int
+    coders: dict[str, _Coder]
+
+
+def load(store_path: Path, fh: BinaryIO, size: int) -> Indexed | None:
+    """The index of the open store ``fh`` (``size`` bytes in this snapshot), or ``None`` when there is
+    none, it is stale, or it cannot be read."""
+    try:
+        with np.load(index_path(store_path), allow_pickle=False) as npz:
+            meta = json.loads(bytes(npz["meta"]).decode())
+            prefix = int(meta["key"]["prefix"])
+            if prefix > size or meta["key"] != _key(fh, prefix):
+                return None
+            columns = {name: npz[name] for name in _COLUMNS}
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile):
+        return None  # missing, unreadable or not an index: a cache miss
+    if len({c.shape for c in columns.values()}) != 1:
+        return None
+    coders: dict[str, _Coder] = {}
+    for name, ids in meta["ids"].items():
+        coder = _Coder()
+        coder.index = {v: i for i, v in enumerate(ids)}
+        coders[name] = coder
+    chunk = _Chunk(columns=columns, bad=[(int(i), str(why)) for i, why in meta["bad"]],
+                   foreign=int(meta["foreign"]), no_display=int(meta["no_display"]))
+    return Indexed(chunk=chunk, prefix=prefix, newlines=int(meta["newlines"]), coders=coders)
+
+
+def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: list[_Chunk],
+         coders: dict[str, _Coder]) -> None:
+    """Write the index of the first ``prefix`` bytes (whole lines, decoded into ``chunks`` with
+    ``coders`` as they stood after them); any error is ignored (the index is a cache)."""
+    from harness.fsutil import atomic_write_bytes
+
+    meta = {
+        "key": _key(fh, prefix), "newlines": newlines,
+        "ids": {name: list(coder.index) for name, coder in coders.items()},
+        "bad": [list(b) for c in chunks for b in c.bad],
+        "foreign": sum(c.foreign for c in chunks), "no_display": sum(c.no_display for c in chunks),
+    }
+    arrays: dict[str, Any] = {name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
+              for name in _COLUMNS}
+    buffer = io.BytesIO()
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    with contextlib.suppress(OSError):
+        atomic_write_bytes(index_path(store_path), buffer.getvalue())
+
+
+def remove(store_path: Path) -> None:
+    """Delete the index of ``store_path`` (after a prune: it would still hold the removed records)."""
+    with contextlib.suppress(OSError):
+        index_path(store_path).unlink(missing_ok=True)
