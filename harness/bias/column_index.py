@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from harness.bias.columns import _COLUMNS, _Chunk, _Coder
+from harness.bias.column_chunks import COLUMNS, Chunk, Coder
 
 FORMAT = 1
 #: A read rewrites the index only when it decoded at least this many bytes of whole lines beyond it.
@@ -64,10 +64,10 @@ def _key(fh: BinaryIO, prefix: int) -> dict[str, object]:
 class Indexed:
     """What an index gives a read: the prefix's columns as one chunk, its newlines, and the coders."""
 
-    chunk: _Chunk
+    chunk: Chunk
     prefix: int
     newlines: int
-    coders: dict[str, _Coder]
+    coders: dict[str, Coder]
 
 
 def load(store_path: Path, fh: BinaryIO, size: int) -> Indexed | None:
@@ -79,23 +79,23 @@ def load(store_path: Path, fh: BinaryIO, size: int) -> Indexed | None:
             prefix = int(meta["key"]["prefix"])
             if prefix > size or meta["key"] != _key(fh, prefix):
                 return None
-            columns = {name: npz[name] for name in _COLUMNS}
+            columns = {name: npz[name] for name in COLUMNS}
     except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile):
         return None  # missing, unreadable or not an index: a cache miss
     if len({c.shape for c in columns.values()}) != 1:
         return None
-    coders: dict[str, _Coder] = {}
+    coders: dict[str, Coder] = {}
     for name, ids in meta["ids"].items():
-        coder = _Coder()
+        coder = Coder()
         coder.index = {v: i for i, v in enumerate(ids)}
         coders[name] = coder
-    chunk = _Chunk(columns=columns, bad=[(int(i), str(why)) for i, why in meta["bad"]],
+    chunk = Chunk(columns=columns, bad=[(int(i), str(why)) for i, why in meta["bad"]],
                    foreign=int(meta["foreign"]), no_display=int(meta["no_display"]))
     return Indexed(chunk=chunk, prefix=prefix, newlines=int(meta["newlines"]), coders=coders)
 
 
-def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: list[_Chunk],
-         coders: dict[str, _Coder]) -> None:
+def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: list[Chunk],
+         coders: dict[str, Coder]) -> None:
     """Write the index of the first ``prefix`` bytes (whole lines, decoded into ``chunks`` with
     ``coders`` as they stood after them); any error is ignored (the index is a cache)."""
     from harness.fsutil import atomic_write_bytes
@@ -107,7 +107,7 @@ def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: lis
         "foreign": sum(c.foreign for c in chunks), "no_display": sum(c.no_display for c in chunks),
     }
     arrays: dict[str, Any] = {name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
-              for name in _COLUMNS}
+              for name in COLUMNS}
     buffer = io.BytesIO()
     np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
     with contextlib.suppress(OSError):

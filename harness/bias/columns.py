@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 import numpy as np
 
+from harness.bias.column_chunks import COLUMNS, Chunk, Coder
 from harness.bias.store import DISPLAY_POSITION_SCHEMA, schema_tuple
 
 if TYPE_CHECKING:
@@ -263,39 +264,6 @@ def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
 
 
-class _Coder:
-    """Integer codes of ids in order of first appearance, kept across chunks."""
-
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-
-    def __call__(self, values: list[str]) -> np.ndarray:
-        index = self.index
-        for v in dict.fromkeys(values):
-            if v not in index:
-                index[v] = len(index)
-        if len(index) == 1:
-            return np.zeros(len(values), dtype=np.int64)
-        return np.fromiter(map(index.__getitem__, values), np.int64, len(values))
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(self.index)
-
-
-@dataclass(slots=True)
-class _Chunk:
-    """The kept records of one chunk of lines as columns, and what was skipped."""
-
-    columns: dict[str, np.ndarray]
-    bad: list[tuple[int, str]]
-    foreign: int
-    no_display: int
-
-
-_COLUMNS = ("session", "reviewer", "model", "config", "position", "length", "score", "time")
-
-
 def _decode_each(lines: list[bytes], first_line: int) -> tuple[list[_Line], list[int], list[tuple[int, str]]]:
     """Line-by-line decode (only when the batch decode failed): rows, their line numbers, skip reasons."""
     rows: list[_Line] = []
@@ -374,8 +342,8 @@ def _meets_line_rules(columns: dict[str, list[Any]], numbers: dict[str, np.ndarr
 
 
 def _decode_chunk(
-    data: bytes, first_line: int, coders: dict[str, _Coder], by_line: bool = False, fast: bool = True
-) -> _Chunk:
+    data: bytes, first_line: int, coders: dict[str, Coder], by_line: bool = False, fast: bool = True
+) -> Chunk:
     """Decode whole lines (``first_line`` is the 1-based number of the first) into columns.
 
     First one batch decode by :class:`_FastLine` and a column-wise check of :class:`_Line`'s
@@ -418,9 +386,9 @@ def _rows_to_chunk(
     bad: list[tuple[int, str]],
     data: bytes,
     first_line: int,
-    coders: dict[str, _Coder],
+    coders: dict[str, Coder],
     check: bool,
-) -> _Chunk | None:
+) -> Chunk | None:
     """Columns of decoded rows, the cross-field rules applied; ``None`` when ``check`` and a row breaks
     one of :class:`_Line`'s constraints (nothing coded yet: the caller decodes the chunk exactly)."""
     n = len(rows)
@@ -490,15 +458,15 @@ def _rows_to_chunk(
         "position": position if everything else position[idx], "length": length if everything else length[idx],
         "score": score if everything else score[idx], "time": time if everything else time[idx],
     }
-    return _Chunk(columns=columns, bad=bad, foreign=int(foreign[keep].sum()),
+    return Chunk(columns=columns, bad=bad, foreign=int(foreign[keep].sum()),
                   no_display=int((foreign & ~display & keep).sum()))
 
 
-def _assemble(chunks: list[_Chunk], coders: dict[str, _Coder]) -> TableRead:
+def _assemble(chunks: list[Chunk], coders: dict[str, Coder]) -> TableRead:
     """One :class:`TableRead` from the chunks of a store, in file order."""
     columns = {
         name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
-        for name in _COLUMNS
+        for name in COLUMNS
     }
     bad = [b for c in chunks for b in c.bad]
     total = int(columns["score"].size)
@@ -519,8 +487,8 @@ def _assemble(chunks: list[_Chunk], coders: dict[str, _Coder]) -> TableRead:
     )
 
 
-def _new_coders() -> dict[str, _Coder]:
-    return {name: _Coder() for name in ("session", "reviewer", "model", "config")}
+def _new_coders() -> dict[str, Coder]:
+    return {name: Coder() for name in ("session", "reviewer", "model", "config")}
 
 
 def decode_buffer(data: bytes, fast: bool = True) -> TableRead:
@@ -571,7 +539,7 @@ def read_columns(
 
     fh, size = store._open_snapshot()
     coders = _new_coders()
-    chunks: list[_Chunk] = []
+    chunks: list[Chunk] = []
     line = 1
     start = 0
     try:
