@@ -69,7 +69,7 @@ DEFAULT_SUBJECT = "council"  # the --subject default of harness.cli.quality_repo
 TREND_ALPHA = 0.05
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def _rounded_mean(values: Sequence[float]) -> float | None:
     """The mean (:func:`harness.formatting.mean`) to 3 decimals, as the report shows it."""
     m = mean(values)
     return None if m is None else round(m, 3)
@@ -95,11 +95,11 @@ def core_summary(results: Sequence[CaseResult]) -> CoreSummary:
     sas = [q.core.synthesis_attribution for q in qms]
     return CoreSummary(
         results=len(qms),
-        consensus_strength=_mean([q.core.consensus_strength for q in qms]),
-        deliberation_depth=_mean([q.core.deliberation_depth for q in qms]),
-        winner_alignment=_mean([s.winner_alignment for s in sas]),
-        max_source_alignment=_mean([s.max_source_alignment for s in sas]),
-        hallucination_risk=_mean([s.hallucination_risk for s in sas]),
+        consensus_strength=_rounded_mean([q.core.consensus_strength for q in qms]),
+        deliberation_depth=_rounded_mean([q.core.deliberation_depth for q in qms]),
+        winner_alignment=_rounded_mean([s.winner_alignment for s in sas]),
+        max_source_alignment=_rounded_mean([s.max_source_alignment for s in sas]),
+        hallucination_risk=_rounded_mean([s.hallucination_risk for s in sas]),
         grounded=sum(s.grounded for s in sas),
     )
 
@@ -148,9 +148,9 @@ def rubric_summary(run: Run, results: Sequence[CaseResult], baselines_dir: Path)
     dims = []
     for d in RUBRIC_DIMENSIONS:
         stats = [b.dimensions[d] for b in scored if d in b.dimensions]
-        std = _mean([s.std for s in stats])
+        std = _rounded_mean([s.std for s in stats])
         dims.append(DimensionSummary(
-            dimension=d, weight=weights[d], mean=_mean([s.mean for s in stats]), std=std, answers=len(stats),
+            dimension=d, weight=weights[d], mean=_rounded_mean([s.mean for s in stats]), std=std, answers=len(stats),
             flagged_answers=sum(s.flag is not None for s in stats),
             flag=HIGH_VARIANCE_FLAG if std is not None and std > HIGH_VARIANCE_STD else None,
         ))
@@ -194,7 +194,7 @@ def temporal_details(
     calc = [tc for tc in per.values() if tc.status == "calculated"]
     summary = TemporalSummary(
         method="embedding" if model is not None else "jaccard", history_runs=len(folders), calculated=len(calc),
-        insufficient=len(per) - len(calc), mean_score=_mean([tc.score for tc in calc if tc.score is not None]),
+        insufficient=len(per) - len(calc), mean_score=_rounded_mean([tc.score for tc in calc if tc.score is not None]),
         drifted=tuple(f"{ds}/{cid}" for (ds, cid), tc in per.items() if tc.drift_detected),
     )
     return summary, per
@@ -272,7 +272,7 @@ def trend_point(run: Run, subject: str = DEFAULT_SUBJECT) -> TrendPoint:
     core = core_summary(results)
 
     def score_mean(name: str) -> float | None:
-        return _mean([r.scores[name] for r in results if name in r.scores])
+        return _rounded_mean([r.scores[name] for r in results if name in r.scores])
 
     return TrendPoint(
         run_id=run.run_id, started_at=run.manifest.started_at, results=len(results),
