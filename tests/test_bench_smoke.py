@@ -176,3 +176,13 @@ def test_loading_quick() -> None:
     _assert_figures(result, "loading", {"cases", "load_s", "per_1000_cases_ms", "peak_rss_mb", "refuse_ms"})
     assert result.figures["cases"] > 10_000  # 1 MiB of three-line cases
     assert "8 MiB (8.0 MiB), the cap on dataset and config files" in result.rows[1].note  # refused, not parsed
+
+
+def test_startup_one_run_of_each_command() -> None:
+    from bench import bench_startup
+
+    result = bench_startup.run(runs=1)
+    _assert_figures(result, "startup", {"python_ms", "libs_ms", "help_ms", "usage_error_ms", "help_ratio",
+                                        "usage_error_ratio"})
+    assert [r.name for r in result.rows] == ["startup.python", "startup.libs", "startup.help", "startup.usage_error"]
+    assert result.figures["help_ratio"] == pytest.approx(result.figures["help_ms"] / result.figures["libs_ms"])
