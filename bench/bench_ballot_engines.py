@@ -19,7 +19,7 @@ Each engine runs every ballot once after one warm-up ballot (model load and gram
 excluded and reported separately). Printed: seconds per ballot, tokens generated, and whether the
 ballot parsed to a full ranking. Nothing here asserts a time.
 
-Run: ``python bench/bench_ballot_engines.py [--ballots 4] [--threads N]``
+Run: ``python bench/bench_ballot_engines.py [--ballots 4] [--threads N] [--max-tokens N]``
 (needs ``pip install -e .[bench]`` for llguidance; without it the llguidance row says so).
 """
 
@@ -149,7 +149,7 @@ def _summary(rows: list[tuple[float, int, bool]]) -> tuple[float, float, int]:
     return (sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows) / len(rows), sum(r[2] for r in rows))
 
 
-def run(ballots: int = 4, threads: int | None = None) -> BenchResult:
+def run(ballots: int = 4, threads: int | None = None, max_tokens: int | None = None) -> BenchResult:
     from llama_cpp import Llama
 
     from harness.config import Settings
@@ -159,14 +159,16 @@ def run(ballots: int = 4, threads: int | None = None) -> BenchResult:
     threads = threads or os.cpu_count() or 1
     settings = Settings()
     inputs = review_inputs(ballots)
+    cap = max_tokens or settings.review_max_tokens
     with _quiet_stderr():
         llm = Llama(model_path=str(model_path(MODEL)), n_ctx=N_CTX, n_threads=threads,
                     n_threads_batch=threads, seed=0, verbose=False)
-    gbnf_ballots(llm, inputs[:1], settings.review_max_tokens)  # warm-up
-    gbnf = gbnf_ballots(llm, inputs, settings.review_max_tokens)
+    gbnf_ballots(llm, inputs[:1], cap)  # warm-up
+    gbnf = gbnf_ballots(llm, inputs, cap)
     figures: dict[str, float] = {}
     rows = []
     notes = [load_note()]
+    print("gbnf", gbnf, flush=True)
     mean, toks, ok = _summary(gbnf)
     figures.update({"gbnf_s": mean, "gbnf_tokens": toks})
     rows.append(BenchRow(name="ballot.gbnf", figure=f"{mean:.2f} s per ballot, {toks:.0f} tokens",
@@ -181,8 +183,9 @@ def run(ballots: int = 4, threads: int | None = None) -> BenchResult:
         started = time.perf_counter()
         tokenizer = lltokenizer_from_vocab(llm._model.vocab)
         setup = time.perf_counter() - started
-        llguidance_ballots(llm, tokenizer, inputs[:1], settings.review_max_tokens)  # warm-up
-        guided = llguidance_ballots(llm, tokenizer, inputs, settings.review_max_tokens)
+        llguidance_ballots(llm, tokenizer, inputs[:1], cap)  # warm-up
+        guided = llguidance_ballots(llm, tokenizer, inputs, cap)
+        print("llguidance", guided, flush=True)
         gmean, gtoks, gok = _summary(guided)
         figures.update({"llguidance_s": gmean, "llguidance_tokens": gtoks, "llguidance_setup_s": setup})
         rows.append(BenchRow(name="ballot.llguidance", figure=f"{gmean:.2f} s per ballot, {gtoks:.0f} tokens",
@@ -203,8 +206,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ballots", type=int, default=4, help="ballots per engine (default 4)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: all cores)")
+    parser.add_argument("--max-tokens", type=int, help="JSON ballot token cap (default: review_max_tokens)")
     args = parser.parse_args()
-    result = run(ballots=args.ballots, threads=args.threads)
+    result = run(ballots=args.ballots, threads=args.threads, max_tokens=args.max_tokens)
     for row in result.rows:
         print(f"{row.name:<22} {row.figure:<36} {row.ratio:<12} {row.note}")
     for note in result.notes:
