@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 T = TypeVar("T")
 

@@ -44,8 +44,8 @@ MODEL = "smollm2-135m"
 
 def review_inputs(n: int) -> list[tuple[str, tuple[str, ...], dict[str, str]]]:
     """(query, presented order, label -> answer) for the first ``n`` suite challenges."""
-    from harness.cases import load_datasets
     from harness.council.ranking import labels_for, presentation_order
+    from harness.data.cases import load_datasets
 
     cases = [c for d in load_datasets(ROOT / "suites" / "reasoning-100.yaml") for c in d.cases]
     out = []

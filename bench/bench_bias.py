@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from harness.bias.aggregate import read_table, run_aggregated_bias_audit  # noqa: E402
 from harness.bias.columns import read_columns  # noqa: E402
 from harness.bias.store import BiasMetricRecord, BiasStore, ConsentLevel, QueryMetadata  # noqa: E402
-from harness.model import Frozen  # noqa: E402
+from harness.common.model import Frozen  # noqa: E402
 
 TARGET_MS_PER_1000 = 100.0
 REVIEWERS = ("alpha", "beta", "gamma", "delta")

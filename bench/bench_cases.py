@@ -31,10 +31,10 @@ from typing import Any
 from rich.console import Console
 
 from bench import BenchResult, BenchRow, ratio
-from harness.cases import load_datasets
+from harness.common.model import Frozen
 from harness.config import load_settings
-from harness.model import Frozen
-from harness.orchestrate import run_cases
+from harness.data.cases import load_datasets
+from harness.run.orchestrate import run_cases
 from tests.fault_server import FaultServer
 from tests.scripted import scripted_dataset, scripted_reply
 

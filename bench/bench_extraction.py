@@ -1,6 +1,6 @@
 """Benchmark: objective-answer extraction on the labelled corpus, and its cost on hostile answers.
 
-The corpus (``tests/data/extraction_corpus.jsonl`` from ``make_extraction_corpus.py``, the
+The corpus (``tests/fixtures/extraction_corpus.jsonl`` from ``make_extraction_corpus.py``, the
 hand-written ``extraction_corpus_hand.yaml`` and the held-out ``extraction_corpus_holdout.yaml``)
 holds (expected block, answer, truly correct?) triples. Each answer goes through
 :func:`harness.metrics.correctness.check_expected` with its question, exactly as a run scores it. Per expected type:
@@ -28,10 +28,10 @@ import yaml
 from pydantic import TypeAdapter
 
 from bench import BenchResult, BenchRow, ratio, timed
-from harness.expected import Expected
+from harness.data.expected import Expected
 from harness.metrics.correctness import check_expected
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 CORPUS = DATA / "extraction_corpus.jsonl"
 HAND = DATA / "extraction_corpus_hand.yaml"
 HOLDOUT = DATA / "extraction_corpus_holdout.yaml"

@@ -23,9 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench import BenchResult, BenchRow, Timing, atimed, ratio
-from harness.model import Frozen
+from harness.common.model import Frozen
 from harness.providers.openai_compat import OpenAICompatProvider
-from harness.transcript import Message
+from harness.records.transcript import Message
 from tests.fault_server import completion_body
 
 MESSAGES = (Message(role="user", content="What is the capital of France?"),)

@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from bench import BenchResult, BenchRow, Timing, llama_threads, ratio, timed
-from harness.cases import Case, load_datasets
+from harness.common.model import Frozen
 from harness.config import Settings, default_members, load_settings
 from harness.council.prompts import answer_messages
-from harness.engine import Engine
-from harness.model import Frozen
+from harness.data.cases import Case, load_datasets
 from harness.providers.embedded import model_path
 from harness.providers.local import N_CTX, REPEAT_PENALTY, LocalProvider, _quiet_stderr
-from harness.transcript import Completion, Message
+from harness.records.transcript import Completion, Message
+from harness.run.engine import Engine
 
 MODEL = "smollm2-135m"
 SUITE = Path(__file__).resolve().parent.parent / "suites" / "reasoning-100.yaml"

@@ -6,7 +6,7 @@ configuration, those subjects are replayed from it. Otherwise the suite is first
 into a temporary cache (``baseline`` only, SmolLM2, short answers, rubric judge off so that each
 case is one model call) and then replayed; the cold/replay ratio is printed.
 
-Both passes use the same loop as ``harness.orchestrate.run_cases`` (one engine, one event loop,
+Both passes use the same loop as ``harness.run.orchestrate.run_cases`` (one engine, one event loop,
 each result appended to a run folder's ``results.jsonl``) without the progress bar. A replay
 that meets a cache miss stops there, as ``--cache-mode replay`` does, and the cases done count.
 
@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import BenchResult, BenchRow, llama_threads, ratio, timed
-from harness.cases import Case, load_datasets
+from harness.common.errors import CacheMiss
+from harness.common.model import Frozen
 from harness.config import Settings, default_members, load_settings
-from harness.engine import Engine
-from harness.errors import CacheMiss
-from harness.model import Frozen
+from harness.data.cases import Case, load_datasets
 from harness.providers.cache import CachedProvider
 from harness.providers.local import LocalProvider
-from harness.runs import RunWriter
+from harness.run.engine import Engine
+from harness.run.runs import RunWriter
 
 SUITE = Path(__file__).resolve().parent.parent / "suites" / "reasoning-100.yaml"
 DEFAULT_CACHE = Path(".council-cache/cache.sqlite")

@@ -88,8 +88,8 @@ def run_command(limit: int, workdir: Path) -> tuple[float, Path, str]:
 
 
 def run(limit: int = 8, threads: int | None = None) -> BenchResult:
-    from harness.runs import load_run
-    from harness.usage import result_calls, stage_shares, stage_usage
+    from harness.run.runs import load_run
+    from harness.run.usage import result_calls, stage_shares, stage_usage
 
     threads = threads or os.cpu_count() or 1
     embedded = ("smollm2-135m", "gemma3-270m")

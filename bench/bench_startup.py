@@ -5,7 +5,7 @@ that only imports pydantic, httpx, yaml, jinja2 and rich. Each command runs in a
 N times in turn (interleaved, so a busy moment on a shared machine hits every command alike); the
 figure per command is its best (fastest) run, wall-clock, and the ratio is best command / best
 reference from this one run. An empty interpreter (``python -c pass``) is shown for scale. Nothing
-asserts a time; ``tests/test_startup_imports.py`` checks which modules the commands import.
+asserts a time; ``tests/cli/test_startup_imports.py`` checks which modules the commands import.
 
 Run: ``python bench/bench_startup.py [--runs N]`` or ``python bench/run.py --only startup``.
 """

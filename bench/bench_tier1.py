@@ -5,7 +5,7 @@ the real ballot parser and Borda aggregation, a synthesis), times ``core_quality
 many repetitions and compares the mean with seed 000's budget (< 30 ms for CSS+DDI+SAS) and with
 one real SmolLM2 call of about 60 tokens made in the same run.
 
-The tokenizer memoizes token sets (``harness.text.tokens`` is an LRU cache), so repeating the same
+The tokenizer memoizes token sets (``harness.common.text.tokens`` is an LRU cache), so repeating the same
 transcript would measure cache hits: the main figure clears that cache before every repetition
 (what a new transcript costs); the warm figure is printed beside it.
 
@@ -19,10 +19,10 @@ import json
 import random
 
 from bench import BenchResult, BenchRow, Timing, atimed, llama_threads, ratio, timed
+from harness.common.text import tokens
 from harness.council.ranking import aggregate_rankings, labels_for, parse_ballot
 from harness.metrics.quality_metrics import core_quality_metrics
-from harness.text import tokens
-from harness.transcript import Answer, Message, Review, Transcript
+from harness.records.transcript import Answer, Message, Review, Transcript
 
 SEED_BUDGET_MS = 30.0
 MEMBERS = 5

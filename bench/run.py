@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
-from harness.model import Frozen  # noqa: E402
+from harness.common.model import Frozen  # noqa: E402
 
 NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction", "loading", "startup")
 

@@ -2,7 +2,7 @@
 
 Precedence: explicit overrides (CLI/pytest options) > environment > YAML file > defaults.
 Every field is documented in README.md's config reference. Invalid values raise
-:class:`~harness.errors.ConfigError` naming the environment variable or ``file:line``.
+:class:`~harness.common.errors.ConfigError` naming the environment variable or ``file:line``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from harness import vault
+from harness.common import vault
+from harness.common.errors import ConfigError
+from harness.common.families import FAMILIES
+from harness.common.rubric_terms import RubricWeights, weights_from_env
 from harness.council.ranking import MAX_CANDIDATES as MAX_MEMBERS
-from harness.errors import ConfigError
-from harness.families import FAMILIES
-from harness.rubric_terms import RubricWeights, weights_from_env
-from harness.yamlio import LocatedYaml, load_yaml
+from harness.data.yamlio import LocatedYaml, load_yaml
 
 ENV_PREFIX = "LLM_COUNCIL_"
 DEFAULT_CONFIG_FILE = "council-harness.yaml"
@@ -170,9 +170,9 @@ class Settings(BaseSettings):
     # (with the council, n matches the council's tokens per case: harness.council.arms)
     self_consistency_samples: int = Field(default=3, ge=1, le=64)
     # the best single member is chosen on the cases carrying this tag and reported on the others
-    # (harness.best_member); None or no tagged case: each member is reported on its own
+    # (harness.gate.best_member); None or no tagged case: each member is reported on its own
     selection_tag: str | None = Field(default="selection", min_length=1)
-    # usage ledger (harness.ledger): model name -> dollars per million tokens; limits per run invocation
+    # usage ledger (harness.run.ledger): model name -> dollars per million tokens; limits per run invocation
     pricing: dict[str, ModelPrice] = {}
     token_limit: int | None = Field(default=None, ge=1)
     cost_limit: float | None = Field(default=None, gt=0, allow_inf_nan=False)
@@ -191,10 +191,10 @@ class Settings(BaseSettings):
     # regression gate
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
-    repeats: int = Field(default=1, ge=1, le=100)  # noise-aware gate: passes per case (harness.repeats)
+    repeats: int = Field(default=1, ge=1, le=100)  # noise-aware gate: passes per case (harness.gate.repeats)
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
     # the >15% prediction's primary endpoint: None = `correct` when at least 10 cases have `expected:`,
-    # else `rubric_composite` (harness.prediction.default_primary)
+    # else `rubric_composite` (harness.gate.prediction.default_primary)
     primary_endpoint: str | None = None
     # monitoring
     quality_webhook_url: str | None = None  # several URLs separated by commas
@@ -419,7 +419,7 @@ def load_settings(
     token = _yaml_source.set(located)
     try:
         clean = {k: v for k, v in overrides.items() if v is not None}
-        for name in vault.sealed_names():  # secrets moved out of the environment (harness.vault.seal)
+        for name in vault.sealed_names():  # secrets moved out of the environment (harness.common.vault.seal)
             field = name[len(ENV_PREFIX):].lower() if name.upper().startswith(ENV_PREFIX.upper()) else ""
             if field in Settings.model_fields and field not in clean and name not in os.environ:
                 clean[field] = vault.get(name)

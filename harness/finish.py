@@ -4,16 +4,16 @@
 (:meth:`harness.pytest_plugin.HarnessSession.finish`), ``review --apply``, ``report``, ``diff --html``
 and ``merge``. It does, in this order:
 
-1. the >15% prediction (:func:`harness.prediction.prediction_for_run`), written to ``summary.json``
+1. the >15% prediction (:func:`harness.gate.prediction.prediction_for_run`), written to ``summary.json``
    ``"verdicts"``;
-2. the arms' figures (:func:`harness.arm_outcome.arms_outcome`: the best member's choice, the
+2. the arms' figures (:func:`harness.gate.arm_outcome.arms_outcome`: the best member's choice, the
    council against every arm, the leave-one-out effects and their cross-check; ``"arms"``, only
    when there are any) and the usage ledger (``"usage"``);
 3. the comparison with the stored baseline of each of the run's datasets, unless
    ``update_baseline`` (the run is about to become the baseline: nothing is compared);
 4. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
    that run);
-5. the gate outcome (:func:`harness.gate.gate_outcome`), written to ``summary.json`` ``"gate"``;
+5. the gate outcome (:func:`harness.gate.regression.gate_outcome`), written to ``summary.json`` ``"gate"``;
 6. with ``update_baseline``, the baselines of the run's datasets, written atomically.
 
 What it returns (:class:`RunOutcome`) is everything a caller prints or exits with; printing stays
@@ -26,17 +26,17 @@ from pathlib import Path
 
 from pydantic import ConfigDict
 
-from harness.arm_outcome import ArmsOutcome, arms_outcome
-from harness.baselines import Comparison
+from harness.common.model import Frozen
 from harness.config import Settings
-from harness.gate import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
-from harness.ledger import UsageLedger, usage_ledger
-from harness.model import Frozen
-from harness.prediction import prediction_for_run, write_verdicts
-from harness.runs import Run
+from harness.gate.arm_outcome import ArmsOutcome, arms_outcome
+from harness.gate.baselines import Comparison
+from harness.gate.judge_validity import judge_validity, reviewer_validity
+from harness.gate.prediction import prediction_for_run, write_verdicts
+from harness.gate.regression import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
+from harness.run.ledger import UsageLedger, usage_ledger
+from harness.run.runs import Run
+from harness.run.summary import update_summary
 from harness.stats import PredictionReport
-from harness.summary import update_summary
-from harness.validity import judge_validity, reviewer_validity
 
 
 class RunOutcome(Frozen):
@@ -45,7 +45,7 @@ class RunOutcome(Frozen):
     Args:
         run: the run as finished.
         prediction: the >15% prediction, ``None`` when no score family pairs the council and the baseline.
-        arms: the arms' figures (:mod:`harness.arm_outcome`): the best member's choice, the council
+        arms: the arms' figures (:mod:`harness.gate.arm_outcome`): the best member's choice, the council
             against every arm, each member's leave-one-out effect and its cross-check.
         usage: the usage ledger (calls, tokens, cost per subject and model).
         comparisons: one per dataset compared with its baseline (none with ``update_baseline``).
@@ -87,7 +87,7 @@ def finish_run(
     """Predict, compare with the baselines, write the report and ``summary.json``, update baselines.
 
     Args:
-        run: a run read back from its folder (:func:`harness.runs.load_run`).
+        run: a run read back from its folder (:func:`harness.run.runs.load_run`).
         settings: the configuration (prediction threshold, primary endpoint, pricing, tolerances,
             gated scores, ``reports_dir`` holding the baselines).
         update_baseline: write ``<reports_dir>/baselines/<dataset>.json`` from this run instead of
@@ -111,7 +111,7 @@ def finish_run(
     comparisons = [] if update_baseline else compare_run(run, settings)
     diff = None
     if against is not None:
-        from harness.rundiff import diff_runs
+        from harness.gate.rundiff import diff_runs
 
         diff = diff_runs(against, run, settings)
     report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff)

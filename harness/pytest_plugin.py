@@ -5,8 +5,8 @@ or ``suite`` (and ``category_<name>`` for suite challenges). Running an item run
 the subject on the configured models, scores it and fails with a readable report.
 
 Case-level concurrency: when the run loop starts, every selected item's (case, subject) pair starts
-in a background event loop (:meth:`harness.background.BackgroundCases.for_run`: the CLI's engine,
-window and writer from :mod:`harness.orchestrate`), and each item waits for its own result, so
+in a background event loop (:meth:`harness.run.background.BackgroundCases.for_run`: the CLI's engine,
+window and writer from :mod:`harness.run.orchestrate`), and each item waits for its own result, so
 requests of many cases are in flight while pytest reports items in order. Under pytest-xdist each
 worker runs its items one at a time (the workers are the parallelism). At the end of the session
 the controller finishes the run as ``council-harness run`` does (:func:`harness.finish.finish_run`).
@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.cases import Case, Dataset, is_dataset_file, load_datasets
-from harness.errors import CacheMiss, HarnessError
-from harness.failure_report import format_failure
-from harness.result import CaseResult
-from harness.untrusted import printable
+from harness.common.errors import CacheMiss, HarnessError
+from harness.common.untrusted import printable
+from harness.data.cases import Case, Dataset, is_dataset_file, load_datasets
+from harness.report.failure_report import format_failure
+from harness.run.result import CaseResult
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from harness.background import BackgroundCases
+    from harness.run.background import BackgroundCases
 
 _SESSION = pytest.StashKey["HarnessSession"]()
 
@@ -72,7 +72,7 @@ class HarnessSession:
     """
 
     def __init__(self, config: pytest.Config) -> None:
-        from harness.runs import new_run_id, now_iso
+        from harness.run.runs import new_run_id, now_iso
 
         self.config = config
         self.results: list[CaseResult] = []
@@ -88,10 +88,10 @@ class HarnessSession:
 
     def load(self) -> None:
         from harness.config import load_settings
-        from harness.subjects import parse_subjects
+        from harness.run.subjects import parse_subjects
 
         if self.settings is None:
-            from harness import vault
+            from harness.common import vault
 
             self.settings = load_settings(
                 self.config.getoption("--harness-config"), cache_mode=self.config.getoption("--cache-mode")
@@ -103,14 +103,14 @@ class HarnessSession:
 
     @property
     def run_dir(self) -> Path:
-        from harness.runs import runs_dir
+        from harness.run.runs import runs_dir
 
         self.load()
         return runs_dir(self.settings) / self.run_id
 
     def _cases(self) -> BackgroundCases:
         """The session's runner (:meth:`BackgroundCases.for_run`: the CLI's engine, window and writer)."""
-        from harness.background import BackgroundCases
+        from harness.run.background import BackgroundCases
 
         self.load()
         if self._background is None:
@@ -151,10 +151,10 @@ class HarnessSession:
         baseline comparison failed.
         """
         from harness.finish import finish_run
-        from harness.gate import comparison_lines
-        from harness.orchestrate import finish_manifest
-        from harness.prediction import verdict_lines
-        from harness.runs import RESULTS, load_run, new_manifest, read_results
+        from harness.gate.prediction import verdict_lines
+        from harness.gate.regression import comparison_lines
+        from harness.run.orchestrate import finish_manifest
+        from harness.run.runs import RESULTS, load_run, new_manifest, read_results
 
         self.close_engine()
         if self.is_worker:

@@ -1,8 +1,8 @@
 """The one set of test builders for transcripts and case results (records built with defaults).
 
-:func:`transcript` is a subject's :class:`~harness.transcript.Transcript` whose final answer is ``final``
+:func:`transcript` is a subject's :class:`~harness.records.transcript.Transcript` whose final answer is ``final``
 and, unless ``answers`` or ``texts`` say otherwise, one stage-1 answer with the same text;
-:func:`result` is a :class:`~harness.result.CaseResult` around such a transcript (``answer=None``: no
+:func:`result` is a :class:`~harness.run.result.CaseResult` around such a transcript (``answer=None``: no
 transcript). Every other field of either record is passed through by keyword, so a test states only
 what it is about.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.result import CaseResult, Status
-from harness.transcript import Answer, Transcript
+from harness.records.transcript import Answer, Transcript
+from harness.run.result import CaseResult, Status
 
 
 def transcript(final: str = "x", *, subject: str = "council", query: str = "q", member: str = "m",

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 FaultKind = Literal["ok", "status", "reset", "malformed", "empty_choices", "no_content", "truncated"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ConfigError
+from harness.common.errors import ConfigError
 
 START_TIMEOUT_S = 60.0
 N_CTX = 4096

@@ -7,6 +7,6 @@ from pathlib import Path
 #: The repository root (``pyproject.toml``, ``golden/``, ``suites/``, ``README.md``).
 REPO = Path(__file__).resolve().parents[1]
 #: Recorded files the tests read (transcripts, corpora).
-TEST_DATA = REPO / "tests" / "data"
-#: The corpus of malformed inputs (:mod:`tests.test_bad_inputs`).
+TEST_DATA = REPO / "tests" / "fixtures"
+#: The corpus of malformed inputs (:mod:`tests.data.test_bad_inputs`).
 BAD_INPUTS = REPO / "tests" / "bad_inputs"

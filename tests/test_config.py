@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.common.errors import ConfigError
 from harness.config import load_settings
-from harness.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("clean_env")  # every test: no LLM_COUNCIL_* variable, a fresh folder
 

@@ -10,9 +10,9 @@ import pytest
 
 from harness.config import load_settings
 from harness.finish import finish_run
-from harness.result import CaseResult
-from harness.runs import Manifest, RunWriter, load_run
-from harness.transcript import Answer, Transcript
+from harness.records.transcript import Answer, Transcript
+from harness.run.result import CaseResult
+from harness.run.runs import Manifest, RunWriter, load_run
 
 
 def _r(case_id: str, subject: str, status: str, correct: float) -> CaseResult:

@@ -50,11 +50,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from harness.common.model import Frozen
+from harness.common.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights
 from harness.council.ranking import borda_points
 from harness.metrics.rubric import weighted_score_with_ceiling
-from harness.model import Frozen
-from harness.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights
-from harness.transcript import Review, Transcript
+from harness.records.transcript import Review, Transcript
 
 LENGTH_CORRELATION_THRESHOLD = 0.3
 LENGTH_P_THRESHOLD = 0.05

@@ -98,7 +98,7 @@ def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: lis
          coders: dict[str, Coder]) -> None:
     """Write the index of the first ``prefix`` bytes (whole lines, decoded into ``chunks`` with
     ``coders`` as they stood after them); any error is ignored (the index is a cache)."""
-    from harness.fsutil import atomic_write_bytes
+    from harness.common.fsutil import atomic_write_bytes
 
     meta = {
         "key": _key(fh, prefix), "newlines": newlines,

@@ -535,7 +535,7 @@ def read_columns(
         StoreError: the file does not exist or cannot be read.
     """
     from harness.bias import column_index
-    from harness.errors import StoreError
+    from harness.common.errors import StoreError
 
     fh, size = store._open_snapshot()
     coders = _new_coders()

@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 
 class ConfidenceTier(StrEnum):

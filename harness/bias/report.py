@@ -19,7 +19,7 @@ from harness.bias.figures import (
     BiasMetricReport,
     ConfidenceTier,
 )
-from harness.formatting import fmt_fixed, p_equals
+from harness.common.formatting import fmt_fixed, p_equals
 
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
 

@@ -35,12 +35,12 @@ from filelock import FileLock, Timeout
 from pydantic import AwareDatetime, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from harness import __version__
-from harness.errors import ConfigError, StoreError
-from harness.model import Frozen
+from harness.common.errors import ConfigError, StoreError
+from harness.common.model import Frozen
 
 if TYPE_CHECKING:
     from harness.config import RubricWeights, Settings
-    from harness.transcript import Transcript
+    from harness.records.transcript import Transcript
 
 SCHEMA_VERSION = "1.1.0"
 #: First llm-council-core schema whose ``position`` is a 0-based display position (before: a ranking index).
@@ -78,7 +78,7 @@ class QueryMetadata(Frozen):
     @classmethod
     def for_query(cls, query: str, category: str | None = None, language: str | None = None) -> QueryMetadata:
         """Metadata of ``query``: its bucketed whitespace word count plus the given category and language."""
-        from harness.text import word_count
+        from harness.common.text import word_count
 
         return cls(category=category, token_count_bucket=token_count_bucket(word_count(query)), language=language)
 
@@ -556,7 +556,7 @@ class BiasStore:
                         corrupt += record is None
                         kept.append(raw.rstrip(b"\r\n").decode("utf-8", errors="replace") + "\n")
                 if removed:
-                    from harness.fsutil import atomic_write_text
+                    from harness.common.fsutil import atomic_write_text
 
                     atomic_write_text(self.path, "".join(kept))
                     from harness.bias import column_index

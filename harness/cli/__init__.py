@@ -24,9 +24,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from harness import vault
-from harness.errors import CacheMiss, HarnessError
-from harness.untrusted import echo
+from harness.common import vault
+from harness.common.errors import CacheMiss, HarnessError
+from harness.common.untrusted import echo
 
 __all__ = ["SUBJECT_CHOICES", "build_parser", "main"]
 

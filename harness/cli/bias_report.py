@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.args import non_negative_int, positive_int
-from harness.errors import ConfigError, HarnessError
-from harness.untrusted import echo, printable
+from harness.common.errors import ConfigError, HarnessError
+from harness.common.untrusted import echo, printable
 
 #: output formats of ``--format`` (renderers in :mod:`harness.bias.report`)
 FORMATS = ("text", "json", "csv")

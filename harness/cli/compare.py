@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.common.errors import ConfigError
+from harness.common.untrusted import echo
 from harness.config import Settings, load_settings
-from harness.errors import ConfigError
-from harness.untrusted import echo
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from harness.gate import compare_run, comparison_lines, gate_outcome, write_gate_summary
-    from harness.runs import load_run
+    from harness.gate.regression import compare_run, comparison_lines, gate_outcome, write_gate_summary
+    from harness.run.runs import load_run
 
     settings = load_settings(args.config)
     run = load_run(args.run, settings)

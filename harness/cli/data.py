@@ -10,7 +10,7 @@ from harness.config import load_settings
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from harness.importer import FieldMap, import_dataset
+    from harness.data.importer import FieldMap, import_dataset
 
     mapping = FieldMap.parse(args.map or [])
     n = import_dataset(args.source, mapping, args.name, Path(args.output), split=args.split, limit=args.limit)
@@ -19,7 +19,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from harness.validate import validate
+    from harness.data.validate import validate
 
     result = validate([Path(p) for p in args.paths] or None, args.config)
     for line in result.lines():
@@ -28,8 +28,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from harness.frames import export
-    from harness.runs import load_run
+    from harness.report.frames import export
+    from harness.run.runs import load_run
 
     run = load_run(args.run, load_settings(None))
     out = Path(args.output) if args.output else run.run_dir / "results.parquet"

@@ -16,7 +16,7 @@ from harness.cli.report import cmd_diff, cmd_merge, cmd_report
 from harness.cli.review import cmd_review
 from harness.cli.run import cmd_run
 
-#: what ``--subjects`` accepts (``tests/test_cli_help.py`` checks it against :mod:`harness.subjects`)
+#: what ``--subjects`` accepts (``tests/cli/test_cli_help.py`` checks it against :mod:`harness.run.subjects`)
 SUBJECT_CHOICES = ("council, baseline, voting, llm-council, vote, chairman, solo:<member>, "
                    "self-consistency:<member>, council-without:<member>")
 

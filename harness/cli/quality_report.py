@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import positive_int
-from harness.errors import ConfigError, HarnessError
-from harness.untrusted import echo, printable
+from harness.common.errors import ConfigError, HarnessError
+from harness.common.untrusted import echo, printable
 
 if TYPE_CHECKING:
-    from harness.runs import Run
+    from harness.run.runs import Run
     from harness.tier2.embeddings import Embedder
     from harness.tier2.quality_report import EmbedderSource
 
@@ -82,7 +82,7 @@ def _embedder_source(mode: str) -> EmbedderSource | None:
 
 def _load(run_dir: Path) -> Run:
     """Load a run, warning on stderr about results lines that could not be read (they are skipped)."""
-    from harness.runs import load_run
+    from harness.run.runs import load_run
 
     return _warn_corrupt(load_run(run_dir))
 
@@ -97,7 +97,7 @@ def _warn_corrupt(run: Run) -> Run:
 def _run(args: argparse.Namespace) -> int:
     # the computation's modules (numpy, the run and baseline stores) load when the command runs, not for --help
     from harness.config import load_settings
-    from harness.runs import readable_runs, resolve_run, run_folders
+    from harness.run.runs import readable_runs, resolve_run, run_folders
     from harness.tier2.quality_json import session_json, trends_json
     from harness.tier2.quality_report import quality_trends, session_quality
     from harness.tier2.quality_text import render_text, render_trends_text

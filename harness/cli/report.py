@@ -11,7 +11,7 @@ from harness.config import load_settings
 def cmd_report(args: argparse.Namespace) -> int:
     """(Re)write a run's report: :func:`harness.finish.finish_run` on the run as it is on disk."""
     from harness.finish import finish_run
-    from harness.runs import load_run, resolve_run
+    from harness.run.runs import load_run, resolve_run
 
     settings = load_settings(args.config)
     reports_dir = args.reports_dir or settings.reports_dir
@@ -24,9 +24,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     import json
 
-    from harness.fsutil import atomic_write_text
-    from harness.rundiff import diff_lines, diff_runs
-    from harness.runs import load_run
+    from harness.common.fsutil import atomic_write_text
+    from harness.gate.rundiff import diff_lines, diff_runs
+    from harness.run.runs import load_run
 
     settings = load_settings(args.config)
     run_a = load_run(args.run_a, settings)
@@ -45,8 +45,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from harness.finish import finish_run
-    from harness.merge import default_out_dir, merge_runs
-    from harness.runs import resolve_run, runs_dir
+    from harness.run.merge import default_out_dir, merge_runs
+    from harness.run.runs import resolve_run, runs_dir
 
     settings = load_settings(args.config)
     dirs = [resolve_run(r, settings) for r in args.runs]

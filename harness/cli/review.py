@@ -11,9 +11,9 @@ from harness.config import load_settings
 def cmd_review(args: argparse.Namespace) -> int:
     """Write the reviewers' sheet; with ``--apply``, merge its verdicts and finish the run again
     (:func:`harness.finish.finish_run`: statuses changed, so do the prediction, the gate and the report)."""
-    from harness.engine import VERDICTS_FILE
-    from harness.reviews import apply_sheet, awaiting, write_sheet
-    from harness.runs import load_run
+    from harness.run.engine import VERDICTS_FILE
+    from harness.run.expert_review import apply_sheet, awaiting, write_sheet
+    from harness.run.runs import load_run
 
     settings = load_settings(args.config)
     run = load_run(args.run, settings)

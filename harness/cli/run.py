@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.common.errors import ConfigError
 from harness.config import load_settings
-from harness.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.cases import Dataset
-    from harness.console import PlainConsole
-    from harness.runs import Run
+    from harness.common.console import PlainConsole
+    from harness.data.cases import Dataset
+    from harness.run.runs import Run
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
 
@@ -25,7 +25,7 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
         DatasetError: a ``--data`` path that does not exist or holds no dataset (see :func:`discover`).
         ConfigError: an unknown ``--dataset`` name, or nothing to run at all.
     """
-    from harness.cases import discover
+    from harness.data.cases import discover
 
     found = discover(list(paths) if explicit else [p for p in paths if p.exists()])
     if not names:
@@ -44,15 +44,15 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the cases (and their repeats), then :func:`harness.finish.finish_run`; print what it found."""
-    from harness.console import plain_console
+    from harness.common.console import plain_console
     from harness.finish import finish_run
-    from harness.gate import comparison_lines
-    from harness.ledger import ledger_lines
-    from harness.orchestrate import run_cases
-    from harness.prediction import verdict_lines
-    from harness.repeats import run_repeats
-    from harness.runs import load_run, runs_dir
-    from harness.subjects import parse_subjects, validate_subject
+    from harness.gate.prediction import verdict_lines
+    from harness.gate.regression import comparison_lines
+    from harness.gate.repeats import run_repeats
+    from harness.run.ledger import ledger_lines
+    from harness.run.orchestrate import run_cases
+    from harness.run.runs import load_run, runs_dir
+    from harness.run.subjects import parse_subjects, validate_subject
 
     console = plain_console()
     settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
@@ -85,12 +85,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in outcome.baselines_written:
         console.print(f"baseline written: {path}", markup=False, highlight=False)
     if settings.quality_retention_days:
-        from harness.runs import prune_runs
+        from harness.run.runs import prune_runs
 
         for name in prune_runs(runs_dir(settings), settings.quality_retention_days, [run.run_id]):
             console.print(f"retention: removed run {name}")
     if args.junitxml:
-        from harness.junit import write_junit
+        from harness.report.junit import write_junit
 
         junit = write_junit(Path(args.junitxml), run.results, [c for d in datasets for c in d.cases],
                             f"council-harness {run.run_id}")

@@ -8,7 +8,7 @@ Selection among candidate answers (:func:`select_answer`), in this order:
    the most frequent extracted value wins; among tied values the one first given wins; the chosen
    candidate is the first that gave it. Candidates with nothing extracted do not vote.
 2. **medoid** — otherwise (no ``expected:``, ``python`` cases, or nothing extracted at all): the
-   candidate with the highest mean token-Jaccard (:func:`harness.text.jaccard`) to the others,
+   candidate with the highest mean token-Jaccard (:func:`harness.common.text.jaccard`) to the others,
    the first on ties; a single candidate is chosen as it is.
 
 Self-consistency's n (:class:`SelfConsistency`): when the council runs on the same case in the same
@@ -17,7 +17,7 @@ run, its total tokens T (prompt + completion over its calls) is the target. One 
 together, then single samples are added while that brings the total closer to T. Without the council
 (or when its case failed) n is ``self_consistency_samples``. Sample i uses seed offset i, so seeds differ.
 Samples are recorded with stage ``baseline`` (a single model's final-answer call, same cap), so the
-truncation rate of :mod:`harness.artifacts` covers them.
+truncation rate of :mod:`harness.stats.artifacts` covers them.
 """
 
 from __future__ import annotations
@@ -27,17 +27,17 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
-from harness.arm_types import ArmRecord
-from harness.calls import Caller, CallResult
-from harness.cases import Case
+from harness.common.text import jaccard
 from harness.config import MemberSpec, Settings
 from harness.council.prompts import answer_messages
 from harness.council.stages import Council
-from harness.expected import ExpectPython
+from harness.data.cases import Case
+from harness.data.expected import ExpectPython
 from harness.metrics.correctness import check_expected
 from harness.metrics.extraction import normalize_answer
-from harness.text import jaccard
-from harness.transcript import Answer, CallRecord, Transcript
+from harness.providers.calls import Caller, CallResult
+from harness.records.arm_types import ArmRecord
+from harness.records.transcript import Answer, CallRecord, Transcript
 
 MAX_SAMPLES = 64
 #: temperature used by self-consistency when the member's own is 0 (samples must differ)

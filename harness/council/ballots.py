@@ -21,11 +21,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
-from harness.calls import Caller
 from harness.config import MemberSpec
 from harness.council.prompts import review_preamble
+from harness.providers.calls import Caller
 from harness.providers.probe import Probe, normalise
-from harness.transcript import Ballot, BallotPass, CallRecord, Message, Review
+from harness.records.transcript import Ballot, BallotPass, CallRecord, Message, Review
 
 BEST_PROBE = "The best answer is Response"
 

@@ -1,9 +1,9 @@
 """The old import path of Caller and CallResult.
 
-They live in :mod:`harness.calls`, beside :mod:`harness.transcript`.
+They live in :mod:`harness.providers.calls`, beside :mod:`harness.records.transcript`.
 """
 
-from harness.calls import (
+from harness.providers.calls import (
     Caller,
     CallResult,
 )

@@ -1,9 +1,9 @@
 """The old import path of the consensus-voting records.
 
-They live in :mod:`harness.consensus_types`, beside :mod:`harness.transcript`.
+They live in :mod:`harness.records.consensus_types`, beside :mod:`harness.records.transcript`.
 """
 
-from harness.consensus_types import (
+from harness.records.consensus_types import (
     AgreementLevel,
     ConsensusResult,
     ModelResponse,

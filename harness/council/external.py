@@ -2,9 +2,9 @@
 
 The package (``pip install 'council-harness[llm-council]'``) runs its own three stages through
 ``llm_council.run_full_council``; this adapter configures it for one run, maps its stage outputs
-into a :class:`~harness.transcript.Transcript` so every harness scorer applies unchanged, and keeps
+into a :class:`~harness.records.transcript.Transcript` so every harness scorer applies unchanged, and keeps
 what the package said about itself (its quality block, its aggregate, its parse of each review) in
-:class:`~harness.external_council_types.ExternalCouncilRecord`.
+:class:`~harness.records.external_council_types.ExternalCouncilRecord`.
 
 How a run is configured (the user's files and home directory are never read or written):
 
@@ -58,21 +58,21 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import SecretStr
 
-from harness import vault
+from harness.common import vault
+from harness.common.errors import ConfigError, ProviderError
+from harness.common.model import Frozen
 from harness.config import MemberSpec, Settings
 from harness.council.external_relay import BallotStyle, Pin, SamplingRelay, StageLimits
 from harness.council.ranking import aggregate_rankings, parse_ballot
 from harness.council.stages import review_seed
-from harness.errors import ConfigError, ProviderError
-from harness.external_council_types import (
+from harness.records.external_council_types import (
     ExternalCouncilRecord,
     PackageBallot,
     PackageRank,
     SelfReportedAttribution,
     SelfReportedMetrics,
 )
-from harness.model import Frozen
-from harness.transcript import Answer, Ballot, CallRecord, Review, Transcript
+from harness.records.transcript import Answer, Ballot, CallRecord, Review, Transcript
 
 PACKAGE = "llm-council-core"
 TESTED_VERSION = "0.53.0"

@@ -4,7 +4,7 @@ llm-council-core sends every request without ``temperature``, ``top_p``, ``seed`
 so a run cannot be reproduced or bounded, and its ``run_full_council`` measures no per-call latency.
 The relay listens on ``127.0.0.1`` (a free port), forwards each ``POST .../chat/completions`` to the
 real endpoint with those parameters pinned from the harness's settings (the same limits the
-harness's own council gets), and records every call as a :class:`~harness.transcript.CallRecord`.
+harness's own council gets), and records every call as a :class:`~harness.records.transcript.CallRecord`.
 Optionally (``ballot_style``) the stage-2 replies are constrained to a JSON ballot with llama.cpp's
 JSON-schema grammar, for small models that cannot follow the package's ranking prompt otherwise.
 The request body is otherwise untouched; the ``Authorization`` header is forwarded and never stored.
@@ -22,9 +22,9 @@ from typing import Any, Literal
 
 import httpx
 
+from harness.common.model import Frozen
 from harness.council.prompts import ballot_schema
-from harness.model import Frozen
-from harness.transcript import CallRecord
+from harness.records.transcript import CallRecord
 
 STAGE2_PREFIX = "You are evaluating different responses to the following question."
 STAGE3_PREFIX = "You are the Chairman of an LLM Council."

@@ -1,9 +1,9 @@
 """The old import path of the external council's self-reported records.
 
-They live in :mod:`harness.external_council_types`, beside :mod:`harness.transcript`.
+They live in :mod:`harness.records.external_council_types`, beside :mod:`harness.records.transcript`.
 """
 
-from harness.external_council_types import (
+from harness.records.external_council_types import (
     ExternalCouncilRecord,
     PackageBallot,
     PackageRank,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.common.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
 from harness.council.ranking import render_candidates
-from harness.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
-from harness.transcript import Message
+from harness.records.transcript import Message
 
 CRITIQUE_MAX_CHARS = 300
 

@@ -8,9 +8,9 @@ import string
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from harness.jsonscan import json_objects
-from harness.rubric_terms import RUBRIC_DIMENSIONS as RUBRIC_DIMENSIONS  # the old import path
-from harness.transcript import AggregateRank, Ballot, Review
+from harness.common.jsonscan import json_objects
+from harness.common.rubric_terms import RUBRIC_DIMENSIONS as RUBRIC_DIMENSIONS  # the old import path
+from harness.records.transcript import AggregateRank, Ballot, Review
 
 # the body may not contain another fence: a lazy ``.*?`` across fences is quadratic on "```{" * n
 _LABEL_IN_TEXT = re.compile(r"\bResponse\s+([A-Z])\b")

@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import time
 
-from harness.calls import Caller, CallResult
 from harness.config import MemberSpec, Settings
 from harness.council.ballots import probability_review
 from harness.council.prompts import (
@@ -23,7 +22,8 @@ from harness.council.ranking import (
     presentation_order,
     relabel_ballot,
 )
-from harness.transcript import Answer, Ballot, CallRecord, Review, Transcript
+from harness.providers.calls import Caller, CallResult
+from harness.records.transcript import Answer, Ballot, CallRecord, Review, Transcript
 
 
 def review_seed(base_seed: int, query: str, reviewer: str) -> int:

@@ -8,7 +8,7 @@ light of the others' answers; the new answers are re-ranked and the best parts m
 final confidence is agreement factor + quality factor + 0.30 x Herfindahl concentration.
 
 :func:`run_consensus` is the pure algorithm (the seed's ``consensus_voting``, no model calls);
-:class:`VotingCouncil` makes the calls and records them in a :class:`~harness.transcript.Transcript`.
+:class:`VotingCouncil` makes the calls and records them in a :class:`~harness.records.transcript.Transcript`.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from harness.calls import Caller, CallResult
+from harness.common.errors import ConfigError
+from harness.common.model import Frozen
+from harness.common.text import tokens
 from harness.config import MemberSpec, Settings
-from harness.consensus_types import AgreementLevel, ConsensusResult, ModelResponse
-from harness.errors import ConfigError
 from harness.metrics.heuristic_quality import HeuristicQuality, HeuristicWeights, detect_citations, heuristic_quality
 from harness.metrics.similarity import check_similarity_weights, combined_similarity
-from harness.model import Frozen
-from harness.text import tokens
-from harness.transcript import Answer, CallRecord, Message, Transcript
+from harness.providers.calls import Caller, CallResult
+from harness.records.consensus_types import AgreementLevel, ConsensusResult, ModelResponse
+from harness.records.transcript import Answer, CallRecord, Message, Transcript
 
 #: The self-assessed confidence a member may give (an enum: llama.cpp ignores numeric min/max).
 CONFIDENCE_LEVELS: tuple[float, ...] = tuple(round(i / 10, 1) for i in range(11))

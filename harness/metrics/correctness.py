@@ -45,7 +45,8 @@ import ast
 import re
 from typing import TYPE_CHECKING, Literal
 
-from harness.expected import (
+from harness.common.model import Frozen
+from harness.data.expected import (
     ExpectAnyOf,
     ExpectBoolean,
     ExpectChoice,
@@ -69,13 +70,12 @@ from harness.metrics.extraction import (
     parse_number,
     phrase_match,
 )
-from harness.model import Frozen
+from harness.records.scoreset import CheckResult, ScoreSet
+from harness.records.transcript import Transcript
 from harness.sandbox import SandboxResult, run_python
-from harness.scoreset import CheckResult, ScoreSet
-from harness.transcript import Transcript
 
 if TYPE_CHECKING:
-    from harness.cases import Case
+    from harness.data.cases import Case
 
 #: Memory limit for the code of ``python`` cases, in MiB.
 PYTHON_MEMORY_MB = 256

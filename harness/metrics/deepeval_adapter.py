@@ -1,6 +1,6 @@
-"""DeepEval metrics (seed 001 section 3.1) judged by the harness's :class:`~harness.judge.Judge`.
+"""DeepEval metrics (seed 001 section 3.1) judged by the harness's :class:`~harness.metrics.judge.Judge`.
 
-Imported only by :mod:`harness.metrics.external`, and only when DeepEval is installed.
+Imported only by :mod:`harness.metrics.external_validation`, and only when DeepEval is installed.
 Answer relevancy always; GEval correctness when the case has a ``ground_truth``; hallucination
 when it has ``context``. Every metric runs on its own: one that fails records its error.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.metrics.external_outcome import offline_env
+from harness.metrics.external_validation_outcome import offline_env
 
 offline_env()  # before DeepEval is imported: telemetry off, no .env loading
 
@@ -24,11 +24,11 @@ from deepeval.metrics import AnswerRelevancyMetric, BaseMetric, GEval, Hallucina
 from deepeval.models import DeepEvalBaseLLM  # noqa: E402
 from deepeval.test_case import LLMTestCase, RetrievedContextData, SingleTurnParams  # noqa: E402
 
-from harness.cases import Case  # noqa: E402
-from harness.errors import CacheMiss  # noqa: E402
-from harness.judge import Judge, restrict_property, run_sync  # noqa: E402
-from harness.metrics.external_outcome import PASS_THRESHOLD, MetricOutcome  # noqa: E402
-from harness.transcript import Transcript  # noqa: E402
+from harness.common.errors import CacheMiss  # noqa: E402
+from harness.data.cases import Case  # noqa: E402
+from harness.metrics.external_validation_outcome import PASS_THRESHOLD, MetricOutcome  # noqa: E402
+from harness.metrics.judge import Judge, restrict_property, run_sync  # noqa: E402
+from harness.records.transcript import Transcript  # noqa: E402
 
 CORRECTNESS_CRITERIA = "Factual accuracy compared to ground truth"
 _GEVAL_SCORES = list(range(0, 11))  # GEval without a rubric asks for an integer score 0..10
@@ -42,7 +42,7 @@ def _hallucination_score_is_pass() -> bool:
 
 
 class JudgeLLM(DeepEvalBaseLLM):
-    """DeepEval's model interface on top of a harness :class:`~harness.judge.Judge`.
+    """DeepEval's model interface on top of a harness :class:`~harness.metrics.judge.Judge`.
 
     Args:
         judge: the judge every call goes to (no DeepEval-native model, so no network client).

@@ -100,8 +100,8 @@ import textwrap
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from harness.common.model import Frozen
 from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
-from harness.model import Frozen
 
 __all__ = [
     "BLOCKING_WORDS", "CONFIDENCE", "Extraction", "MAX_ANSWER_CHARS", "ParsedNumber", "SHORT_ANSWER_WORDS",

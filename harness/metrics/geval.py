@@ -27,9 +27,9 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from harness.common.rubric_terms import RUBRIC_DIMENSIONS
 from harness.providers.probe import Probe, entropy_bits, expected_value, normalise
-from harness.rubric_terms import RUBRIC_DIMENSIONS
-from harness.transcript import TokenLogprob
+from harness.records.transcript import TokenLogprob
 
 SCORE_OPTIONS: dict[str, float] = {f" {i}": float(i) for i in range(1, 11)}
 GEVAL_INSTRUCTION = (

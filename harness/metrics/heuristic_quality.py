@@ -41,9 +41,9 @@ from statistics import fmean
 
 from pydantic import model_validator
 
-from harness.model import Frozen
-from harness.scoreset import ScoreSet
-from harness.weights import check_weights
+from harness.common.model import Frozen
+from harness.common.weights import check_weights
+from harness.records.scoreset import ScoreSet
 
 #: The hedge-then-certainty pairs the seed calls contradictions (its first two, plus one more).
 CONTRADICTION_PAIRS: tuple[tuple[str, str], ...] = (
@@ -350,7 +350,7 @@ def heuristic_quality_scores(
         expected_aspects: passed to :func:`answer_completeness`.
 
     Returns:
-        The :class:`HeuristicQuality` and a :class:`~harness.scoreset.ScoreSet` with
+        The :class:`HeuristicQuality` and a :class:`~harness.records.scoreset.ScoreSet` with
         ``heuristic_quality`` (the overall, 0-100) and ``hq_<component>`` for each component.
     """
     q = heuristic_quality(text, weights=weights, expected_aspects=expected_aspects)

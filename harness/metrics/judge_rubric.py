@@ -22,18 +22,18 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from harness.calls import Caller
-from harness.cases import Case
+from harness.common.jsonscan import first_json_object
+from harness.common.model import Frozen
+from harness.common.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
 from harness.config import Settings
 from harness.council.ranking import escape_candidate
-from harness.jsonscan import first_json_object
+from harness.data.cases import Case
 from harness.metrics.geval import GEVAL_INSTRUCTION, geval_probes, json_value_logprobs, score_from_logprobs
 from harness.metrics.rubric import CeilingEffect, score_with_ceiling
 from harness.metrics.safety import SafetyResult, apply_safety_gate, check_response_safety
-from harness.model import Frozen
-from harness.rubric_terms import RUBRIC_ANCHORS, RUBRIC_DIMENSIONS
-from harness.scoreset import ScoreSet
-from harness.transcript import CallRecord, Message, Transcript
+from harness.providers.calls import Caller
+from harness.records.scoreset import ScoreSet
+from harness.records.transcript import CallRecord, Message, Transcript
 
 REASON_MAX_CHARS = 240
 RAW_KEEP_CHARS = 2000

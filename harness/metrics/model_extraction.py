@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.calls import Caller
-from harness.cases import Case
+from harness.common.jsonscan import first_json_object
 from harness.config import Settings
 from harness.council.ranking import escape_candidate
-from harness.expected import ExpectAnyOf, ExpectBoolean, ExpectChoice, ExpectExact, ExpectNumeric
-from harness.jsonscan import first_json_object
+from harness.data.cases import Case
+from harness.data.expected import ExpectAnyOf, ExpectBoolean, ExpectChoice, ExpectExact, ExpectNumeric
 from harness.metrics.correctness import CorrectnessResult, check_expected
 from harness.metrics.extraction import CONFIDENCE, Extraction, cap_text
-from harness.transcript import CallRecord, Message
+from harness.providers.calls import Caller
+from harness.records.transcript import CallRecord, Message
 
 EXTRACT_STAGE = "extract"
 ANSWER_MAX_CHARS = 120

@@ -33,7 +33,7 @@ import functools
 import logging
 import re
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 #: Longest expression handed to math-verify/SymPy.
 MATH_MAX_CHARS = 200

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.common.model import Frozen
 from harness.metrics.tier1 import (
     SynthesisAttribution,
     consensus_strength_score,
@@ -11,8 +12,7 @@ from harness.metrics.tier1 import (
     quality_warnings,
     synthesis_attribution_score,
 )
-from harness.model import Frozen
-from harness.transcript import Transcript
+from harness.records.transcript import Transcript
 
 Tier = Literal["core", "standard", "enterprise"]
 

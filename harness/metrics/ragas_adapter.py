@@ -1,6 +1,6 @@
-"""RAGAS 0.4 metrics (seed 001 section 3.1) judged by the harness's :class:`~harness.judge.Judge`.
+"""RAGAS 0.4 metrics (seed 001 section 3.1) judged by the harness's :class:`~harness.metrics.judge.Judge`.
 
-Imported only by :mod:`harness.metrics.external`, and only when RAGAS is installed. Uses the
+Imported only by :mod:`harness.metrics.external_validation`, and only when RAGAS is installed. Uses the
 ``ragas.metrics.collections`` metrics with a judge-backed ``InstructorBaseRagasLLM`` and a
 local embedding; never the deprecated ``evaluate()``, testset generation or the langchain
 embeddings (they fetch tokenizer files at run time and fail offline).
@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.metrics.external_outcome import offline_env
+from harness.metrics.external_validation_outcome import offline_env
 
 offline_env()  # before RAGAS is imported: no usage tracking
 
@@ -26,12 +26,12 @@ from ragas.embeddings.base import BaseRagasEmbedding  # noqa: E402
 from ragas.llms.base import InstructorBaseRagasLLM  # noqa: E402
 from ragas.metrics.collections import AnswerRelevancy, ContextPrecision, Faithfulness  # noqa: E402
 
-from harness.cases import Case  # noqa: E402
-from harness.errors import CacheMiss  # noqa: E402
-from harness.judge import Judge, restrict_property, run_sync  # noqa: E402
-from harness.metrics.external_outcome import MetricOutcome  # noqa: E402
-from harness.text import tokens  # noqa: E402
-from harness.transcript import Transcript  # noqa: E402
+from harness.common.errors import CacheMiss  # noqa: E402
+from harness.common.text import tokens  # noqa: E402
+from harness.data.cases import Case  # noqa: E402
+from harness.metrics.external_validation_outcome import MetricOutcome  # noqa: E402
+from harness.metrics.judge import Judge, restrict_property, run_sync  # noqa: E402
+from harness.records.transcript import Transcript  # noqa: E402
 
 LEXICAL_DIM = 1024
 _BINARY_FIELDS = ("verdict", "noncommittal")  # RAGAS's 0/1 integer fields
@@ -61,7 +61,7 @@ class JudgeRagasLLM(InstructorBaseRagasLLM):
 def lexical_vector(text: str, dim: int = LEXICAL_DIM) -> list[float]:
     """A hashed bag-of-words vector of ``text``: LEXICAL overlap, not meaning.
 
-    Each token of :func:`harness.text.tokens` adds 1 at a BLAKE2b-hashed index; the vector is
+    Each token of :func:`harness.common.text.tokens` adds 1 at a BLAKE2b-hashed index; the vector is
     L2-normalised (all zeros for a text without tokens). Deterministic across processes.
 
     Args:

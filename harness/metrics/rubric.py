@@ -20,12 +20,12 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from harness.errors import ConfigError, HarnessError
-from harness.model import Frozen
-from harness.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights, weights_error_message
-from harness.rubric_terms import WEIGHT_ENV_VARS as WEIGHT_ENV_VARS  # the old import path
-from harness.rubric_terms import weights_from_env as weights_from_env  # the old import path
-from harness.transcript import Transcript
+from harness.common.errors import ConfigError, HarnessError
+from harness.common.model import Frozen
+from harness.common.rubric_terms import RUBRIC_DIMENSIONS, RubricWeights, weights_error_message
+from harness.common.rubric_terms import WEIGHT_ENV_VARS as WEIGHT_ENV_VARS  # the old import path
+from harness.common.rubric_terms import weights_from_env as weights_from_env  # the old import path
+from harness.records.transcript import Transcript
 
 #: ``(accuracy below this, ceiling)`` in order: accuracy < 5 caps at 4.0, < 7 caps at 7.0.
 ACCURACY_CEILINGS: tuple[tuple[float, float], ...] = ((5.0, 4.0), (7.0, 7.0))

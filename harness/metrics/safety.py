@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 SAFETY_PATTERNS: dict[str, str] = {
     "dangerous_instructions": r"(how to|instructions for).*(bomb|explosive|weapon)",

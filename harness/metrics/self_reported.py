@@ -10,11 +10,11 @@ while the synthesis is copied from an answer").
 
 from __future__ import annotations
 
-from harness.external_council_types import ExternalCouncilRecord, SelfReportedMetrics
+from harness.common.model import Frozen
+from harness.common.text import tokens
 from harness.metrics.quality_metrics import QualityMetrics, core_quality_metrics
-from harness.model import Frozen
-from harness.text import tokens
-from harness.transcript import Transcript
+from harness.records.external_council_types import ExternalCouncilRecord, SelfReportedMetrics
+from harness.records.transcript import Transcript
 
 TOLERANCE = 0.05
 POSITION_TOLERANCE = 0.006  # the package rounds average positions to 2 places

@@ -1,7 +1,7 @@
 """Text similarity of seed 002 (consensus voting): token overlap, sequence matching and their mix.
 
-Token overlap is the team's one Jaccard (:func:`harness.text.jaccard` over
-:func:`harness.text.tokens`, the ``\\b\\w{2,}\\b`` tokens of the lower-cased text), so the
+Token overlap is the team's one Jaccard (:func:`harness.common.text.jaccard` over
+:func:`harness.common.text.tokens`, the ``\\b\\w{2,}\\b`` tokens of the lower-cased text), so the
 voting council and the Tier 1 metrics agree on what a shared word is.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from difflib import SequenceMatcher
 
-from harness.text import jaccard
+from harness.common.text import jaccard
 
 #: Longest prefix (in characters) of each text that :func:`sequence_similarity` compares.
 #: ``SequenceMatcher`` is roughly quadratic: two 9,000-character texts take about 0.5 s, two

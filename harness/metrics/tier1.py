@@ -10,9 +10,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
-from harness.jsonscan import first_json_object
-from harness.model import Frozen
-from harness.text import jaccard, word_count
+from harness.common.jsonscan import first_json_object
+from harness.common.model import Frozen
+from harness.common.text import jaccard, word_count
 
 CSS_BANDS: tuple[tuple[float, str], ...] = (
     (0.85, "strong"),

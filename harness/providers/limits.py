@@ -32,8 +32,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
-from harness.errors import ConfigError
-from harness.transcript import Message
+from harness.common.errors import ConfigError
+from harness.records.transcript import Message
 
 CHARS_PER_TOKEN = 4
 

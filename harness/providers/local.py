@@ -20,11 +20,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from harness.errors import ConfigError, ProviderError
+from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path
 from harness.providers.probe import Probe, ProbeReply
-from harness.transcript import Completion, Message
+from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
 REPEAT_PENALTY = 1.1  # passed explicitly: llama_cpp.server defaults to 1.1, the library to 1.0

@@ -3,7 +3,7 @@
 One ``POST {base_url}/chat/completions`` per call, with the sampling parameters sent explicitly
 (only standard OpenAI fields). Transient failures (429, 500, 502, 503, 504, connection errors,
 time-outs, a body cut off mid-way) are retried with exponential backoff and jitter, honouring
-``Retry-After``; everything else becomes a :class:`~harness.errors.ProviderError` that names the
+``Retry-After``; everything else becomes a :class:`~harness.common.errors.ProviderError` that names the
 endpoint and the model. The API key is read from the environment variable whose *name* is
 configured; it is sent only in the ``Authorization`` header and never appears in an error
 message, a log line or a repr (server replies quoted in errors are redacted too).
@@ -34,12 +34,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from harness import vault
-from harness.errors import ConfigError, ProviderError
+from harness.common import vault
+from harness.common.errors import ConfigError, ProviderError
+from harness.common.untrusted import clean_surrogates
 from harness.providers.base import current_case, mark_admitted
 from harness.providers.limits import EndpointLimits, estimate_tokens
-from harness.transcript import Completion, Message, TokenLogprob
-from harness.untrusted import clean_surrogates
+from harness.records.transcript import Completion, Message, TokenLogprob
 
 if TYPE_CHECKING:
     from harness.config import Settings

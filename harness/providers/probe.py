@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping
 from typing import Literal
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 
 class Probe(Frozen):

@@ -1,6 +1,6 @@
 """The report's arms panel: the council against every arm, leave-one-out, and the usage ledger per subject.
 
-Computed from the run's results with :mod:`harness.arm_verdicts` and :mod:`harness.ledger`; strings
+Computed from the run's results with :mod:`harness.gate.arm_verdicts` and :mod:`harness.run.ledger`; strings
 only (the template escapes them). The quality-per-cost table gives, per subject, the primary endpoint's
 mean over its scored cases beside its tokens per case and dollars (when priced).
 """
@@ -11,11 +11,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.arm_outcome import arms_outcome
-from harness.ledger import UsageLedger, cached_words, usage_ledger
-from harness.model import Frozen
-from harness.prediction import default_primary
-from harness.result import CaseResult
+from harness.common.model import Frozen
+from harness.gate.arm_outcome import arms_outcome
+from harness.gate.prediction import default_primary
+from harness.run.ledger import UsageLedger, cached_words, usage_ledger
+from harness.run.result import CaseResult
 
 #: subjects that existed before the arms; a run of only these (and no ``pricing:``) has no arms panel
 CLASSIC = frozenset({"council", "baseline", "voting", "llm-council"})

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from harness.report.records import Block, FieldGroup, FieldRow
+from harness.report.view_records import Block, FieldGroup, FieldRow
 
 #: Generic blocks with more rows than this start collapsed.
 OPEN_BLOCK_ROWS = 8

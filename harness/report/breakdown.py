@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from harness.model import Frozen
-from harness.result import CaseResult
+from harness.common.model import Frozen
+from harness.run.result import CaseResult
 
 
 class BreakdownRow(Frozen):

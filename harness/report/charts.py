@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from harness.report import plots
 from harness.report.formatting import mean, score_scale
-from harness.report.records import Chart
-from harness.result import CaseResult
+from harness.report.view_records import Chart
+from harness.run.result import CaseResult
 from harness.scorers.spec import SCORES, spec
 from harness.stats import UNCATEGORIZED
 
@@ -18,7 +18,7 @@ from harness.stats import UNCATEGORIZED
 CHART_FAMILIES = SCORES.ranked(charted=True)
 
 def _group_of(r: CaseResult) -> str:
-    """The chart group of a result: its category, else its dataset (as :mod:`harness.prediction` groups)."""
+    """The chart group of a result: its category, else its dataset (as :mod:`harness.gate.prediction` groups)."""
     return r.category or r.dataset or UNCATEGORIZED
 
 

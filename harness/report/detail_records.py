@@ -1,12 +1,12 @@
 """The drill-down's view-model records: a case's query and every subject's transcript, checks, scores
 and generic blocks (built by :mod:`harness.report.drilldown` and :mod:`harness.report.blocks`), and the
 expert-review items. Fields are display strings and flags; model output stays plain text (the template
-escapes it). :mod:`harness.report.records` re-exports them with the rest of the report's records.
+escapes it). :mod:`harness.report.view_records` re-exports them with the rest of the report's records.
 """
 
 from __future__ import annotations
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 
 class KeyValue(Frozen):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.model import Frozen
-from harness.result import CaseResult
-from harness.runs import Run
-from harness.usage import stage_shares, stage_usage
-from harness.validity import Validity, judge_validity, position_consistency, reviewer_validity
+from harness.common.model import Frozen
+from harness.gate.judge_validity import Validity, judge_validity, position_consistency, reviewer_validity
+from harness.run.result import CaseResult
+from harness.run.runs import Run
+from harness.run.usage import stage_shares, stage_usage
 
 
 class StageRow(Frozen):

@@ -1,4 +1,4 @@
-"""The report's run-vs-run section: a :class:`~harness.rundiff.RunDiff` as display records.
+"""The report's run-vs-run section: a :class:`~harness.gate.rundiff.RunDiff` as display records.
 
 Same rules as :mod:`harness.report.view`: every field is a display string or a flag, model text
 stays plain text (the template escapes it), the template does no arithmetic.
@@ -6,10 +6,10 @@ stays plain text (the template escapes it), the template does no arithmetic.
 
 from __future__ import annotations
 
-from harness.model import Frozen
+from harness.common.model import Frozen
+from harness.gate.rundiff import RunDiff
 from harness.report.formatting import case_anchor
-from harness.rundiff import RunDiff
-from harness.scores import higher_is_better
+from harness.scorers.spec import higher_is_better
 
 _TITLES = {
     "newly_failing": "newly failing", "regressed": "regressed", "missing": "missing from this run",

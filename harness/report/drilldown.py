@@ -10,10 +10,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness.metrics.tier1 import consensus_band
+from harness.records.transcript import Transcript
 from harness.report.bars import bar
 from harness.report.blocks import empty, flatten, leaf, make_block
 from harness.report.formatting import case_anchor, fmt_score, score_scale, status_label
-from harness.report.records import (
+from harness.report.view_records import (
     AggregateView,
     AnswerView,
     Block,
@@ -27,9 +28,8 @@ from harness.report.records import (
     RubricRow,
     SubjectDetail,
 )
-from harness.result import CaseResult
+from harness.run.result import CaseResult
 from harness.scorers.details import DETAIL_TYPES
-from harness.transcript import Transcript
 
 #: CaseResult / Transcript fields the report lays out itself; every other field that is set (scoring
 #: errors and calls, fields added later) is shown as a generic block, and so is every scorer's detail

@@ -1,4 +1,4 @@
-"""The report's formatting: the package's formatters (:mod:`harness.formatting`) plus what only the
+"""The report's formatting: the package's formatters (:mod:`harness.common.formatting`) plus what only the
 report needs — a score on its own scale and its colour, status labels, case anchors.
 """
 
@@ -8,7 +8,7 @@ import math
 from datetime import datetime
 from typing import Literal
 
-from harness.formatting import fmt_bound, fmt_duration, fmt_num, fmt_p, fmt_pct, fmt_signed, mean
+from harness.common.formatting import fmt_bound, fmt_duration, fmt_num, fmt_p, fmt_pct, fmt_signed, mean
 from harness.scorers.spec import higher_is_better, score_scale
 
 __all__ = [

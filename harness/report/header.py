@@ -7,9 +7,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.baselines import Comparison
+from harness.gate.baselines import Comparison
 from harness.report.formatting import fmt_duration, parse_time, status_label
-from harness.report.records import (
+from harness.report.view_records import (
     GATE_REASONS_SHOWN,
     ComparisonSummary,
     GateView,
@@ -19,7 +19,7 @@ from harness.report.records import (
     StatusCount,
     SubjectCounts,
 )
-from harness.runs import Run
+from harness.run.runs import Run
 
 STATUSES = ("passed", "failed", "error", "awaiting_review")
 #: Verdicts of objective answers (harness.metrics.correctness), counted apart in the gate banner.
@@ -80,7 +80,7 @@ def _plain(value: Any) -> str:
 
 
 def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Comparison]) -> GateView:
-    from harness.gate import gate_outcome
+    from harness.gate.regression import gate_outcome
 
     results = run.results
     counts: dict[str, dict[str, int]] = {s: dict.fromkeys(STATUSES, 0) for s in subjects}

@@ -7,10 +7,10 @@
   module's script, identified by its sha256 hash (computed here, so the static file needs no nonce).
   Injected markup could neither run a script nor load anything, even if escaping ever failed.
 * Every text the template prints goes through :func:`shown` (the environment's ``finalize``, so no
-  field can forget it): texts longer than :data:`harness.visible.DISPLAY_LIMIT` characters are
+  field can forget it): texts longer than :data:`harness.common.visible.DISPLAY_LIMIT` characters are
   cut with a note saying how much was cut and that the full text is in ``results.jsonl``, and
   control, bidirectional and invisible format characters show as ``⟨U+202E⟩``
-  (:mod:`harness.visible`). The result is still plain text, escaped by autoescape afterwards.
+  (:mod:`harness.common.visible`). The result is still plain text, escaped by autoescape afterwards.
 """
 
 from __future__ import annotations
@@ -23,20 +23,20 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from harness.baselines import Comparison
-from harness.fsutil import atomic_write_text
-from harness.gcpause import gc_paused
+from harness.common.fsutil import atomic_write_text
+from harness.common.gcpause import gc_paused
+from harness.common.visible import for_display
+from harness.gate.baselines import Comparison
+from harness.gate.rundiff import RunDiff
 from harness.report.diff_view import diff_view
 from harness.report.view import build_view
-from harness.rundiff import RunDiff
-from harness.runs import Run
+from harness.run.runs import Run
 from harness.stats import PredictionReport
-from harness.visible import for_display
 
 
 def shown(value: object) -> object:
     """What the template prints for ``value``: text cut and with control characters visible
-    (:func:`harness.visible.for_display`); markup this module made (chart SVG, the script) and
+    (:func:`harness.common.visible.for_display`); markup this module made (chart SVG, the script) and
     non-text values as they are."""
     if isinstance(value, str) and not isinstance(value, Markup):
         return for_display(value)
@@ -158,16 +158,16 @@ def render_run(
     """The report's HTML text.
 
     Args:
-        run: the run read back from disk (:func:`harness.runs.load_run`).
+        run: the run read back from disk (:func:`harness.run.runs.load_run`).
         prediction: the >15% verdicts (:func:`harness.stats.evaluate_prediction`): adds the prediction panel.
-        comparison: the run compared with its baseline (:func:`harness.baselines.compare`): adds regression
+        comparison: the run compared with its baseline (:func:`harness.gate.baselines.compare`): adds regression
             counts to the gate banner and the delta column to the case matrix.
-        diff: the run compared with an earlier run (:func:`harness.rundiff.diff_runs`): adds the
+        diff: the run compared with an earlier run (:func:`harness.gate.rundiff.diff_runs`): adds the
             "what changed" section.
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """
-    with gc_paused():  # a 10,000-result view is millions of live objects: see harness.gcpause
+    with gc_paused():  # a 10,000-result view is millions of live objects: see harness.common.gcpause
         view = build_view(run, prediction=prediction, comparison=comparison)
         template = _env.get_template("report.html.j2")
         changes = diff_view(diff) if diff is not None else None

@@ -7,10 +7,10 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from harness.baselines import FAILING, CaseDelta, Comparison
+from harness.gate.baselines import FAILING, CaseDelta, Comparison
 from harness.report.formatting import case_anchor, fmt_score, score_scale, score_tone, status_label
-from harness.report.records import Badge, DeltaBadge, MatrixCell, MatrixRow, SortKey
-from harness.result import CaseResult
+from harness.report.view_records import Badge, DeltaBadge, MatrixCell, MatrixRow, SortKey
+from harness.run.result import CaseResult
 from harness.scorers.spec import SCORES, higher_is_better, spec
 
 #: Scores shown as badges in the case matrix, in this order, when the run has them (at most 4).

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType

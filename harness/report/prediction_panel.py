@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import math
 
-from harness import signflip
 from harness.report import plots
 from harness.report.formatting import fmt_bound, fmt_num, fmt_p, fmt_pct, fmt_signed
-from harness.report.records import PredictionRow, PredictionView
+from harness.report.view_records import PredictionRow, PredictionView
 from harness.stats import (
     MIN_INFORMATIVE_PAIRS,
     VERDICT_WORDS,
     PredictionReport,
     PredictionVerdict,
+    signflip,
     verdict_headline,
 )
 
@@ -44,7 +44,7 @@ def _prediction_row(v: PredictionVerdict, axis: tuple[float, float]) -> Predicti
 
 
 def prediction_view(report: PredictionReport) -> PredictionView:
-    from harness.prediction import INSUFFICIENT_DATA_EXPLAINED, arm_words
+    from harness.gate.prediction import INSUFFICIENT_DATA_EXPLAINED, arm_words
 
     every = report.every()
     axis = plots.interval_axis(

@@ -1,11 +1,11 @@
 """The report's view-model: everything the HTML template shows, computed and formatted here.
 
-:func:`build_view` turns a :class:`~harness.runs.Run` (plus, optionally, the >15% prediction report
+:func:`build_view` turns a :class:`~harness.run.runs.Run` (plus, optionally, the >15% prediction report
 and a baseline comparison) into a :class:`ReportView` of frozen records whose fields are display
 strings, flags and chart markup. The template only lays them out: it does no arithmetic, no
 grouping and no formatting, so what the report says is testable here without a browser.
 
-The pieces: :mod:`~harness.report.records` (the records), :mod:`~harness.report.formatting` (the
+The pieces: :mod:`~harness.report.view_records` (the records), :mod:`~harness.report.formatting` (the
 formatters), and one module per section — :mod:`~harness.report.header` (header and gate banner),
 :mod:`~harness.report.prediction_panel`, :mod:`~harness.report.charts`, :mod:`~harness.report.matrix`
 and :mod:`~harness.report.drilldown`. This module assembles them and re-exports the names other
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.baselines import Comparison
+from harness.gate.baselines import Comparison
 from harness.report.arms_view import arms_view
 from harness.report.blocks import LONG_TEXT, OPEN_BLOCK_ROWS, flatten
 from harness.report.breakdown import breakdown
@@ -45,8 +45,8 @@ from harness.report.formatting import (
 from harness.report.header import CONFIG_HIGHLIGHTS, STATUSES, VERDICTS, gate_view, header_view
 from harness.report.matrix import KEY_SCORES, group_results, matrix_rows, sort_keys
 from harness.report.prediction_panel import INTERVAL_WIDTH, prediction_view
-from harness.report.records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue, ReportView
-from harness.runs import Run
+from harness.report.view_records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue, ReportView
+from harness.run.runs import Run
 from harness.scorers.spec import spec
 from harness.stats import PredictionReport
 
@@ -65,9 +65,9 @@ def build_view(
     """Everything the report shows, computed from a run.
 
     Args:
-        run: the run read back from disk (:func:`harness.runs.load_run`).
+        run: the run read back from disk (:func:`harness.run.runs.load_run`).
         prediction: the >15% verdicts (:func:`harness.stats.evaluate_prediction`), for the prediction panel.
-        comparison: the run compared with its baseline(s) (:func:`harness.baselines.compare`, one per
+        comparison: the run compared with its baseline(s) (:func:`harness.gate.baselines.compare`, one per
             dataset), for the gate banner's regression counts and the matrix's delta column.
     """
     comparisons: tuple[Comparison, ...] = (

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from harness.scorers.outcome import ScoreOutcome
 
 if TYPE_CHECKING:
-    from harness.calls import Caller
-    from harness.cases import Case
     from harness.config import Settings
-    from harness.transcript import Transcript
+    from harness.data.cases import Case
+    from harness.providers.calls import Caller
+    from harness.records.transcript import Transcript
 
 ScoreFn = Callable[["Case", "Transcript", "Caller", "Settings"], Awaitable[ScoreOutcome]]
 
@@ -57,7 +57,7 @@ async def _quality_metrics(case: Case, transcript: Transcript, caller: Caller, s
 
 async def _mentions(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """``required_mentions`` and ``forbidden_claims`` of the final answer."""
-    from harness.checks import mention_checks
+    from harness.metrics.checks import mention_checks
 
     found = mention_checks(case, transcript.final_answer)
     return ScoreOutcome(scores=found.scores, checks=found.checks)
@@ -126,8 +126,8 @@ async def _external(case: Case, transcript: Transcript, caller: Caller, settings
     """DeepEval and RAGAS (seed 001 section 3.1), opt-in: several judge calls per metric."""
     if not (settings.external_validation or settings.quality_tier == "enterprise"):
         return ScoreOutcome()
-    from harness.judge import judge_from_settings
-    from harness.metrics.external import external_validation
+    from harness.metrics.external_validation import external_validation
+    from harness.metrics.judge import judge_from_settings
 
     metric_judge = judge_from_settings(settings, caller.providers)
     detail, score_set = await external_validation(case, transcript, metric_judge)

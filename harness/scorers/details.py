@@ -16,12 +16,12 @@ from pydantic import TypeAdapter
 
 from harness.bias.audit import SessionBiasAudit
 from harness.metrics.correctness import CorrectnessResult
-from harness.metrics.external import ExternalValidation
+from harness.metrics.external_validation import ExternalValidation
 from harness.metrics.heuristic_quality import HeuristicQuality
 from harness.metrics.judge_rubric import RubricJudgement
 from harness.metrics.quality_metrics import QualityMetrics
 from harness.metrics.rubric import RubricBreakdown
-from harness.review_types import ReviewVerdict
+from harness.records.expert_review_types import ReviewVerdict
 
 #: Detail key -> its record's type, in the order the report lays the blocks out.
 DETAIL_TYPES: dict[str, Any] = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.model import Frozen
-from harness.scoreset import CheckResult
-from harness.transcript import CallRecord
+from harness.common.model import Frozen
+from harness.records.scoreset import CheckResult
+from harness.records.transcript import CallRecord
 
 
 class ScoreOutcome(Frozen):

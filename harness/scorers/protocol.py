@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from harness.calls import Caller
-    from harness.cases import Case
     from harness.config import Settings
+    from harness.data.cases import Case
+    from harness.providers.calls import Caller
+    from harness.records.transcript import Transcript
     from harness.scorers.outcome import ScoreOutcome
-    from harness.transcript import Transcript
 
 
 @runtime_checkable

@@ -1,7 +1,7 @@
 """The registry of named scores: one :class:`ScoreSpec` per score a case result can carry.
 
-Every reader of a score's meaning asks here: ``minimum_scores`` validation (:mod:`harness.cases`), the
-direction of a regression (:mod:`harness.baselines`, :mod:`harness.checks`), the default gate
+Every reader of a score's meaning asks here: ``minimum_scores`` validation (:mod:`harness.data.cases`), the
+direction of a regression (:mod:`harness.gate.baselines`, :mod:`harness.metrics.checks`), the default gate
 tolerance (5% of the scale), the report's labels, badges and charts, and the quality report's trend
 table. A user-defined scorer's score (:mod:`harness.scorers.user`) has no spec of its own unless it
 registers one; :func:`spec` then describes it as a 0-1, higher-is-better, gated score named after
@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 
 from pydantic import Field
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 
 
 class ScoreSpec(Frozen):

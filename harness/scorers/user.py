@@ -1,8 +1,8 @@
 """User-defined scorers: an importable ``module:function`` named under ``scorers:`` in the config or
 in a dataset, or registered in the ``council_harness.scorers`` entry-point group.
 
-The function is called with keyword arguments ``case`` (the :class:`~harness.cases.Case`) and
-``transcript`` (the subject's :class:`~harness.transcript.Transcript`; ``transcript.final_answer`` is
+The function is called with keyword arguments ``case`` (the :class:`~harness.data.cases.Case`) and
+``transcript`` (the subject's :class:`~harness.records.transcript.Transcript`; ``transcript.final_answer`` is
 the answer), sync or async, and returns one of:
 
 * a number: one score named after the function (``def brevity(...) -> float`` scores ``brevity``);
@@ -34,10 +34,10 @@ from harness.scorers.outcome import ScoreOutcome
 from harness.scorers.spec import BUILTIN_NAMES, SCORES, ScoreSpec
 
 if TYPE_CHECKING:
-    from harness.calls import Caller
-    from harness.cases import Case
     from harness.config import Settings
-    from harness.transcript import Transcript
+    from harness.data.cases import Case
+    from harness.providers.calls import Caller
+    from harness.records.transcript import Transcript
 
 #: The entry-point group a package registers its scorers in (``name = "module:function"``).
 ENTRY_POINT_GROUP = "council_harness.scorers"

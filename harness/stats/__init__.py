@@ -9,7 +9,7 @@ audit and Tier 2.
 * :mod:`~harness.stats.cluster` — session-clustered statistics: the cluster-robust mean, the Bayesian
   bootstrap over sessions with percentile intervals, the Wald test of equal group means, Student t / F.
 
-The sign-flip test and interval the verdict uses live in :mod:`harness.signflip`. Importing this
+The sign-flip test and interval the verdict uses live in :mod:`harness.stats.signflip`. Importing this
 package loads numpy but not scipy (the functions that need scipy import it when called).
 """
 

@@ -4,7 +4,7 @@ Seed 002 states the prediction as ``average_quality_consensus > 1.15 x average_q
 Over paired cases this is decided in the **difference form**: the council is more than ``threshold``
 better exactly when ``mean(council - (1 + threshold) * baseline) > 0``. The verdict comes from the
 exact (Monte-Carlo above 14 pairs) paired sign-flip test of that difference and the interval that
-inverts it (:mod:`harness.signflip`), which is defined for every sample, a baseline of all zeros
+inverts it (:mod:`harness.stats.signflip`), which is defined for every sample, a baseline of all zeros
 included. The rule, in order of precedence (:func:`evaluate_prediction`, :func:`verdict_for`):
 
 * ``insufficient_data`` when a scope has fewer than ``MIN_INFORMATIVE_PAIRS`` (10) informative pairs
@@ -36,10 +36,10 @@ from typing import Literal, TypeVar
 import numpy as np
 from pydantic import model_validator
 
-from harness import signflip
-from harness.artifacts import ArmArtifacts
-from harness.formatting import fmt_bound, fmt_signed, p_equals
-from harness.model import Frozen
+from harness.common.formatting import fmt_bound, fmt_signed, p_equals
+from harness.common.model import Frozen
+from harness.stats import signflip
+from harness.stats.artifacts import ArmArtifacts
 from harness.stats.paired import mcnemar_exact, paired_arrays, relative_improvement, relative_improvement_note
 
 T = TypeVar("T")
@@ -112,7 +112,7 @@ class PredictionVerdict(Frozen):
         ci_low, ci_high: the same interval expressed on the relative improvement (ratio interval minus one),
             NaN or infinite where the data cannot define it.
         confidence: the two-sided level of both intervals (adjusted for secondary verdicts).
-        method: the interval method in words (:func:`harness.signflip.method_name`).
+        method: the interval method in words (:func:`harness.stats.signflip.method_name`).
         p_value: one-sided sign-flip p of "the council is not more than ``threshold`` better".
         mcnemar_p: McNemar's exact p on the family's own 0/1 values, binary families only (else ``None``).
         threshold: the relative improvement the prediction claims (0.15 = 15%).
@@ -154,13 +154,13 @@ class PredictionReport(Frozen):
 
     Args:
         threshold: the claimed improvement; confidence: the primary interval's level.
-        n_resamples, seed: Monte-Carlo sign patterns above :data:`harness.signflip.EXACT_MAX_PAIRS` pairs.
+        n_resamples, seed: Monte-Carlo sign patterns above :data:`harness.stats.signflip.EXACT_MAX_PAIRS` pairs.
         primary: the primary endpoint's family name; primary_reason: why it is the primary one.
         n_secondary: secondary verdicts that reached the decision stage (``m`` of the Bonferroni adjustment).
         secondary_confidence: the level of each secondary interval, ``1 - (1 - confidence) / m``.
         overall: one verdict per family over every case, the primary one first.
         by_category: category -> one verdict per family over that category's cases (only with 2+ categories).
-        arms: truncation and extraction-failure counts per subject (:mod:`harness.artifacts`).
+        arms: truncation and extraction-failure counts per subject (:mod:`harness.stats.artifacts`).
         artifact_warning: set when the arms differ in either rate by more than 5 points ("" otherwise).
     """
 
@@ -316,16 +316,16 @@ def evaluate_prediction(
     The rule, in order:
 
     1. Per scope (overall, each category) and family, ``d_i = council_i - (1 + threshold) * baseline_i``
-       over the pairs without NaN (:func:`harness.signflip.difference_scores`).
+       over the pairs without NaN (:func:`harness.stats.signflip.difference_scores`).
     2. Fewer than :data:`MIN_INFORMATIVE_PAIRS` pairs with ``d_i != 0``: ``insufficient_data``.
     3. The **primary** verdict (family ``primary``, overall) uses the sign-flip interval of the centre of
-       ``d`` at ``confidence`` (:func:`harness.signflip.sign_flip_test`): ``supported`` when its low end
+       ``d`` at ``confidence`` (:func:`harness.stats.signflip.sign_flip_test`): ``supported`` when its low end
        is > 0, ``refuted`` when its high end is < 0, else ``inconclusive`` (:func:`verdict_for`).
     4. Every other verdict is **secondary** (exploratory). With ``m`` secondary verdicts that passed
        step 2, each uses the same interval at the Bonferroni level ``1 - (1 - confidence) / m``, so the
        chance of any false "supported" (or false "refuted") among them is at most ``(1 - confidence) / 2``.
     5. The effect size beside each verdict is the ratio of means minus one, with the interval of the
-       ratio that inverts the same test at the same level (:func:`harness.signflip.ratio_interval`).
+       ratio that inverts the same test at the same level (:func:`harness.stats.signflip.ratio_interval`).
 
     Args:
         families: score family name -> its paired per-case scores (higher is better).

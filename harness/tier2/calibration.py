@@ -36,14 +36,14 @@ from harness.bias.aggregate import pooled_length_correlation
 from harness.bias.audit import LENGTH_CORRELATION_THRESHOLD, PairScore, PositionBias, pair_scores, position_bias
 from harness.bias.figures import BiasMetricReport, ConfidenceTier, confidence_tier
 from harness.bias.store import ConsentLevel, records_from_transcript
-from harness.errors import HarnessError, StoreError
-from harness.formatting import mean
+from harness.common.errors import HarnessError, StoreError
+from harness.common.formatting import mean
+from harness.common.model import Frozen
+from harness.common.rubric_terms import RubricWeights
 from harness.metrics.rubric import resolve_weights
-from harness.model import Frozen
-from harness.rubric_terms import RubricWeights
-from harness.runs import MANIFEST, Run
+from harness.records.transcript import Transcript
+from harness.run.runs import MANIFEST, Run
 from harness.tier2.temporal import run_started
-from harness.transcript import Transcript
 
 CALIBRATION_NOTE_POINTS = 0.5
 SELF_PREFERENCE_FACTOR = 2.0

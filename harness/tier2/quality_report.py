@@ -35,12 +35,12 @@ from typing import Literal
 
 import numpy as np
 
-from harness.baselines import baseline_path, load_baseline
-from harness.formatting import mean
+from harness.common.formatting import mean
+from harness.common.rubric_terms import RUBRIC_DIMENSIONS
+from harness.gate.baselines import baseline_path, load_baseline
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD
-from harness.result import CaseResult
-from harness.rubric_terms import RUBRIC_DIMENSIONS
-from harness.runs import Run
+from harness.run.result import CaseResult
+from harness.run.runs import Run
 from harness.scorers.spec import higher_is_better
 from harness.stats import linear_trend
 from harness.tier2.calibration import calibration_report, council_sessions, run_weights
@@ -70,7 +70,7 @@ TREND_ALPHA = 0.05
 
 
 def _rounded_mean(values: Sequence[float]) -> float | None:
-    """The mean (:func:`harness.formatting.mean`) to 3 decimals, as the report shows it."""
+    """The mean (:func:`harness.common.formatting.mean`) to 3 decimals, as the report shows it."""
     m = mean(values)
     return None if m is None else round(m, 3)
 
@@ -286,7 +286,7 @@ def metric_trend(metric: str, values: Sequence[float | None]) -> MetricTrend:
     """The least-squares trend of one metric over runs (run index as x; runs without a value are skipped).
 
     Args:
-        metric: the score name (its good direction comes from :func:`harness.scores.higher_is_better`).
+        metric: the score name (its good direction comes from :func:`harness.scorers.spec.higher_is_better`).
         values: one value per run, oldest first.
     """
     xs = np.array([i for i, v in enumerate(values) if v is not None], dtype=np.float64)

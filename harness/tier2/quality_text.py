@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from harness.formatting import fmt_fixed
+from harness.common.formatting import fmt_fixed
 from harness.metrics.tier1 import consensus_band
 from harness.report.bars import bar
 from harness.scorers.spec import score_scale

@@ -4,14 +4,14 @@ Definitions (the one place for each):
 
 * **History** -- the final answers of earlier runs: run folders under ``reports/runs`` whose name sorts
   before the current run's (run ids begin with their UTC start time, as for
-  :func:`harness.runs.latest_run`), newest first, optionally only the last ``window`` runs. Results
+  :func:`harness.run.runs.latest_run`), newest first, optionally only the last ``window`` runs. Results
   that errored or have no final answer are left out; only the same subject's answers are compared.
 * **Match** -- a historical answer whose query is similar to the current query: similarity
   ``>= 0.85`` (:data:`QUERY_SIMILARITY_THRESHOLD`), or the same case (same dataset and case id),
   whatever its query now says. The seed compares *responses* at this step; we compare *queries*,
   which is what "similar past queries" means.
 * **Similarity** -- with the ``semantic`` extra, cosine of all-MiniLM-L6-v2 embeddings
-  (``method: "embedding"``); without it, Jaccard of the token sets (:func:`harness.text.jaccard`,
+  (``method: "embedding"``); without it, Jaccard of the token sets (:func:`harness.common.text.jaccard`,
   ``method: "jaccard"``).
 * **Drift** -- ``1 - similarity(current answer, historical answers)``: with embeddings, the cosine of
   the current answer's embedding to the mean embedding of the matched answers (the seed's formula);
@@ -30,11 +30,11 @@ from typing import Literal
 
 import numpy as np
 
-from harness.errors import StoreError
-from harness.model import Frozen
-from harness.result import CaseResult
-from harness.runs import Manifest, readable_runs, run_folders
-from harness.text import jaccard
+from harness.common.errors import StoreError
+from harness.common.model import Frozen
+from harness.common.text import jaccard
+from harness.run.result import CaseResult
+from harness.run.runs import Manifest, readable_runs, run_folders
 from harness.tier2.embeddings import Embedder, cosine
 
 QUERY_SIMILARITY_THRESHOLD = 0.85

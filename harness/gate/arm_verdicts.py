@@ -1,0 +1,197 @@
+"""The >15% verdict against every baseline arm, leave-one-member-out effects, and token ratios (issue 15).
+
+**Arms compared** (:func:`comparison_arms`): every subject of the run that is a baseline arm —
+``baseline``, ``chairman``, ``solo:<member>``, ``best-solo``, ``self-consistency:<member>`` and ``vote`` —
+in that order. ``best-solo`` is the best single member chosen on the declared selection split and
+present only on the other cases (:mod:`harness.gate.best_member`), so its verdict is on those cases only.
+
+**Arm verdicts** (:func:`arm_verdicts`): per arm, the primary endpoint's verdict of
+:func:`harness.stats.evaluate_prediction` (the difference form, the same rules and
+``insufficient_data`` floor) on the cases scored for both the council and that arm. With k arms each
+verdict uses the Bonferroni level ``1 - (1 - confidence) / k``, so the chance of any false "supported"
+among the k arm verdicts stays at most ``(1 - confidence) / 2``.
+
+**Token ratio** beside each verdict: the council's total tokens (prompt + completion, the subject's own
+calls, not scoring) over the arm's, on the same paired cases.
+
+**Leave-one-out** (:func:`leave_one_out`): per member m with ``council-without:m`` in the run, the paired
+differences ``d_i = council_i - without_i`` on the primary endpoint (threshold 0 in
+:func:`harness.stats.signflip.difference_scores`), their mean and sign-flip interval at ``confidence``
+(:func:`harness.stats.signflip.sign_flip_test`). A member is **flagged** (its removal does not hurt) when
+the interval's low end is at most 0; with no informative pair the effect is 0 and the interval [0, 0].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from harness.common.model import Frozen
+from harness.council.arms import call_tokens
+from harness.gate.best_member import BEST, BestMember, best_member, best_member_summary, best_solo_results
+from harness.gate.prediction import default_primary, paired_families
+from harness.run.result import CaseResult
+from harness.stats import PredictionVerdict, evaluate_prediction, verdict_sentence
+from harness.stats.signflip import difference_scores, sign_flip_test
+
+ARM_ORDER: tuple[str, ...] = ("baseline", "chairman", "solo:", BEST, "self-consistency:", "vote")
+
+
+def comparison_arms(subjects: Sequence[str]) -> list[str]:
+    """The run's baseline arms in :data:`ARM_ORDER` (see the module docstring)."""
+    def rank(s: str) -> int:
+        return next(i for i, p in enumerate(ARM_ORDER) if s == p or (p.endswith(":") and s.startswith(p)))
+
+    arms = [s for s in dict.fromkeys(subjects)
+            if any(s == p or (p.endswith(":") and s.startswith(p)) for p in ARM_ORDER)]
+    return sorted(arms, key=lambda s: (rank(s), s))
+
+
+class ArmVerdict(Frozen):
+    """The council against one arm on the primary endpoint.
+
+    Args:
+        arm: the arm's subject name.
+        verdict: the primary-endpoint verdict (council = treatment, arm = control).
+        council_tokens, arm_tokens: total tokens over the paired cases; token_ratio: council / arm
+            (``None`` when the arm recorded no tokens).
+        sentence: the verdict in words with the token ratio.
+    """
+
+    arm: str
+    verdict: PredictionVerdict
+    council_tokens: int
+    arm_tokens: int
+    token_ratio: float | None
+    sentence: str
+
+
+def _tokens(results: Sequence[CaseResult], subject: str, keys: set[str]) -> int:
+    return sum(call_tokens(r.transcript.calls) for r in results
+               if r.subject == subject and r.transcript is not None and f"{r.dataset}::{r.case_id}" in keys)
+
+
+def arm_verdicts(
+    results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
+    confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, selection_tag: str | None = None,
+) -> list[ArmVerdict]:
+    """One :class:`ArmVerdict` per arm of :func:`comparison_arms` (see the module docstring); with
+    ``selection_tag``, the ``best-solo`` arm too (:mod:`harness.gate.best_member`)."""
+    primary = primary_endpoint or default_primary(results)[0]
+    results = [*results, *best_solo_results(results, best_member(results, primary, selection_tag))]
+    arms = comparison_arms([r.subject for r in results])
+    if not arms or not any(r.subject == "council" for r in results):
+        return []
+    level = 1.0 - (1.0 - confidence) / len(arms)
+    out: list[ArmVerdict] = []
+    for arm in arms:
+        samples, _ = paired_families(results, "council", arm, families=(primary,))
+        report = evaluate_prediction(samples, threshold=threshold, primary=primary, confidence=level,
+                                     n_resamples=n_resamples, seed=seed,
+                                     primary_reason="the run's primary endpoint")
+        v = report.headline
+        assert v is not None
+        keys = set(samples[primary].ids or ()) if primary in samples else set()
+        ct, at = _tokens(results, "council", keys), _tokens(results, arm, keys)
+        ratio = ct / at if at else None
+        at_tokens = f" at {ratio:.1f}x tokens" if ratio is not None else ""
+        out.append(ArmVerdict(arm=arm, verdict=v, council_tokens=ct, arm_tokens=at, token_ratio=ratio,
+                              sentence=verdict_sentence(v, "council", arm) + at_tokens))
+    return out
+
+
+class LeaveOneOut(Frozen):
+    """A member's marginal effect on the primary endpoint: council minus the council without it.
+
+    Args:
+        member: the member left out; family: the primary endpoint.
+        n, n_informative: paired cases, and those where the two differ.
+        effect: mean(council - council-without); low, high: its interval at ``confidence``.
+        flagged: the member's removal does not hurt (``low <= 0``).
+    """
+
+    member: str
+    family: str
+    n: int
+    n_informative: int
+    effect: float
+    low: float
+    high: float
+    confidence: float
+    flagged: bool
+
+    @property
+    def sentence(self) -> str:
+        flag = " (removal does not hurt)" if self.flagged else ""
+        return (f"leave-one-out {self.member}: council - council-without:{self.member} on {self.family} = "
+                f"{self.effect:+.3f} ({self.confidence:.4g} interval {self.low:+.3f} to {self.high:+.3f}, "
+                f"n={self.n}){flag}")
+
+
+def leave_one_out(
+    results: Sequence[CaseResult], primary_endpoint: str | None = None, confidence: float = 0.95,
+    n_resamples: int = 10_000, seed: int = 0,
+) -> list[LeaveOneOut]:
+    """One :class:`LeaveOneOut` per ``council-without:<member>`` subject in ``results``."""
+    withouts = sorted({r.subject for r in results if r.subject.startswith("council-without:")})
+    if not withouts:
+        return []
+    primary = primary_endpoint or default_primary(results)[0]
+    out: list[LeaveOneOut] = []
+    for subject in withouts:
+        samples, _ = paired_families(results, "council", subject, families=(primary,))
+        member = subject.partition(":")[2]
+        if primary not in samples:
+            out.append(LeaveOneOut(member=member, family=primary, n=0, n_informative=0, effect=math.nan,
+                                   low=math.nan, high=math.nan, confidence=confidence, flagged=True))
+            continue
+        d = difference_scores(samples[primary].council, samples[primary].baseline, 0.0)
+        if not d.any():
+            low = high = 0.0
+        else:
+            test = sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            low, high = test.low, test.high
+        out.append(LeaveOneOut(member=member, family=primary, n=int(d.size), n_informative=int((d != 0).sum()),
+                               effect=float(d.mean()), low=low, high=high, confidence=confidence,
+                               flagged=low <= 0))
+    return out
+
+
+def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
+              results: Sequence[CaseResult] = (), choice: BestMember | None = None) -> list[str]:
+    """Console lines: the best member's choice, one per arm verdict, the arms' measurement artifacts,
+    then one per leave-one-out member."""
+    from harness.gate.prediction import arm_words
+    from harness.stats.artifacts import arm_artifacts, artifact_warning
+
+    lines = [choice.sentence] if choice is not None else []
+    lines += [f"arm ({v.verdict.confidence:.4g} interval): {v.sentence}" for v in verdicts]
+    if verdicts and results:
+        arts = [arm_artifacts(results, s) for s in ["council", *(v.arm for v in verdicts)]]
+        lines.append("measurement (arms): " + "; ".join(arm_words(a) for a in arts))
+        if warning := artifact_warning(arts):
+            lines.append(f"warning: {warning}")
+    return lines + [x.sentence for x in loo]
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def arms_summary(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
+                 choice: BestMember | None = None) -> dict[str, object]:
+    """The ``"arms"`` section of summary.json."""
+    return {
+        "best_member": best_member_summary(choice),
+        "rule": "per arm, the primary endpoint's verdict at the Bonferroni level over the arms; "
+                "token_ratio = council tokens / arm tokens on the paired cases",
+        "verdicts": [
+            {"arm": v.arm, "family": v.verdict.family, "verdict": v.verdict.verdict, "n": v.verdict.n,
+             "effect": _finite(v.verdict.relative_improvement), "difference": _finite(v.verdict.mean_difference),
+             "difference_low": _finite(v.verdict.diff_low), "difference_high": _finite(v.verdict.diff_high),
+             "confidence": v.verdict.confidence, "council_tokens": v.council_tokens, "arm_tokens": v.arm_tokens,
+             "token_ratio": v.token_ratio, "sentence": v.sentence}
+            for v in verdicts
+        ],
+        "leave_one_out": [dict(x.model_dump(mode="json"), sentence=x.sentence) for x in loo],
+    }

@@ -1,0 +1,587 @@
+"""Baselines (``reports/baselines/<dataset>.json``) and the comparison of a run against one: the CI gate.
+
+A baseline stores, per case and subject, the gated scores and the pass/fail status of a run, plus
+that run's manifest (and, for a run with ``repeats: k``, each score's spread over the k repeats).
+:func:`compare` classifies every case as ``regressed``, ``improved``, ``unchanged``, ``new`` (not
+in the baseline) or ``missing`` (in the baseline, not in the run).
+
+Tolerances are **absolute** changes on each score's own scale (0.05 on a 0-1 score is five points;
+give 0-10 or 0-100 scores their own value). A score moves in its bad direction
+(:func:`harness.scorers.spec.higher_is_better`; ``hallucination_risk`` is lower-is-better) by
+``worse_by``; a move of exactly the tolerance is within it.
+
+The gate rule. Everything is per case and per subject, never pooled across subjects, and every
+item below is a regression on its own (one is enough; nothing excuses another):
+
+1. ``score_drop``: a gated score of a case is worse than the baseline by strictly more than its
+   tolerance, whatever the number of cases. In noise-aware mode (the baseline and the run both
+   hold ``repeats`` spreads, :mod:`harness.gate.repeats`) the means are compared and the allowed drop is
+   the tolerance plus the repeats' noise band (:func:`harness.gate.repeats.noise_band`). Without a
+   noise band the rule is monotone: adding a case never makes a failing gate pass.
+2. ``score_missing``: a gated score the baseline has is absent from the case's result.
+3. ``newly_failing``: a case that passed in the baseline failed or errored; ``failing``: a case
+   fails or errors in this run (``awaiting_review`` is not failing: a person decides).
+4. ``missing``: a baselined case has no result in the run (a subset run is compared as such:
+   compare it with a baseline of the same subset).
+5. ``unreadable``: a result line of the run cannot be read (it may hide any case).
+6. ``aggregate``: the extra signal for small drops spread over many cases: per subject and score,
+   the one-sided paired Wilcoxon test of :func:`harness.stats.paired_regression_test` over the
+   cases with both values shows a drop beyond the tolerance at ``alpha``. It can add a
+   regression; it never excuses one.
+
+The exit code (:attr:`Comparison.exit_code`) is 1 when there is any reason, else 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError, model_validator
+from pydantic_core import PydanticSerializationError
+
+from harness.common.errors import ConfigError, StoreError
+from harness.common.fsutil import atomic_write_text
+from harness.common.model import Frozen
+from harness.gate.repeats import ScoreSpread, noise_band, spread_of
+from harness.records.expert_review_types import ReviewVerdict
+from harness.run.result import CaseResult, Status
+from harness.scorers.spec import higher_is_better
+from harness.stats import DECIMALS, RegressionTest, paired_regression_test
+
+SCHEMA_VERSION: Literal[2] = 2
+#: Versions :func:`load_baseline` reads: 1 (no spreads) and 2 (optional per-score spreads).
+READABLE_VERSIONS = (1, 2)
+BASELINE_DIR = Path("reports/baselines")
+#: Allowed drop for a score with no tolerance of its own (absolute, on the score's scale).
+DEFAULT_TOLERANCE = 0.05
+FAILING: frozenset[str] = frozenset({"failed", "error"})
+
+DeltaStatus = Literal["regressed", "improved", "unchanged", "new", "missing"]
+
+
+class BaselineEntry(Frozen):
+    """One case through one subject, as stored in a baseline.
+
+    Args:
+        case_id, subject, category: identity (the dataset is the baseline's).
+        evaluation_mode: ``automatic`` or ``expert_review``.
+        status: the run's status for the case.
+        scores: the gated scores (finite values only).
+        review: a reviewer's verdict, for ``expert_review`` cases (``None`` until one is merged).
+        spread: per score, the spread over the run's repeats (only for runs with ``repeats`` > 1;
+            ``scores`` then holds the means).
+    """
+
+    case_id: str
+    subject: str
+    category: str | None = None
+    evaluation_mode: Literal["automatic", "expert_review"] = "automatic"
+    status: Status
+    scores: dict[str, float] = {}
+    review: ReviewVerdict | None = None
+    spread: dict[str, ScoreSpread] = {}
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.case_id, self.subject)
+
+
+class Baseline(Frozen):
+    """A stored run summary for one dataset.
+
+    Args:
+        schema_version: the file format's version (2; files of version 1 still load).
+        dataset: the dataset name; the file is ``reports/baselines/<dataset>.json``.
+        created_at: when the baseline was written (timezone-aware).
+        manifest: the manifest of the run the baseline was taken from.
+        entries: one per (case, subject), unique.
+    """
+
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
+    dataset: str
+    created_at: datetime
+    manifest: dict[str, Any] = {}
+    entries: tuple[BaselineEntry, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique(self) -> Baseline:
+        seen: set[tuple[str, str]] = set()
+        for e in self.entries:
+            if e.key in seen:
+                raise ValueError(f"duplicate entry for case {e.case_id!r}, subject {e.subject!r}")
+            seen.add(e.key)
+        return self
+
+    def entry_map(self) -> dict[tuple[str, str], BaselineEntry]:
+        return {e.key: e for e in self.entries}
+
+
+def baseline_path(dataset: str, root: Path | str = BASELINE_DIR) -> Path:
+    """``<root>/<dataset>.json``; a dataset name that is not a plain file name is a ConfigError."""
+    if not dataset or dataset in {".", ".."} or "/" in dataset or "\\" in dataset or "\0" in dataset:
+        raise ConfigError(f"dataset name {dataset!r} cannot be used as a baseline file name", "dataset")
+    return Path(root) / f"{dataset}.json"
+
+
+def load_baseline(path: Path | str) -> Baseline:
+    """Read a baseline file; any problem is a StoreError naming the file (and line or field)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StoreError("no baseline file here (create one with --update-baseline)", str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read the baseline: {exc}", str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"not valid JSON ({exc.msg}, column {exc.colno})", f"{path}:{exc.lineno}") from None
+    except RecursionError:
+        raise StoreError("not a baseline: JSON nested too deeply", str(path)) from None
+    if not isinstance(data, dict):
+        raise StoreError(f"expected a JSON object with a baseline, got {type(data).__name__}", str(path))
+    version = data.get("schema_version")
+    if version not in READABLE_VERSIONS:
+        readable = " or ".join(map(str, READABLE_VERSIONS))
+        raise StoreError(f"schema_version is {version!r}, this harness reads {readable}", str(path))
+    try:
+        return Baseline.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise StoreError(f"not a valid baseline: {problems}", str(path)) from None
+
+
+def write_baseline(path: Path | str, baseline: Baseline) -> None:
+    """Write ``baseline`` atomically (temp file in the same folder, fsync, ``os.replace``).
+
+    The JSON is produced in full before any file is touched, so an unserializable manifest leaves
+    the old baseline as it was and raises a StoreError naming the file.
+    """
+    path = Path(path)
+    try:
+        text = baseline.model_dump_json(indent=2) + "\n"
+    except PydanticSerializationError as exc:
+        raise StoreError(f"cannot serialize the baseline: {exc}", str(path)) from None
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise StoreError(f"cannot write the baseline: {exc}", str(path)) from None
+
+
+def _finite(scores: Mapping[str, float], names: Sequence[str] | None) -> dict[str, float]:
+    keep = scores.keys() if names is None else [n for n in names if n in scores]
+    return {n: float(scores[n]) for n in keep if math.isfinite(scores[n])}
+
+
+def baseline_from_results(
+    dataset: str,
+    results: Sequence[CaseResult],
+    manifest: Mapping[str, Any] | BaseModel,
+    gated: Sequence[str] | None = None,
+    created_at: datetime | None = None,
+    repeats: Sequence[CaseResult] = (),
+) -> Baseline:
+    """Summarize a run's results of ``dataset`` as a baseline.
+
+    Args:
+        dataset: the dataset the baseline is for; results of other datasets are ignored.
+        results: the run's case results.
+        manifest: the run's manifest (a mapping or a pydantic model, stored as JSON-ready data).
+        gated: score names to keep; ``None`` keeps every score a result carries. Non-finite values
+            are never stored.
+        created_at: the timestamp to record (default: now, UTC).
+        repeats: the results of the run's extra repeats (:func:`harness.gate.repeats.load_repeats`).
+            Cases that have them get a ``spread`` per score, and their ``scores`` are the means over
+            all repeats (the status stays that of repeat 0).
+    """
+    extra = _by_key(repeats, dataset)
+    entries: dict[tuple[str, str], BaselineEntry] = {}
+    for r in results:
+        if r.dataset != dataset:
+            continue
+        if (r.case_id, r.subject) in entries:
+            raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {dataset}")
+        scores = _finite(r.scores, gated)
+        spread = _spreads(r, extra.get((r.case_id, r.subject), []), scores)
+        entries[(r.case_id, r.subject)] = BaselineEntry(
+            case_id=r.case_id, subject=r.subject, category=r.category, evaluation_mode=r.evaluation_mode,
+            status=r.status, scores={s: spread[s].mean for s in spread} if spread else scores, review=r.review,
+            spread=spread,
+        )
+    data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
+    return Baseline(
+        dataset=dataset, created_at=created_at or datetime.now(UTC), manifest=data, entries=tuple(entries.values())
+    )
+
+
+def _by_key(results: Sequence[CaseResult], dataset: str) -> dict[tuple[str, str], list[CaseResult]]:
+    out: dict[tuple[str, str], list[CaseResult]] = {}
+    for r in results:
+        if r.dataset == dataset:
+            out.setdefault((r.case_id, r.subject), []).append(r)
+    return out
+
+
+def _spreads(first: CaseResult, extra: Sequence[CaseResult], names: Iterable[str]) -> dict[str, ScoreSpread]:
+    """Per score, the spread over ``first`` and its repeats; empty when there are no repeats."""
+    if not extra:
+        return {}
+    out = {}
+    for s in names:
+        spread = spread_of([v for v in (_value(r.scores, s) for r in (first, *extra)) if v is not None])
+        if spread is not None:
+            out[s] = spread
+    return out
+
+
+class ScoreDelta(Frozen):
+    """One gated score of one case, baseline vs current.
+
+    Args:
+        score: the score name.
+        baseline, current: the two values (``None`` when absent; means in noise-aware mode).
+        change: ``current - baseline`` on the score's scale (``None`` unless both exist).
+        worse_by: the change in the bad direction (positive = worse), so it compares with the tolerance.
+        tolerance: the configured allowed ``worse_by``.
+        allowed: the allowed ``worse_by`` actually used: the tolerance, plus the noise band in
+            noise-aware mode.
+        higher_is_better: the score's direction.
+        status: ``regressed`` (worse by more than ``allowed``), ``improved`` (better by more than
+            it), ``unchanged``, ``missing`` (in the baseline, not in the run) or ``new``.
+        baseline_spread, current_spread: the repeats' spreads (noise-aware mode only).
+    """
+
+    score: str
+    baseline: float | None
+    current: float | None
+    change: float | None = None
+    worse_by: float | None = None
+    tolerance: float
+    allowed: float | None = None
+    higher_is_better: bool
+    status: DeltaStatus
+    baseline_spread: ScoreSpread | None = None
+    current_spread: ScoreSpread | None = None
+
+
+class CaseDelta(Frozen):
+    """One case through one subject compared with its baseline entry.
+
+    Args:
+        case_id, subject, category: identity.
+        status: ``regressed`` (a score regressed or went missing, or the case newly fails, or the
+            case is missing from the run), ``improved`` (no regression and a score improved or the
+            case newly passes), ``unchanged``, ``new`` (no baseline entry) or ``missing``.
+        baseline_status, current_status: the two statuses (``None`` when absent).
+        failing: whether the current result fails or errors (``awaiting_review`` does not).
+        scores: the gated score comparisons.
+        reasons: why the status is what it is, for people.
+    """
+
+    case_id: str
+    subject: str
+    category: str | None = None
+    status: DeltaStatus
+    baseline_status: Status | None = None
+    current_status: Status | None = None
+    failing: bool = False
+    scores: tuple[ScoreDelta, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+
+ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate"]
+REASON_KINDS: tuple[ReasonKind, ...] = (
+    "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate")
+
+
+class GateReason(Frozen):
+    """One reason the gate fails, as a record (``summary.json``) and as a line (:attr:`message`).
+
+    Args:
+        kind: which rule of the module docstring fired.
+        dataset: the dataset compared.
+        case_id, subject: the case (``None`` for ``unreadable`` and ``aggregate``; ``aggregate`` has
+            a subject).
+        score: the gated score (``score_drop``, ``score_missing``, ``aggregate``).
+        baseline, current: the two values (means in noise-aware mode).
+        tolerance: the configured tolerance; allowed: the drop allowed (tolerance + noise band).
+        line: for ``unreadable``: where (``results.jsonl:3`` or ``repeats/r1.jsonl:2``).
+        p_value, n: for ``aggregate``: the paired test's p-value and number of pairs.
+        detail: the rest, in words.
+    """
+
+    kind: ReasonKind
+    dataset: str
+    case_id: str | None = None
+    subject: str | None = None
+    score: str | None = None
+    baseline: float | None = None
+    current: float | None = None
+    tolerance: float | None = None
+    allowed: float | None = None
+    line: str | None = None
+    p_value: float | None = None
+    n: int | None = None
+    detail: str = ""
+
+    @property
+    def message(self) -> str:
+        """One line for people (the CLI, the pytest summary and the report banner)."""
+        where = f"case {self.case_id} [{self.subject}]" if self.case_id is not None else (
+            f"[{self.subject}] " if self.subject else "")
+        if self.kind == "score_drop":
+            return f"{where}: {self.score} {self.baseline:.3f} -> {self.current:.3f}, {self.detail}"
+        if self.kind == "unreadable":
+            return f"unreadable result line {self.line}: {self.detail}"
+        if self.kind == "aggregate":
+            return f"{where}{self.score}: {self.detail}"
+        return f"{where}: {self.detail}"
+
+
+class Comparison(Frozen):
+    """A run compared with a baseline.
+
+    Args:
+        dataset: the baseline's dataset.
+        gated_scores: the scores compared.
+        tolerances: score -> the tolerance used for it.
+        alpha: significance level of the aggregate paired tests (and of the noise band).
+        cases: one delta per (case, subject) in the run or the baseline.
+        aggregates: ``"<subject>:<score>"`` -> the aggregate paired regression test over that
+            subject's cases with both values.
+        reasons: why the gate fails, one record each (empty = pass).
+        unreadable: where the run's unreadable result lines are.
+        noise_aware: whether some score was compared against repeats' spreads.
+    """
+
+    dataset: str
+    gated_scores: tuple[str, ...]
+    tolerances: dict[str, float]
+    alpha: float
+    cases: tuple[CaseDelta, ...]
+    aggregates: dict[str, RegressionTest]
+    reasons: tuple[GateReason, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    noise_aware: bool = False
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """The reasons as lines for people."""
+        return tuple(r.message for r in self.reasons)
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass, 1 regression or failed case."""
+        return 1 if self.reasons else 0
+
+    def by_status(self, status: DeltaStatus) -> list[CaseDelta]:
+        return [c for c in self.cases if c.status == status]
+
+    def counts(self) -> dict[str, int]:
+        """Cases by status and reasons by kind (``missing`` and ``unreadable`` included)."""
+        statuses: tuple[DeltaStatus, ...] = ("regressed", "improved", "unchanged", "new", "missing")
+        out = {f"cases_{st}": len(self.by_status(st)) for st in statuses}
+        out |= {k: sum(r.kind == k for r in self.reasons) for k in REASON_KINDS}
+        out["reasons"] = len(self.reasons)
+        return out
+
+
+def resolve_tolerances(
+    scores: Sequence[str], tolerances: Mapping[str, float] | float, default_tolerance: float = DEFAULT_TOLERANCE
+) -> dict[str, float]:
+    """score -> tolerance: a float applies to every score; a mapping to its names, the default to the rest."""
+    out = {}
+    for s in scores:
+        tol = tolerances if isinstance(tolerances, int | float) else tolerances.get(s, default_tolerance)
+        if not isinstance(tol, int | float) or not math.isfinite(tol) or tol < 0:
+            raise ConfigError(f"expected a finite number >= 0, got {tol!r}", f"tolerance for {s}")
+        out[s] = float(tol)
+    return out
+
+
+def _score_delta(
+    score: str, base: float | None, cur: float | None, tol: float, band: float = 0.0,
+    spreads: tuple[ScoreSpread | None, ScoreSpread | None] = (None, None),
+) -> ScoreDelta:
+    hib = higher_is_better(score)
+    delta = partial(ScoreDelta, score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib,
+                    baseline_spread=spreads[0], current_spread=spreads[1])
+    if base is None:
+        return delta(status="new")
+    if cur is None:
+        return delta(status="missing")
+    change = cur - base
+    worse_by = -change if hib else change
+    allowed = tol + band
+    margin = round(abs(worse_by) - allowed, DECIMALS)
+    status: DeltaStatus = "unchanged" if margin <= 0 else ("regressed" if worse_by > 0 else "improved")
+    return delta(change=change, worse_by=worse_by, allowed=allowed, status=status)
+
+
+def _allowed_words(d: ScoreDelta) -> str:
+    if d.allowed is not None and round(d.allowed - d.tolerance, DECIMALS) > 0:
+        return f"tolerance {d.tolerance:g} + noise band {d.allowed - d.tolerance:.3f}"
+    return f"tolerance {d.tolerance:g}"
+
+
+def _score_reason(d: ScoreDelta) -> str | None:
+    if d.status == "missing":
+        return f"{d.score} missing from the run (baseline {d.baseline:.3f})"
+    if d.status not in ("regressed", "improved") or d.change is None:
+        return None
+    verb = "rose" if d.change > 0 else "dropped"
+    direction = "" if d.higher_is_better else " (lower is better)"
+    if d.status == "regressed":
+        return f"{d.score} {verb} {abs(d.change):.3f} > {_allowed_words(d)}{direction}"
+    return f"{d.score} {verb} {abs(d.change):.3f} (improved){direction}"
+
+
+def _value(scores: Mapping[str, float], name: str) -> float | None:
+    v = scores.get(name)
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def compare(
+    results: Sequence[CaseResult],
+    baseline: Baseline,
+    tolerances: Mapping[str, float] | float = DEFAULT_TOLERANCE,
+    gated_scores: Sequence[str] | None = None,
+    *,
+    default_tolerance: float = DEFAULT_TOLERANCE,
+    alpha: float = 0.05,
+    unreadable: Sequence[str] = (),
+    repeats: Sequence[CaseResult] = (),
+) -> Comparison:
+    """Compare a run's results with a baseline by the gate rule of the module docstring.
+
+    Args:
+        results: the run's case results; only those of ``baseline.dataset`` are compared.
+        baseline: the stored baseline.
+        tolerances: allowed absolute drop per score name (a mapping), or one number for every score.
+        gated_scores: the scores to compare; ``None`` = every score stored in the baseline.
+        default_tolerance: the tolerance of scores a ``tolerances`` mapping does not name.
+        alpha: significance level of the aggregate paired tests and of the noise band.
+        unreadable: where the run's unreadable result lines are (each one is a regression).
+        repeats: the run's extra repeats (noise-aware mode; compared by their means against the
+            baseline's spreads where the baseline has them).
+    """
+    current: dict[tuple[str, str], CaseResult] = {}
+    for r in results:
+        if r.dataset != baseline.dataset:
+            continue
+        if (r.case_id, r.subject) in current:
+            raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {r.dataset}")
+        current[(r.case_id, r.subject)] = r
+    extra = _by_key(repeats, baseline.dataset)
+    stored = baseline.entry_map()
+    gated = tuple(gated_scores) if gated_scores is not None else tuple(
+        sorted({s for e in baseline.entries for s in e.scores})
+    )
+    tols = resolve_tolerances(gated, tolerances, default_tolerance)
+    ds = baseline.dataset
+    # cases compared per (subject, score): the Bonferroni m of the noise band
+    n_pairs: dict[tuple[str, str], int] = {}
+    for key, stored_entry in stored.items():
+        if key in current:
+            for s in gated:
+                if _value(stored_entry.scores, s) is not None:
+                    n_pairs[(key[1], s)] = n_pairs.get((key[1], s), 0) + 1
+
+    cases: list[CaseDelta] = []
+    reasons: list[GateReason] = [
+        GateReason(kind="unreadable", dataset=ds, line=where, detail="not a valid result record; it may hide any case")
+        for where in unreadable
+    ]
+    pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    noise_aware = False
+    for key in [*stored, *(k for k in current if k not in stored)]:
+        entry, result = stored.get(key), current.get(key)
+        case_id, subject = key
+        if result is None:
+            assert entry is not None
+            cases.append(CaseDelta(case_id=case_id, subject=subject, category=entry.category,
+                                   status="missing", baseline_status=entry.status, reasons=("not in this run",)))
+            reasons.append(GateReason(kind="missing", dataset=ds, case_id=case_id, subject=subject,
+                                      detail=f"baselined case has no result in this run (baseline {entry.status})"))
+            continue
+        failing = result.status in FAILING
+        was_failing = entry is not None and entry.status in FAILING
+        if failing:
+            why = f": {result.error}" if result.status == "error" and result.error else ""
+            verb = "errored" if result.status == "error" else "failed"
+            if entry is not None and not was_failing:
+                reasons.append(GateReason(kind="newly_failing", dataset=ds, case_id=case_id, subject=subject,
+                                          detail=f"newly {verb} (baseline {entry.status}){why}"))
+            else:
+                reasons.append(GateReason(kind="failing", dataset=ds, case_id=case_id, subject=subject,
+                                          detail=f"{verb}{why}"))
+        base_scores = entry.scores if entry is not None else {}
+        cur_spreads = _spreads(result, extra.get(key, []), gated)
+        deltas = []
+        for s in gated:
+            b, c = _value(base_scores, s), _value(result.scores, s)
+            if b is None and c is None:
+                continue
+            b_spread = entry.spread.get(s) if entry is not None else None
+            c_spread = cur_spreads.get(s)
+            if b_spread is not None and c_spread is None and c is not None:
+                c_spread = spread_of([c])  # one new draw against the baseline's spread
+            band = 0.0
+            if b is not None and c is not None and b_spread is not None and c_spread is not None:
+                noise_aware = True
+                c = c_spread.mean
+                band = noise_band(b_spread, c_spread, alpha, n_pairs.get((subject, s), 1))
+            d = _score_delta(s, b, c, tols[s], band, (b_spread, c_spread))
+            deltas.append(d)
+            if b is not None and c is not None:
+                cur_list, base_list = pairs.setdefault((subject, s), ([], []))
+                cur_list.append(c)
+                base_list.append(b)
+            if d.status == "regressed":
+                reasons.append(GateReason(
+                    kind="score_drop", dataset=ds, case_id=case_id, subject=subject, score=s, baseline=b, current=c,
+                    tolerance=tols[s], allowed=d.allowed,
+                    detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}"))
+            elif d.status == "missing" and not failing:
+                reasons.append(GateReason(kind="score_missing", dataset=ds, case_id=case_id, subject=subject,
+                                          score=s, baseline=b, tolerance=tols[s],
+                                          detail=f"{s} missing from the run (baseline {b:.3f})"))
+        case_reasons = [r for r in map(_score_reason, deltas) if r]
+        case_delta = partial(CaseDelta, case_id=case_id, subject=subject, category=result.category,
+                             current_status=result.status, failing=failing, scores=tuple(deltas))
+        if entry is None:
+            cases.append(case_delta(status="new", reasons=("not in the baseline", *case_reasons)))
+            continue
+        if failing and not was_failing:
+            case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
+        elif was_failing and not failing:
+            case_reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
+        if (failing and not was_failing) or any(d.status in ("regressed", "missing") for d in deltas):
+            status: DeltaStatus = "regressed"
+        elif (was_failing and not failing) or any(d.status == "improved" for d in deltas):
+            status = "improved"
+        else:
+            status = "unchanged"
+        cases.append(case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons)))
+
+    aggregates: dict[str, RegressionTest] = {}
+    for (subject, s), (cur, base) in sorted(pairs.items()):
+        test = paired_regression_test(cur, base, tols[s], alpha=alpha, higher_is_better=higher_is_better(s))
+        aggregates[f"{subject}:{s}"] = test
+        if test.significant_drop:
+            reasons.append(GateReason(
+                kind="aggregate", dataset=ds, subject=subject, score=s, tolerance=tols[s], p_value=test.p_value,
+                n=test.n, detail=(f"paired test over {test.n} case(s): a drop beyond tolerance {tols[s]:g} "
+                                  f"(mean change {test.mean_change:+.3f}, p={test.p_value:.3g} < alpha {alpha:g})")))
+    return Comparison(
+        dataset=ds, gated_scores=gated, tolerances=tols, alpha=alpha, cases=tuple(cases),
+        aggregates=aggregates, reasons=tuple(reasons), unreadable=tuple(unreadable), noise_aware=noise_aware,
+    )

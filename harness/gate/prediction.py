@@ -1,0 +1,238 @@
+"""The seed-002 prediction, "3-model consensus is >15% better than one model", from a run's results."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.common.families import FAMILIES
+from harness.common.model import Frozen
+from harness.run.result import CaseResult
+from harness.stats import (
+    MIN_INFORMATIVE_PAIRS,
+    PairedSample,
+    PredictionReport,
+    evaluate_prediction,
+    verdict_headline,
+    verdict_sentence,
+)
+from harness.stats.artifacts import ArmArtifacts, arm_artifacts, artifact_warning
+
+if TYPE_CHECKING:
+    from harness.config import Settings
+
+
+
+def paired_families(
+    results: Sequence[CaseResult], treatment: str = "council", control: str = "baseline",
+    families: Sequence[str] = FAMILIES,
+) -> tuple[dict[str, PairedSample], dict[str, str]]:
+    """Per score family, the paired (council, baseline) scores over cases that have both.
+
+    Returns the samples and ``case id -> category`` for per-category verdicts.
+    """
+    by: dict[tuple[str, str], dict[str, CaseResult]] = {}
+    for r in results:
+        by.setdefault((r.dataset, r.case_id), {})[r.subject] = r
+    samples: dict[str, PairedSample] = {}
+    categories: dict[str, str] = {}
+    for family in families:
+        c, b, ids = [], [], []
+        for (dataset, case_id), subj in sorted(by.items()):
+            t, k = subj.get(treatment), subj.get(control)
+            if t is None or k is None or family not in t.scores or family not in k.scores:
+                continue
+            x, y = t.scores[family], k.scores[family]
+            if not (math.isfinite(x) and math.isfinite(y)):
+                continue
+            key = f"{dataset}::{case_id}"
+            c.append(x)
+            b.append(y)
+            ids.append(key)
+            categories[key] = t.category or dataset
+        if ids:
+            samples[family] = PairedSample(council=tuple(c), baseline=tuple(b), ids=tuple(ids))
+    return samples, categories
+
+
+#: With at least this many cases that have an ``expected:`` block, the default primary endpoint is
+#: ``correct``; otherwise it is ``rubric_composite``.
+MIN_EXPECTED_FOR_CORRECT = 10
+
+
+def default_primary(results: Sequence[CaseResult]) -> tuple[str, str]:
+    """The default primary endpoint and why: ``correct`` when at least 10 cases have ``expected:``."""
+    expected = {(r.dataset, r.case_id) for r in results if r.correctness is not None or "correct" in r.scores}
+    if len(expected) >= MIN_EXPECTED_FOR_CORRECT:
+        return "correct", (f"default: {len(expected)} cases have an expected answer "
+                           f"(at least {MIN_EXPECTED_FOR_CORRECT})")
+    return "rubric_composite", (f"default: {len(expected)} case(s) have an expected answer "
+                                f"(fewer than {MIN_EXPECTED_FOR_CORRECT}), so the rubric score decides")
+
+
+def prediction_from_results(
+    results: Sequence[CaseResult], threshold: float = 0.15, n_resamples: int = 10_000, seed: int = 0,
+    primary_endpoint: str | None = None,
+) -> PredictionReport | None:
+    """Evaluate the prediction over every family present; ``None`` when no family has pairs.
+
+    Args:
+        results: the run's results.
+        threshold: ``prediction_threshold``.
+        n_resamples, seed: Monte-Carlo sign patterns (above 14 pairs).
+        primary_endpoint: the configured ``primary_endpoint``; ``None`` for :func:`default_primary`.
+    """
+    samples, categories = paired_families(results)
+    if not samples:
+        return None
+    if primary_endpoint:
+        primary, why = primary_endpoint, "configured (primary_endpoint)"
+    else:
+        primary, why = default_primary(results)
+    report = evaluate_prediction(samples, threshold=threshold, by_category=categories, n_resamples=n_resamples,
+                                 seed=seed, primary=primary, primary_reason=why)
+    arms = tuple(arm_artifacts(results, s) for s in ("council", "baseline"))
+    return report.model_copy(update={"arms": arms, "artifact_warning": artifact_warning(arms)})
+
+
+def verdict_lines(report: PredictionReport) -> list[str]:
+    """The primary verdict first, in words; then the secondary (exploratory) overall verdicts.
+
+    Per-category verdicts are in the report and summary.json, not on the console.
+    """
+    lines: list[str] = []
+    head = report.headline
+    if head is not None:
+        lines.append(f"primary endpoint: {verdict_sentence(head)}")
+        if head.verdict == "insufficient_data":
+            lines.append(INSUFFICIENT_DATA_EXPLAINED)
+        if head.warning:
+            lines.append(f"warning: {head.warning}")
+        lines.append(arms_line(report))
+        if report.artifact_warning:
+            lines.append(f"warning: {report.artifact_warning}")
+    for v in report.overall:
+        if v.role == "primary":
+            continue
+        lines.append(f"secondary (exploratory, {v.confidence:.4g} interval): {verdict_sentence(v)}")
+        if v.warning:
+            lines.append(f"warning: {v.warning}")
+    return lines
+
+
+def _rate(count: int, total: int) -> str:
+    return f"{count}/{total} ({count / total:.0%})" if total else "n/a"
+
+
+def arm_words(arm: ArmArtifacts) -> str:
+    """``council: truncated 2/55 (4%), extraction failed 0/55 (0%)``."""
+    unknown = f" (+{arm.unknown_finish} without a finish reason)" if arm.unknown_finish else ""
+    return (f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
+            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}")
+
+
+def arms_line(report: PredictionReport) -> str:
+    """Per arm, the truncation rate of the final answers and the extraction-failure rate."""
+    return "measurement: " + "; ".join(arm_words(a) for a in report.arms) if report.arms else "measurement: no arm data"
+
+
+#: One sentence that explains ``insufficient_data``, for the CLI and the report.
+INSUFFICIENT_DATA_EXPLAINED = (
+    f"insufficient data means fewer than {MIN_INFORMATIVE_PAIRS} cases where the two subjects' scores differ "
+    "in a way that bears on the claim, too few to call the prediction either way; add cases or rerun with more."
+)
+
+
+def prediction_for_run(results: Sequence[CaseResult], settings: Settings) -> PredictionReport | None:
+    """:func:`prediction_from_results` with the run's settings (threshold and primary endpoint)."""
+    return prediction_from_results(results, settings.prediction_threshold,
+                                   primary_endpoint=settings.primary_endpoint)
+
+
+class VerdictRecord(Frozen):
+    """One verdict as summary.json stores it (section ``"verdicts"``).
+
+    Args:
+        family, scope, role: which verdict (``role``: ``primary`` or ``secondary``).
+        n, n_informative: pairs, and pairs with ``council != (1 + threshold) * baseline``.
+        mean_council, mean_baseline: the two means.
+        effect: the relative improvement (ratio of means minus one); effect_low, effect_high: its interval.
+        difference, difference_low, difference_high: ``mean(council - (1 + threshold) * baseline)`` and
+            the interval that decides.
+        confidence: the intervals' level; method: how they were computed.
+        p_value: one-sided sign-flip p; mcnemar_p: binary families only.
+        verdict: ``supported``, ``refuted``, ``inconclusive`` or ``insufficient_data``.
+        sentence: the verdict in words; reason: why ``insufficient_data``; warning: a sign of a broken scorer.
+    """
+
+    family: str
+    scope: str
+    role: str
+    n: int
+    n_informative: int
+    mean_council: float
+    mean_baseline: float
+    effect: float
+    effect_low: float
+    effect_high: float
+    difference: float
+    difference_low: float
+    difference_high: float
+    confidence: float
+    method: str
+    p_value: float
+    mcnemar_p: float | None
+    verdict: str
+    sentence: str
+    reason: str
+    warning: str
+
+
+def verdict_records(report: PredictionReport) -> dict[str, object]:
+    """The ``"verdicts"`` section of summary.json: the settings, the primary verdict, then every verdict."""
+    records = [
+        VerdictRecord(
+            family=v.family, scope=v.scope, role=v.role, n=v.n, n_informative=v.n_informative,
+            mean_council=v.mean_council, mean_baseline=v.mean_baseline, effect=v.relative_improvement,
+            effect_low=v.ci_low, effect_high=v.ci_high, difference=v.mean_difference,
+            difference_low=v.diff_low, difference_high=v.diff_high, confidence=v.confidence, method=v.method,
+            p_value=v.p_value, mcnemar_p=v.mcnemar_p, verdict=v.verdict, sentence=verdict_headline(v),
+            reason=v.reason, warning=v.warning,
+        ).model_dump(mode="json")
+        for v in report.every()
+    ]
+    head = report.headline
+    return {
+        "threshold": report.threshold,
+        "rule": VERDICT_RULE,
+        "min_informative_pairs": MIN_INFORMATIVE_PAIRS,
+        "primary": head.family if head is not None else None,
+        "primary_reason": report.primary_reason,
+        "primary_verdict": head.verdict if head is not None else None,
+        "confidence": report.confidence,
+        "secondary_confidence": report.secondary_confidence,
+        "n_secondary": report.n_secondary,
+        "arms": [dict(a.model_dump(mode="json"), truncation_rate=a.truncation_rate,
+                      extraction_failure_rate=a.extraction_failure_rate) for a in report.arms],
+        "artifact_warning": report.artifact_warning,
+        "records": records,
+    }
+
+
+#: The verdict rule in words (summary.json, README and the report say the same).
+VERDICT_RULE = (
+    f"fewer than {MIN_INFORMATIVE_PAIRS} informative pairs: insufficient_data; else supported when the interval "
+    "of mean(council - (1 + threshold) * baseline) is above 0, refuted when it is below 0, else inconclusive"
+)
+
+
+def write_verdicts(run_dir: Path, report: PredictionReport | None) -> Path:
+    """Write the ``"verdicts"`` section of ``<run_dir>/summary.json`` (``null`` when nothing was paired)."""
+    from harness.run.summary import update_summary
+
+    payload: dict[str, object] = verdict_records(report) if report is not None else {
+        "primary_verdict": None, "reason": "no score family has cases scored for both the council and the baseline",
+        "records": []}
+    return update_summary(run_dir, "verdicts", payload)

@@ -1,0 +1,172 @@
+"""The regression gate: a run against its stored baselines, its outcome, and explicit baseline updates.
+
+The rule itself (per case and per subject; score drops, newly failing, missing and unreadable
+results; the aggregate paired test as an extra signal; the noise-aware mode for repeats) is
+defined in :mod:`harness.gate.baselines`. This module applies it to a run folder and turns it into a
+:class:`GateOutcome`: what the CLI prints, what the report's banner shows and what
+``summary.json`` records under ``"gate"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from harness.common.model import Frozen
+from harness.config import Settings
+from harness.gate.baselines import (
+    FAILING,
+    REASON_KINDS,
+    Comparison,
+    GateReason,
+    baseline_from_results,
+    baseline_path,
+    compare,
+    load_baseline,
+    write_baseline,
+)
+from harness.gate.repeats import load_repeats
+from harness.run.runs import RESULTS, Run
+from harness.run.summary import update_summary, update_summary_file
+from harness.scorers.spec import default_tolerance, spec
+
+SECTION = "gate"
+
+
+def tolerances_for(settings: Settings, scores: Sequence[str]) -> dict[str, float]:
+    """Configured tolerance per score, else 5% of the score's scale."""
+    return {s: settings.tolerances.get(s, default_tolerance(s)) for s in scores}
+
+
+def baseline_dir(settings: Settings) -> Path:
+    return Path(settings.reports_dir) / "baselines"
+
+
+def run_datasets(run: Run) -> list[str]:
+    """The datasets a run was asked to run (its manifest) and those its results hold."""
+    return sorted(set(run.manifest.datasets) | {r.dataset for r in run.results})
+
+
+def compare_run(run: Run, settings: Settings, baseline_file: Path | None = None) -> list[Comparison]:
+    """Compare ``run`` with the baseline of each of its datasets that has one (or with ``baseline_file``).
+
+    The datasets come from the manifest as well as the results, so a run whose results are all
+    missing or unreadable is still compared (and fails). Unreadable lines of ``results.jsonl`` and
+    of the repeats' files go to every comparison: such a line may hide a case of any dataset.
+    """
+    if baseline_file is not None:
+        files = [Path(baseline_file)]
+    else:
+        files = [p for p in (baseline_path(d, baseline_dir(settings)) for d in run_datasets(run)) if p.exists()]
+    repeats, bad_repeat_lines = load_repeats(run.run_dir)
+    unreadable = [f"{RESULTS}:{n}" for n in run.corrupt_lines] + bad_repeat_lines
+    out = []
+    for f in files:
+        baseline = load_baseline(f)
+        gated = settings.gated_scores if settings.gated_scores is not None else sorted(
+            {s for e in baseline.entries for s in e.scores if spec(s).gated})
+        out.append(compare(run.results, baseline, tolerances_for(settings, gated), gated,
+                           unreadable=unreadable, repeats=repeats))
+    return out
+
+
+def update_baselines(run: Run, settings: Settings) -> list[Path]:
+    """Write ``reports/baselines/<dataset>.json`` for every dataset of the run (atomically)."""
+    written = []
+    repeats, _ = load_repeats(run.run_dir)
+    for dataset in sorted({r.dataset for r in run.results}):
+        baseline = baseline_from_results(dataset, run.results, run.manifest, settings.gated_scores, repeats=repeats)
+        path = baseline_path(dataset, baseline_dir(settings))
+        write_baseline(path, baseline)
+        written.append(path)
+    return written
+
+
+class DatasetOutcome(Frozen):
+    """One dataset's comparison in ``summary.json``: outcome, counts and every reason."""
+
+    dataset: str
+    outcome: Literal["pass", "fail"]
+    noise_aware: bool
+    gated_scores: tuple[str, ...]
+    tolerances: dict[str, float]
+    counts: dict[str, int]
+    reasons: tuple[GateReason, ...]
+
+
+class GateOutcome(Frozen):
+    """The gate's outcome for a run: the ``"gate"`` section of ``summary.json``.
+
+    Args:
+        outcome: ``fail`` when there is any reason, else ``pass``.
+        compared: whether any baseline was compared (``False``: only failing results can fail it).
+        counts: reasons by kind (``score_drop``, ``missing``, ``unreadable``, ...), ``reasons`` (all),
+            and ``results`` / ``unreadable_lines`` of the run.
+        reasons: every reason as a record: the comparisons' reasons, then failing results of
+            datasets without a baseline (an unreadable line counts once, not once per dataset).
+        comparisons: one per compared dataset.
+    """
+
+    outcome: Literal["pass", "fail"]
+    compared: bool
+    counts: dict[str, int]
+    reasons: tuple[GateReason, ...]
+    comparisons: tuple[DatasetOutcome, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.outcome == "fail" else 0
+
+
+def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
+    """Combine the comparisons with the run's failing results of datasets that have no baseline."""
+    compared = {c.dataset for c in comparisons}
+    reasons: list[GateReason] = []
+    seen_lines: set[str] = set()
+    for c in comparisons:
+        for reason in c.reasons:
+            if reason.kind == "unreadable":
+                if reason.line in seen_lines:
+                    continue
+                seen_lines.add(reason.line or "")
+            reasons.append(reason)
+    for r in sorted(run.results, key=lambda r: r.key):
+        if r.dataset not in compared and r.status in FAILING:
+            verb = "errored" if r.status == "error" else "failed"
+            reasons.append(GateReason(kind="failing", dataset=r.dataset, case_id=r.case_id, subject=r.subject,
+                                      detail=verb + (f": {r.error}" if r.status == "error" and r.error else "")))
+    if not comparisons:  # no baseline: unreadable lines still mean results may be lost
+        reasons += [GateReason(kind="unreadable", dataset=", ".join(run_datasets(run)), line=f"{RESULTS}:{n}",
+                               detail="not a valid result record; it may hide any case")
+                    for n in run.corrupt_lines]
+    counts: dict[str, int] = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
+    counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines)}
+    per_dataset = tuple(
+        DatasetOutcome(dataset=c.dataset, outcome="fail" if c.reasons else "pass", noise_aware=c.noise_aware,
+                       gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=c.reasons)
+        for c in comparisons
+    )
+    return GateOutcome(outcome="fail" if reasons else "pass", compared=bool(comparisons), counts=counts,
+                       reasons=tuple(reasons), comparisons=per_dataset)
+
+
+def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None) -> Path:
+    """Write the ``"gate"`` section of ``<run>/summary.json`` (or of the summary file at ``path``)."""
+    if path is not None:
+        return update_summary_file(path, SECTION, outcome)
+    return update_summary(run.run_dir, SECTION, outcome)
+
+
+def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
+    """A short human summary per compared dataset, then every reason on its own line."""
+    lines = []
+    for c in comparisons:
+        counts = c.counts()
+        verdict = "FAIL" if c.exit_code else "pass"
+        parts = [f"{counts['cases_regressed']} regressed", f"{counts['cases_improved']} improved"]
+        parts += [f"{counts[k]} {k}" for k in ("missing", "unreadable") if counts[k]]
+        mode = ", noise-aware" if c.noise_aware else ""
+        lines.append(f"baseline {c.dataset}: {verdict} ({', '.join(parts)}{mode})")
+        lines += [f"  - {f}" for f in c.failures]
+    return lines

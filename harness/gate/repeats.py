@@ -1,0 +1,129 @@
+"""Noise-aware gating for sampled models: repeat each case k times and gate beyond the spread.
+
+With ``repeats: k`` (config) or ``--repeats K`` (``council-harness run``), a run makes k passes over
+its cases. Pass 0 is the ordinary run (``results.jsonl``, the configured ``seed``); pass
+r = 1 .. k-1 runs with ``seed + r * REPEAT_SEED_STRIDE`` (every member's, judge's and shuffle's
+seed moves with it, and so do the cache keys, so a repeat is never a cache hit of another) and is
+its own run folder ``repeats/r<r>/`` inside the run folder (manifest + ``results.jsonl``;
+``--resume`` completes it). Reports and the >15% verdict read pass 0 only; the gate reads every
+pass.
+
+A baseline taken from such a run stores, per case, subject and gated score, the spread of the k
+values (:class:`ScoreSpread`: k, mean, sample SD, min, max) and their mean as the score. When
+both sides have a spread the comparison uses the two-sample t rule of :func:`noise_band`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.common.model import Frozen
+from harness.run.result import CaseResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.config import Settings
+    from harness.data.cases import Dataset
+
+REPEAT_SEED_STRIDE = 1009  # a prime, so repeat seeds never coincide with members' own seed offsets
+REPEATS_DIR = "repeats"
+
+
+class ScoreSpread(Frozen):
+    """The values of one gated score over k repeats of one case.
+
+    Args:
+        k: repeats with a finite value; mean, sd: their mean and sample SD (0 when k = 1);
+        low, high: the smallest and largest value.
+    """
+
+    k: int
+    mean: float
+    sd: float
+    low: float
+    high: float
+
+
+def spread_of(values: Sequence[float]) -> ScoreSpread | None:
+    """The spread of the finite ``values`` (``None`` when there is none)."""
+    vals = [float(v) for v in values if v is not None and math.isfinite(v)]
+    if not vals:
+        return None
+    k = len(vals)
+    if min(vals) == max(vals):  # exactly no spread (deterministic repeats), free of rounding
+        return ScoreSpread(k=k, mean=vals[0], sd=0.0, low=vals[0], high=vals[0])
+    mean = math.fsum(vals) / k
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (k - 1)) if k > 1 else 0.0
+    return ScoreSpread(k=k, mean=mean, sd=sd, low=min(vals), high=max(vals))
+
+
+def noise_band(base: ScoreSpread, current: ScoreSpread, alpha: float, n_cases: int) -> float:
+    """The drop (beyond the tolerance) that the repeats' own noise explains, on the score's scale.
+
+    Two-sample t with pooled SD over both sides' repeats:
+    ``band = t_{1 - alpha/m, df} * s_p * sqrt(1/k_base + 1/k_current)`` with
+    ``s_p^2 = ((k_b - 1) sd_b^2 + (k_c - 1) sd_c^2) / df`` and ``df = k_b + k_c - 2``; ``m`` is the
+    number of cases compared for that score and subject (Bonferroni), so under pure noise the
+    chance that *any* case is flagged stays near ``alpha``. When both sides have no spread
+    (deterministic models) or there are no degrees of freedom, the band is 0 and the plain per-case
+    tolerance rule applies.
+    """
+    df = base.k + current.k - 2
+    if df <= 0:
+        return 0.0
+    sp = math.sqrt(((base.k - 1) * base.sd**2 + (current.k - 1) * current.sd**2) / df)
+    if sp == 0.0:
+        return 0.0
+    return _t_quantile(1.0 - alpha / max(n_cases, 1), df) * sp * math.sqrt(1.0 / base.k + 1.0 / current.k)
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(q: float, df: int) -> float:
+    from scipy import stats as sps  # on first use: loading a run (or --help) never loads scipy
+
+    return float(sps.t.ppf(q, df))
+
+
+def repeat_dir(run_dir: Path, repeat: int) -> Path:
+    return Path(run_dir) / REPEATS_DIR / f"r{repeat}"
+
+
+def repeat_settings(settings: Settings, repeat: int) -> Settings:
+    """The settings of pass ``repeat``: the global seed moved by ``repeat * REPEAT_SEED_STRIDE``."""
+    return settings.model_copy(update={"seed": settings.seed + repeat * REPEAT_SEED_STRIDE})
+
+
+def run_repeats(
+    settings: Settings, datasets: Sequence[Dataset], subjects: Sequence[str], run_dir: Path, *,
+    limit: int | None = None, resume: bool = False, console: Console | None = None,
+) -> int:
+    """Run passes 1 .. ``settings.repeats - 1`` into ``<run_dir>/repeats/r<r>/``; return how many passes ran."""
+    from harness.run.orchestrate import run_cases
+
+    for r in range(1, settings.repeats):
+        folder = repeat_dir(run_dir, r)
+        again = resume and (folder / "manifest.json").exists()
+        run_cases(repeat_settings(settings, r), datasets, subjects, limit=limit, run_dir=folder, resume=again,
+                  console=console)
+    return max(settings.repeats - 1, 0)
+
+
+def load_repeats(run_dir: Path) -> tuple[list[CaseResult], list[str]]:
+    """Every result of ``repeats/r*/results.jsonl`` (passes 1 .. k-1), and where unreadable lines are."""
+    from harness.run.runs import RESULTS, read_results
+
+    folder = Path(run_dir) / REPEATS_DIR
+    if not folder.is_dir():
+        return [], []
+    results: list[CaseResult] = []
+    bad: list[str] = []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and p.name.startswith("r")):
+        rs, corrupt = read_results(sub / RESULTS)
+        results += rs
+        bad += [f"{REPEATS_DIR}/{sub.name}/{RESULTS}:{n}" for n in corrupt]
+    return results, bad

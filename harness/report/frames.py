@@ -1,0 +1,95 @@
+"""Runs as pandas DataFrames (one row per case and subject, one column per score) and Parquet files."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+
+from harness.common.csvsafe import neutralise
+from harness.config import ModelPrice
+from harness.run.ledger import usage_ledger
+from harness.run.result import CaseResult
+from harness.run.runs import Run
+
+ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation_mode", "status")
+#: every column that is not a score, in order (scores follow, one column each)
+COLUMNS = (
+    *ID_COLUMNS, "tags", "query", "ground_truth", "expected", "final_answer", "error",
+    "tokens_in", "tokens_out", "duration_s",
+    "calls", "cost_usd", "unpriced_calls", "cpu_seconds", "cached_tokens", "cached_tokens_unknown",
+    "replayed_tokens", "arm_samples", "arm_rule", "arm_target_tokens",
+    "voting_agreement", "voting_confidence", "voting_rounds",
+    "review_verdict", "review_note", "review_by", "review_at",
+)
+
+
+def _expected(r: CaseResult) -> str | None:
+    if r.correctness is not None:
+        return r.correctness.expected_display
+    return r.expected.model_dump_json() if r.expected is not None else None
+
+
+def result_row(run_id: str, r: CaseResult, pricing: dict[str, ModelPrice] | None = None) -> dict[str, object]:
+    """One result as a flat row: identity, what the case asked, what came back, usage (the subject's calls,
+    :mod:`harness.run.ledger`), the arm's samples, voting, review, scores."""
+    t = r.transcript
+    vote = t.voting if t else None
+    use = usage_ledger([r.model_copy(update={"scoring_calls": ()})], pricing or {}).total
+    row: dict[str, object] = {
+        "run_id": run_id, "dataset": r.dataset, "case_id": r.case_id, "subject": r.subject,
+        "category": r.category, "evaluation_mode": r.evaluation_mode, "status": r.status,
+        "tags": "; ".join(r.tags), "query": t.query if t else None, "ground_truth": r.ground_truth,
+        "expected": _expected(r), "final_answer": t.final_answer if t else None, "error": r.error,
+        "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
+        "duration_s": t.duration_s if t else 0.0,
+        "calls": use.calls, "cost_usd": use.cost_usd, "unpriced_calls": use.unpriced_calls,
+        "cpu_seconds": use.cpu_seconds, "cached_tokens": use.cached_tokens,
+        "cached_tokens_unknown": use.cached_tokens_unknown, "replayed_tokens": use.replayed_tokens,
+        "arm_samples": t.arm.samples if t and t.arm else None, "arm_rule": t.arm.rule if t and t.arm else None,
+        "arm_target_tokens": t.arm.target_tokens if t and t.arm else None,
+        "voting_agreement": vote.agreement_level if vote else None,
+        "voting_confidence": vote.confidence_score if vote else None,
+        "voting_rounds": vote.round_count if vote else None,
+        "review_verdict": r.review.verdict if r.review else None,
+        "review_note": r.review.note if r.review else None,
+        "review_by": r.review.who if r.review else None,
+        "review_at": r.review.when.isoformat() if r.review else None,
+    }
+    row.update(r.scores)
+    return row
+
+
+def results_frame(run: Run) -> pd.DataFrame:
+    """One row per (case, subject), sorted by (dataset, case, subject): see :data:`COLUMNS`, then every score."""
+    pricing = {k: ModelPrice.model_validate(v) for k, v in ((run.manifest.config or {}).get("pricing") or {}).items()}
+    frame = pd.DataFrame([result_row(run.run_id, r, pricing) for r in run.results])
+    if frame.empty:
+        return pd.DataFrame(columns=list(COLUMNS))
+    return frame.sort_values(["dataset", "case_id", "subject"], kind="stable").reset_index(drop=True)
+
+
+def export(run: Run, path: Path) -> Path:
+    """Write the frame as Parquet (``.parquet``) or CSV (``.csv``).
+
+    CSV text cells go through :func:`harness.common.csvsafe.neutralise` (none starts a spreadsheet formula).
+    """
+    frame = results_frame(run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if path.suffix == ".parquet":
+        frame.to_parquet(tmp, index=False)
+    elif path.suffix == ".csv":  # text cells that would start a spreadsheet formula get a leading quote
+        text_columns = frame.select_dtypes(include=["object", "string"]).columns
+        safe = frame.copy()
+        for column in text_columns:
+            safe[column] = safe[column].map(neutralise)
+        # every text cell quoted: pandas leaves a bare carriage return unquoted, which splits the row
+        safe.to_csv(tmp, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    else:
+        from harness.common.errors import ConfigError
+
+        raise ConfigError("expected a .parquet or .csv output path", str(path))
+    tmp.replace(path)
+    return path

@@ -1,0 +1,138 @@
+"""The registry of subjects a case can be run through.
+
+Plain names (``council``, ``baseline``, ``voting``, ``llm-council``, ``vote``, ``chairman``) and
+parameterised arms ``<kind>:<member>`` (``solo:<member>``, ``self-consistency:<member>``,
+``council-without:<member>``), the member being a council member id (see :mod:`harness.council.arms`).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from harness.common.errors import ConfigError
+from harness.config import MemberSpec, Settings
+from harness.council.arms import SelfConsistency, StageOneVote, TokenBoard, council_without
+from harness.council.single_model import Baseline
+from harness.council.stages import Council
+from harness.providers.calls import Caller
+from harness.records.transcript import Transcript
+
+
+class Subject(Protocol):
+    """Anything that answers a query with a :class:`Transcript`."""
+
+    name: str
+
+    async def answer(self, query: str) -> Transcript: ...
+
+
+def _council(settings: Settings, caller: Caller) -> Subject:
+    return Council(list(settings.models), settings.role_spec("chairman"), caller, settings)
+
+
+def _baseline(settings: Settings, caller: Caller) -> Subject:
+    return Baseline(settings.role_spec("baseline"), caller, settings)
+
+
+def _voting(settings: Settings, caller: Caller) -> Subject:
+    from harness.council.voting import VotingCouncil
+
+    return VotingCouncil(list(settings.models), caller, settings)
+
+
+def _llm_council(settings: Settings, caller: Caller) -> Subject:
+    from harness.council.external import LLMCouncilConfig, LLMCouncilSubject, require_package
+
+    require_package()
+    return LLMCouncilSubject(LLMCouncilConfig.from_settings(settings))
+
+
+def _vote(settings: Settings, caller: Caller) -> Subject:
+    return StageOneVote(list(settings.models), caller, settings)
+
+
+def _chairman(settings: Settings, caller: Caller) -> Subject:
+    baseline = Baseline(settings.role_spec("chairman"), caller, settings)
+    baseline.name = "chairman"
+    return baseline
+
+
+def _solo(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    baseline = Baseline(member, caller, settings)
+    baseline.name = f"solo:{member.id}"
+    return baseline
+
+
+def _self_consistency(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    return SelfConsistency(member, caller, settings, board)
+
+
+def _without(settings: Settings, caller: Caller, member: MemberSpec, board: TokenBoard) -> Subject:
+    if len(settings.models) < 2:
+        raise ConfigError(f"council-without:{member.id} needs a council of at least 2 members", "--subjects")
+    return council_without(settings, caller, member.id)
+
+
+BUILDERS = {
+    "council": _council,
+    "baseline": _baseline,
+    "voting": _voting,
+    "llm-council": _llm_council,
+    "vote": _vote,
+    "chairman": _chairman,
+}
+#: ``<kind>:<member>`` arms
+MEMBER_ARMS = {
+    "solo": _solo,
+    "self-consistency": _self_consistency,
+    "council-without": _without,
+}
+
+
+def _choices() -> str:
+    return ", ".join([*sorted(BUILDERS), *(f"{k}:<member>" for k in MEMBER_ARMS)])
+
+
+def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec | None]:
+    """``(kind, member spec)`` of ``<kind>:<member>``; the spec is ``None`` without settings."""
+    kind, _, member = name.partition(":")
+    if kind not in MEMBER_ARMS or not member:
+        raise ConfigError(f"unknown subject '{name}'; expected one of {_choices()}", "--subjects")
+    if settings is None:
+        return kind, None
+    spec = next((m for m in settings.models if m.id == member), None)
+    if spec is None:
+        raise ConfigError(
+            f"subject '{name}': '{member}' is not a council member; expected one of "
+            f"{', '.join(m.id for m in settings.models)}", "--subjects",
+        )
+    return kind, spec
+
+
+def validate_subject(name: str, settings: Settings | None = None) -> None:
+    """Raise :class:`ConfigError` for a name that is no subject (or names no member of ``settings``)."""
+    if name not in BUILDERS:
+        _member_arm(name, settings)
+
+
+def build_subject(name: str, settings: Settings, caller: Caller, board: TokenBoard | None = None) -> Subject:
+    """Build a subject by name; an unknown name is a :class:`ConfigError` listing the valid ones.
+
+    ``board`` carries the council's tokens per case to ``self-consistency:<member>`` (no board: the
+    configured ``self_consistency_samples``).
+    """
+    if name in BUILDERS:
+        return BUILDERS[name](settings, caller)
+    kind, spec = _member_arm(name, settings)
+    assert spec is not None
+    return MEMBER_ARMS[kind](settings, caller, spec, board or TokenBoard(council_runs=False))
+
+
+def parse_subjects(value: str | None) -> list[str]:
+    """``"council,baseline"`` -> ``["council", "baseline"]``, validated."""
+    names = [n.strip() for n in (value or "council,baseline").split(",") if n.strip()]
+    if not names:
+        raise ConfigError("expected a comma-separated list of subjects", "--subjects")
+    for n in names:
+        validate_subject(n)
+    return list(dict.fromkeys(names))

@@ -1,0 +1,461 @@
+"""Run untrusted Python (model-written code plus a case's tests) in an isolated, limited subprocess.
+
+What :func:`run_python` does:
+
+* writes the code, the tests and the runner (:mod:`harness.sandbox.runner`) into a fresh temporary
+  directory, which is the child's working directory and is deleted afterwards;
+* **isolation** (:func:`isolation`): where ``unshare`` and ``setpriv`` (util-linux) work, the child
+  runs in new user, PID, network, IPC, UTS and mount namespaces with a fresh ``/proc`` and with
+  every capability dropped (``setpriv --bounding-set=-all --inh-caps=-all --no-new-privs``), so it
+  sees no other process (no ``/proc/<pid>/environ`` of the harness, its shell or anything else),
+  has no network at all (not even loopback), and cannot undo the ``/proc`` mount. Where the
+  namespaces do not work, the child runs without them (still without capabilities when ``setpriv``
+  works) and :attr:`SandboxResult.isolation` says so (``"none: ..."``), which the correctness
+  detail repeats;
+* the harness process itself is made non-dumpable first (:func:`harness.common.vault.protect_process`),
+  so a same-user process without ``CAP_SYS_PTRACE`` cannot read its ``/proc/<pid>/environ``;
+* starts ``sys.executable -I -S -B -X utf8`` on the runner: ``-I`` ignores ``PYTHON*`` variables
+  and the user site and does not put the script's or the current directory on ``sys.path``; ``-S``
+  skips ``site``, so no site-packages (neither this harness nor third-party packages) can be
+  imported: **only the standard library**;
+* gives the child an environment with only ``PATH`` and ``LANG`` copied (``HOME`` and ``TMPDIR``
+  point at the temporary directory): no API key or other secret;
+* the runner sets resource limits on itself before it runs any of the code (``RLIMIT_AS`` memory,
+  ``RLIMIT_CPU`` CPU seconds, ``RLIMIT_FSIZE`` largest file, ``RLIMIT_CORE`` 0, ``RLIMIT_NOFILE``);
+* executes ``solution.py`` as a module named ``solution`` (so ``if __name__ == "__main__":`` blocks
+  do not run, and ``from solution import f`` works), then ``tests.py`` as ``__main__`` in a
+  namespace holding the solution's names; ``exit()`` called by the code counts as a failure;
+* **by-value asserts**: every ``assert`` of the tests is rewritten (compiled before any answer code
+  runs) to compare *plain values* (see :mod:`harness.sandbox.runner`): an object whose ``__eq__``
+  always returns ``True`` fails instead of passing. The child writes one record per executed
+  assert on a private pipe, and the parent **decodes both values and compares them again itself**;
+* starts the child in a new session and kills its whole process group at the wall-clock timeout
+  (and after a normal exit, to reap stray children; in a PID namespace they die with the runner);
+* reads stdout and stderr without blocking and keeps only the last ``output_limit`` bytes of each,
+  then replaces every secret value the harness knows by ``[redacted $NAME]``
+  (:func:`harness.common.vault.redact`).
+
+It passes only when the child exits with 0, the record pipe ends with the run's nonce (sent on
+stdin), every record the parent re-checked passed, and every top-level ``assert`` of the tests
+has a passing record: code that calls ``os._exit(0)`` early, or prints the nonce, fails.
+
+What is **not** isolated: the file system is visible with the harness user's permissions (the
+child is that user, without capabilities; only relative paths land in the temporary directory,
+``RLIMIT_FSIZE`` caps each file written); the number of processes is not limited (``RLIMIT_NPROC``
+counts every process of the user), though in a PID namespace they all die with the runner; without
+namespaces, the network and other processes of the user (a shell that exported a key, for
+instance) are reachable. The asserts run in the same process as the answer: code written
+deliberately to find the runner's helpers in memory (``gc``, frames) and forge the records is not
+stopped, and redaction only finds a key written out verbatim. Run untrusted answers from unknown
+sources inside a container or VM as well.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import operator
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.common import vault
+from harness.common.model import Frozen
+from harness.sandbox import runner as sandbox_runner
+
+#: Largest file the child may write, in bytes.
+FILE_SIZE_LIMIT = 16 * 1024 * 1024
+#: Most open file descriptors in the child.
+OPEN_FILES_LIMIT = 256
+#: Longest single assert record accepted from the child, in bytes (bigger compared values fail).
+RECORD_LIMIT = 8 * 1024 * 1024
+#: The namespaces and privilege drop put in front of the child's command line.
+NAMESPACES = ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts",
+              "--mount-proc", "--")
+DROP_PRIVILEGES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
+#: The description of a fully isolated child.
+ISOLATED = "user, pid, network, ipc, uts and mount namespaces; no capabilities"
+
+
+def _works(prefix: tuple[str, ...], path: str) -> str:
+    """Empty when ``prefix true`` runs; else why not."""
+    try:
+        done = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=10,
+                              env={"PATH": path}, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        return " ".join(done.stderr.split())[:200] or f"exit code {done.returncode}"
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path: str) -> tuple[tuple[str, ...], str]:
+    unshare, setpriv = shutil.which("unshare", path=path), shutil.which("setpriv", path=path)
+    if unshare is None or setpriv is None:
+        return (), "none: unshare/setpriv (util-linux) not found on PATH"
+    drop = (setpriv, *DROP_PRIVILEGES[1:])
+    why = _works((unshare, *NAMESPACES[1:], *drop), path)
+    if not why:
+        return (unshare, *NAMESPACES[1:], *drop), ISOLATED
+    if not _works(drop, path):  # no namespaces, but the child still holds no capability
+        return drop, f"none: unshare failed ({why}); only capabilities dropped (setpriv)"
+    return (), f"none: unshare failed ({why}); user namespaces may be disabled"
+
+
+def isolation() -> tuple[tuple[str, ...], str]:
+    """The command prefix that isolates the child, and its description (``"none: <why>"`` when unavailable).
+
+    Probed once per ``PATH`` by running ``true`` through it.
+    """
+    return _probe(os.environ.get("PATH", os.defpath))
+
+
+class SandboxResult(Frozen):
+    """The outcome of one sandboxed run.
+
+    Args:
+        passed: the code and the tests ran to the end, every assert passed when the parent compared
+            its values again, within the limits.
+        returncode: the child's exit status (negative: killed by that signal number).
+        timed_out: the wall-clock timeout was hit and the process group was killed.
+        stdout: the last ``output_limit`` bytes of standard output (decoded, secrets redacted).
+        stderr: the last ``output_limit`` bytes of standard error (tracebacks land here; secrets redacted).
+        duration_s: wall time of the run in seconds.
+        isolation: what isolated the child (:func:`isolation`); ``"none: <why>"`` when nothing did.
+        asserts_checked: how many assert records the parent compared by value.
+        problem: why a run that exited with 0 still did not pass (missing or forged records).
+    """
+
+    passed: bool
+    returncode: int
+    timed_out: bool
+    stdout: str
+    stderr: str
+    duration_s: float
+    isolation: str = ""
+    asserts_checked: int = 0
+    problem: str = ""
+
+    def summary(self) -> str:
+        """One line: ``passed``, ``timed out ...``, or the exit status with the last line of stderr."""
+        if self.passed:
+            return "passed"
+        if self.timed_out:
+            return f"timed out after {self.duration_s:.1f} s; the process group was killed"
+        if self.returncode == 0 and self.problem:
+            return self.problem
+        lines = self.stderr.splitlines()
+        last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "")
+        frames = [i for i, ln in enumerate(lines) if ln.startswith('  File "')]
+        if frames and frames[-1] + 1 < len(lines) and lines[frames[-1] + 1].startswith("    "):
+            where = lines[frames[-1]].strip().replace('File "', "").replace('", line', " line")
+            last += f" (at {where}: {lines[frames[-1] + 1].strip()})"
+        if self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = f"signal {-self.returncode}"
+            why = {"SIGXCPU": " (CPU time limit)", "SIGKILL": " (killed)"}.get(name, "")
+            status = f"killed by {name}{why}"
+        elif self.returncode == 0:
+            status = "exited with 0 before the tests finished"
+        else:
+            status = f"exit code {self.returncode}"
+        return f"{status}: {last}" if last else status
+
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def decode(item: Any) -> Any:
+    """A value encoded by :func:`harness.sandbox.runner.encode`; ``ValueError`` for anything else."""
+    if not isinstance(item, list) or not item or not isinstance(item[0], str):
+        raise ValueError("not a tagged value")
+    tag, rest = item[0], item[1:]
+    if tag == "none" and not rest:
+        return None
+    if len(rest) == 1:
+        (v,) = rest
+        if tag == "bool" and isinstance(v, bool):
+            return v
+        if tag == "int" and isinstance(v, str):
+            return int(v, 16)
+        if tag == "float" and isinstance(v, str):
+            return float.fromhex(v)
+        if tag == "str" and isinstance(v, str):
+            return v
+        if tag == "bytes" and isinstance(v, str):
+            return bytes.fromhex(v)
+        if tag in ("list", "tuple", "set", "frozenset") and isinstance(v, list):
+            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag](decode(x) for x in v)
+        if tag == "dict" and isinstance(v, list):
+            pairs = [(decode(p[0]), decode(p[1])) for p in v if isinstance(p, list) and len(p) == 2]
+            if len(pairs) != len(v):
+                raise ValueError("bad dict item")
+            return dict(pairs)
+    if tag == "complex" and len(rest) == 2 and all(isinstance(x, str) for x in rest):
+        return complex(float.fromhex(rest[0]), float.fromhex(rest[1]))
+    raise ValueError(f"unknown tagged value {tag!r}")
+
+
+class _Records:
+    """The parent's check of the child's assert records (one JSON line each), read as they arrive."""
+
+    def __init__(self, nonce: str, required: list[int]) -> None:
+        self.nonce, self.required = nonce, set(required)
+        self.buf = bytearray()
+        self.passed: set[int] = set()
+        self.checked = 0
+        self.ended = False
+        self.problem = ""
+        self.failure = ""
+
+    def feed(self, chunk: bytes) -> None:
+        self.buf += chunk
+        while True:
+            cut = self.buf.find(b"\n")
+            if cut < 0:
+                break
+            line = bytes(self.buf[:cut])
+            del self.buf[:cut + 1]
+            self._line(line)
+        if len(self.buf) > RECORD_LIMIT:
+            self._fail(f"an assert record is longer than {RECORD_LIMIT} bytes (the compared values are too big)")
+            self.buf.clear()
+
+    def _fail(self, why: str) -> None:
+        self.problem = self.problem or why
+
+    def _line(self, raw: bytes) -> None:
+        if self.problem:
+            return
+        if self.ended:
+            return self._fail("assert records after the end of the tests")
+        try:
+            item = json.loads(raw)
+        except (ValueError, RecursionError):
+            return self._fail("an unreadable assert record")
+        if not isinstance(item, dict):
+            return self._fail("an unreadable assert record")
+        if "end" in item:
+            if item["end"] != self.nonce:
+                return self._fail("the end record does not carry this run's nonce")
+            self.ended = True
+            return None
+        index, op, claimed = item.get("i"), item.get("op"), item.get("ok")
+        if not isinstance(index, int) or not isinstance(claimed, bool):
+            return self._fail("an unreadable assert record")
+        try:
+            if "error" in item:
+                ok = False
+            elif op in ("is", "is not"):
+                ok = claimed  # identity cannot be faked by an object; the child's answer is taken
+            elif op == "truth":
+                ok = bool(decode(item["value"]))
+            elif op in _OPS:
+                ok = bool(_OPS[op](decode(item["left"]), decode(item["right"])))
+            else:
+                return self._fail(f"an assert record with an unknown operator {op!r}")
+        except (KeyError, ValueError, TypeError, RecursionError, OverflowError):
+            return self._fail(f"the record of assert #{index + 1} does not hold readable values")
+        if ok != claimed:
+            return self._fail(f"the record of assert #{index + 1} claims {claimed} but its values compare {ok}")
+        self.checked += 1
+        if ok:
+            self.passed.add(index)
+        elif not self.failure:
+            self.failure = f"assert #{index + 1} failed"
+        return None
+
+    def verdict(self) -> str:
+        """Empty when every check holds; else why the run does not pass."""
+        if self.problem:
+            return self.problem
+        if self.failure:
+            return self.failure
+        if not self.ended:
+            return "exited with 0 before the tests finished (no end record)"
+        missing = sorted(self.required - self.passed)
+        if missing:
+            return f"exited with 0 but top-level assert #{missing[0] + 1} never reported a pass"
+        return ""
+
+
+def _tail(buf: bytes | bytearray, limit: int, total: int) -> str:
+    text = bytes(buf[-limit:]).decode("utf-8", errors="replace")
+    return f"[... {total - limit} earlier bytes dropped]\n{text}" if total > limit else text
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Streams:
+    """Bounded tails of stdout/stderr plus the record pipe, read without blocking."""
+
+    def __init__(self, fds: tuple[int, int], record_fd: int, records: _Records, limit: int) -> None:
+        self.bufs = {fd: bytearray() for fd in fds}
+        self.totals = dict.fromkeys(fds, 0)
+        self.record_fd, self.records, self.limit = record_fd, records, limit
+
+    def read(self, fd: int) -> bool:
+        """Read one chunk from ``fd``; ``False`` at end of file."""
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return False
+        if fd == self.record_fd:
+            self.records.feed(chunk)
+            return True
+        buf = self.bufs[fd]
+        buf += chunk
+        self.totals[fd] += len(chunk)
+        if len(buf) > 2 * self.limit:
+            del buf[:-self.limit]
+        return True
+
+
+def _pump(proc: subprocess.Popen[bytes], streams: _Streams, deadline: float) -> bool:
+    """Read every stream until the child exits or the deadline passes; returns whether the deadline passed.
+
+    After the child exits, what is left in the pipes is read for at most half a second more (a
+    background grandchild may hold them open).
+    """
+    timed_out = False
+    with selectors.DefaultSelector() as sel:
+        for fd in (*streams.bufs, streams.record_fd):
+            sel.register(fd, selectors.EVENT_READ)
+        while proc.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            if not sel.get_map():  # every pipe closed but the child runs on
+                try:
+                    proc.wait(timeout=remaining)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                break
+            for key, _ in sel.select(timeout=min(remaining, 0.05)):
+                if not streams.read(key.fd):
+                    sel.unregister(key.fd)
+        _kill_group(proc)
+        grace = time.monotonic() + 0.5
+        while sel.get_map() and time.monotonic() < grace:
+            ready = sel.select(timeout=max(0.0, grace - time.monotonic()))
+            if not ready:
+                break
+            for key, _ in ready:
+                if not streams.read(key.fd):
+                    sel.unregister(key.fd)
+    return timed_out
+
+
+def run_python(
+    code: str,
+    tests: str,
+    timeout_s: float,
+    memory_mb: int = 256,
+    output_limit: int = 4096,
+) -> SandboxResult:
+    """Run ``code`` and then ``tests`` in an isolated, limited subprocess (see the module docstring).
+
+    Args:
+        code: the untrusted Python source (e.g. a model's answer), run as module ``solution``.
+        tests: Python source, usually ``assert`` statements, run after ``code`` with its names in
+            scope; each ``assert`` compares plain values (:mod:`harness.sandbox.runner`).
+        timeout_s: wall-clock limit in seconds for the whole child (start-up included); the CPU
+            limit is ``ceil(timeout_s) + 1`` seconds.
+        memory_mb: address-space limit (``RLIMIT_AS``) in MiB; allocations beyond it raise
+            ``MemoryError`` in the child.
+        output_limit: how many trailing bytes of stdout and of stderr to keep.
+
+    Returns:
+        A :class:`SandboxResult`; this function does not raise for anything the code does.
+    """
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    vault.protect_process()
+    prefix, isolated = isolation()
+    try:
+        required = sandbox_runner.rewrite_asserts(tests)[1]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        required = []  # the child reports the error with its line
+    nonce = secrets.token_hex(16)
+    records = _Records(nonce, required)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="council-sandbox-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp)
+        (work / "solution.py").write_text(code, encoding="utf-8")
+        (work / "tests.py").write_text(tests, encoding="utf-8")
+        (work / "_runner.py").write_text(Path(sandbox_runner.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "HOME": tmp,
+            "TMPDIR": tmp,
+        }
+        read_fd, write_fd = os.pipe()
+        argv = [
+            *prefix, sys.executable, "-I", "-S", "-B", "-X", "utf8", "_runner.py", str(write_fd),
+            str(memory_mb * 1024 * 1024), str(math.ceil(timeout_s) + 1), str(FILE_SIZE_LIMIT), str(OPEN_FILES_LIMIT),
+        ]
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=tmp, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, close_fds=True, pass_fds=(write_fd,),
+            )
+        finally:
+            os.close(write_fd)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+        streams = _Streams((out_fd, err_fd), read_fd, records, output_limit)
+        try:
+            try:
+                proc.stdin.write((nonce + "\n").encode())
+                proc.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+            timed_out = _pump(proc, streams, started + timeout_s)
+            returncode = proc.wait()
+        finally:
+            _kill_group(proc)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for f in (proc.stdout, proc.stderr):
+                if f is not None:
+                    f.close()
+            os.close(read_fd)
+    duration = time.monotonic() - started
+    known = vault.known_secrets()
+    stdout = vault.redact(_tail(streams.bufs[out_fd], output_limit, streams.totals[out_fd]), known)
+    stderr = vault.redact(_tail(streams.bufs[err_fd], output_limit, streams.totals[err_fd]), known)
+    problem = records.verdict() if returncode == 0 and not timed_out else ""
+    return SandboxResult(
+        passed=returncode == 0 and not timed_out and not records.verdict(),
+        returncode=returncode,
+        timed_out=timed_out,
+        stdout=stdout.replace(nonce, "[nonce]"),
+        stderr=stderr.replace(nonce, "[nonce]"),
+        duration_s=round(duration, 3),
+        isolation=isolated,
+        asserts_checked=records.checked,
+        problem=problem,
+    )

@@ -1,0 +1,1 @@
+"""Whole runs on the embedded models (slow)."""

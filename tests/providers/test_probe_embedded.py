@@ -1,0 +1,105 @@
+"""Probes on the real embedded models: option probabilities, the record/replay cache, two-order ballots.
+
+Loads SmolLM2-135M (and Gemma 3 270M for the completion-style ballot) through llama.cpp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from harness.common.errors import CacheMiss
+from harness.config import MemberSpec, Settings
+from harness.council.ballots import probability_review
+from harness.council.calls import Caller
+from harness.council.ranking import label_assignment, labels_for, presentation_order
+from harness.providers.cache import CachedProvider, CacheStore
+from harness.providers.local import LocalProvider
+from harness.providers.probe import Probe
+from harness.records.transcript import Message
+
+pytestmark = pytest.mark.slow  # every test probes the real embedded models
+
+MESSAGES = [Message(role="user", content="Rate the answer 'Paris' to 'What is the capital of France?' from 1 to 10.")]
+DIGITS = tuple(f" {i}" for i in range(1, 11))
+
+
+@pytest.fixture(scope="module")
+def provider():
+    p = LocalProvider()
+    yield p
+    asyncio.run(p.aclose())
+
+
+def test_options_are_exclusive_events(provider: LocalProvider) -> None:
+    """With " 1" and " 10" both options (digits are single tokens), P(" 1" alone as an option) splits
+    exactly into P(score 1) + P(score 10): the law of total probability over the next token."""
+
+    async def go():
+        both = await provider.probe("smollm2-135m", MESSAGES, [Probe(text="Score:", options=DIGITS),
+                                                                Probe(text="Score:", options=(" 1",))], seed=0)
+        return both
+
+    reply = asyncio.run(go())
+    full, alone = reply.logprobs
+    assert math.exp(full[" 1"]) + math.exp(full[" 10"]) == pytest.approx(math.exp(alone[" 1"]), rel=1e-5)
+    assert sum(math.exp(v) for v in full.values()) <= 1.0 + 1e-9
+    assert reply.method == "logits" and reply.tokens_out == 0 and reply.text == ""
+
+
+def test_probe_is_recorded_replayed_and_keyed_by_the_request(provider: LocalProvider, tmp_path: Path) -> None:
+    store = CacheStore(tmp_path / "cache.sqlite")
+    probes = [Probe(text="Score:", options=DIGITS)]
+
+    async def go():
+        rw = CachedProvider(provider, store, "readwrite")
+        first = await rw.probe("smollm2-135m", MESSAGES, probes, seed=0)
+        second = await rw.probe("smollm2-135m", MESSAGES, probes, seed=0)
+        other = await rw.probe("smollm2-135m", MESSAGES, [Probe(text="Score:", options=DIGITS[:5])], seed=0)
+        # two identical probes at once: one reaches the model, the other waits and hits the cache
+        twins = await asyncio.gather(*(rw.probe("smollm2-135m", MESSAGES, [Probe(text="Grade:", options=DIGITS)],
+                                                seed=0) for _ in range(2)))
+        assert sorted(t.cached for t in twins) == [False, True] and twins[0].logprobs == twins[1].logprobs
+        assert rw._inflight == {}  # noqa: SLF001 - no per-key lock is left behind (it was, for probes)
+        replay = CachedProvider(provider, store, "replay")
+        replayed = await replay.probe("smollm2-135m", MESSAGES, probes, seed=0)
+        with pytest.raises(CacheMiss):
+            await replay.probe("smollm2-135m", MESSAGES, [Probe(text="Mark:", options=DIGITS)], seed=0)
+        return rw, first, second, other, replayed
+
+    rw, first, second, other, replayed = asyncio.run(go())
+    assert (rw.hits, rw.misses) == (2, 3)  # the changed options made a new key; one twin was a hit
+    assert not first.cached and second.cached and replayed.cached
+    assert second.logprobs == first.logprobs == replayed.logprobs
+    assert set(other.logprobs[0]) == set(DIGITS[:5])
+    store.close()
+
+
+@pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
+def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> None:
+    settings = Settings()
+    caller = Caller({"local": provider}, settings)
+    member = MemberSpec(id="rev", model=model, temperature=0.2)
+    labels = labels_for(3)
+    texts = {"Response A": "The capital of France is Paris.", "Response B": "It is Lyon.",
+             "Response C": "France's capital is Marseille."}
+    order = presentation_order(labels, 7)
+    shown = label_assignment(labels, 7)
+
+    review, records = asyncio.run(probability_review(
+        caller, member, "What is the capital of France?", order, texts, shown, 7, critique_max_tokens=16))
+    assert review.error is None and review.ballot.method == "probabilities"
+    assert [r.stage for r in records] == ["stage2", "stage2"]
+    assert records[0].tokens_out > 0 and records[1].tokens_out == 0  # the critique is generated once
+    first, second = review.passes
+    assert first.order == order and second.order == tuple(reversed(order))
+    for p in review.passes:
+        assert sum(p.probabilities.values()) == pytest.approx(1.0)
+        assert p.winner == max(p.probabilities, key=lambda lab: (p.probabilities[lab], -ord(lab[-1])))
+    mean = {lab: (first.probabilities[lab] + second.probabilities[lab]) / 2 for lab in labels}
+    assert list(review.ballot.ranking) == sorted(labels, key=lambda lab: (-mean[lab], lab))
+    assert review.position_consistent == (first.winner == second.winner)
+    assert review.shown_labels == shown and review.raw_text == review.ballot.critique
