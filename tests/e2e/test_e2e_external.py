@@ -36,7 +36,7 @@ def test_external_validation_in_a_run(tmp_path: Path) -> None:
     assert out.returncode in (0, 1), out.stderr
     run_dir = next((tmp_path / "reports" / "runs").iterdir())
     (result,) = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
-    block = result["external_validation"]
+    block = result["details"]["external_validation"]  # per-scorer records live under details
     assert block["deepeval"]["validation_framework"] == "deepeval"
     assert block["ragas"]["validation_framework"] == "ragas"
     # no ground truth and no context: relevancy only, from each framework
