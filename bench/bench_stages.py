@@ -18,7 +18,8 @@ In one process, at one moment on this machine:
    * the headline ratio: wall seconds of the command per challenge over ``smol_200_s``
      (issue 16's target: at most 4).
 
-Run: ``python bench/bench_stages.py [--limit 8] [--threads N]``. Nothing here asserts a time.
+Run: ``python bench/bench_stages.py [--limit 8] [--threads N] [--workdir DIR]`` (``--workdir``
+keeps the run folder, e.g. to read the judge-validity panel of a whole-suite run). Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def run_command(limit: int, workdir: Path) -> tuple[float, Path, str]:
     return seconds, runs[-1].parent, tail
 
 
-def run(limit: int = 8, threads: int | None = None) -> BenchResult:
+def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None) -> BenchResult:
     from harness.run.runs import load_run
     from harness.run.usage import result_calls, stage_shares, stage_usage
 
@@ -95,7 +96,13 @@ def run(limit: int = 8, threads: int | None = None) -> BenchResult:
     embedded = ("smollm2-135m", "gemma3-270m")
     before = {m: model_speeds(m, threads) for m in embedded}
     with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
-        wall, run_dir, tail = run_command(limit, Path(tmp))
+        folder = Path(tmp)
+        if workdir is not None:  # kept afterwards: the run folder and its report survive the benchmark
+            folder = workdir
+            folder.mkdir(parents=True, exist_ok=True)
+            if any(folder.iterdir()):
+                raise SystemExit(f"--workdir {folder} is not empty: the run must start cold")
+        wall, run_dir, tail = run_command(limit, folder)
         loaded = load_run(run_dir)
         usage = loaded.manifest.stage_usage or stage_usage(loaded.results)
         after = {m: model_speeds(m, threads) for m in embedded}
@@ -142,8 +149,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=8, help="challenges to run (default 8)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads for the speed measurement")
+    parser.add_argument("--workdir", type=Path,
+                        help="an empty folder to run in and keep (its cache and reports/); default: a temporary one")
     args = parser.parse_args()
-    result = run(limit=args.limit, threads=args.threads)
+    result = run(limit=args.limit, threads=args.threads, workdir=args.workdir)
     for row in result.rows:
         print(f"{row.name:<28} {row.figure:<58} {row.ratio}  {row.note}")
     for note in result.notes:
