@@ -163,25 +163,27 @@ def session_candidates(data: Iterable[BiasMetricRecord] | RecordTable) -> np.nda
     """
     t = _table(data)
     m = max(1, len(t.model_ids))
-    pairs = np.unique(t.session * m + t.model)
-    return np.bincount(pairs // m, minlength=t.n_sessions).astype(np.float64)
+    scored = np.bincount(t.session * m + t.model, minlength=t.n_sessions * m).reshape(t.n_sessions, m)
+    return np.count_nonzero(scored, axis=1).astype(np.float64)
 
 
 def pooled_length_correlation(
-    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95
+    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95,
+    correlations: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> BiasMetricReport | None:
     """Pooled length-score correlation over sessions (see the module docstring).
 
     Args:
         data: the records (or their table).
         confidence: the interval's coverage.
+        correlations: :func:`session_length_correlations` of the same table, when already computed.
 
     Returns:
         The report (interval and p-value ``None`` with a single qualifying session), or ``None``
         when no session has 4+ records with varying lengths and scores.
     """
     t = _table(data)
-    r, n = session_length_correlations(t)
+    r, n = correlations if correlations is not None else session_length_correlations(t)
     use = ~np.isnan(r) & (n >= 4)
     if not use.any():
         return None
@@ -276,8 +278,10 @@ def reviewer_profiles(
 def _position_sums(t: RecordTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Records with a display position, the distinct positions, and per-session sums and counts by position."""
     known = t.position >= 1
-    positions = np.unique(t.position[known])
-    group = np.searchsorted(positions, t.position[known])
+    shown = t.position[known]
+    seen = np.bincount(shown) > 0 if shown.size else np.zeros(0, dtype=bool)
+    positions = np.flatnonzero(seen)  # the distinct positions, ascending (display positions are small)
+    group = (np.cumsum(seen) - 1)[shown]
     sums, counts = session_sums(t.session[known], group, t.score[known], t.n_sessions, max(1, positions.size))
     return known, positions, sums, counts
 
@@ -357,19 +361,21 @@ def session_mean_scores(data: Iterable[BiasMetricRecord] | RecordTable) -> np.nd
 
 
 def temporal_trends(
-    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95
+    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95,
+    correlations: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[BiasMetricReport, ...]:
     """Per-day slopes of the session mean score and of the session length-score r.
 
     Args:
         data: the records (or their table).
         confidence: the intervals' coverage.
+        correlations: :func:`session_length_correlations` of the same table, when already computed.
     """
     t = _table(data)
     if t.n_sessions == 0:
         return ()
     days = (t.session_times() - float(t.time.min())) / _SECONDS_PER_DAY
-    r, _ = session_length_correlations(t)
+    r, _ = correlations if correlations is not None else session_length_correlations(t)
     out = []
     series = (
         ("session_mean_score_trend", session_mean_scores(t), "score points per day"),
@@ -516,11 +522,12 @@ def run_aggregated_bias_audit(
         boot = resampled_means(np.hstack([rev_sums, pos_sums]), np.hstack([rev_counts, pos_counts]),
                                bootstrap_resamples, seed)
         rev_boot, pos_boot = boot[:, :k], boot[:, k:]
+    correlations = session_length_correlations(t)
     full = base.model_copy(update={
-        "length_correlation": pooled_length_correlation(t, confidence),
+        "length_correlation": pooled_length_correlation(t, confidence, correlations),
         "position_bias": position_bias(t, confidence, bootstrap_resamples, seed, boot=pos_boot),
         "reviewer_profiles": reviewer_profiles(t, confidence, bootstrap_resamples, seed, boot=rev_boot),
-        "trends": temporal_trends(t, confidence),
+        "trends": temporal_trends(t, confidence, correlations),
         "anomalies": detect_anomalies(t, anomaly_z),
     })
     return full.model_copy(update={"warnings": tuple(_warnings(full))})

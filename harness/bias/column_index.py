@@ -6,11 +6,15 @@ deletes the index. So what :func:`harness.bias.columns.read_columns` decoded fro
 ``P`` bytes (``P`` just after a newline) stays true while those bytes are unchanged, and a read
 can load those columns and decode only the bytes after ``P``.
 
-File: ``<store name>.columns.npz`` in the store's folder (numpy ``savez``, no pickles), written
-atomically (temp file + rename) after a read that decoded at least ``INDEX_MIN_BYTES`` of whole lines
-beyond what the index held. It holds the eight columns of the kept records of the prefix, and in its
-``meta`` entry (JSON): the key, the ids in code order, every skipped line with its reason, the
-number of newlines in the prefix, and the writer counts.
+File: ``<store name>.columns.idx`` in the store's folder, written atomically (temp file + rename)
+after a read that decoded at least ``INDEX_MIN_BYTES`` of whole lines beyond what the index held.
+Layout: the magic ``MAGIC``, the length of the JSON header as 8 little-endian bytes, the header,
+then one ``8 x records`` float64 array in numpy's ``.npy`` format (no pickles) whose rows are the
+eight columns of the kept records of the prefix (the integer codes are exact in float64). The
+header holds the key, the ids in code order, every skipped line with its reason, the number of
+newlines in the prefix, and the writer counts. One read of one contiguous array: loading an index
+costs about as much as copying its bytes (the earlier ``.npz`` with a zip member per column cost
+several times that, and is now ignored and removed).
 
 Key (all must match, else the index is ignored and rebuilt by the read): the format version, the
 store's device and inode, ``P`` <= the store's size, and the BLAKE2b digest of the prefix's first and
@@ -26,23 +30,30 @@ import hashlib
 import io
 import json
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 
 from harness.bias.column_chunks import COLUMNS, Chunk, Coder
 
-FORMAT = 1
+FORMAT = 2
+MAGIC = b"council-harness bias columns\n"
 #: A read rewrites the index only when it decoded at least this many bytes of whole lines beyond it.
 INDEX_MIN_BYTES = 1 << 20
 _ENDS = 64 << 10
+#: columns kept as float64 (the others are integer codes, positions)
+_FLOATS = frozenset({"length", "score", "time"})
 
 
 def index_path(store_path: Path) -> Path:
     """Where the index of ``store_path`` lives."""
+    return store_path.with_name(store_path.name + ".columns.idx")
+
+
+def _old_index_path(store_path: Path) -> Path:
+    """Where format 1 (``.npz``) kept it: removed when a new index is written."""
     return store_path.with_name(store_path.name + ".columns.npz")
 
 
@@ -74,20 +85,23 @@ def load(store_path: Path, fh: BinaryIO, size: int) -> Indexed | None:
     """The index of the open store ``fh`` (``size`` bytes in this snapshot), or ``None`` when there is
     none, it is stale, or it cannot be read."""
     try:
-        with np.load(index_path(store_path), allow_pickle=False) as npz:
-            meta = json.loads(bytes(npz["meta"]).decode())
+        with open(index_path(store_path), "rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                return None
+            meta = json.loads(f.read(int.from_bytes(f.read(8), "little")))
             prefix = int(meta["key"]["prefix"])
             if prefix > size or meta["key"] != _key(fh, prefix):
                 return None
-            columns = {name: npz[name] for name in COLUMNS}
-    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile):
+            data = np.lib.format.read_array(f, allow_pickle=False)
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         return None  # missing, unreadable or not an index: a cache miss
-    if len({c.shape for c in columns.values()}) != 1:
+    if data.dtype != np.float64 or data.ndim != 2 or data.shape[0] != len(COLUMNS):
         return None
+    columns = {name: data[i] if name in _FLOATS else data[i].astype(np.int64) for i, name in enumerate(COLUMNS)}
     coders: dict[str, Coder] = {}
     for name, ids in meta["ids"].items():
         coder = Coder()
-        coder.index = {v: i for i, v in enumerate(ids)}
+        coder.index = dict(zip(ids, range(len(ids)), strict=True))
         coders[name] = coder
     chunk = Chunk(columns=columns, bad=[(int(i), str(why)) for i, why in meta["bad"]],
                    foreign=int(meta["foreign"]), no_display=int(meta["no_display"]))
@@ -106,15 +120,21 @@ def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: lis
         "bad": [list(b) for c in chunks for b in c.bad],
         "foreign": sum(c.foreign for c in chunks), "no_display": sum(c.no_display for c in chunks),
     }
-    arrays: dict[str, Any] = {name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
-              for name in COLUMNS}
+    data = np.empty((len(COLUMNS), sum(c.columns["score"].size for c in chunks)), dtype=np.float64)
+    for i, name in enumerate(COLUMNS):
+        if chunks:
+            np.concatenate([c.columns[name] for c in chunks], out=data[i], casting="unsafe")
+    header = json.dumps(meta).encode()
     buffer = io.BytesIO()
-    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    buffer.write(MAGIC + len(header).to_bytes(8, "little") + header)
+    np.lib.format.write_array(buffer, data, allow_pickle=False)
     with contextlib.suppress(OSError):
         atomic_write_bytes(index_path(store_path), buffer.getvalue())
+        _old_index_path(store_path).unlink(missing_ok=True)
 
 
 def remove(store_path: Path) -> None:
     """Delete the index of ``store_path`` (after a prune: it would still hold the removed records)."""
-    with contextlib.suppress(OSError):
-        index_path(store_path).unlink(missing_ok=True)
+    for path in (index_path(store_path), _old_index_path(store_path)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)

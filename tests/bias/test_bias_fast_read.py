@@ -229,7 +229,7 @@ def test_a_stale_or_broken_index_is_ignored_and_rebuilt(tmp_path: Path):
     os.replace(other, path)
     _assert_same(read_columns(store, index_min_bytes=1), read_columns(store, fast=False, index=False))
     # an unreadable index (garbage, truncated) is a cache miss, not an error
-    for junk in (b"not an npz", index.read_bytes()[:100]):
+    for junk in (b"not an index", index.read_bytes()[:100]):
         index.write_bytes(junk)
         _assert_same(read_columns(store, index_min_bytes=1 << 30), read_columns(store, fast=False, index=False))
     # a store shorter than the indexed prefix
