@@ -5,8 +5,20 @@ with a few-shot template. Structured replies are grammar-constrained from the JS
 Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe):
 callers queue on the model's ``asyncio.Lock`` in the event loop (so a queue of cases holds no
 worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Every call
-resets the context and sets its seed, so a reply depends on the call alone, never on which calls
-ran before it: runs with any number of cases in flight give the same replies.
+sets its seed and a reply depends on the call alone, never on which calls ran before it: runs with
+any number of cases in flight give the same replies.
+
+KV-cache reuse (probes only): a probe's prompt is evaluated in chunks of :data:`PREFIX_CHUNK`
+tokens at fixed positions (0-63, 64-127, ...), never in one batch. The chunks of the previous probe
+prompt that are identical, from position 0, to this prompt's are kept in the KV cache and only the
+rest is evaluated. Because a chunk's keys and values depend only on the tokens up to its end and
+on its own batch shape, a reused chunk holds exactly the numbers a fresh evaluation would compute,
+so reuse changes the time, never the probabilities. It pays where consecutive probes share an
+opening: the two presentation orders of one ballot (and the reviewers of one case on the same
+model) share the review instructions and the question; the judge's prompts for two answers to one
+question share the grading instructions, the question and the reference. (The five rubric
+dimensions of one judge call already share one evaluated prompt: see :meth:`LocalProvider.probe`.)
+Chat generations reset the context as before.
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from harness.providers.probe import Probe, ProbeReply
 from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
+#: probe prompts are evaluated in chunks of this many tokens at fixed positions (see the module docstring)
+PREFIX_CHUNK = 32
 REPEAT_PENALTY = 1.1  # passed explicitly: llama_cpp.server defaults to 1.1, the library to 1.0
 FEW_SHOT = """Below are questions, each followed by a short, correct answer.
 
@@ -126,6 +140,9 @@ class LocalProvider:
         self._locks: dict[str, threading.Lock] = {}
         self._load_lock = threading.Lock()
         self._queues: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = {}
+        # per model: how many leading tokens of the KV cache were evaluated chunk-aligned and are reusable
+        self._reusable: dict[str, int] = {}
+        self.prefix_reused = 0  # prompt tokens of probes served from the KV cache (a diagnostic)
 
     def identity(self, model: str) -> str:
         path = model_path(model)
@@ -159,6 +176,7 @@ class LocalProvider:
         started = time.perf_counter()
         with self._locks[model]:
             llm.reset()  # no KV-prefix reuse: identical calls give identical replies
+            self._reusable[model] = 0
             llm.set_seed(seed)
             if style == "chat":
                 kwargs: dict[str, Any] = {}
@@ -212,6 +230,28 @@ class LocalProvider:
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
 
+    def _eval_prompt(self, llm: Any, model: str, prompt: Sequence[int]) -> int:
+        """Evaluate ``prompt`` in :data:`PREFIX_CHUNK`-aligned chunks, keeping the cached chunks it shares.
+
+        Returns the number of tokens evaluated. Only whole chunks strictly before the prompt's last
+        token are reused (the last token is always evaluated, so its logits are fresh) and only
+        those the previous probe evaluated chunk-aligned (``self._reusable``).
+        """
+        cached = llm.input_ids[: min(llm.n_tokens, self._reusable.get(model, 0))]
+        same = 0
+        for a, b in zip(cached, prompt, strict=False):
+            if a != b:
+                break
+            same += 1
+        keep = min(same, len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+        llm.n_tokens = keep  # eval() drops the KV cache beyond this point first
+        for start in range(keep, len(prompt), PREFIX_CHUNK):
+            llm.eval(list(prompt[start:start + PREFIX_CHUNK]))
+        # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
+        self._reusable[model] = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+        self.prefix_reused += keep
+        return len(prompt) - keep
+
     @staticmethod
     def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
         """Evaluate ``tokens`` after the first ``start`` cached tokens; log-softmax of the next token."""
@@ -260,13 +300,12 @@ class LocalProvider:
         llm = self._llama(model)
         started = time.perf_counter()
         with self._locks[model]:
-            llm.reset()  # every call starts from an empty cache: the same request gives the same numbers
             llm.set_seed(seed)
             prompt = self._prompt_tokens(llm, model, messages)
             if len(prompt) + 64 > self.n_ctx:
                 raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
-            llm.eval(prompt)
-            evaluated = len(prompt)
+            # the same request gives the same numbers whatever ran before: see the module docstring
+            evaluated = self._eval_prompt(llm, model, prompt)
             logprobs = []
             for probe in probes:
                 found, n = self._option_logprobs(llm, len(prompt), probe)

@@ -103,3 +103,29 @@ def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> No
     assert list(review.ballot.ranking) == sorted(labels, key=lambda lab: (-mean[lab], lab))
     assert review.position_consistent == (first.winner == second.winner)
     assert review.shown_labels == shown and review.raw_text == review.ballot.critique
+
+
+def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) -> None:
+    """The two orders of one ballot share the instructions and the question: the second probe
+    reuses the cached chunks of that opening (fewer tokens evaluated) and its log-probabilities are
+    bit for bit those of the same probe on a fresh context, and of the same probe repeated."""
+    opening = "You are reviewing answers to a question. " * 12 + "Question: What is the capital of France?\n\n"
+    first = [Message(role="user", content=opening + "A: Paris.\nB: Lyon.\nWhich is best?")]
+    second = [Message(role="user", content=opening + "B: Lyon.\nA: Paris.\nWhich is best?")]
+    probes = [Probe(text="The best answer is", options=(" A", " B"))]
+
+    async def go(p: LocalProvider, calls: list[list[Message]]):
+        return [await p.probe("smollm2-135m", m, probes, seed=0) for m in calls]
+
+    warm = asyncio.run(go(provider, [first, second]))
+    fresh = LocalProvider()
+    try:
+        (alone,) = asyncio.run(go(fresh, [second]))
+        again = asyncio.run(go(fresh, [second]))[0]  # the whole prompt cached except its last chunk
+    finally:
+        asyncio.run(fresh.aclose())
+    assert warm[1].logprobs == alone.logprobs == again.logprobs
+    assert warm[1].tokens_in < alone.tokens_in  # the shared opening was not evaluated again
+    assert again.tokens_in < alone.tokens_in
+    n_prompt = alone.tokens_in - warm[1].tokens_in
+    assert n_prompt % 32 == 0 and n_prompt >= 96  # whole chunks of the (>100-token) opening
