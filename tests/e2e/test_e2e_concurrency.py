@@ -1,5 +1,7 @@
 """The embedded llama.cpp models under case-level concurrency: the same answers and scores whatever
-the concurrency (calls to one model run one at a time; each resets the context and sets its seed)."""
+the concurrency (calls to one model run one at a time and set their seed; a chat call resets the
+context, a probe reuses only whole 32-token chunks of its prompt's opening, which hold the numbers a
+fresh evaluation computes, so the order the calls queue in changes nothing)."""
 
 from __future__ import annotations
 
