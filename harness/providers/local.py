@@ -143,6 +143,7 @@ class LocalProvider:
         # per model: how many leading tokens of the KV cache were evaluated chunk-aligned and are reusable
         self._reusable: dict[str, int] = {}
         self.prefix_reused = 0  # prompt tokens of probes served from the KV cache (a diagnostic)
+        self.reuse_prefix = True  # False: every probe evaluates its whole prompt (bench/bench_kv_reuse.py)
 
     def identity(self, model: str) -> str:
         path = model_path(model)
@@ -237,7 +238,7 @@ class LocalProvider:
         token are reused (the last token is always evaluated, so its logits are fresh) and only
         those the previous probe evaluated chunk-aligned (``self._reusable``).
         """
-        cached = llm.input_ids[: min(llm.n_tokens, self._reusable.get(model, 0))]
+        cached = llm.input_ids[: min(llm.n_tokens, self._reusable.get(model, 0) if self.reuse_prefix else 0)]
         same = 0
         for a, b in zip(cached, prompt, strict=False):
             if a != b:

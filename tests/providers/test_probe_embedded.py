@@ -122,9 +122,12 @@ def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) 
     try:
         (alone,) = asyncio.run(go(fresh, [second]))
         again = asyncio.run(go(fresh, [second]))[0]  # the whole prompt cached except its last chunk
+        fresh.reuse_prefix = False  # the benchmark's "off": every chunk evaluated again
+        (off,) = asyncio.run(go(fresh, [second]))
     finally:
         asyncio.run(fresh.aclose())
-    assert warm[1].logprobs == alone.logprobs == again.logprobs
+    assert warm[1].logprobs == alone.logprobs == again.logprobs == off.logprobs
+    assert off.tokens_in == alone.tokens_in
     assert warm[1].tokens_in < alone.tokens_in  # the shared opening was not evaluated again
     assert again.tokens_in < alone.tokens_in
     n_prompt = alone.tokens_in - warm[1].tokens_in
