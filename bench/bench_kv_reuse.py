@@ -57,7 +57,7 @@ async def _ballots(provider, model: str, rounds: int) -> tuple[float, float, int
             for order in (LABELS, LABELS[::-1]):
                 reply = await provider.probe(model, probability_review_messages(question, order, texts), [probe],
                                              seed=0)
-                tokens += reply.tokens_in
+                tokens += reply.tokens_in - (reply.cached_tokens or 0)  # evaluated, not reused
                 logprobs.append(reply.logprobs)
     return time.perf_counter() - wall, time.process_time() - cpu, tokens, logprobs
 

@@ -12,7 +12,7 @@ In one process, at one moment on this machine:
 3. **Figures** from that run's manifest (``stage_usage``) and its recorded calls:
    * each stage's share of the model seconds;
    * the *floor*: the run's own token counts at the measured speeds,
-     ``sum over calls (tokens_in / prompt_speed + tokens_out / generation_speed)`` of the
+     ``sum over calls ((tokens_in - cached_tokens) / prompt_speed + tokens_out / generation_speed)`` of the
      model that made the call; ``model time / floor`` says how much the calls cost beyond
      evaluating and generating those tokens (grammar sampling, per-call overhead);
    * the headline ratio: wall seconds of the command per challenge over ``smol_200_s``
@@ -111,7 +111,8 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
         calls = [c for r in loaded.results for c in result_calls(r) if not c.cached and c.error is None]
         cases = len({r.case_id for r in loaded.results})
     model_s = sum(c.latency_s for c in calls)
-    floor_s = sum(c.tokens_in / speeds[c.model][0] + c.tokens_out / speeds[c.model][1] for c in calls)
+    floor_s = sum((c.tokens_in - (c.cached_tokens or 0)) / speeds[c.model][0] + c.tokens_out / speeds[c.model][1]
+                  for c in calls)  # prompt tokens reused from a KV cache are not evaluated
     smol_200 = speeds["smollm2-135m"][2]
     per_case = wall / max(cases, 1)
     headline = ratio(per_case, smol_200)

@@ -234,8 +234,8 @@ class LocalProvider:
     def _eval_prompt(self, llm: Any, model: str, prompt: Sequence[int]) -> int:
         """Evaluate ``prompt`` in :data:`PREFIX_CHUNK`-aligned chunks, keeping the cached chunks it shares.
 
-        Returns the number of tokens evaluated. Only whole chunks strictly before the prompt's last
-        token are reused (the last token is always evaluated, so its logits are fresh) and only
+        Returns the number of prompt tokens reused from the KV cache. Only whole chunks strictly
+        before the prompt's last token are reused (the last token is always evaluated, so its logits are fresh) and only
         those the previous probe evaluated chunk-aligned (``self._reusable``).
         """
         cached = llm.input_ids[: min(llm.n_tokens, self._reusable.get(model, 0) if self.reuse_prefix else 0)]
@@ -251,7 +251,7 @@ class LocalProvider:
         # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
         self._reusable[model] = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
         self.prefix_reused += keep
-        return len(prompt) - keep
+        return keep
 
     @staticmethod
     def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
@@ -306,7 +306,8 @@ class LocalProvider:
             if len(prompt) + 64 > self.n_ctx:
                 raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
             # the same request gives the same numbers whatever ran before: see the module docstring
-            evaluated = self._eval_prompt(llm, model, prompt)
+            reused = self._eval_prompt(llm, model, prompt)
+            evaluated = len(prompt)  # tokens_in counts the whole prompt; cached_tokens says how much was reused
             logprobs = []
             for probe in probes:
                 found, n = self._option_logprobs(llm, len(prompt), probe)
@@ -329,7 +330,7 @@ class LocalProvider:
         return ProbeReply(
             model=model, logprobs=tuple(logprobs), text=text, tokens_in=evaluated, tokens_out=generated,
             latency_s=time.perf_counter() - started, finish_reason=finish, method="logits",
-            cached_tokens=0,  # reset above: only this call's own prompt is reused, and counted once
+            cached_tokens=reused,  # of tokens_in: the prompt opening served from the previous probe's KV cache
         )
 
     async def probe(

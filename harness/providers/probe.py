@@ -49,8 +49,9 @@ class ProbeReply(Frozen):
         finish_reason: of the free-text generation (``stop`` when none was asked).
         method: ``logits`` (read from the model's logits) or ``top_logprobs`` (an endpoint's).
         cached: served from the record/replay cache.
-        cached_tokens: prompt tokens reused from an earlier call's KV cache (0 for the embedded models:
-            every probe call starts from an empty cache); ``None`` when not known.
+        cached_tokens: of ``tokens_in``, the prompt tokens reused from an earlier call's KV cache (the
+            embedded models: whole 32-token chunks of a shared prompt opening, see
+            :mod:`harness.providers.local`); ``None`` when not known.
     """
 
     model: str

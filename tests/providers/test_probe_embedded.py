@@ -127,8 +127,8 @@ def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) 
     finally:
         asyncio.run(fresh.aclose())
     assert warm[1].logprobs == alone.logprobs == again.logprobs == off.logprobs
-    assert off.tokens_in == alone.tokens_in
-    assert warm[1].tokens_in < alone.tokens_in  # the shared opening was not evaluated again
-    assert again.tokens_in < alone.tokens_in
-    n_prompt = alone.tokens_in - warm[1].tokens_in
+    assert warm[1].tokens_in == alone.tokens_in == again.tokens_in == off.tokens_in  # the whole prompt counts
+    assert alone.cached_tokens == 0 and off.cached_tokens == 0
+    assert 0 < warm[1].cached_tokens <= again.cached_tokens < alone.tokens_in  # the shared opening was reused
+    n_prompt = warm[1].cached_tokens
     assert n_prompt % 32 == 0 and n_prompt >= 96  # whole chunks of the (>100-token) opening
