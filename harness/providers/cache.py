@@ -16,7 +16,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
@@ -217,9 +217,17 @@ class CachedProvider:
         if self.mode == "off":
             return await self.inner.chat(model, messages, **kwargs)
         key = cache_key(self.inner.identity(model), model, messages, kwargs)
+        return await self._through(key, Completion, "reply", model,
+                                   lambda: self.inner.chat(model, messages, **kwargs))
+
+    async def _through(self, key: str, cls: type[R], what: str, model: str,
+                       fetch: Callable[[], Awaitable[R]]) -> R:
+        """The reply recorded under ``key`` (marked ``cached``); on a miss, ``fetch()`` recorded, or in
+        replay mode a :class:`CacheMiss` naming the model and the case. A corrupt row is re-fetched and
+        overwritten (replay: the :class:`CorruptRow` error). Identical concurrent calls fetch once."""
         async with self._once(key):
             try:
-                hit = await asyncio.to_thread(self.store.get, key, Completion)
+                hit = await asyncio.to_thread(self.store.get, key, cls)
             except CorruptRow as exc:
                 if self.mode == "replay":
                     raise
@@ -230,14 +238,14 @@ class CachedProvider:
                 return hit.model_copy(update={"cached": True})
             if self.mode == "replay":
                 raise CacheMiss(
-                    f"replay mode: no cached reply for model '{model}' in case "
+                    f"replay mode: no cached {what} for model '{model}' in case "
                     f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
                     "cache",
                 )
             self.misses += 1
-            completion = await self.inner.chat(model, messages, **kwargs)
-            await asyncio.to_thread(self.store.put, key, completion)
-            return completion
+            reply = await fetch()
+            await asyncio.to_thread(self.store.put, key, reply)  # type: ignore[arg-type]
+            return reply
 
     @asynccontextmanager
     async def _once(self, key: str) -> AsyncIterator[None]:
@@ -280,21 +288,8 @@ class CachedProvider:
             return await inner_probe(model, messages, probes, **kwargs)
         params = {**kwargs, "kind": "probe", "probes": [p.model_dump() for p in probes]}
         key = cache_key(self.inner.identity(model), model, messages, params)
-        async with self._once(key):
-            hit = await asyncio.to_thread(self.store.get, key, ProbeReply)
-            if hit is not None:
-                self.hits += 1
-                return hit.model_copy(update={"cached": True})
-            if self.mode == "replay":
-                raise CacheMiss(
-                    f"replay mode: no cached probe reply for model '{model}' in case "
-                    f"'{current_case.get()}'; run once with --cache-mode readwrite to record it",
-                    "cache",
-                )
-            self.misses += 1
-            reply = await inner_probe(model, messages, probes, **kwargs)
-            await asyncio.to_thread(self.store.put, key, reply)
-            return reply
+        return await self._through(key, ProbeReply, "probe reply", model,
+                                   lambda: inner_probe(model, messages, probes, **kwargs))
 
     def supports_probe(self) -> bool:
         return supports_probe(self.inner)

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.common.errors import DatasetError, StoreError
+from harness.common.errors import CacheMiss, DatasetError, StoreError
 from harness.config import load_settings
 from harness.data.cases import discover, is_dataset_file, load_datasets
 from harness.providers.cache import CachedProvider, CacheStore
+from harness.providers.probe import Probe, ProbeReply
 from harness.records.transcript import Completion, Message
 from harness.run.orchestrate import run_cases
 from harness.run.result import CaseResult
@@ -286,6 +287,48 @@ def test_corrupt_row_is_refetched_in_readwrite_and_an_error_in_replay(tmp_path: 
     assert store.get(key) == Completion(text="fresh 1", model="m")  # the corrupt row was overwritten
     again = asyncio.run(readwrite.chat("m", messages, temperature=0.0, max_tokens=8, seed=1))
     assert again.cached and inner.calls == 1
+    store.close()
+
+
+class _Probes(_Answers):
+    """A provider that answers probes with fixed log-probabilities."""
+
+    async def probe(self, model: str, messages: object, probes: object, **kwargs: object) -> ProbeReply:
+        self.calls += 1
+        return ProbeReply(model=model, logprobs=({" A": -0.1 * self.calls},), tokens_in=5)
+
+
+def test_corrupt_probe_row_is_refetched_in_readwrite_and_an_error_in_replay(tmp_path: Path) -> None:
+    """Probe replies go through the same cache path as chat replies (a corrupt row included)."""
+    import asyncio
+
+    from harness.providers.cache import cache_key
+
+    path = tmp_path / "cache.sqlite"
+    store = CacheStore(path)
+    messages = [Message(role="user", content="q")]
+    probes = [Probe(text="The best answer is", options=(" A",))]
+    kwargs = dict(seed=1, lead="", max_tokens=0, temperature=0.0, top_p=1.0)
+    key = cache_key("fixed:m", "m", messages, {**kwargs, "kind": "probe", "probes": [p.model_dump() for p in probes]})
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO completions (key, model, completion) VALUES (?, 'm', '{not json')", (key,))
+    db.commit()
+    db.close()
+
+    with pytest.raises(StoreError) as info:
+        asyncio.run(CachedProvider(_Probes(), store, "replay").probe("m", messages, probes, seed=1))
+    assert "is corrupt" in str(info.value) and "--cache-mode readwrite" in str(info.value)
+
+    inner = _Probes()
+    readwrite = CachedProvider(inner, store, "readwrite")
+    got = asyncio.run(readwrite.probe("m", messages, probes, seed=1))
+    assert got.logprobs == ({" A": -0.1},) and inner.calls == 1 and not got.cached
+    assert store.get(key, ProbeReply) == got  # the corrupt row was overwritten
+    again = asyncio.run(readwrite.probe("m", messages, probes, seed=1))
+    assert again.cached and again.logprobs == got.logprobs and inner.calls == 1
+    with pytest.raises(CacheMiss) as miss:  # replay of a probe never recorded names the model
+        asyncio.run(CachedProvider(_Probes(), store, "replay").probe("m", messages, probes, seed=2))
+    assert "no cached probe reply for model 'm'" in str(miss.value)
     store.close()
 
 
