@@ -7,6 +7,7 @@ shared machine, this process's CPU time (``process_time``, which counts llama.cp
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -77,6 +78,19 @@ def ratio(numerator: float, denominator: float) -> float:
     if not math.isfinite(denominator) or denominator == 0 or not math.isfinite(numerator):
         return math.nan
     return numerator / denominator
+
+
+def print_result(result: BenchResult) -> None:
+    """Print a standalone benchmark's rows (name, figure, ratio, note; columns as wide as their
+    longest entry), its notes, and one ``BENCH_JSON {...}`` line of its figures (NaN: ``null``)."""
+    rows = result.rows
+    name_w = max((len(r.name) for r in rows), default=0)
+    figure_w = max((len(r.figure) for r in rows), default=0)
+    for row in rows:
+        print(f"{row.name:<{name_w}}  {row.figure:<{figure_w}}  {row.ratio}" + (f"  ({row.note})" if row.note else ""))
+    for note in result.notes:
+        print(note)
+    print("BENCH_JSON " + json.dumps({k: (None if v != v else round(v, 4)) for k, v in result.figures.items()}))
 
 
 def load_note() -> str:

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import BenchResult, BenchRow, load_note, ratio  # noqa: E402
+from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa: E402
 
 MODEL = "smollm2-135m"
 
@@ -209,11 +209,7 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, help="JSON ballot token cap (default: review_max_tokens)")
     args = parser.parse_args()
     result = run(ballots=args.ballots, threads=args.threads, max_tokens=args.max_tokens)
-    for row in result.rows:
-        print(f"{row.name:<22} {row.figure:<36} {row.ratio:<12} {row.note}")
-    for note in result.notes:
-        print(note)
-    print("BENCH_JSON " + json.dumps({k: (None if v != v else round(v, 4)) for k, v in result.figures.items()}))
+    print_result(result)
     return 0
 
 

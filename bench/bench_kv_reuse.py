@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import BenchResult, BenchRow, load_note, ratio  # noqa: E402
+from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa: E402
 
 QUESTIONS = (
     ("If a train travels 60 miles in 1.5 hours, what is its average speed in miles per hour?",
@@ -106,10 +106,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: all cores)")
     args = parser.parse_args()
     result = run(rounds=args.rounds, threads=args.threads)
-    for row in result.rows:
-        print(f"{row.name:<24} {row.figure:<64} {row.ratio}  ({row.note})")
-    for note in result.notes:
-        print(f"- {note}")
+    print_result(result)
     return 0
 
 

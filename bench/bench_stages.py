@@ -25,7 +25,6 @@ keeps the run folder, e.g. to read the judge-validity panel of a whole-suite run
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -37,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import BenchResult, BenchRow, load_note, ratio  # noqa: E402
+from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa: E402
 
 PROMPT_TOKENS = 384
 GEN_TOKENS = 200
@@ -154,11 +153,7 @@ def main() -> int:
                         help="an empty folder to run in and keep (its cache and reports/); default: a temporary one")
     args = parser.parse_args()
     result = run(limit=args.limit, threads=args.threads, workdir=args.workdir)
-    for row in result.rows:
-        print(f"{row.name:<28} {row.figure:<58} {row.ratio}  {row.note}")
-    for note in result.notes:
-        print(note)
-    print("BENCH_JSON " + json.dumps({k: (None if v != v else round(v, 4)) for k, v in result.figures.items()}))
+    print_result(result)
     return 0
 
 
