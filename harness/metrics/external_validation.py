@@ -99,14 +99,22 @@ class ExternalValidation(Frozen):
         return out
 
 
+#: how far past 0 or 1 a score may fall by floating-point rounding (a cosine of identical vectors is
+#: 1.0000000000000002) and still be read as that end of the scale
+ROUNDING = 1e-9
+
+
 def _clean(outcome: MetricOutcome) -> MetricOutcome:
-    """Reject scores that are not finite numbers in [0, 1] (an undefined or out-of-range result)."""
+    """Reject scores that are not finite numbers in [0, 1] (an undefined or out-of-range result);
+    scores past an end by rounding only (:data:`ROUNDING`) are clamped to it."""
     if outcome.score is None or outcome.error is not None:
         return outcome
     if not math.isfinite(outcome.score):
         return MetricOutcome(name=outcome.name, error="the metric was undefined (NaN) for this answer")
-    if not 0.0 <= outcome.score <= 1.0:
+    if not -ROUNDING <= outcome.score <= 1.0 + ROUNDING:
         return MetricOutcome(name=outcome.name, error=f"score {outcome.score!r} is outside 0..1")
+    if not 0.0 <= outcome.score <= 1.0:
+        return outcome.model_copy(update={"score": min(max(outcome.score, 0.0), 1.0)})
     return outcome
 
 

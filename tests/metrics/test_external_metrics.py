@@ -241,6 +241,12 @@ def test_framework_block_records_errors_and_rejects_undefined_or_out_of_range_sc
     assert failing.errors == {"correctness": "score 1.5 is outside 0..1", "hallucination_free": "JudgeReplyError: bad"}
     assert failing.rag_quality_pass is None
     assert framework_block("deepeval", []).overall_pass is False  # nothing scored proves nothing
+    # past an end by floating-point rounding only (a cosine of identical vectors): that end of the scale
+    rounded = framework_block("ragas", [MetricOutcome(name="answer_relevancy", score=1.0000000000000002),
+                                        MetricOutcome(name="faithfulness", score=-1e-12),
+                                        MetricOutcome(name="context_precision", score=1.000001)])
+    assert rounded.metrics["answer_relevancy"].score == 1.0 and rounded.metrics["faithfulness"].score == 0.0
+    assert rounded.errors == {"context_precision": "score 1.000001 is outside 0..1"}
 
 
 def _transcript(query: str, answer: str) -> Transcript:
