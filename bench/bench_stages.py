@@ -12,9 +12,13 @@ In one process, at one moment on this machine:
 3. **Figures** from that run's manifest (``stage_usage``) and its recorded calls:
    * each stage's share of the model seconds;
    * the *floor*: the run's own token counts at the measured speeds,
-     ``sum over calls ((tokens_in - cached_tokens) / prompt_speed + tokens_out / generation_speed)`` of the
-     model that made the call; ``model time / floor`` says how much the calls cost beyond
-     evaluating and generating those tokens (grammar sampling, per-call overhead);
+     ``sum over calls ((tokens_in - cached_tokens) / prompt_speed + tokens_out / generation_speed)``
+     of the engines that handled it (SmolLM2's prompts are evaluated on its F16 copy, whose speeds
+     are measured too; its stage-2 ballots and judge calls are probes that also generate their short
+     critique there, its chat replies are generated on the shipped Q4_1 file, which is also the
+     headline's SmolLM2);
+     ``model time / floor`` says how much the calls cost beyond evaluating and generating those
+     tokens (per-call overhead, two engines sharing the cores);
    * the headline ratio: wall seconds of the command per challenge over ``smol_200_s``
      (issue 16's target: at most 4).
 
@@ -37,20 +41,24 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa: E402
+from harness.records.transcript import CallRecord  # noqa: E402
 
 PROMPT_TOKENS = 384
+PROBE_STAGES = frozenset({"stage2", "judge"})
 GEN_TOKENS = 200
 
 
-def model_speeds(model: str, threads: int) -> tuple[float, float, float]:
-    """(prompt tokens/s, generation tokens/s, seconds for 200 generated tokens) of one embedded model."""
+def model_speeds(model: str, threads: int, probe: bool = False) -> tuple[float, float, float]:
+    """(prompt tokens/s, generation tokens/s, seconds for 200 generated tokens) of one embedded model
+    (``probe``: of its F16 copy, see ``harness.providers.embedded.prompt_model_path``)."""
     from llama_cpp import Llama
 
-    from harness.providers.embedded import model_path
+    from harness.providers.embedded import model_path, prompt_model_path
     from harness.providers.local import N_CTX, _quiet_stderr
 
+    path = prompt_model_path(model) if probe else model_path(model)
     with _quiet_stderr():
-        llm = Llama(model_path=str(model_path(model)), n_ctx=N_CTX, n_threads=threads,
+        llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=threads,
                     n_threads_batch=threads, seed=0, verbose=False)
     text = " ".join(["The quick brown fox jumps over the lazy dog."] * 64)
     tokens = llm.tokenize(text.encode(), add_bos=True)[:PROMPT_TOKENS]
@@ -92,8 +100,12 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
     from harness.run.usage import result_calls, stage_shares, stage_usage
 
     threads = threads or os.cpu_count() or 1
-    embedded = ("smollm2-135m", "gemma3-270m")
-    before = {m: model_speeds(m, threads) for m in embedded}
+    from harness.providers.embedded import EMBEDDED
+
+    # an engine: (model, F16 copy?); SmolLM2's prompts and probes run on its F16 copy
+    engines = [("smollm2-135m", False), ("gemma3-270m", False),
+               *((m, True) for m in ("smollm2-135m", "gemma3-270m") if EMBEDDED[m].f16_prompts)]
+    before = {e: model_speeds(e[0], threads, probe=e[1]) for e in engines}
     with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
         folder = Path(tmp)
         if workdir is not None:  # kept afterwards: the run folder and its report survive the benchmark
@@ -104,15 +116,22 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
         wall, run_dir, tail = run_command(limit, folder)
         loaded = load_run(run_dir)
         usage = loaded.manifest.stage_usage or stage_usage(loaded.results)
-        after = {m: model_speeds(m, threads) for m in embedded}
+        after = {e: model_speeds(e[0], threads, probe=e[1]) for e in engines}
         # the machine is shared: the speeds are the mean of a measurement just before and just after
-        speeds = {m: tuple((a + b) / 2 for a, b in zip(before[m], after[m], strict=True)) for m in embedded}
+        speeds = {e: tuple((a + b) / 2 for a, b in zip(before[e], after[e], strict=True)) for e in engines}
         calls = [c for r in loaded.results for c in result_calls(r) if not c.cached and c.error is None]
         cases = len({r.case_id for r in loaded.results})
     model_s = sum(c.latency_s for c in calls)
-    floor_s = sum((c.tokens_in - (c.cached_tokens or 0)) / speeds[c.model][0] + c.tokens_out / speeds[c.model][1]
-                  for c in calls)  # prompt tokens reused from a KV cache are not evaluated
-    smol_200 = speeds["smollm2-135m"][2]
+
+    def seconds(c: CallRecord) -> float:
+        """The call's tokens at the speeds of the engines that handled them (see the module docstring)."""
+        f16 = (c.model, True) in speeds  # prompts on the F16 copy; probes (ballots, judge) generate there too
+        prompt_speed = speeds[(c.model, f16)][0]
+        gen_speed = speeds[(c.model, f16 and c.stage in PROBE_STAGES)][1]
+        return (c.tokens_in - (c.cached_tokens or 0)) / prompt_speed + c.tokens_out / gen_speed
+
+    floor_s = sum(seconds(c) for c in calls)  # prompt tokens reused from a KV cache are not evaluated
+    smol_200 = speeds[("smollm2-135m", False)][2]  # the shipped file, as the issue measured it
     per_case = wall / max(cases, 1)
     headline = ratio(per_case, smol_200)
     shares = stage_shares(usage)
@@ -137,9 +156,10 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
             f"{totals.tokens_in} in / {totals.tokens_out} out",
             ratio=f"{share:.0%} of model time" if share is not None else "-",
         ))
-    for m, (p, g, s200) in speeds.items():
-        figures[f"{m}.prompt_tps"], figures[f"{m}.gen_tps"] = p, g
-        rows.append(BenchRow(name=f"speed.{m}", figure=f"prompt {p:.0f} tok/s, generation {g:.1f} tok/s",
+    for (m, probe), (p, g, s200) in speeds.items():
+        name = f"{m}.f16-copy" if probe else m
+        figures[f"{name}.prompt_tps"], figures[f"{name}.gen_tps"] = p, g
+        rows.append(BenchRow(name=f"speed.{name}", figure=f"prompt {p:.0f} tok/s, generation {g:.1f} tok/s",
                              ratio=f"200 tokens in {s200:.2f} s", note=f"{threads} thread(s)"))
     notes = (load_note(), *(f"command | {line}" for line in tail.splitlines()))
     return BenchResult(name="stages", figures=figures, rows=tuple(rows), notes=notes)

@@ -4,7 +4,14 @@ Chat models use their chat template; base models (Gemma 3 270M) are prompted com
 with a few-shot template. Structured replies are grammar-constrained from the JSON schema.
 Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe):
 callers queue on the model's ``asyncio.Lock`` in the event loop (so a queue of cases holds no
-worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Every call
+worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Different
+models (and a model's probe engine, see below) compute side by side, and share the cores: before
+each evaluation a model takes ``n_threads // (engines computing now)`` threads (at least one), so
+two engines at work run one thread each on 2 cores instead of two each (which oversubscribed the
+cores: ``bench/bench_stages.py`` measured calls at 1.4-2.2x their time alone). llama.cpp's CPU
+results do not depend on the thread count (every output element is computed by one thread;
+``tests/providers/test_f16_prompts.py`` checks the logits bit for bit), so this changes the time
+only. Every call
 sets its seed and a reply depends on the call alone, never on which calls ran before it: runs with
 any number of cases in flight give the same replies.
 
@@ -16,9 +23,21 @@ on its own batch shape, a reused chunk holds exactly the numbers a fresh evaluat
 so reuse changes the time, never the probabilities. It pays where consecutive probes share an
 opening: the two presentation orders of one ballot (and the reviewers of one case on the same
 model) share the review instructions and the question; the judge's prompts for two answers to one
-question share the grading instructions, the question and the reference. (The five rubric
-dimensions of one judge call already share one evaluated prompt: see :meth:`LocalProvider.probe`.)
-Chat generations reset the context as before.
+question share the grading instructions, the question, the reference and the rubric (the answer
+comes last). (The five rubric dimensions of one judge call already share one evaluated prompt: see
+:meth:`LocalProvider.probe`.) Since probes of other cases arrive in between, each engine also
+keeps the chunk-aligned prompt openings its probes evaluated as saved KV states
+(``llama_state_seq_get_data``, a few MB each, up to :data:`PREFIX_CACHE_BYTES`, least recently used
+dropped first), and restores the one sharing the most whole chunks with a new prompt when that
+beats its live cache. A restored state holds the same bytes in the same cells as the evaluation
+that saved it, so this too changes the time only (``tests/providers/test_probe_embedded.py``
+compares the numbers bit for bit).
+
+Engines: one llama.cpp instance per model, except for models with ``f16_prompts`` (SmolLM2, see
+:func:`harness.providers.embedded.prompt_model_path`): their probes run on an F16 copy of the
+shipped weights, and a chat evaluates its prompt (all but the last token) there too, then loads that
+KV cache into the shipped file's instance, which evaluates the last token and generates the reply
+(:meth:`LocalProvider._prefill`). Chat generations start from an empty cache on every call.
 """
 
 from __future__ import annotations
@@ -29,18 +48,22 @@ import json
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
-from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path
+from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, prompt_model_path
 from harness.providers.probe import Probe, ProbeReply
 from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
 #: probe prompts are evaluated in chunks of this many tokens at fixed positions (see the module docstring)
 PREFIX_CHUNK = 32
+#: bytes of saved prompt openings (KV states) each engine keeps, least recently used dropped first;
+#: an opening of SmolLM2 takes about 23 KB per token (7 MB for a 300-token judge prompt)
+PREFIX_CACHE_BYTES = 256 * 2**20
 REPEAT_PENALTY = 1.1  # passed explicitly: llama_cpp.server defaults to 1.1, the library to 1.0
 FEW_SHOT = """Below are questions, each followed by a short, correct answer.
 
@@ -136,22 +159,35 @@ class LocalProvider:
     def __init__(self, n_threads: int | None = None, n_ctx: int = N_CTX) -> None:
         self.n_threads = n_threads or os.cpu_count() or 1
         self.n_ctx = n_ctx
+        self._computing = 0  # engines inside a call now (see the module docstring)
+        self._computing_lock = threading.Lock()
         self._models: dict[str, Any] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._load_lock = threading.Lock()
         self._queues: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = {}
         # per model: how many leading tokens of the KV cache were evaluated chunk-aligned and are reusable
         self._reusable: dict[str, int] = {}
+        # per probe engine: saved prompt openings (token ids -> KV state of sequence 0), oldest first
+        self._slots: dict[str, OrderedDict[tuple[int, ...], Any]] = {}
         self.prefix_reused = 0  # prompt tokens of probes served from the KV cache (a diagnostic)
         self.reuse_prefix = True  # False: every probe evaluates its whole prompt (bench/bench_kv_reuse.py)
 
     def identity(self, model: str) -> str:
         path = model_path(model)
-        return f"local:{model}:{path.name}:{path.stat().st_size}"
+        engine = ":f16-prompts" if model in EMBEDDED and EMBEDDED[model].f16_prompts else ""
+        return f"local:{model}:{path.name}:{path.stat().st_size}{engine}"
 
-    def _llama(self, model: str) -> Any:
+    @staticmethod
+    def _engine(model: str, prompts: bool) -> str:
+        """The key of the llama.cpp instance that evaluates ``model``'s prompts (or generates its chat replies)."""
+        return f"{model}#f16" if prompts and model in EMBEDDED and EMBEDDED[model].f16_prompts else model
+
+    def _llama(self, model: str, prompts: bool = False) -> tuple[Any, str]:
+        """The llama.cpp instance for ``model``'s chat replies (``prompts``: for its prompts and probes, see
+        :func:`harness.providers.embedded.prompt_model_path`) and its key."""
+        key = self._engine(model, prompts)
         with self._load_lock:
-            if model not in self._models:
+            if key not in self._models:
                 if model not in EMBEDDED:
                     raise ConfigError(f"unknown embedded model; expected one of {sorted(EMBEDDED)}", model)
                 try:
@@ -159,53 +195,60 @@ class LocalProvider:
                 except ImportError:
                     raise ConfigError(f"llama-cpp-python is not installed; {INSTALL_HINT}", model) from None
                 _close_llama_devnull_at_exit()
-                path = str(model_path(model))
+                path = str(prompt_model_path(model) if key != model else model_path(model))
                 with _quiet_stderr():
-                    self._models[model] = Llama(
+                    llm = Llama(
                         model_path=path, n_ctx=self.n_ctx, n_threads=self.n_threads,
                         n_threads_batch=self.n_threads, seed=0, verbose=False,
                     )
-                self._locks[model] = threading.Lock()
-            return self._models[model]
+                llm.eval = self._sharing_cores(llm, llm.eval)  # type: ignore[method-assign]  # generate() calls self.eval
+                self._models[key] = llm
+                self._locks[key] = threading.Lock()
+            return self._models[key], key
+
+    @contextlib.contextmanager
+    def _busy(self):  # noqa: ANN202
+        """Count this engine as computing while the block runs (see :meth:`_sharing_cores`)."""
+        with self._computing_lock:
+            self._computing += 1
+        try:
+            yield
+        finally:
+            with self._computing_lock:
+                self._computing -= 1
+
+    def _sharing_cores(self, llm: Any, evaluate: Any) -> Any:
+        """``llm.eval`` that first sets the threads to ``n_threads // engines computing`` (at least 1)."""
+        import llama_cpp
+
+        current = [self.n_threads]
+
+        def eval_sharing(tokens: Sequence[int]) -> None:
+            n = max(1, self.n_threads // max(1, self._computing))
+            if n != current[0]:
+                llama_cpp.llama_set_n_threads(llm.ctx, n, n)
+                current[0] = n
+            evaluate(tokens)
+
+        return eval_sharing
 
     def _generate(
         self, model: str, messages: Sequence[Message], temperature: float, top_p: float,
         max_tokens: int, seed: int, json_schema: dict[str, Any] | None,
     ) -> Completion:
-        llm = self._llama(model)
+        llm, key = self._llama(model)
         style = EMBEDDED[model].style
         started = time.perf_counter()
-        with self._locks[model]:
+        with self._locks[key]:
             llm.reset()  # no KV-prefix reuse: identical calls give identical replies
-            self._reusable[model] = 0
+            self._reusable[key] = 0
             llm.set_seed(seed)
-            if style == "chat":
-                kwargs: dict[str, Any] = {}
-                if json_schema is not None:
-                    kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
-                out = llm.create_chat_completion(
-                    messages=[m.model_dump() for m in messages], temperature=temperature,
-                    top_p=top_p, max_tokens=max_tokens, seed=seed, repeat_penalty=REPEAT_PENALTY,
-                    **kwargs,
-                )
-                choice = out["choices"][0]
-                text = choice["message"].get("content") or ""
-            else:
-                from llama_cpp import LlamaGrammar
-
-                grammar = (
-                    LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
-                    if json_schema is not None else None
-                )
-                prompt = completion_prompt(messages, json_schema is not None)
-                out = llm.create_completion(
-                    prompt=prompt, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                    seed=seed, repeat_penalty=REPEAT_PENALTY, grammar=grammar,
-                    stop=None if grammar is not None else _STOP_COMPLETION,
-                )
-                choice = out["choices"][0]
-                text = choice.get("text") or ""
+            if style == "chat" and EMBEDDED[model].f16_prompts:
+                self._prefill(llm, model, messages)  # counts itself as computing while it does
+            with self._busy():
+                out, text = self._reply(llm, style, messages, temperature, top_p, max_tokens, seed, json_schema)
         usage = out.get("usage") or {}
+        choice = out["choices"][0]
         return Completion(
             text=text, model=model, tokens_in=int(usage.get("prompt_tokens", 0)),
             tokens_out=int(usage.get("completion_tokens", 0)),
@@ -213,6 +256,72 @@ class LocalProvider:
             finish_reason=str(choice.get("finish_reason") or "stop"),
             cached_tokens=0,  # the KV cache was reset above: no prompt token was reused
         )
+
+    @staticmethod
+    def _reply(
+        llm: Any, style: str, messages: Sequence[Message], temperature: float, top_p: float,
+        max_tokens: int, seed: int, json_schema: dict[str, Any] | None,
+    ) -> tuple[dict[str, Any], str]:
+        """Generate the reply (llama-cpp-python's response and its text) on the chat engine ``llm``."""
+        if style == "chat":
+            kwargs: dict[str, Any] = {}
+            if json_schema is not None:
+                kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+            out = llm.create_chat_completion(
+                messages=[m.model_dump() for m in messages], temperature=temperature,
+                top_p=top_p, max_tokens=max_tokens, seed=seed, repeat_penalty=REPEAT_PENALTY,
+                **kwargs,
+            )
+            choice = out["choices"][0]
+            text = choice["message"].get("content") or ""
+        else:
+            from llama_cpp import LlamaGrammar
+
+            grammar = (
+                LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
+                if json_schema is not None else None
+            )
+            prompt = completion_prompt(messages, json_schema is not None)
+            out = llm.create_completion(
+                prompt=prompt, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                seed=seed, repeat_penalty=REPEAT_PENALTY, grammar=grammar,
+                stop=None if grammar is not None else _STOP_COMPLETION,
+            )
+            choice = out["choices"][0]
+            text = choice.get("text") or ""
+        return out, text
+
+    def _prefill(self, llm: Any, model: str, messages: Sequence[Message]) -> int:
+        """Evaluate a chat prompt, all but its last token, on ``model``'s F16 engine and load that KV
+        cache into the chat engine ``llm`` (which then evaluates the last token and generates).
+
+        llama.cpp's KV cache has the same shape for both files (same architecture, F16 keys and
+        values), so ``llama_state_seq_get_data`` from one loads with ``llama_state_seq_set_data``
+        into the other; ``create_chat_completion`` finds the loaded tokens as its cached prefix.
+        Returns the number of tokens loaded (0: nothing loaded, the chat evaluates its whole prompt).
+        """
+        import ctypes
+
+        import llama_cpp
+
+        prompt = self._prompt_tokens(llm, model, messages)
+        if len(prompt) < 2 or len(prompt) + 64 > self.n_ctx:
+            return 0
+        fill, key = self._llama(model, prompts=True)
+        with self._locks[key], self._busy():
+            fill.reset()
+            self._reusable[key] = 0  # the probes' live cache is gone (their saved openings stay)
+            fill.eval(prompt[:-1])
+            size = llama_cpp.llama_state_seq_get_size(fill.ctx, 0)
+            state = (ctypes.c_uint8 * size)()
+            got = llama_cpp.llama_state_seq_get_data(fill.ctx, state, size, 0)
+        if got != size or llama_cpp.llama_state_seq_set_data(llm.ctx, state, size, 0) != size:
+            llm.reset()
+            llm._ctx.kv_cache_clear()
+            return 0
+        llm.input_ids[: len(prompt) - 1] = prompt[:-1]
+        llm.n_tokens = len(prompt) - 1
+        return len(prompt) - 1
 
     def _prompt_tokens(self, llm: Any, model: str, messages: Sequence[Message]) -> list[int]:
         """The prompt's tokens: the model's own chat template (assistant turn opened) or completion-style."""
@@ -231,27 +340,71 @@ class LocalProvider:
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
 
-    def _eval_prompt(self, llm: Any, model: str, prompt: Sequence[int]) -> int:
+    def _eval_prompt(self, llm: Any, key: str, prompt: Sequence[int]) -> int:
         """Evaluate ``prompt`` in :data:`PREFIX_CHUNK`-aligned chunks, keeping the cached chunks it shares.
 
-        Returns the number of prompt tokens reused from the KV cache. Only whole chunks strictly
-        before the prompt's last token are reused (the last token is always evaluated, so its logits are fresh) and only
-        those the previous probe evaluated chunk-aligned (``self._reusable``).
+        Returns the number of prompt tokens reused. Only whole chunks strictly before the prompt's
+        last token are reused (the last token is always evaluated, so its logits are fresh): from the
+        live KV cache (the chunks the previous probe evaluated chunk-aligned, ``self._reusable``) or
+        from a saved opening (:data:`PREFIX_CACHE_BYTES`), whichever shares more; the prompt's own opening
+        (every chunk before its last) is saved in turn.
         """
-        cached = llm.input_ids[: min(llm.n_tokens, self._reusable.get(model, 0) if self.reuse_prefix else 0)]
-        same = 0
-        for a, b in zip(cached, prompt, strict=False):
-            if a != b:
-                break
-            same += 1
-        keep = min(same, len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+        def shared(tokens: Sequence[int]) -> int:
+            same = 0
+            for a, b in zip(tokens, prompt, strict=False):
+                if a != b:
+                    break
+                same += 1
+            return min(same, len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+
+        if not self.reuse_prefix:
+            keep = 0
+        else:
+            keep = shared(llm.input_ids[: min(llm.n_tokens, self._reusable.get(key, 0))])
+            slots = self._slots.setdefault(key, OrderedDict())
+            best = max(slots, key=shared, default=None)
+            if best is not None and shared(best) > keep and self._restore(llm, best, slots[best]):
+                slots.move_to_end(best)
+                keep = shared(best)
         llm.n_tokens = keep  # eval() drops the KV cache beyond this point first
+        opening = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK  # every chunk before the last one
         for start in range(keep, len(prompt), PREFIX_CHUNK):
+            if start == opening and opening > keep and self.reuse_prefix:
+                self._save(llm, key, tuple(prompt[:opening]))
             llm.eval(list(prompt[start:start + PREFIX_CHUNK]))
         # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
-        self._reusable[model] = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+        self._reusable[key] = opening
         self.prefix_reused += keep
         return keep
+
+    def _save(self, llm: Any, key: str, tokens: tuple[int, ...]) -> None:
+        """Keep the KV state of the ``tokens`` now in the cache (exactly those) as a saved opening."""
+        import ctypes
+
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        if llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0) != size:
+            return
+        slots = self._slots.setdefault(key, OrderedDict())
+        slots[tokens] = buffer
+        slots.move_to_end(tokens)
+        while sum(len(b) for b in slots.values()) > PREFIX_CACHE_BYTES and len(slots) > 1:
+            slots.popitem(last=False)
+
+    @staticmethod
+    def _restore(llm: Any, tokens: tuple[int, ...], buffer: Any) -> bool:
+        """Load a saved opening into sequence 0 (replacing it); False (and an empty cache) if llama.cpp refuses."""
+        import llama_cpp
+
+        if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(buffer), 0) != len(buffer):
+            llm.n_tokens = 0
+            llm._ctx.kv_cache_clear()
+            return False
+        llm.input_ids[: len(tokens)] = tokens
+        llm.n_tokens = len(tokens)
+        return True
 
     @staticmethod
     def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
@@ -298,15 +451,15 @@ class LocalProvider:
         self, model: str, messages: Sequence[Message], probes: Sequence[Probe], lead: str,
         max_tokens: int, temperature: float, top_p: float, seed: int,
     ) -> ProbeReply:
-        llm = self._llama(model)
+        llm, key = self._llama(model, prompts=True)
         started = time.perf_counter()
-        with self._locks[model]:
+        with self._locks[key], self._busy():
             llm.set_seed(seed)
             prompt = self._prompt_tokens(llm, model, messages)
             if len(prompt) + 64 > self.n_ctx:
                 raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
             # the same request gives the same numbers whatever ran before: see the module docstring
-            reused = self._eval_prompt(llm, model, prompt)
+            reused = self._eval_prompt(llm, key, prompt)
             evaluated = len(prompt)  # tokens_in counts the whole prompt; cached_tokens says how much was reused
             logprobs = []
             for probe in probes:
@@ -352,7 +505,7 @@ class LocalProvider:
         ``max_tokens > 0`` a free text is then generated after the prompt and ``lead``.
         """
         try:
-            async with self._queue(model):
+            async with self._queue(self._engine(model, prompts=True)):
                 mark_admitted()
                 return await asyncio.to_thread(
                     self._probe, model, messages, probes, lead, max_tokens, temperature, top_p, seed

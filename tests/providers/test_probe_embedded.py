@@ -132,3 +132,30 @@ def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) 
     assert 0 < warm[1].cached_tokens <= again.cached_tokens < alone.tokens_in  # the shared opening was reused
     n_prompt = warm[1].cached_tokens
     assert n_prompt % 32 == 0 and n_prompt >= 96  # whole chunks of the (>100-token) opening
+
+
+@pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
+def test_a_saved_opening_is_restored_after_other_prompts_and_gives_the_same_numbers(model: str) -> None:
+    """Judge prompts for two answers to one question share the opening, but other cases' probes
+    run in between: the opening is restored from a saved KV state, and the numbers are bit for bit
+    those of a fresh evaluation."""
+    opening = "You are an impartial grader. " * 10 + "Question: What is 17 + 25?\nReference: 42\n\n"
+    first = [Message(role="user", content=opening + "Answer: 42.\nScore:")]
+    other = [Message(role="user", content="An unrelated prompt about the colour of the sky. " * 8 + "Score:")]
+    third = [Message(role="user", content=opening + "Answer: 43.\nScore:")]
+    probes = [Probe(text=" The score is", options=DIGITS)]
+
+    async def go(p: LocalProvider, calls: list[list[Message]]):
+        return [await p.probe(model, m, probes, seed=0) for m in calls]
+
+    warm, fresh = LocalProvider(), LocalProvider()
+    try:
+        replies = asyncio.run(go(warm, [first, other, third]))
+        (alone,) = asyncio.run(go(fresh, [third]))
+    finally:
+        asyncio.run(warm.aclose())
+        asyncio.run(fresh.aclose())
+    assert replies[1].cached_tokens == 0  # nothing shared with the first prompt
+    assert replies[2].cached_tokens >= 64 and replies[2].cached_tokens % 32 == 0  # restored, not live
+    assert alone.cached_tokens == 0
+    assert replies[2].logprobs == alone.logprobs and replies[2].tokens_in == alone.tokens_in
