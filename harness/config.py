@@ -156,7 +156,8 @@ class Settings(BaseSettings):
     requests_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     tokens_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     member_timeout: float = Field(default=180.0, gt=0)
-    llama_threads: int | None = Field(default=None, ge=1, le=256)  # embedded models: None = all cores
+    # embedded models: an engine computing alone takes them all, engines at once share them; None = all cores
+    llama_threads: int | None = Field(default=None, ge=1, le=256)
     # generation
     seed: int = 42
     answer_max_tokens: int = Field(default=160, ge=8, le=32768)

@@ -5,33 +5,18 @@ with a few-shot template. Structured replies are grammar-constrained from the JS
 Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe):
 callers queue on the model's ``asyncio.Lock`` in the event loop (so a queue of cases holds no
 worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Different
-models (and a model's probe engine, see below) compute side by side, and share the cores: before
-each evaluation a model takes ``n_threads // (engines computing now)`` threads (at least one), so
+engines (llama.cpp instances, see "Engines" below) compute side by side and share the cores: before
+each evaluation an engine takes ``n_threads // (engines computing now)`` threads (at least one), so
 two engines at work run one thread each on 2 cores instead of two each (which oversubscribed the
 cores: ``bench/bench_stages.py`` measured calls at 1.4-2.2x their time alone). llama.cpp's CPU
 results do not depend on the thread count (every output element is computed by one thread;
 ``tests/providers/test_f16_prompts.py`` checks the logits bit for bit), so this changes the time
-only. Every call
-sets its seed and a reply depends on the call alone, never on which calls ran before it: runs with
-any number of cases in flight give the same replies.
+only. Every call sets its seed and a reply depends on the call alone, never on which calls ran
+before it: runs with any number of cases in flight give the same replies.
 
-KV-cache reuse (probes only): a probe's prompt is evaluated in chunks of :data:`PREFIX_CHUNK`
-tokens at fixed positions (0-63, 64-127, ...), never in one batch. The chunks of the previous probe
-prompt that are identical, from position 0, to this prompt's are kept in the KV cache and only the
-rest is evaluated. Because a chunk's keys and values depend only on the tokens up to its end and
-on its own batch shape, a reused chunk holds exactly the numbers a fresh evaluation would compute,
-so reuse changes the time, never the probabilities. It pays where consecutive probes share an
-opening: the two presentation orders of one ballot (and the reviewers of one case on the same
-model) share the review instructions and the question; the judge's prompts for two answers to one
-question share the grading instructions, the question, the reference and the rubric (the answer
-comes last). (The five rubric dimensions of one judge call already share one evaluated prompt: see
-:meth:`LocalProvider.probe`.) Since probes of other cases arrive in between, each engine also
-keeps the chunk-aligned prompt openings its probes evaluated as saved KV states
-(``llama_state_seq_get_data``, a few MB each, up to :data:`PREFIX_CACHE_BYTES`, least recently used
-dropped first), and restores the one sharing the most whole chunks with a new prompt when that
-beats its live cache. A restored state holds the same bytes in the same cells as the evaluation
-that saved it, so this too changes the time only (``tests/providers/test_probe_embedded.py``
-compares the numbers bit for bit).
+KV-cache reuse (probes): see :mod:`harness.providers.prompt_cache` (chunk-aligned prompts, saved
+openings restored bit for bit). The five rubric dimensions of one judge call share one evaluated
+prompt (see :meth:`LocalProvider.probe`).
 
 Engines: one llama.cpp instance per model, except for models with ``f16_prompts`` (SmolLM2, see
 :func:`harness.providers.embedded.prompt_model_path`): their probes run on an F16 copy of the
@@ -48,7 +33,6 @@ import json
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,14 +40,10 @@ from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, prompt_model_path
 from harness.providers.probe import Probe, ProbeReply
+from harness.providers.prompt_cache import PromptCache, kv_state, load_kv_state
 from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
-#: probe prompts are evaluated in chunks of this many tokens at fixed positions (see the module docstring)
-PREFIX_CHUNK = 32
-#: bytes of saved prompt openings (KV states) each engine keeps, least recently used dropped first;
-#: an opening of SmolLM2 takes about 23 KB per token (7 MB for a 300-token judge prompt)
-PREFIX_CACHE_BYTES = 256 * 2**20
 REPEAT_PENALTY = 1.1  # passed explicitly: llama_cpp.server defaults to 1.1, the library to 1.0
 FEW_SHOT = """Below are questions, each followed by a short, correct answer.
 
@@ -165,11 +145,7 @@ class LocalProvider:
         self._locks: dict[str, threading.Lock] = {}
         self._load_lock = threading.Lock()
         self._queues: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = {}
-        # per model: how many leading tokens of the KV cache were evaluated chunk-aligned and are reusable
-        self._reusable: dict[str, int] = {}
-        # per probe engine: saved prompt openings (token ids -> KV state of sequence 0), oldest first
-        self._slots: dict[str, OrderedDict[tuple[int, ...], Any]] = {}
-        self.prefix_reused = 0  # prompt tokens of probes served from the KV cache (a diagnostic)
+        self._prompt_caches: dict[str, PromptCache] = {}  # per engine: see harness.providers.prompt_cache
         self.reuse_prefix = True  # False: every probe evaluates its whole prompt (bench/bench_kv_reuse.py)
 
     def identity(self, model: str) -> str:
@@ -204,6 +180,7 @@ class LocalProvider:
                 llm.eval = self._sharing_cores(llm, llm.eval)  # type: ignore[method-assign]  # generate() calls self.eval
                 self._models[key] = llm
                 self._locks[key] = threading.Lock()
+                self._prompt_caches[key] = PromptCache()
             return self._models[key], key
 
     @contextlib.contextmanager
@@ -241,7 +218,7 @@ class LocalProvider:
         started = time.perf_counter()
         with self._locks[key]:
             llm.reset()  # no KV-prefix reuse: identical calls give identical replies
-            self._reusable[key] = 0
+            self._prompt_caches[key].forget_live()
             llm.set_seed(seed)
             if style == "chat" and EMBEDDED[model].f16_prompts:
                 self._prefill(llm, model, messages)  # counts itself as computing while it does
@@ -296,31 +273,22 @@ class LocalProvider:
         cache into the chat engine ``llm`` (which then evaluates the last token and generates).
 
         llama.cpp's KV cache has the same shape for both files (same architecture, F16 keys and
-        values), so ``llama_state_seq_get_data`` from one loads with ``llama_state_seq_set_data``
-        into the other; ``create_chat_completion`` finds the loaded tokens as its cached prefix.
-        Returns the number of tokens loaded (0: nothing loaded, the chat evaluates its whole prompt).
+        values), so the state of one loads into the other (:func:`kv_state`, :func:`load_kv_state`);
+        ``create_chat_completion`` finds the loaded tokens as its cached prefix. Returns the number
+        of tokens loaded (0: nothing loaded, the chat evaluates its whole prompt).
         """
-        import ctypes
-
-        import llama_cpp
-
         prompt = self._prompt_tokens(llm, model, messages)
         if len(prompt) < 2 or len(prompt) + 64 > self.n_ctx:
             return 0
         fill, key = self._llama(model, prompts=True)
         with self._locks[key], self._busy():
             fill.reset()
-            self._reusable[key] = 0  # the probes' live cache is gone (their saved openings stay)
+            self._prompt_caches[key].forget_live()  # the probes' saved openings stay
             fill.eval(prompt[:-1])
-            size = llama_cpp.llama_state_seq_get_size(fill.ctx, 0)
-            state = (ctypes.c_uint8 * size)()
-            got = llama_cpp.llama_state_seq_get_data(fill.ctx, state, size, 0)
-        if got != size or llama_cpp.llama_state_seq_set_data(llm.ctx, state, size, 0) != size:
+            state = kv_state(fill)
+        if state is None or not load_kv_state(llm, state, prompt[:-1]):
             llm.reset()
-            llm._ctx.kv_cache_clear()
             return 0
-        llm.input_ids[: len(prompt) - 1] = prompt[:-1]
-        llm.n_tokens = len(prompt) - 1
         return len(prompt) - 1
 
     def _prompt_tokens(self, llm: Any, model: str, messages: Sequence[Message]) -> list[int]:
@@ -339,72 +307,6 @@ class LocalProvider:
             text = formatter(messages=[m.model_dump() for m in messages]).prompt  # type: ignore[misc]
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
-
-    def _eval_prompt(self, llm: Any, key: str, prompt: Sequence[int]) -> int:
-        """Evaluate ``prompt`` in :data:`PREFIX_CHUNK`-aligned chunks, keeping the cached chunks it shares.
-
-        Returns the number of prompt tokens reused. Only whole chunks strictly before the prompt's
-        last token are reused (the last token is always evaluated, so its logits are fresh): from the
-        live KV cache (the chunks the previous probe evaluated chunk-aligned, ``self._reusable``) or
-        from a saved opening (:data:`PREFIX_CACHE_BYTES`), whichever shares more; the prompt's own opening
-        (every chunk before its last) is saved in turn.
-        """
-        def shared(tokens: Sequence[int]) -> int:
-            same = 0
-            for a, b in zip(tokens, prompt, strict=False):
-                if a != b:
-                    break
-                same += 1
-            return min(same, len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
-
-        if not self.reuse_prefix:
-            keep = 0
-        else:
-            keep = shared(llm.input_ids[: min(llm.n_tokens, self._reusable.get(key, 0))])
-            slots = self._slots.setdefault(key, OrderedDict())
-            best = max(slots, key=shared, default=None)
-            if best is not None and shared(best) > keep and self._restore(llm, best, slots[best]):
-                slots.move_to_end(best)
-                keep = shared(best)
-        llm.n_tokens = keep  # eval() drops the KV cache beyond this point first
-        opening = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK  # every chunk before the last one
-        for start in range(keep, len(prompt), PREFIX_CHUNK):
-            if start == opening and opening > keep and self.reuse_prefix:
-                self._save(llm, key, tuple(prompt[:opening]))
-            llm.eval(list(prompt[start:start + PREFIX_CHUNK]))
-        # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
-        self._reusable[key] = opening
-        self.prefix_reused += keep
-        return keep
-
-    def _save(self, llm: Any, key: str, tokens: tuple[int, ...]) -> None:
-        """Keep the KV state of the ``tokens`` now in the cache (exactly those) as a saved opening."""
-        import ctypes
-
-        import llama_cpp
-
-        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        if llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0) != size:
-            return
-        slots = self._slots.setdefault(key, OrderedDict())
-        slots[tokens] = buffer
-        slots.move_to_end(tokens)
-        while sum(len(b) for b in slots.values()) > PREFIX_CACHE_BYTES and len(slots) > 1:
-            slots.popitem(last=False)
-
-    @staticmethod
-    def _restore(llm: Any, tokens: tuple[int, ...], buffer: Any) -> bool:
-        """Load a saved opening into sequence 0 (replacing it); False (and an empty cache) if llama.cpp refuses."""
-        import llama_cpp
-
-        if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(buffer), 0) != len(buffer):
-            llm.n_tokens = 0
-            llm._ctx.kv_cache_clear()
-            return False
-        llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = len(tokens)
-        return True
 
     @staticmethod
     def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
@@ -459,7 +361,7 @@ class LocalProvider:
             if len(prompt) + 64 > self.n_ctx:
                 raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
             # the same request gives the same numbers whatever ran before: see the module docstring
-            reused = self._eval_prompt(llm, key, prompt)
+            reused = self._prompt_caches[key].evaluate(llm, prompt, reuse=self.reuse_prefix)
             evaluated = len(prompt)  # tokens_in counts the whole prompt; cached_tokens says how much was reused
             logprobs = []
             for probe in probes:

@@ -1,0 +1,121 @@
+"""The KV cache of an embedded engine's prompts: chunk-aligned reuse, saved openings, state transfer.
+
+A probe's prompt is evaluated in chunks of :data:`PREFIX_CHUNK` tokens at fixed positions (0-31,
+32-63, ...), never in one batch. The chunks of the previous probe prompt that are identical, from
+position 0, to this prompt's are kept in the KV cache and only the rest is evaluated. Because a
+chunk's keys and values depend only on the tokens up to its end and on its own batch shape, a
+reused chunk holds exactly the numbers a fresh evaluation would compute, so reuse changes the time,
+never the probabilities. It pays where probes share an opening: the two presentation orders of one
+ballot (and the reviewers of one case on the same model) share the review instructions and the
+question; the judge's prompts for two answers to one question share the grading instructions, the
+question, the reference and the rubric (the answer comes last).
+
+Since probes of other cases arrive in between, each engine also keeps the chunk-aligned openings
+its prompts evaluated as saved KV states (``llama_state_seq_get_data``, a few MB each, up to
+:data:`PREFIX_CACHE_BYTES`, least recently used dropped first) and restores the one sharing the most
+whole chunks with a new prompt when that beats its live cache. A restored state holds the same
+bytes in the same cells as the evaluation that saved it, so this too changes the time only
+(``tests/providers/test_probe_embedded.py`` compares the numbers bit for bit).
+
+:func:`kv_state` and :func:`load_kv_state` also carry a prompt's KV cache from one engine to another
+of the same architecture (SmolLM2's F16 copy to its Q4_1 file: see
+:meth:`harness.providers.local.LocalProvider._prefill`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+#: prompts are evaluated in chunks of this many tokens at fixed positions (see the module docstring)
+PREFIX_CHUNK = 32
+#: bytes of saved prompt openings (KV states) each engine keeps, least recently used dropped first;
+#: an opening of SmolLM2 takes about 23 KB per token (7 MB for a 300-token judge prompt)
+PREFIX_CACHE_BYTES = 256 * 2**20
+
+
+def kv_state(llm: Any) -> Any | None:
+    """The KV state of sequence 0 (every token now in the cache), or None if llama.cpp cannot copy it."""
+    import ctypes
+
+    import llama_cpp
+
+    size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
+    state = (ctypes.c_uint8 * size)()
+    return state if llama_cpp.llama_state_seq_get_data(llm.ctx, state, size, 0) == size else None
+
+
+def load_kv_state(llm: Any, state: Any, tokens: Sequence[int]) -> bool:
+    """Replace sequence 0 of ``llm`` with ``state`` (the KV cache of ``tokens``) and record those tokens
+    as evaluated; False, and an empty cache, if llama.cpp refuses the state."""
+    import llama_cpp
+
+    if llama_cpp.llama_state_seq_set_data(llm.ctx, state, len(state), 0) != len(state):
+        llm.n_tokens = 0
+        llm._ctx.kv_cache_clear()
+        return False
+    llm.input_ids[: len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    return True
+
+
+class PromptCache:
+    """One engine's reusable prompt KV: the chunk-aligned prefix of its live cache and saved openings.
+
+    Args:
+        max_bytes: how many bytes of saved openings to keep.
+    """
+
+    def __init__(self, max_bytes: int = PREFIX_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.live = 0  # leading tokens of the engine's KV cache that were evaluated chunk-aligned
+        self.openings: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # token ids -> KV state, oldest first
+
+    def forget_live(self) -> None:
+        """The engine's KV cache was changed outside :meth:`evaluate` (a chat, a prefill)."""
+        self.live = 0
+
+    def evaluate(self, llm: Any, prompt: Sequence[int], reuse: bool = True) -> int:
+        """Evaluate ``prompt`` in :data:`PREFIX_CHUNK`-aligned chunks, keeping the cached chunks it shares.
+
+        Returns the number of prompt tokens reused. Only whole chunks strictly before the prompt's
+        last token are reused (the last token is always evaluated, so its logits are fresh): from the
+        live KV cache or from a saved opening, whichever shares more; the prompt's own opening
+        (every chunk before its last) is saved in turn. ``reuse=False`` evaluates every chunk and
+        saves nothing (``bench/bench_kv_reuse.py``'s "off").
+        """
+        def shared(tokens: Sequence[int]) -> int:
+            same = 0
+            for a, b in zip(tokens, prompt, strict=False):
+                if a != b:
+                    break
+                same += 1
+            return min(same, len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK
+
+        keep = 0
+        if reuse:
+            keep = shared(llm.input_ids[: min(llm.n_tokens, self.live)])
+            best = max(self.openings, key=shared, default=None)
+            if best is not None and shared(best) > keep and load_kv_state(llm, self.openings[best], best):
+                self.openings.move_to_end(best)
+                keep = shared(best)
+        llm.n_tokens = keep  # eval() drops the KV cache beyond this point first
+        opening = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK  # every chunk before the last one
+        for start in range(keep, len(prompt), PREFIX_CHUNK):
+            if reuse and start == opening and opening > keep:
+                self._save(llm, tuple(prompt[:opening]))
+            llm.eval(list(prompt[start:start + PREFIX_CHUNK]))
+        # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
+        self.live = opening
+        return keep
+
+    def _save(self, llm: Any, tokens: tuple[int, ...]) -> None:
+        """Keep the KV state of the ``tokens`` now in the cache (exactly those) as a saved opening."""
+        state = kv_state(llm)
+        if state is None:
+            return
+        self.openings[tokens] = state
+        self.openings.move_to_end(tokens)
+        while sum(len(s) for s in self.openings.values()) > self.max_bytes and len(self.openings) > 1:
+            self.openings.popitem(last=False)
