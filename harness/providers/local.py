@@ -452,12 +452,13 @@ class LocalProvider:
 
     def _close_all(self) -> None:
         with self._load_lock:
-            for model, llm in self._models.items():
-                with self._locks[model]:  # a cancelled call's generation may still run in its thread
+            for key, llm in self._models.items():
+                with self._locks[key]:  # a cancelled call's generation may still run in its thread
                     close = getattr(llm, "close", None)
                     if close is not None:
                         close()
             self._models.clear()
+            self._prompt_caches.clear()  # their saved openings hold up to 256 MB per engine
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close_all)
