@@ -120,7 +120,11 @@ def judge_schema() -> dict[str, Any]:
 
 
 def judge_messages(case: Case, answer: str, *, instruction: str | None = None) -> list[Message]:
-    """The judge prompt: question, optional reference answer, anchors and case criteria, then the answer.
+    """The judge prompt: the anchors, the question, optional reference answer and case criteria, then the answer.
+
+    The order serves KV-cache reuse (:mod:`harness.providers.prompt_cache`): every judge prompt opens
+    with the same grading instructions and anchors, and the prompts for two answers to one case share
+    everything before the answer.
 
     Args:
         case: the case (its ``query``, ``ground_truth`` and ``rubric`` criteria are used).
@@ -129,11 +133,11 @@ def judge_messages(case: Case, answer: str, *, instruction: str | None = None) -
     """
     parts = [
         "You are an impartial grader. Grade one answer to a question.",
+        RUBRIC_ANCHORS.replace("each response", "the answer"),
         f"Question:\n{case.query}",
     ]
     if case.ground_truth:
         parts.append(f"Reference answer (correct; judge accuracy against it):\n{case.ground_truth.strip()}")
-    parts.append(RUBRIC_ANCHORS.replace("each response", "the answer"))
     if case.rubric:
         lines = "\n".join(f"- {c.dimension}: {c.criteria}" for c in case.rubric)
         parts.append(f"Criteria for this question:\n{lines}")
