@@ -14,9 +14,8 @@ In one process, at one moment on this machine:
    * the *floor*: the run's own token counts at the measured speeds,
      ``sum over calls ((tokens_in - cached_tokens) / prompt_speed + tokens_out / generation_speed)``
      of the engines that handled it (SmolLM2's prompts are evaluated on its F16 copy, whose speeds
-     are measured too; its stage-2 ballots and judge calls are probes that also generate their short
-     critique there, its chat replies are generated on the shipped Q4_1 file, which is also the
-     headline's SmolLM2);
+     are measured too; its chat replies and the short critiques of its stage-2 ballots are generated
+     on the shipped Q4_1 file, which is also the headline's SmolLM2);
      ``model time / floor`` says how much the calls cost beyond evaluating and generating those
      tokens (per-call overhead, two engines sharing the cores);
    * the headline ratio: wall seconds of the command per challenge over ``smol_200_s``
@@ -44,7 +43,6 @@ from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa:
 from harness.records.transcript import CallRecord  # noqa: E402
 
 PROMPT_TOKENS = 384
-PROBE_STAGES = frozenset({"stage2", "judge"})
 GEN_TOKENS = 200
 
 
@@ -125,9 +123,9 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
 
     def seconds(c: CallRecord) -> float:
         """The call's tokens at the speeds of the engines that handled them (see the module docstring)."""
-        f16 = (c.model, True) in speeds  # prompts on the F16 copy; probes (ballots, judge) generate there too
+        f16 = (c.model, True) in speeds  # prompts on the F16 copy, every generation on the shipped file
         prompt_speed = speeds[(c.model, f16)][0]
-        gen_speed = speeds[(c.model, f16 and c.stage in PROBE_STAGES)][1]
+        gen_speed = speeds[(c.model, False)][1]
         return (c.tokens_in - (c.cached_tokens or 0)) / prompt_speed + c.tokens_out / gen_speed
 
     floor_s = sum(seconds(c) for c in calls)  # prompt tokens reused from a KV cache are not evaluated
