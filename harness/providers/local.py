@@ -1,7 +1,9 @@
 """Embedded models run in-process through llama.cpp (``llama-cpp-python``), fully offline.
 
 Chat models use their chat template; base models (Gemma 3 270M) are prompted completion-style
-with a few-shot template. Structured replies are grammar-constrained from the JSON schema.
+with a few-shot template (:mod:`harness.providers.local_prompts`); probes read option
+log-probabilities from the logits (:mod:`harness.providers.option_logprobs`). Structured replies
+are grammar-constrained from the JSON schema.
 Calls run in a worker thread, one at a time per model (a llama.cpp context is not thread-safe):
 callers queue on the model's ``asyncio.Lock`` in the event loop (so a queue of cases holds no
 worker thread), and the thread holds the model's ``threading.Lock`` while it generates. Different
@@ -43,52 +45,14 @@ from typing import Any
 from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, prompt_model_path
+from harness.providers.local_prompts import STOP_COMPLETION, completion_prompt, prompt_tokens
+from harness.providers.option_logprobs import option_logprobs
 from harness.providers.probe import Probe, ProbeReply
 from harness.providers.prompt_cache import PREFIX_CHUNK, PromptCache, kv_state, load_kv_state
 from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
 REPEAT_PENALTY = 1.1  # passed explicitly: llama_cpp.server defaults to 1.1, the library to 1.0
-FEW_SHOT = """Below are questions, each followed by a short, correct answer.
-
-Question: What is the capital of France?
-Answer: The capital of France is Paris.
-
-Question: What is 7 times 8?
-Answer: 7 times 8 is 56.
-
-Question: What does a thermometer measure?
-Answer: A thermometer measures temperature.
-
-"""
-_STOP_COMPLETION = ["\nQuestion:", "\n\n\n"]
-
-
-def completion_prompt(messages: Sequence[Message], structured: bool) -> str:
-    """Turn chat messages into a completion-style prompt for a base model."""
-    system = " ".join(m.content for m in messages if m.role == "system")
-    user = "\n\n".join(m.content for m in messages if m.role != "system").strip()
-    if structured:
-        return f"{user}\n\nJSON:\n"
-    if user.endswith(":"):  # the prompt already ends in its own cue (e.g. "Final answer:")
-        return f"{system}\n\n{user} ".lstrip()
-    prefix = f"{system}\n\n" if system else ""
-    return f"{prefix}{FEW_SHOT}Question: {user}\nAnswer:"
-
-
-def probe_prompt(messages: Sequence[Message]) -> str:
-    """The completion-style prompt a base model is probed with: the instructions, then a blank line."""
-    system = " ".join(m.content for m in messages if m.role == "system")
-    user = "\n\n".join(m.content for m in messages if m.role != "system").strip()
-    return (f"{system}\n\n{user}" if system else user) + "\n\n"
-
-
-def _log_softmax(logits: Any) -> Any:
-    import numpy as np
-
-    x = np.asarray(logits, dtype=np.float64)
-    top = x.max()
-    return x - top - np.log(np.exp(x - top).sum())
 
 
 @contextlib.contextmanager
@@ -276,7 +240,7 @@ class LocalProvider:
             out = llm.create_completion(
                 prompt=prompt, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
                 seed=seed, repeat_penalty=REPEAT_PENALTY, grammar=grammar,
-                stop=None if grammar is not None else _STOP_COMPLETION,
+                stop=None if grammar is not None else STOP_COMPLETION,
             )
             choice = out["choices"][0]
             text = choice.get("text") or ""
@@ -291,7 +255,7 @@ class LocalProvider:
         ``create_chat_completion`` finds the loaded tokens as its cached prefix. Returns the number
         of tokens loaded (0: nothing loaded, the chat evaluates its whole prompt).
         """
-        prompt = self._prompt_tokens(llm, model, messages)
+        prompt = prompt_tokens(llm, model, messages)
         if len(prompt) < 2 or len(prompt) + 64 > self.n_ctx:
             return 0
         fill, key = self._llama(model, prompts=True)
@@ -305,64 +269,6 @@ class LocalProvider:
             return 0
         return len(prompt) - 1
 
-    def _prompt_tokens(self, llm: Any, model: str, messages: Sequence[Message]) -> list[int]:
-        """The prompt's tokens: the model's own chat template (assistant turn opened) or completion-style."""
-        template = llm.metadata.get("tokenizer.chat_template") if EMBEDDED[model].style == "chat" else None
-        if template:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            eos_id, bos_id = llm.token_eos(), llm.token_bos()
-            formatter = Jinja2ChatFormatter(
-                template=template,
-                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
-                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
-            )
-            # llama_cpp types messages as per-role TypedDicts; a Message dump has their role/content keys
-            text = formatter(messages=[m.model_dump() for m in messages]).prompt  # type: ignore[misc]
-            return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        return llm.tokenize(probe_prompt(messages).encode("utf-8"), add_bos=True, special=False)
-
-    @staticmethod
-    def _logprobs_after(llm: Any, start: int, tokens: Sequence[int]) -> Any:
-        """Evaluate ``tokens`` after the first ``start`` cached tokens; log-softmax of the next token."""
-        import numpy as np
-
-        llm.n_tokens = start  # eval() drops the KV cache beyond this point first
-        llm.eval(list(tokens))
-        return _log_softmax(np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)))
-
-    def _option_logprobs(self, llm: Any, base: int, probe: Probe) -> tuple[dict[str, float], int]:
-        """Exclusive option log-probabilities after ``base`` prompt tokens (see :mod:`harness.providers.probe`)."""
-        import math
-
-        text_ids = llm.tokenize(probe.text.encode("utf-8"), add_bos=False, special=False) if probe.text else []
-        seqs: dict[str, tuple[int, ...]] = {}
-        for option in probe.options:
-            full = llm.tokenize((probe.text + option).encode("utf-8"), add_bos=False, special=False)
-            own = full[len(text_ids):] if full[:len(text_ids)] == text_ids and len(full) > len(text_ids) else \
-                llm.tokenize(option.encode("utf-8"), add_bos=False, special=False)
-            seqs[option] = tuple(own)
-        start = base + len(text_ids)
-        # the next-token distribution after the probe text (no text: re-evaluate the prompt's last token)
-        root = self._logprobs_after(llm, base, text_ids) if text_ids else \
-            self._logprobs_after(llm, base - 1, [int(llm.input_ids[base - 1])])
-        contexts: dict[tuple[int, ...], Any] = {(): root}
-        evaluated = len(text_ids)
-        needed = {seq[:i] for seq in seqs.values() for i in range(1, len(seq))}
-        needed |= {seq for seq in seqs.values() if any(o != seq and o[:len(seq)] == seq for o in seqs.values())}
-        for ctx in sorted(needed, key=lambda c: (len(c), c)):
-            contexts[ctx] = self._logprobs_after(llm, start, ctx)
-            evaluated += len(ctx)
-        out: dict[str, float] = {}
-        for option, seq in seqs.items():
-            lp = sum(float(contexts[seq[:i]][tok]) for i, tok in enumerate(seq))
-            longer = {o[len(seq)] for o in seqs.values() if len(o) > len(seq) and o[:len(seq)] == seq}
-            if longer:
-                stay = 1.0 - sum(math.exp(float(contexts[seq][t])) for t in longer)
-                lp += math.log(stay) if stay > 0 else -math.inf
-            out[option] = lp
-        return out, evaluated
-
     def _probe(
         self, model: str, messages: Sequence[Message], probes: Sequence[Probe], lead: str,
         max_tokens: int, temperature: float, top_p: float, seed: int,
@@ -374,7 +280,7 @@ class LocalProvider:
         handoff = None
         with self._locks[key], self._busy():
             llm.set_seed(seed)
-            prompt = self._prompt_tokens(llm, model, messages)
+            prompt = prompt_tokens(llm, model, messages)
             if len(prompt) + 64 > self.n_ctx:
                 raise ValueError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}")
             # the same request gives the same numbers whatever ran before: see the module docstring
@@ -382,7 +288,7 @@ class LocalProvider:
             evaluated = len(prompt)  # tokens_in counts the whole prompt; cached_tokens says how much was reused
             logprobs = []
             for probe in probes:
-                found, n = self._option_logprobs(llm, len(prompt), probe)
+                found, n = option_logprobs(llm, len(prompt), probe)
                 logprobs.append(found)
                 evaluated += n
             text, generated, finish = "", 0, "stop"
@@ -412,7 +318,7 @@ class LocalProvider:
         out = llm.create_completion(
             prompt=list(tokens), temperature=temperature, top_p=top_p, max_tokens=max_tokens,
             seed=seed, repeat_penalty=REPEAT_PENALTY,
-            stop=_STOP_COMPLETION if EMBEDDED[model].style == "completion" else None,
+            stop=STOP_COMPLETION if EMBEDDED[model].style == "completion" else None,
         )
         choice = out["choices"][0]
         generated = int((out.get("usage") or {}).get("completion_tokens", 0))

@@ -15,6 +15,7 @@ import pytest
 from harness.providers import embedded
 from harness.providers.embedded import EMBEDDED, model_path, prompt_model_path
 from harness.providers.local import LocalProvider
+from harness.providers.local_prompts import prompt_tokens
 from harness.providers.probe import Probe, expected_value, normalise
 from harness.providers.prompt_cache import PREFIX_CHUNK
 from harness.records.transcript import Message
@@ -185,7 +186,7 @@ def test_a_chat_reply_is_generated_on_q4_1_from_the_f16_prompt_cache() -> None:
         reply = asyncio.run(provider.chat("smollm2-135m", messages, temperature=0.0, max_tokens=12, seed=0))
         assert reply.tokens_in > 20 and reply.tokens_out == len(evaluated) and set(evaluated) == {1}
 
-        prompt = provider._prompt_tokens(llm, "smollm2-135m", messages)
+        prompt = prompt_tokens(llm, "smollm2-135m", messages)
         llm.reset()
         assert provider._prefill(llm, "smollm2-135m", messages) == len(prompt) - 1
         evaluate([prompt[-1]])
