@@ -12,8 +12,9 @@ For a reviewer whose probabilities can be read (the embedded models), no JSON is
    ballot.
 4. The review is *position-consistent* when both passes have the same winner (argmax; ties go
    to the first label alphabetically).
-5. The critique is free text generated once, in the presented order, after the prompt, capped
-   at ``settings.critique_max_tokens`` tokens (no grammar).
+5. The critique is free text generated once, in the presented order, after the prompt: one line
+   (the prompt asks for one short sentence; generation stops at the first line break, see
+   :data:`CRITIQUE_STOP`), capped at ``settings.critique_max_tokens`` tokens (no grammar).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from harness.providers.probe import Probe, normalise
 from harness.records.transcript import Ballot, BallotPass, CallRecord, Message, Review
 
 BEST_PROBE = "The best answer is Response"
+#: the critique ends at its first line break (a base model goes on to list every answer otherwise)
+CRITIQUE_STOP = ("\n",)
 
 
 def probability_review_messages(query: str, order: Sequence[str], texts: Mapping[str, str]) -> list[Message]:
@@ -78,6 +81,7 @@ async def probability_review(
             member, "stage2",
             probability_review_messages(query, [shown_labels[lab] for lab in o], shown_texts), [probe],
             max_tokens=critique_max_tokens if i == 0 else 0, temperature=min(member.temperature, 0.3),
+            stop=CRITIQUE_STOP if i == 0 and critique_max_tokens else (),
         )
         for i, o in enumerate(orders)
     ))

@@ -274,6 +274,7 @@ class CachedProvider:
         max_tokens: int = 0,
         temperature: float = 0.0,
         top_p: float = 1.0,
+        stop: Sequence[str] = (),
     ) -> ProbeReply:
         """The inner provider's :meth:`probe`, recorded and replayed like :meth:`chat`.
 
@@ -283,6 +284,8 @@ class CachedProvider:
         kwargs: dict[str, Any] = dict(
             seed=seed, lead=lead, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
         )
+        if stop:  # in the key only when given: probes without a free text keep their keys
+            kwargs["stop"] = list(stop)
         inner_probe = getattr(self.inner, "probe")  # noqa: B009 - callers check support first
         if self.mode == "off":
             return await inner_probe(model, messages, probes, **kwargs)

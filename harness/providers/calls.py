@@ -111,6 +111,7 @@ class Caller:
         max_tokens: int = 0,
         temperature: float | None = None,
         seed_offset: int = 0,
+        stop: Sequence[str] = (),
     ) -> tuple[ProbeReply | None, CallRecord]:
         """Option probabilities from ``spec``'s model (see :meth:`LocalProvider.probe`); failures are recorded."""
         provider = self.providers.get(spec.provider_key)
@@ -125,6 +126,7 @@ class Caller:
                     spec.model, messages, probes, seed=self.settings.seed + spec.seed + seed_offset,
                     lead=lead, max_tokens=max_tokens, top_p=spec.top_p,
                     temperature=spec.temperature if temperature is None else temperature,
+                    **({"stop": list(stop)} if stop else {}),
                 ),
                 self.settings.member_timeout,
             )

@@ -271,7 +271,7 @@ class LocalProvider:
 
     def _probe(
         self, model: str, messages: Sequence[Message], probes: Sequence[Probe], lead: str,
-        max_tokens: int, temperature: float, top_p: float, seed: int,
+        max_tokens: int, temperature: float, top_p: float, seed: int, stop: Sequence[str],
     ) -> tuple[ProbeReply, _Handoff | None]:
         """The probes, and the free text when it is generated on this engine; else what
         :meth:`_continue_on_chat_engine` needs to generate it (models with ``f16_prompts``)."""
@@ -302,7 +302,7 @@ class LocalProvider:
                 else:
                     llm.n_tokens = len(prompt)  # the generation below reuses the cached prompt
                     text, generated, finish = self._continue(
-                        llm, model, [*prompt, *lead_ids], max_tokens, temperature, top_p, seed)
+                        llm, model, [*prompt, *lead_ids], max_tokens, temperature, top_p, seed, stop)
         reply = ProbeReply(
             model=model, logprobs=tuple(logprobs), text=text, tokens_in=evaluated, tokens_out=generated,
             latency_s=time.perf_counter() - started, finish_reason=finish, method="logits",
@@ -313,12 +313,14 @@ class LocalProvider:
     @staticmethod
     def _continue(
         llm: Any, model: str, tokens: Sequence[int], max_tokens: int, temperature: float, top_p: float, seed: int,
+        stop: Sequence[str],
     ) -> tuple[str, int, str]:
-        """Generate after ``tokens`` (the cached ones are not evaluated again): text, tokens, finish reason."""
+        """Generate after ``tokens`` (the cached ones are not evaluated again) until a ``stop`` string (or
+        a completion-style model's own stops): text, tokens, finish reason."""
+        stops = [*(STOP_COMPLETION if EMBEDDED[model].style == "completion" else []), *stop]
         out = llm.create_completion(
             prompt=list(tokens), temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-            seed=seed, repeat_penalty=REPEAT_PENALTY,
-            stop=STOP_COMPLETION if EMBEDDED[model].style == "completion" else None,
+            seed=seed, repeat_penalty=REPEAT_PENALTY, stop=stops or None,
         )
         choice = out["choices"][0]
         generated = int((out.get("usage") or {}).get("completion_tokens", 0))
@@ -326,7 +328,7 @@ class LocalProvider:
 
     def _continue_on_chat_engine(
         self, model: str, reply: ProbeReply, handoff: _Handoff, max_tokens: int, temperature: float,
-        top_p: float, seed: int,
+        top_p: float, seed: int, stop: Sequence[str],
     ) -> ProbeReply:
         """A probe's free text generated on the shipped file from the F16 copy's KV cache of its prompt
         (all but the last token, as a chat's :meth:`_prefill`); the F16 engine is free meanwhile."""
@@ -339,7 +341,7 @@ class LocalProvider:
             if handoff.state is None or not load_kv_state(llm, handoff.state, handoff.prompt[:-1]):
                 llm.reset()  # nothing loaded: the whole prompt is evaluated here
             text, generated, finish = self._continue(
-                llm, model, [*handoff.prompt, *handoff.lead], max_tokens, temperature, top_p, seed)
+                llm, model, [*handoff.prompt, *handoff.lead], max_tokens, temperature, top_p, seed, stop)
         return reply.model_copy(update={
             "text": text, "tokens_out": generated, "finish_reason": finish,
             "latency_s": reply.latency_s + time.perf_counter() - started,
@@ -356,25 +358,28 @@ class LocalProvider:
         max_tokens: int = 0,
         temperature: float = 0.0,
         top_p: float = 1.0,
+        stop: Sequence[str] = (),
     ) -> ProbeReply:
         """Option log-probabilities after ``messages`` for each probe, over one cached prompt.
 
         The prompt is evaluated once; each probe's text and options are evaluated from the
         cached prompt (the KV cache beyond the prompt is dropped between probes). With
-        ``max_tokens > 0`` a free text is then generated after the prompt and ``lead`` (for a model
-        with ``f16_prompts``: on the shipped file, queued like a chat, from the prompt's KV cache).
+        ``max_tokens > 0`` a free text is then generated after the prompt and ``lead``, up to the first
+        ``stop`` string (for a model with ``f16_prompts``: on the shipped file, queued like a chat, from
+        the prompt's KV cache).
         """
         try:
             async with self._queue(self._engine(model, prompts=True)):
                 mark_admitted()
                 reply, handoff = await asyncio.to_thread(
-                    self._probe, model, messages, probes, lead, max_tokens, temperature, top_p, seed
+                    self._probe, model, messages, probes, lead, max_tokens, temperature, top_p, seed, stop
                 )
             if handoff is None:
                 return reply
             async with self._queue(model):
                 return await asyncio.to_thread(
-                    self._continue_on_chat_engine, model, reply, handoff, max_tokens, temperature, top_p, seed
+                    self._continue_on_chat_engine, model, reply, handoff, max_tokens, temperature, top_p, seed,
+                    stop,
                 )
         except (ConfigError, ProviderError):
             raise

@@ -95,6 +95,7 @@ def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> No
     assert review.error is None and review.ballot.method == "probabilities"
     assert [r.stage for r in records] == ["stage2", "stage2"]
     assert records[0].tokens_out > 0 and records[1].tokens_out == 0  # the critique is generated once
+    assert "\n" not in review.ballot.critique  # one line (CRITIQUE_STOP)
     first, second = review.passes
     assert first.order == order and second.order == tuple(reversed(order))
     for p in review.passes:
@@ -104,6 +105,33 @@ def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> No
     assert list(review.ballot.ranking) == sorted(labels, key=lambda lab: (-mean[lab], lab))
     assert review.position_consistent == (first.winner == second.winner)
     assert review.shown_labels == shown and review.raw_text == review.ballot.critique
+
+
+@pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
+def test_a_critique_stops_at_its_first_line_break(provider: LocalProvider, model: str, tmp_path: Path) -> None:
+    """``stop`` ends the free text at the first stop string: the same call (same seed) without it
+    generates the same text and goes on past the line break. The stop strings are part of the
+    record/replay key."""
+    messages = [Message(role="user", content=(
+        "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n"
+        "Response C: Marseille.\n\nFor each response, say on its own line whether it is right."))]
+    probes = [Probe(text="The best answer is Response", options=(" A", " B", " C"))]
+    store = CacheStore(tmp_path / "cache.sqlite")
+
+    async def go():
+        rw = CachedProvider(provider, store, "readwrite")
+        free = await rw.probe(model, messages, probes, seed=0, max_tokens=48, temperature=0.0)
+        # Gemma (a base model) writes one line per response; SmolLM2 ends by itself, so a piece of its text
+        stop = "\n" if model == "gemma3-270m" else free.text[10:13]
+        cut = await rw.probe(model, messages, probes, seed=0, max_tokens=48, temperature=0.0, stop=(stop,))
+        return rw, free, cut, stop
+
+    rw, free, line, stop = asyncio.run(go())
+    store.close()
+    assert stop in free.text.strip()  # without the stop the model writes past it
+    assert line.text == free.text.split(stop)[0] and line.finish_reason == "stop"
+    assert line.tokens_out < free.tokens_out and line.logprobs == free.logprobs
+    assert (rw.hits, rw.misses) == (0, 2)  # two keys
 
 
 def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) -> None:
