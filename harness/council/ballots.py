@@ -12,9 +12,12 @@ For a reviewer whose probabilities can be read (the embedded models), no JSON is
    ballot.
 4. The review is *position-consistent* when both passes have the same winner (argmax; ties go
    to the first label alphabetically).
-5. The critique is free text generated once, in the presented order, after the prompt: one line
-   (the prompt asks for one short sentence; generation stops at the first line break, see
-   :data:`CRITIQUE_STOP`), capped at ``settings.critique_max_tokens`` tokens (no grammar).
+5. The critique is free text generated once, in the presented order: it starts with
+   :data:`BEST_PROBE` as its lead (so it names the reviewer's pick, then says why) and ends at its
+   first line break (:data:`CRITIQUE_STOP`; the prompt asks for one short sentence), at most
+   ``settings.critique_max_tokens`` generated tokens, no grammar. Without the lead both models
+   first echoed a label line (SmolLM2 ``<<<Response A>>``, Gemma ``Answer:``), which a line-long
+   critique then was.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ from harness.records.transcript import Ballot, BallotPass, CallRecord, Message, 
 BEST_PROBE = "The best answer is Response"
 #: the critique ends at its first line break (a base model goes on to list every answer otherwise)
 CRITIQUE_STOP = ("\n",)
+
+
+def critique_text(generated: str) -> str:
+    """The critique as shown: the lead and what the reviewer generated after it ("" when nothing)."""
+    return f"{BEST_PROBE}{generated}".strip() if generated.strip() else ""
 
 
 def probability_review_messages(query: str, order: Sequence[str], texts: Mapping[str, str]) -> list[Message]:
@@ -81,6 +89,7 @@ async def probability_review(
             member, "stage2",
             probability_review_messages(query, [shown_labels[lab] for lab in o], shown_texts), [probe],
             max_tokens=critique_max_tokens if i == 0 else 0, temperature=min(member.temperature, 0.3),
+            lead=BEST_PROBE if i == 0 and critique_max_tokens else "",
             stop=CRITIQUE_STOP if i == 0 and critique_max_tokens else (),
         )
         for i, o in enumerate(orders)
@@ -100,7 +109,7 @@ async def probability_review(
         probs = {lab: dist[letter(shown_labels[lab])] for lab in labels}
         passes.append(BallotPass(order=o, probabilities=probs, winner=winner(probs)))
     ranking, _ = combine_passes(passes, labels)
-    critique = calls[0][0].text.strip() if calls[0][0] is not None else ""
+    critique = critique_text(calls[0][0].text) if calls[0][0] is not None else ""
     return Review(
         reviewer=member.id, model=member.model, raw_text=critique,
         ballot=Ballot(ranking=ranking, critique=critique, method="probabilities"),

@@ -300,7 +300,8 @@ class LocalProvider:
                     llm.n_tokens = len(prompt) - 1  # the saved openings end at or before this
                     handoff = _Handoff(kv_state(llm), list(prompt), list(lead_ids))
                 else:
-                    llm.n_tokens = len(prompt)  # the generation below reuses the cached prompt
+                    # the logits now are the last probe's: the generation re-evaluates the prompt's last token
+                    llm.n_tokens = len(prompt) - 1
                     text, generated, finish = self._continue(
                         llm, model, [*prompt, *lead_ids], max_tokens, temperature, top_p, seed, stop)
         reply = ProbeReply(

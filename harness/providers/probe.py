@@ -42,7 +42,7 @@ class ProbeReply(Frozen):
     Args:
         model: the model that answered.
         logprobs: per probe, option -> log-probability (exclusive events, not renormalised).
-        text: the free text generated after the prompt (``lead`` + generation), when asked.
+        text: the free text generated after the prompt and ``lead`` (the generation only), when asked.
         tokens_in: tokens evaluated (prompt once, plus each probe's and option's tokens).
         tokens_out: tokens generated for ``text``.
         latency_s: wall time of the call.

@@ -13,7 +13,7 @@ import pytest
 
 from harness.common.errors import CacheMiss
 from harness.config import MemberSpec, Settings
-from harness.council.ballots import probability_review
+from harness.council.ballots import BEST_PROBE, probability_review
 from harness.council.calls import Caller
 from harness.council.ranking import label_assignment, labels_for, presentation_order
 from harness.providers.cache import CachedProvider, CacheStore
@@ -95,7 +95,8 @@ def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> No
     assert review.error is None and review.ballot.method == "probabilities"
     assert [r.stage for r in records] == ["stage2", "stage2"]
     assert records[0].tokens_out > 0 and records[1].tokens_out == 0  # the critique is generated once
-    assert "\n" not in review.ballot.critique  # one line (CRITIQUE_STOP)
+    # one line after the lead: the reviewer names its pick, then says why
+    assert review.ballot.critique.startswith(BEST_PROBE + " ") and "\n" not in review.ballot.critique
     first, second = review.passes
     assert first.order == order and second.order == tuple(reversed(order))
     for p in review.passes:
@@ -132,6 +133,34 @@ def test_a_critique_stops_at_its_first_line_break(provider: LocalProvider, model
     assert line.text == free.text.split(stop)[0] and line.finish_reason == "stop"
     assert line.tokens_out < free.tokens_out and line.logprobs == free.logprobs
     assert (rw.hits, rw.misses) == (0, 2)  # two keys
+
+
+def test_the_free_text_continues_the_prompt_not_the_last_probe(provider: LocalProvider) -> None:
+    """After the probes the engine's logits are those of the last option it evaluated; the free text
+    must start from the prompt's own next-token distribution (a bug sampled its first token from the
+    probe's, so Gemma's critiques began with a label). Greedy, it equals a generation on an engine
+    that evaluated only the prompt, on the same chunk grid. (SmolLM2 generates on another engine
+    from the prompt's KV cache, which evaluates the last prompt token: ``test_f16_prompts.py``.)"""
+    model = "gemma3-270m"
+    from harness.providers.local_prompts import STOP_COMPLETION, prompt_tokens
+    from harness.providers.prompt_cache import PromptCache
+
+    messages = [Message(role="user", content=(
+        "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n\n"
+        "In one short sentence, say which answer is best and why."))]
+    probes = [Probe(text="The best answer is Response", options=(" A", " B"))]
+    reply = asyncio.run(provider.probe(model, messages, probes, seed=0, max_tokens=12, temperature=0.0))
+    fresh = LocalProvider()
+    try:
+        llm, _ = fresh._llama(model)  # the shipped file, as the free text of either model is generated there
+        tokens = prompt_tokens(llm, model, messages)
+        PromptCache().evaluate(llm, tokens, reuse=False)
+        llm.n_tokens = len(tokens) - 1
+        out = llm.create_completion(prompt=tokens, max_tokens=12, temperature=0.0, repeat_penalty=1.1, seed=0,
+                                    stop=STOP_COMPLETION if model == "gemma3-270m" else None)
+    finally:
+        asyncio.run(fresh.aclose())
+    assert reply.text.strip() and reply.text == out["choices"][0]["text"]
 
 
 def test_a_reused_prompt_prefix_gives_the_same_numbers(provider: LocalProvider) -> None:
