@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -39,6 +41,14 @@ def _probe(provider: LocalProvider, messages: list[Message], probe: Probe) -> di
         return await provider.probe("smollm2-135m", messages, [probe], seed=0)
 
     return normalise(asyncio.run(go()).logprobs[0])
+
+
+def _count_evals(llm: Any) -> tuple[list[int], Callable[[list[int]], None]]:
+    """Wrap ``llm.eval`` to record the size of every evaluation; returns the sizes and the original eval."""
+    evaluated: list[int] = []
+    evaluate = llm.eval
+    llm.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))[1]
+    return evaluated, evaluate
 
 
 def test_the_f16_copy_is_written_once_beside_its_source_stamp() -> None:
@@ -118,9 +128,7 @@ def test_a_probe_critique_is_generated_on_q4_1_from_the_f16_prompt_cache() -> No
     provider = LocalProvider()
     try:
         llm, _ = provider._llama("smollm2-135m")
-        evaluated: list[int] = []
-        evaluate = llm.eval
-        llm.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))[1]
+        evaluated, evaluate = _count_evals(llm)
 
         async def go():
             first = await provider.probe("smollm2-135m", BALLOT, probes, seed=0, max_tokens=8, temperature=0.3)
@@ -180,9 +188,7 @@ def test_a_chat_reply_is_generated_on_q4_1_from_the_f16_prompt_cache() -> None:
     provider = LocalProvider()
     try:
         llm, _ = provider._llama("smollm2-135m")
-        evaluated: list[int] = []
-        evaluate = llm.eval
-        llm.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))[1]
+        evaluated, evaluate = _count_evals(llm)
         reply = asyncio.run(provider.chat("smollm2-135m", messages, temperature=0.0, max_tokens=12, seed=0))
         assert reply.tokens_in > 20 and reply.tokens_out == len(evaluated) and set(evaluated) == {1}
 
