@@ -3,10 +3,11 @@
 Selection among candidate answers (:func:`select_answer`), in this order:
 
 1. **majority** — for a case with ``expected:`` (any type but ``python``), each candidate's answer is
-   extracted with the scorer's own extractor (:func:`harness.metrics.correctness.check_expected`,
-   whose *extraction* is used, never its verdict: the expected value does not pick the answer);
-   the most frequent extracted value wins; among tied values the one first given wins; the chosen
-   candidate is the first that gave it. Candidates with nothing extracted do not vote.
+   read from the candidate alone by :func:`harness.metrics.stated.stated_value` (the declared answer
+   line, an answer cue, ... normalised; the expected value, pattern or reference is never consulted,
+   so replacing the answer key by another leaves the choice unchanged — issue 28);
+   the most frequent stated value wins; among tied values the one first given wins; the chosen
+   candidate is the first that gave it. Candidates that state nothing readable do not vote.
 2. **medoid** — otherwise (no ``expected:``, ``python`` cases, or nothing extracted at all): the
    candidate with the highest mean token-Jaccard (:func:`harness.common.text.jaccard`) to the others,
    the first on ties; a single candidate is chosen as it is.
@@ -32,9 +33,7 @@ from harness.config import MemberSpec, Settings
 from harness.council.prompts import answer_messages
 from harness.council.stages import Council
 from harness.data.cases import Case
-from harness.data.expected import ExpectPython
-from harness.metrics.correctness import check_expected
-from harness.metrics.extraction import normalize_answer
+from harness.metrics.stated import stated_value
 from harness.providers.calls import Caller, CallResult
 from harness.records.arm_types import ArmRecord
 from harness.records.transcript import Answer, CallRecord, Transcript
@@ -83,12 +82,9 @@ def call_tokens(calls: Sequence[CallRecord]) -> int:
 
 
 def _vote_key(case: Case | None, text: str) -> str | None:
-    if case is None or case.expected is None or isinstance(case.expected, ExpectPython):
+    if case is None or case.expected is None:
         return None
-    value = check_expected(case.expected, text, case.query).extraction.value
-    if value is None:
-        return None
-    return normalize_answer(value) if isinstance(value, str) else repr(value)
+    return stated_value(case.expected, text, case.query)
 
 
 def select_answer(texts: Sequence[str], case: Case | None) -> tuple[int, str, dict[str, int]]:
