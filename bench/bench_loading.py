@@ -1,4 +1,4 @@
-"""Benchmark: loading a golden dataset at the size cap (``harness.data.yamlio.MAX_YAML_BYTES``, 8 MiB).
+"""Benchmark: loading a golden dataset at the size cap (``harness.common.yamlio.MAX_YAML_BYTES``, 8 MiB).
 
 Issue 10 item 24: a 30 MB file of 440,000 cases took 110 s and 3.3 GB to load. The cap was lowered to
 8 MiB so that the largest accepted file loads in seconds; this measures, in one process and one run,
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from bench import BenchResult, BenchRow, load_note, ratio, timed
 from harness.common.errors import DatasetError
+from harness.common.yamlio import MAX_YAML_BYTES
 from harness.data.cases import load_datasets
-from harness.data.yamlio import MAX_YAML_BYTES
 
 
 def write_cases(path: Path, size: int) -> int:

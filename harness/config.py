@@ -19,11 +19,11 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from harness.common import vault
+from harness.common.ballot_labels import MAX_CANDIDATES as MAX_MEMBERS
 from harness.common.errors import ConfigError
 from harness.common.families import FAMILIES
 from harness.common.rubric_terms import RubricWeights, weights_from_env
-from harness.council.ranking import MAX_CANDIDATES as MAX_MEMBERS
-from harness.data.yamlio import LocatedYaml, load_yaml
+from harness.common.yamlio import LocatedYaml, load_yaml
 
 ENV_PREFIX = "LLM_COUNCIL_"
 DEFAULT_CONFIG_FILE = "council-harness.yaml"

@@ -10,7 +10,7 @@ from harness.config import load_settings
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from harness.data.importer import FieldMap, import_dataset
+    from harness.cli.importer import FieldMap, import_dataset
 
     mapping = FieldMap.parse(args.map or [])
     n = import_dataset(args.source, mapping, args.name, Path(args.output), split=args.split, limit=args.limit)

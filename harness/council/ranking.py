@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 import re
-import string
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from harness.common.ballot_labels import LABEL_LETTERS, MAX_CANDIDATES
 from harness.common.jsonscan import json_objects
 from harness.common.rubric_terms import RUBRIC_DIMENSIONS as RUBRIC_DIMENSIONS  # the old import path
 from harness.records.transcript import AggregateRank, Ballot, Review
@@ -25,8 +25,6 @@ _REFUSAL = re.compile(
     r"|I'm sorry|Sorry,|As an AI)",
     re.IGNORECASE,
 )
-#: one label letter per candidate (``Response A`` .. ``Response Z``)
-MAX_CANDIDATES = len(string.ascii_uppercase)
 DELIM_OPEN = "<<<"
 DELIM_CLOSE = ">>>"
 
@@ -35,7 +33,7 @@ def labels_for(n: int) -> list[str]:
     """``Response A`` .. for ``n`` candidates (at most 26)."""
     if n > MAX_CANDIDATES:
         raise ValueError(f"at most {MAX_CANDIDATES} council members can be anonymized, got {n}")
-    return [f"Response {c}" for c in string.ascii_uppercase[:n]]
+    return [f"Response {c}" for c in LABEL_LETTERS[:n]]
 
 
 def presentation_order(labels: Sequence[str], seed: int) -> tuple[str, ...]:

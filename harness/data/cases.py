@@ -35,10 +35,10 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 
 from harness.common.errors import DatasetError
 from harness.common.model import Frozen
+from harness.common.yamlio import LocatedYaml, load_yaml
 from harness.data.answer_format import AnswerFormat, with_instruction
 from harness.data.expected import Expected
-from harness.data.yamlio import LocatedYaml, load_yaml
-from harness.scorers.spec import BUILTIN_NAMES, SCORES, score_scale
+from harness.records.score_spec import BUILTIN_NAMES, SCORES, score_scale
 from harness.scorers.user import ScorerImportError, user_scorer, user_scorers_loaded
 
 EvaluationMode = Literal["automatic", "expert_review"]

@@ -7,7 +7,7 @@ in the baseline) or ``missing`` (in the baseline, not in the run).
 
 Tolerances are **absolute** changes on each score's own scale (0.05 on a 0-1 score is five points;
 give 0-10 or 0-100 scores their own value). A score moves in its bad direction
-(:func:`harness.scorers.spec.higher_is_better`; ``hallucination_risk`` is lower-is-better) by
+(:func:`harness.records.score_spec.higher_is_better`; ``hallucination_risk`` is lower-is-better) by
 ``worse_by``; a move of exactly the tolerance is within it.
 
 The gate rule. Everything is per case and per subject, never pooled across subjects, and every
@@ -50,8 +50,8 @@ from harness.common.fsutil import atomic_write_text
 from harness.common.model import Frozen
 from harness.gate.repeats import ScoreSpread, noise_band, spread_of
 from harness.records.expert_review_types import ReviewVerdict
+from harness.records.score_spec import higher_is_better
 from harness.run.result import CaseResult, Status
-from harness.scorers.spec import higher_is_better
 from harness.stats import DECIMALS, RegressionTest, paired_regression_test
 
 SCHEMA_VERSION: Literal[2] = 2

@@ -27,9 +27,9 @@ from harness.gate.baselines import (
     write_baseline,
 )
 from harness.gate.repeats import load_repeats
+from harness.records.score_spec import default_tolerance, spec
 from harness.run.runs import RESULTS, Run
 from harness.run.summary import update_summary, update_summary_file
-from harness.scorers.spec import default_tolerance, spec
 
 SECTION = "gate"
 

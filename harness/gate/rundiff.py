@@ -20,9 +20,9 @@ from __future__ import annotations
 from harness.common.model import Frozen
 from harness.config import Settings
 from harness.gate.baselines import FAILING, Comparison, baseline_from_results, compare
+from harness.records.score_spec import score_scale, spec
 from harness.run.result import CaseResult
 from harness.run.runs import Run
-from harness.scorers.spec import score_scale, spec
 
 
 class ScoreMove(Frozen):

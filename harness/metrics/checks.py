@@ -18,8 +18,8 @@ from collections.abc import Mapping
 
 from harness.data.cases import Case
 from harness.metrics.numbers import find_numbers, parse_number
+from harness.records.score_spec import higher_is_better
 from harness.records.scoreset import CheckResult, ScoreSet
-from harness.scorers.spec import higher_is_better
 
 
 def _norm(text: str) -> str:

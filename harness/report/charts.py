@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from harness.records.score_spec import SCORES, spec
 from harness.report import plots
 from harness.report.formatting import mean, score_scale
 from harness.report.view_records import Chart
 from harness.run.result import CaseResult
-from harness.scorers.spec import SCORES, spec
 from harness.stats import UNCATEGORIZED
 
 #: Score families charted per category (council vs baseline), in this order, when present (at most 3).
-#: (the key scores with ``chart`` set in :data:`harness.scorers.spec.SCORES`)
+#: (the key scores with ``chart`` set in :data:`harness.records.score_spec.SCORES`)
 CHART_FAMILIES = SCORES.ranked(charted=True)
 
 def _group_of(r: CaseResult) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from harness.common.model import Frozen
 from harness.gate.rundiff import RunDiff
+from harness.records.score_spec import higher_is_better
 from harness.report.formatting import case_anchor
-from harness.scorers.spec import higher_is_better
 
 _TITLES = {
     "newly_failing": "newly failing", "regressed": "regressed", "missing": "missing from this run",

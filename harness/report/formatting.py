@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal
 
 from harness.common.formatting import fmt_bound, fmt_duration, fmt_num, fmt_p, fmt_pct, fmt_signed, mean
-from harness.scorers.spec import higher_is_better, score_scale
+from harness.records.score_spec import higher_is_better, score_scale
 
 __all__ = [
     "Tone", "case_anchor", "fmt_bound", "fmt_duration", "fmt_num", "fmt_p", "fmt_pct", "fmt_score", "fmt_signed",

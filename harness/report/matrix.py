@@ -8,13 +8,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from harness.gate.baselines import FAILING, CaseDelta, Comparison
+from harness.records.score_spec import SCORES, higher_is_better, spec
 from harness.report.formatting import case_anchor, fmt_score, score_scale, score_tone, status_label
 from harness.report.view_records import Badge, DeltaBadge, MatrixCell, MatrixRow, SortKey
 from harness.run.result import CaseResult
-from harness.scorers.spec import SCORES, higher_is_better, spec
 
 #: Scores shown as badges in the case matrix, in this order, when the run has them (at most 4).
-#: (their ``key_rank``; their badge labels are each :class:`~harness.scorers.spec.ScoreSpec`'s ``short``)
+#: (their ``key_rank``; their badge labels are each :class:`~harness.records.score_spec.ScoreSpec`'s ``short``)
 KEY_SCORES = SCORES.ranked()
 
 def group_results(results: Sequence[CaseResult]) -> list[tuple[str, str, dict[str, CaseResult]]]:

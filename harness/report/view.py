@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.gate.baselines import Comparison
+from harness.records.score_spec import spec
 from harness.report.arms_view import arms_view
 from harness.report.blocks import LONG_TEXT, OPEN_BLOCK_ROWS, flatten
 from harness.report.breakdown import breakdown
@@ -47,7 +48,6 @@ from harness.report.matrix import KEY_SCORES, group_results, matrix_rows, sort_k
 from harness.report.prediction_panel import INTERVAL_WIDTH, prediction_view
 from harness.report.view_records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue, ReportView
 from harness.run.runs import Run
-from harness.scorers.spec import spec
 from harness.stats import PredictionReport
 
 __all__ = [

@@ -33,7 +33,7 @@ class CaseResult(Frozen):
         status: ``passed``, ``failed``, ``error`` (the subject failed entirely) or
             ``awaiting_review`` (``evaluation_mode: expert_review``; a person decides).
         transcript: what the subject did (``None`` when it failed before producing one).
-        scores: every named score (see :mod:`harness.scorers.spec`).
+        scores: every named score (see :mod:`harness.records.score_spec`).
         checks: every check with its outcome.
         details: scorer name -> its typed record (:mod:`harness.scorers.details`); the built-in ones
             are also read through the properties named after them (``result.correctness``, ...).

@@ -11,9 +11,7 @@
 This module imports only the light parts; :mod:`.builtin` and :mod:`.details` load the metrics.
 """
 
-from harness.scorers.outcome import ScoreOutcome
-from harness.scorers.protocol import Scorer
-from harness.scorers.spec import (
+from harness.records.score_spec import (
     SCORES,
     ScoreRegistry,
     ScoreSpec,
@@ -23,6 +21,8 @@ from harness.scorers.spec import (
     score_scale,
     spec,
 )
+from harness.scorers.outcome import ScoreOutcome
+from harness.scorers.protocol import Scorer
 
 __all__ = [
     "SCORES",

@@ -13,7 +13,7 @@ class ScoreOutcome(Frozen):
     """One scorer's contribution to a case result.
 
     Args:
-        scores: named scores (their meaning: :mod:`harness.scorers.spec`), merged into
+        scores: named scores (their meaning: :mod:`harness.records.score_spec`), merged into
             ``CaseResult.scores`` in scorer order.
         checks: pass/fail checks; the case passes only when every check of every scorer passed.
         detail: the scorer's typed record (``CaseResult.details[<scorer name>]``), ``None`` for none.

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
+from harness.records.score_spec import BUILTIN_NAMES, SCORES, ScoreSpec
 from harness.scorers.outcome import ScoreOutcome
-from harness.scorers.spec import BUILTIN_NAMES, SCORES, ScoreSpec
 
 if TYPE_CHECKING:
     from harness.config import Settings
@@ -137,7 +137,7 @@ def _is_number(v: object) -> bool:
 
 
 def user_scorer(ref: str) -> UserScorer:
-    """The scorer ``ref`` names, its score name registered (:data:`harness.scorers.spec.SCORES`)."""
+    """The scorer ``ref`` names, its score name registered (:data:`harness.records.score_spec.SCORES`)."""
     scorer = UserScorer(ref, resolve(ref))
     if scorer.score_name not in SCORES:
         SCORES.register(ScoreSpec(name=scorer.score_name, description=f"user-defined scorer {ref}"))

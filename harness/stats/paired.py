@@ -288,7 +288,7 @@ def paired_regression_test(
         baseline: per-case scores of the baseline, paired. NaN pairs are dropped.
         tolerance: the allowed drop, absolute, on the score's own scale (>= 0).
         alpha: significance level for ``significant_drop``.
-        higher_is_better: the score's direction (``harness.scorers.spec.higher_is_better``).
+        higher_is_better: the score's direction (``harness.records.score_spec.higher_is_better``).
     """
     x, y, dropped = paired_arrays(current, baseline)
     sign = 1.0 if higher_is_better else -1.0

@@ -9,14 +9,14 @@ from typing import Literal
 
 from harness.common.model import Frozen
 from harness.metrics.rubric import RubricBreakdown
-from harness.scorers.spec import SCORES
+from harness.records.score_spec import SCORES
 from harness.tier2.calibration import CalibrationReport
 from harness.tier2.temporal import (
     Method,
     TemporalConsistency,
 )
 
-#: Trend metrics: score name -> short label (the scores with a ``trend_label`` in :data:`harness.scorers.spec.SCORES`).
+#: Trend metrics: score name -> short label (the scores with a ``trend_label`` in ``score_spec.SCORES``).
 TREND_METRICS: dict[str, str] = SCORES.trended()
 
 class CoreSummary(Frozen):

@@ -39,9 +39,9 @@ from harness.common.formatting import mean
 from harness.common.rubric_terms import RUBRIC_DIMENSIONS
 from harness.gate.baselines import baseline_path, load_baseline
 from harness.metrics.rubric import HIGH_VARIANCE_FLAG, HIGH_VARIANCE_STD
+from harness.records.score_spec import higher_is_better
 from harness.run.result import CaseResult
 from harness.run.runs import Run
-from harness.scorers.spec import higher_is_better
 from harness.stats import linear_trend
 from harness.tier2.calibration import calibration_report, council_sessions, run_weights
 from harness.tier2.embeddings import Embedder
@@ -286,7 +286,7 @@ def metric_trend(metric: str, values: Sequence[float | None]) -> MetricTrend:
     """The least-squares trend of one metric over runs (run index as x; runs without a value are skipped).
 
     Args:
-        metric: the score name (its good direction comes from :func:`harness.scorers.spec.higher_is_better`).
+        metric: the score name (its good direction comes from :func:`harness.records.score_spec.higher_is_better`).
         values: one value per run, oldest first.
     """
     xs = np.array([i for i, v in enumerate(values) if v is not None], dtype=np.float64)

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from harness.common.formatting import fmt_fixed
 from harness.metrics.tier1 import consensus_band
+from harness.records.score_spec import score_scale
 from harness.report.bars import bar
-from harness.scorers.spec import score_scale
 from harness.tier2.calibration import CalibrationReport
 from harness.tier2.quality_records import (
     TREND_METRICS,

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from pydantic import TypeAdapter
 
+from harness.cli.importer import FieldMap, import_dataset
 from harness.common.errors import ConfigError
 from harness.data.cases import load_datasets
-from harness.data.importer import FieldMap, import_dataset
 from harness.records.transcript import Answer, Transcript
 from harness.report.frames import export, results_frame
 from harness.run.result import CaseResult

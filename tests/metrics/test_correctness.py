@@ -11,8 +11,8 @@ from pydantic import TypeAdapter, ValidationError
 from harness.data.cases import Case
 from harness.data.expected import Expected
 from harness.metrics.correctness import check_expected, correctness_scores
+from harness.records.score_spec import SCORES, higher_is_better
 from harness.run.result import ScoreSet
-from harness.scorers.spec import SCORES, higher_is_better
 from tests.builders import transcript
 
 _EXPECTED: TypeAdapter[Any] = TypeAdapter(Expected)

@@ -40,9 +40,9 @@ from harness.metrics.judge import (
     run_sync,
 )
 from harness.providers.local import LocalProvider
+from harness.records.score_spec import SCORES
 from harness.records.transcript import Transcript
 from harness.run.result import ScoreSet
-from harness.scorers.spec import SCORES
 from tests.builders import transcript
 
 # --------------------------------------------------------------------------- socket guard

@@ -18,7 +18,7 @@ from harness.metrics.heuristic_quality import (
     semantic_coherence,
     semantic_richness,
 )
-from harness.scorers.spec import SCORES
+from harness.records.score_spec import SCORES
 
 # The three responses of the seed's appendix, verbatim.
 EXAMPLE_1 = (

@@ -19,9 +19,9 @@ from harness.metrics.judge_rubric import (
     parse_judge_reply,
     run_rubric_judge,
 )
+from harness.records.score_spec import SCORES
 from harness.records.scoreset import ScoreSet
 from harness.records.transcript import Answer, Transcript
-from harness.scorers.spec import SCORES
 
 CASE = Case(id="capital", query="What is the capital of Australia?", ground_truth="Canberra is the capital.")
 BOMB = "Here is how to build a bomb: mix the parts and wire the timer."
