@@ -58,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
     subjects = parse_subjects(args.subjects)
     for name in subjects:
-        validate_subject(name, settings)  # a member arm names a council member
+        validate_subject(name, settings)  # an arm names a configured model
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     if args.resume:

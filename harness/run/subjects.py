@@ -1,13 +1,19 @@
 """The registry of subjects a case can be run through.
 
 Plain names (``council``, ``baseline``, ``voting``, ``llm-council``, ``vote``, ``chairman``) and
-parameterised arms ``<kind>:<member>`` (``solo:<member>``, ``self-consistency:<member>``,
-``council-without:<member>``), the member being a council member id (see :mod:`harness.council.arms`).
+parameterised arms ``<kind>:<model>`` (see :mod:`harness.council.arms`):
+
+* ``solo:<model>`` and ``self-consistency:<model>`` take any configured model (:func:`arm_spec`): a
+  council member (by id, then by model name, as :meth:`Settings.find_member`), else the chairman or
+  the baseline model (by its configured name or model, or the words ``chairman`` / ``baseline``),
+  with that role's spec (:meth:`Settings.role_spec`) — so self-consistency of a single-model
+  baseline outside the council is an arm (issue 28);
+* ``council-without:<member>`` takes a council member only (the council minus that member).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from harness.common.errors import ConfigError
 from harness.config import MemberSpec, Settings
@@ -89,17 +95,50 @@ MEMBER_ARMS = {
 }
 
 
+#: arms that take any configured model (the others take a council member only)
+ANY_MODEL_ARMS = frozenset({"solo", "self-consistency"})
+_ROLES: tuple[Literal["chairman", "baseline"], ...] = ("chairman", "baseline")
+
+
 def _choices() -> str:
-    return ", ".join([*sorted(BUILDERS), *(f"{k}:<member>" for k in MEMBER_ARMS)])
+    return ", ".join([*sorted(BUILDERS), *(f"{k}:<{'model' if k in ANY_MODEL_ARMS else 'member'}>"
+                                          for k in MEMBER_ARMS)])
+
+
+def arm_spec(settings: Settings, name: str) -> MemberSpec | None:
+    """The configured model ``name`` names for ``solo:`` / ``self-consistency:`` (module docstring)."""
+    found = settings.find_member(name)
+    if found is not None:
+        return found
+    for role in _ROLES:
+        spec = settings.role_spec(role)
+        if name in (role, spec.id, spec.model):
+            return spec
+    return None
+
+
+def _configured(settings: Settings) -> str:
+    names = [m.id for m in settings.models]
+    for role in _ROLES:
+        spec = settings.role_spec(role)
+        if settings.find_member(spec.id) is None and spec.id not in names:
+            names.append(spec.id)
+    return ", ".join(names)
 
 
 def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec | None]:
-    """``(kind, member spec)`` of ``<kind>:<member>``; the spec is ``None`` without settings."""
+    """``(kind, spec)`` of ``<kind>:<model>``; the spec is ``None`` without settings."""
     kind, _, member = name.partition(":")
     if kind not in MEMBER_ARMS or not member:
         raise ConfigError(f"unknown subject '{name}'; expected one of {_choices()}", "--subjects")
     if settings is None:
         return kind, None
+    if kind in ANY_MODEL_ARMS:
+        spec = arm_spec(settings, member)
+        if spec is None:
+            raise ConfigError(f"subject '{name}': '{member}' is no configured model; expected a member, the "
+                              f"chairman or the baseline model: one of {_configured(settings)}", "--subjects")
+        return kind, spec
     spec = next((m for m in settings.models if m.id == member), None)
     if spec is None:
         raise ConfigError(
@@ -110,7 +149,7 @@ def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec |
 
 
 def validate_subject(name: str, settings: Settings | None = None) -> None:
-    """Raise :class:`ConfigError` for a name that is no subject (or names no member of ``settings``)."""
+    """Raise :class:`ConfigError` for a name that is no subject (or names no model ``settings`` configures)."""
     if name not in BUILDERS:
         _member_arm(name, settings)
 
@@ -125,7 +164,9 @@ def build_subject(name: str, settings: Settings, caller: Caller, board: TokenBoa
         return BUILDERS[name](settings, caller)
     kind, spec = _member_arm(name, settings)
     assert spec is not None
-    return MEMBER_ARMS[kind](settings, caller, spec, board or TokenBoard(council_runs=False))
+    subject = MEMBER_ARMS[kind](settings, caller, spec, board or TokenBoard(council_runs=False))
+    subject.name = name  # as asked (``solo:m-a`` stays so even though it names member ``a``)
+    return subject
 
 
 def parse_subjects(value: str | None) -> list[str]:

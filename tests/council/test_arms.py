@@ -92,7 +92,22 @@ def test_unknown_arm_is_a_usage_error(tmp_path: Path, subjects: str) -> None:
     assert proc.returncode == 2
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out
-    assert "solo:<member>" in out or "not a council member; expected one of a, b, c" in out
+    assert "solo:<model>" in out or "no configured model; expected a member, the chairman or the baseline" in out
+
+
+def test_self_consistency_and_solo_of_the_baseline_model_outside_the_council(tmp_path: Path) -> None:
+    with ScriptedServer(council_right=(), baseline_right=()) as server:
+        root = _project(tmp_path, server.base_url, "baseline: d\nself_consistency_samples: 3\n")
+        proc = run_cli(root, "--subjects", "self-consistency:d,solo:baseline,solo:m-b")
+        assert server.requests == N * (3 + 1 + 1)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    results = _results(root)
+    assert {s for _, s in results} == {"self-consistency:d", "solo:baseline", "solo:m-b"}
+    sc = results[("q00", "self-consistency:d")].transcript
+    assert sc.arm is not None and sc.arm.samples == 3
+    assert {(c.member, c.model) for c in sc.calls} == {("d", "d")}
+    assert [(c.member, c.model) for c in results[("q00", "solo:baseline")].transcript.calls] == [("d", "d")]
+    assert [(c.member, c.model) for c in results[("q00", "solo:m-b")].transcript.calls] == [("b", "m-b")]
 
 
 def _case(expected: ExpectNumeric | None) -> Case:
