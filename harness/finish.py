@@ -16,6 +16,10 @@ and ``merge``. It does, in this order:
 5. the gate outcome (:func:`harness.gate.regression.gate_outcome`), written to ``summary.json`` ``"gate"``;
 6. with ``update_baseline``, the baselines of the run's datasets, written atomically.
 
+With ``persist=False`` (``report`` and ``diff --html``: views of a run that is already finished) steps 1-5
+are computed the same way but nothing is written into the run's folder: only the HTML report at
+``report_path``. A view never changes the run it shows.
+
 What it returns (:class:`RunOutcome`) is everything a caller prints or exits with; printing stays
 with the caller (the CLI and the plugin print different lines in different orders).
 """
@@ -35,7 +39,7 @@ from harness.gate.prediction import prediction_for_run, write_verdicts
 from harness.gate.regression import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
 from harness.run.ledger import UsageLedger, usage_ledger
 from harness.run.runs import Run
-from harness.run.summary import update_summary
+from harness.run.summary import SUMMARY, update_summary
 from harness.stats import PredictionReport
 
 
@@ -82,7 +86,7 @@ class RunOutcome(Frozen):
 
 def finish_run(
     run: Run, settings: Settings, *, update_baseline: bool = False, report_path: Path | None = None,
-    against: Run | None = None,
+    against: Run | None = None, persist: bool = True,
 ) -> RunOutcome:
     """Predict, compare with the baselines, write the report and ``summary.json``, update baselines.
 
@@ -94,20 +98,25 @@ def finish_run(
             comparing with them.
         report_path: where to write the HTML report (default ``<run>/index.html``).
         against: an earlier run; the report adds what changed since it (as ``council-harness diff``).
+        persist: write the verdicts, arms, usage and gate sections of ``summary.json`` (and the
+            baselines with ``update_baseline``); ``False`` for views, which write only the report.
 
     Returns:
         The outcome; the steps and their order are in the module docstring.
     """
     from harness.report.html import write_report
 
+    if update_baseline and not persist:
+        raise ValueError("update_baseline writes the baselines: it cannot be a view (persist=False)")
     prediction = prediction_for_run(run.results, settings)
-    write_verdicts(run.run_dir, prediction)
     arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag)
-    if not arms.empty:
-        update_summary(run.run_dir, "arms", arms.summary())
     ledger = usage_ledger(run.results, settings.pricing)
-    update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
-                                              stopped=run.manifest.stopped))
+    if persist:
+        write_verdicts(run.run_dir, prediction)
+        if not arms.empty:
+            update_summary(run.run_dir, "arms", arms.summary())
+        update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
+                                                  stopped=run.manifest.stopped))
     comparisons = [] if update_baseline else compare_run(run, settings)
     diff = None
     if against is not None:
@@ -116,7 +125,7 @@ def finish_run(
         diff = diff_runs(against, run, settings)
     report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff)
     gate = gate_outcome(run, comparisons)
-    summary = write_gate_summary(gate, run)
+    summary = write_gate_summary(gate, run) if persist else run.run_dir / SUMMARY
     validity = [v.line() for v in judge_validity(run.results)]
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
     written = update_baselines(run, settings) if update_baseline else []

@@ -10,6 +10,7 @@ what it is about.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from harness.records.transcript import Answer, Transcript
@@ -51,3 +52,23 @@ def result(case_id: str = "c1", subject: str = "council", status: Status = "pass
     if "transcript" not in fields and answer is not None:
         fields["transcript"] = transcript(answer, subject=subject, query=query, **(transcript_fields or {}))
     return CaseResult(case_id=case_id, dataset=dataset, subject=subject, status=status, **fields)
+
+
+def run_folder(root: Path, run_id: str, results: Sequence[CaseResult], *, datasets: Sequence[str] = ("d",),
+               subjects: Sequence[str] | None = None, **manifest: Any) -> Path:
+    """A run folder ``root/run_id`` as a run writes it: ``manifest.json`` and ``results.jsonl`` holding ``results``.
+
+    Args:
+        datasets: the manifest's datasets.
+        subjects: the manifest's subjects (default: those of ``results``, in order of first appearance).
+        manifest: any other :class:`~harness.run.runs.Manifest` field.
+    """
+    from harness.run.runs import Manifest, RunWriter
+
+    if subjects is None:
+        subjects = list(dict.fromkeys(r.subject for r in results))
+    writer = RunWriter(root / run_id)
+    writer.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", datasets=tuple(datasets),
+                                   subjects=tuple(subjects), **manifest))
+    writer.add(list(results))
+    return root / run_id

@@ -9,7 +9,8 @@ from harness.config import load_settings
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """(Re)write a run's report: :func:`harness.finish.finish_run` on the run as it is on disk."""
+    """(Re)write a run's report: :func:`harness.finish.finish_run` on the run as it is on disk, as a view
+    (the run's ``summary.json`` and results are left as they are; only the report is written)."""
     from harness.finish import finish_run
     from harness.run.runs import load_run, resolve_run
 
@@ -17,7 +18,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     reports_dir = args.reports_dir or settings.reports_dir
     run = load_run(resolve_run(args.run, reports_dir))
     against = load_run(resolve_run(args.against, reports_dir)) if args.against else None
-    print(finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against).report)
+    print(finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against,
+                     persist=False).report)
     return 0
 
 
@@ -39,7 +41,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.html:
         from harness.finish import finish_run
 
-        print(f"report: {finish_run(run_b, settings, report_path=Path(args.html), against=run_a).report}")
+        view = finish_run(run_b, settings, report_path=Path(args.html), against=run_a, persist=False)
+        print(f"report: {view.report}")
     return diff.exit_code
 
 
