@@ -187,8 +187,12 @@ class Settings(BaseSettings):
     peer_rubric: bool = False
     safety_gate: bool = True
     weights: RubricWeights = Field(default_factory=RubricWeights)
-    # user-defined scorers, ``module:function`` each (harness.scorers.user), run after the built-in ones
+    # user-defined scorers (harness.scorers.user), run after the built-in ones on every case: each a
+    # ``module:function`` or the name of an installed ``council_harness.scorers`` entry point; a dataset
+    # may name only these and installed entry points
     scorers: list[str] = []
+    # seconds one user scorer call may take before it is a scoring error and abandoned (harness.scorers.user)
+    scorer_timeout: float = Field(default=60.0, gt=0, le=86400, allow_inf_nan=False)
     # regression gate
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
@@ -270,12 +274,13 @@ class Settings(BaseSettings):
     @field_validator("scorers")
     @classmethod
     def _importable_scorers(cls, v: list[str]) -> list[str]:
-        """Each name must import now (a typo is a config error, not a scoring error on every case)."""
-        from harness.scorers.user import user_scorer
+        """Each entry must load now (a typo or a broken entry point is a config error, not a scoring
+        error on every case)."""
+        from harness.scorers.user import declared_scorer
 
         for i, ref in enumerate(v):
             try:
-                user_scorer(ref)
+                declared_scorer(ref)
             except ValueError as exc:  # ScorerImportError: pydantic names the field and the file:line
                 raise ValueError(f"entry {i}: {exc}") from None
         return v

@@ -22,6 +22,7 @@ import pytest
 from harness.common.errors import CacheMiss, HarnessError
 from harness.common.untrusted import printable
 from harness.data.cases import Case, Dataset, is_dataset_file, load_datasets
+from harness.data.scorer_names import check_scorer_names
 from harness.report.failure_report import format_failure
 from harness.run.result import CaseResult
 
@@ -285,6 +286,8 @@ class DatasetNode(pytest.Collector):
         session = _session(self.config)
         try:
             session.load()
+            assert session.settings is not None
+            check_scorer_names([self.dataset], session.settings)
         except HarnessError as exc:
             raise DatasetLoadError(str(exc)) from None
         items = self.config.stash.setdefault(_ITEMS, [])

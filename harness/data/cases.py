@@ -8,7 +8,8 @@ Golden file (seed 001 section 3.2)::
         evaluation_mode: automatic | expert_review   # optional, inherited by queries
         answer_format: auto | none   # optional: auto appends the answer-format instruction that
                                      # fits each case's expected type (harness.data.answer_format)
-        scorers: [module:function]   # optional: user-defined scorers (harness.scorers.user)
+        scorers: [name]              # optional: scorers the config declares or entry points installed,
+                                     # by name; never imported from here (harness.scorers.user)
         queries:
           - id: ...
             query: ...
@@ -39,7 +40,7 @@ from harness.common.yamlio import LocatedYaml, load_yaml
 from harness.data.answer_format import AnswerFormat, with_instruction
 from harness.data.expected import Expected
 from harness.records.score_spec import BUILTIN_NAMES, SCORES, score_scale
-from harness.scorers.user import ScorerImportError, user_scorer, user_scorers_loaded
+from harness.scorers.user import SCORER_NAME, user_scorers_loaded
 
 EvaluationMode = Literal["automatic", "expert_review"]
 DatasetKind = Literal["golden", "suite"]
@@ -69,7 +70,7 @@ class Case(Frozen):
     tags: tuple[str, ...] = ()
     category: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
     origin: str | None = None  # where an imported case came from (source and row)
-    # the dataset's user-defined scorers, ``module:function`` each (filled by the loader)
+    # the names of the scorers its dataset lists (filled by the loader; harness.scorers.user)
     scorers: tuple[str, ...] = ()
     # where it came from (filled by the loader)
     dataset: str = ""
@@ -132,6 +133,14 @@ class Case(Frozen):
         return f"{self.dataset}::{self.id}"
 
 
+class ScorerName(Frozen):
+    """A scorer a dataset names under ``scorers:`` and where (checked against the configuration by
+    :func:`harness.data.scorer_names.scorer_name_errors`; never imported by the loader)."""
+
+    name: str
+    where: str
+
+
 class Dataset(Frozen):
     """A named list of cases from one file."""
 
@@ -142,6 +151,7 @@ class Dataset(Frozen):
     answer_format: AnswerFormat = "none"
     cases: tuple[Case, ...]
     path: str = ""
+    scorers: tuple[ScorerName, ...] = ()
 
 
 _CASE_KEYS = set(Case.model_fields) - {"dataset", "source", "scorers"}
@@ -259,16 +269,17 @@ def datasets_from_yaml(located: LocatedYaml) -> list[Dataset]:
     return datasets
 
 
-def _dataset_scorers(located: LocatedYaml, refs: Any, loc: tuple[Any, ...]) -> tuple[str, ...]:
-    """A dataset's ``scorers:`` list, each ``module:function`` imported now (harness.scorers.user)."""
+def _dataset_scorers(located: LocatedYaml, refs: Any, loc: tuple[Any, ...]) -> tuple[ScorerName, ...]:
+    """A dataset's ``scorers:`` list: names, each checked for its form only (nothing is imported)."""
     if not isinstance(refs, list):
-        raise DatasetError("'scorers' must be a list of 'module:function' names", located.where(loc))
+        raise DatasetError("'scorers' must be a list of scorer names", located.where(loc))
+    out = []
     for i, ref in enumerate(refs):
-        try:
-            user_scorer(ref)
-        except ScorerImportError as exc:
-            raise DatasetError(f"'scorers.{i}': {exc}", located.where(loc + (i,))) from None
-    return tuple(refs)
+        if not isinstance(ref, str) or not SCORER_NAME.match(ref):
+            raise DatasetError(f"'scorers.{i}': expected the name of a scorer the config declares or an installed "
+                               f"entry point, got {ref!r}", located.where(loc + (i,)))
+        out.append(ScorerName(name=ref, where=located.where(loc + (i,))))
+    return tuple(out)
 
 
 def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, items_key: str) -> Dataset:
@@ -298,11 +309,11 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
                            located.where(loc + ("answer_format",)))
     scorers = _dataset_scorers(located, entry.get("scorers", []), loc + ("scorers",))
     cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite", answer_format,
-                        scorers)
+                        tuple(dict.fromkeys(s.name for s in scorers)))
     try:
         return Dataset(
             name=name, description=str(entry.get("description", "")), kind=kind,  # type: ignore[arg-type]
-            evaluation_mode=mode, answer_format=answer_format, cases=cases, path=str(located.path),
+            evaluation_mode=mode, answer_format=answer_format, cases=cases, path=str(located.path), scorers=scorers,
         )
     except ValidationError as exc:
         raise _validation_error(exc, located, loc) from None

@@ -1,7 +1,9 @@
 """``council-harness validate``: check datasets and the configuration without running any model.
 
 Every problem is reported (not only the first): each dataset file is loaded on its own, and a file's
-loader collects every case-level problem (:meth:`harness.common.errors.DatasetError.of`). ``run`` performs
+loader collects every case-level problem (:meth:`harness.common.errors.DatasetError.of`); then each
+scorer a dataset names is checked against the configuration (:mod:`harness.data.scorer_names`:
+nothing a dataset names is imported). ``run`` performs
 the same checks before its first model call, so a run never pays model time for a broken file.
 """
 
@@ -67,10 +69,12 @@ def dataset_files(paths: Sequence[Path], validation: Validation) -> list[Path]:
 def validate(paths: Sequence[Path] | None = None, config: str | None = None) -> Validation:
     """Load the configuration and every dataset under ``paths``, collecting every problem."""
     from harness.config import load_settings
+    from harness.data.scorer_names import scorer_name_errors
 
     result = Validation()
+    settings = None
     try:
-        load_settings(config)
+        settings = load_settings(config)
     except ConfigError as exc:
         result.add(exc)
     chosen = list(paths) if paths else [p for p in DEFAULT_DATA if p.exists()]
@@ -89,4 +93,7 @@ def validate(paths: Sequence[Path] | None = None, config: str | None = None) -> 
                 continue
             seen[d.name] = str(f)
             result.datasets.append(d)
+    if settings is not None:  # the scorers a dataset names exist (a config that does not load is reported above)
+        for problem in scorer_name_errors(result.datasets, settings):
+            result.add(problem)
     return result

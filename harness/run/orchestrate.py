@@ -22,6 +22,7 @@ from harness.common.untrusted import printable_line
 from harness.config import Settings
 from harness.council.arms import call_tokens
 from harness.data.cases import Case, Dataset
+from harness.data.scorer_names import check_scorer_names
 from harness.run.engine import Engine, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
@@ -118,6 +119,7 @@ def run_cases(
         on_result: called with each new result, in completion order.
         window: pairs in flight at most (default :func:`case_window`; 1 runs them one by one).
     """
+    check_scorer_names(datasets, settings)  # before any model call: a dataset names only configured scorers
     console = console or plain_console()
     run_id = run_dir.name if run_dir else new_run_id()
     run_dir = run_dir or runs_dir(settings) / run_id

@@ -44,6 +44,9 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
 
     Scores merge in scorer order (a later scorer cannot overwrite an earlier one's score: that is a
     scoring error naming it); checks are every scorer's, then one per ``minimum_scores`` entry.
+    The result is keyed by ``case`` and ``transcript`` as given: a user scorer gets deep copies and
+    runs isolated (:class:`~harness.scorers.user.UserScorer`), so whatever it does, its failure is
+    one of ``scoring_errors`` and the answer, the transcript and the other scores are kept.
     A subject that produced no final answer at all is an ``error``; an ``expert_review`` case is
     ``awaiting_review`` whatever its checks say; otherwise ``passed`` only when every check passed.
     """

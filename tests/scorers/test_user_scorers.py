@@ -1,6 +1,7 @@
-"""User-defined scorers (issue 13 item 3): ``module:function`` from the config or a dataset, and the
-``council_harness.scorers`` entry-point group; their scores reach results, ``minimum_scores``, the
-report, ``export`` and baselines; a failing scorer is a per-case scoring error naming it."""
+"""User-defined scorers (issue 13 item 3, issue 25): ``module:function`` or an entry point's name from the
+config, names of those or of installed ``council_harness.scorers`` entry points from a dataset; their
+scores reach results, ``minimum_scores``, the report, ``export`` and baselines; a failing scorer is a
+per-case scoring error naming it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ CLI = [sys.executable, "-m", "harness.cli"]
 
 SCORERS = '''
 import math
-from harness.scorers import ScoreOutcome
+from harness.scorers import ScoreOutcome, register_score
+
+register_score("answer_words", "words in the answer, 0-1000", scale=1000)
 
 def answer_chars(*, case, transcript):
     return len(transcript.final_answer) / 100
@@ -137,25 +140,30 @@ def test_a_scorer_that_does_not_import_is_a_config_error_naming_file_and_field(t
         load_settings(None, scorers=["not a reference"])
 
 
-def test_a_dataset_scorer_that_does_not_import_is_a_dataset_error_at_its_line(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.syspath_prepend(str(_module(tmp_path / "mods", "usc_ds", "X = 1\n")))
+def test_a_dataset_scorer_name_must_have_the_form_of_a_name(tmp_path: Path) -> None:
     data = tmp_path / "g.yaml"
-    data.write_text("golden_datasets:\n  - name: g\n    scorers:\n      - usc_ds:X\n      - usc_ds:missing\n"
+    data.write_text("golden_datasets:\n  - name: g\n    scorers:\n      - ok_name\n      - 'os.system(1)'\n"
                     "    queries:\n      - {id: a, query: q}\n")
     with pytest.raises(DatasetError) as err:
         load_datasets(data)
-    # the first entry imports but is not a function; reported at its own line
-    assert err.value.where == f"{data}:4"
-    assert "'scorers.0': scorer 'usc_ds:X': 'X' is a int, expected a function" in str(err.value)
+    assert err.value.where == f"{data}:5"
+    assert ("'scorers.1': expected the name of a scorer the config declares or an installed entry point"
+            in str(err.value))
 
 
-def test_an_entry_point_scorer_is_discovered_and_scores(tmp_path: Path, monkeypatch) -> None:
+def test_an_entry_point_scorer_runs_where_it_is_named_and_nowhere_else(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(_entry_point(tmp_path, "usc_ep", "shouting", "usc_ep:shout")))
     case = Case(id="c", query="q", minimum_scores={"shout": 1})  # known once the entry point is found
-    settings = Settings(rubric_scoring=False)
-    loud, quiet = _score(case, "YES", settings), _score(case, "yes", settings)
+    named = Settings(rubric_scoring=False, scorers=["shouting"])  # the config names the entry point
+    loud, quiet = _score(case, "YES", named), _score(case, "yes", named)
     assert (loud.scores["shout"], quiet.scores["shout"]) == (1.0, 0.0)
     assert (loud.status, quiet.status) == ("passed", "failed")
+    # installed but named by nobody: it does not run (its minimum score is then missing, so the case fails)
+    unnamed = _score(Case(id="c", query="q"), "YES", Settings(rubric_scoring=False))
+    assert "shout" not in unnamed.scores and not unnamed.scoring_errors
+    # named by the case's dataset: it runs on that dataset's cases
+    by_dataset = _score(Case(id="c", query="q", scorers=("shouting",)), "YES", Settings(rubric_scoring=False))
+    assert by_dataset.scores["shout"] == 1.0
 
 
 def test_unknown_minimum_score_names_are_still_rejected_without_user_scorers(monkeypatch) -> None:
@@ -168,7 +176,7 @@ def test_unknown_minimum_score_names_are_still_rejected_without_user_scorers(mon
 def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: Path) -> None:
     mods = _module(tmp_path / "mods", "usc_e2e", SCORERS)
     eps = _entry_point(tmp_path / "eps", "usc_e2e_ep", "shouting", "usc_e2e_ep:shout")
-    lines = ["golden_datasets:", "  - name: sums", "    scorers: [usc_e2e:words]", "    queries:"]
+    lines = ["golden_datasets:", "  - name: sums", "    scorers: [usc_e2e:words, shouting]", "    queries:"]
     for i in range(3):
         lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"',
                   f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
@@ -181,7 +189,7 @@ def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: P
             "  - {id: b, provider: openai, model: m-b, seed: 1}\n  - {id: c, provider: openai, model: m-c, seed: 2}\n"
             f"chairman: a\nbaseline: {SOLO}\nrubric_scoring: false\nquality_metrics: false\n"
             f"cache_path: {tmp_path / 'cache.sqlite'}\nreports_dir: {tmp_path / 'reports'}\n"
-            "scorers:\n  - usc_e2e:answer_chars\n")
+            "scorers:\n  - usc_e2e:answer_chars\n  - usc_e2e:words\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
         env["OPENAI_API_KEY"] = "test-key"
         env["PYTHONPATH"] = os.pathsep.join([str(mods), str(eps), env.get("PYTHONPATH", "")])
@@ -211,7 +219,7 @@ def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: P
 
     html = (run_dir / "index.html").read_text()
     assert '<span class="score"><b>answer_chars</b> 0.18</span>' in html
-    assert '<span class="score"><b>answer_words</b> 4.00</span>' in html
+    assert '<span class="score"><b>answer_words</b> 4</span>' in html  # its declared scale 0-1000: whole numbers
 
     baseline = json.loads((tmp_path / "reports" / "baselines" / "sums.json").read_text())
     stored = {s for e in baseline["entries"] for s in e["scores"]}
