@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from harness.council.ranking import (
     aggregate_rankings,
     borda_points,
@@ -111,28 +113,25 @@ def test_aggregate_empty() -> None:
 
 # --- issue 10 item 9: ballot parsing is linear and capped -------------------------------------------------
 
+@pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_blank_lines_after_final_ranking_parse_in_linear_time() -> None:
     """``^\\s*`` under MULTILINE crossed lines: 100,000 blank lines before an unnumbered ranking
     took many minutes. Now the ranking is found at once."""
-    from tests.hang_guard import hang_guard
-
     text = "FINAL RANKING:\n" + " \n" * 100_000 + "Response B is best, then Response A\n"
-    with hang_guard(60):
-        b = parse_ballot(text, ["Response A", "Response B"])
+    b = parse_ballot(text, ["Response A", "Response B"])
     assert (b.ranking, b.method, b.capped) == (("Response B", "Response A"), "final_ranking", False)
 
 
+@pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_a_megabyte_ballot_is_capped_and_recorded() -> None:
     from harness.council.ranking import BALLOT_TEXT_LIMIT
-    from tests.hang_guard import hang_guard
 
     labels = ["Response A", "Response B"]
-    with hang_guard(60):
-        lines = parse_ballot("FINAL RANKING:\n" * 70_000, labels)  # 1 MB of FINAL RANKING: lines
-        blanks = parse_ballot("1. Response A\nFINAL RANKING:" + " \n" * 1_000_000 + "1. Response B\n", labels)
-        middle = parse_ballot("x" * BALLOT_TEXT_LIMIT + '{"ranking": ["Response B", "Response A"]}'
-                              + "y" * BALLOT_TEXT_LIMIT, labels)
-        braces = parse_ballot("{" * 2_000_000, labels)
+    lines = parse_ballot("FINAL RANKING:\n" * 70_000, labels)  # 1 MB of FINAL RANKING: lines
+    blanks = parse_ballot("1. Response A\nFINAL RANKING:" + " \n" * 1_000_000 + "1. Response B\n", labels)
+    middle = parse_ballot("x" * BALLOT_TEXT_LIMIT + '{"ranking": ["Response B", "Response A"]}'
+                          + "y" * BALLOT_TEXT_LIMIT, labels)
+    braces = parse_ballot("{" * 2_000_000, labels)
     assert (lines.method, lines.abstained, lines.capped) == ("none", True, True)
     # 2 MB: the first and last 500,000 characters are parsed, and the numbered line at the end is found
     assert (blanks.method, blanks.capped, blanks.ranking) == ("final_ranking", True, ("Response B",))

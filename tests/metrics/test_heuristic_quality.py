@@ -249,6 +249,7 @@ def test_scores_for_any_final_answer() -> None:
 
 # --- issue 10 item 9: hostile answers are scored in linear time, on a capped text ------------------------
 
+@pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_a_megabyte_of_but_is_capped_and_scored_by_hand() -> None:
     """1 MB of "but " (37 s for 128 KB before): only the first 50,000 characters are scored.
 
@@ -259,10 +260,8 @@ def test_a_megabyte_of_but_is_capped_and_scored_by_hand() -> None:
     (-20) = 75. Overall .25*20 + .2*30 + .2*0 + .2*70 + .15*75 = 36.25.
     """
     from harness.metrics.heuristic_quality import TEXT_LIMIT
-    from tests.hang_guard import hang_guard
 
-    with hang_guard(60):
-        q = heuristic_quality("but " * 262_144)
+    q = heuristic_quality("but " * 262_144)
     assert q.capped_at == TEXT_LIMIT == 50_000
     assert (q.semantic_coherence, q.citation_density, q.semantic_richness, q.answer_completeness,
             q.error_freedom) == (20.0, 30.0, 0.0, 70.0, 75.0)
@@ -273,11 +272,9 @@ def test_a_megabyte_of_but_is_capped_and_scored_by_hand() -> None:
 @pytest.mark.parametrize("text", [
     "a." * 200_000, "however " * 6000 + "definitely", "http" * 100_000, "(Smith " * 60_000, "[1," * 100_000,
 ])
+@pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_hostile_patterns_finish(text: str) -> None:
-    from tests.hang_guard import hang_guard
-
-    with hang_guard(60):
-        q = heuristic_quality(text)
+    q = heuristic_quality(text)
     assert (q.capped_at is not None) == (len(text) > 50_000)
     assert 0.0 <= q.overall <= 100.0
 
