@@ -15,6 +15,11 @@ of unclosed fences) are scored for every type; the figure is the time per case a
 would show 8, a quadratic one 64).
 
 Run: ``python bench/run.py --only extraction``.
+
+Any other labelled corpus file (a YAML list or JSON lines of ``{id, query?, expected, answer,
+correct}``) is scored once, with the same figures per type and the verdict counts, by
+``python -m bench.bench_extraction --corpus PATH`` (``--misses`` also lists every answer scored
+against its label, ``--json OUT`` writes the figures).
 """
 
 from __future__ import annotations
@@ -36,6 +41,20 @@ CORPUS = DATA / "extraction_corpus.jsonl"
 HAND = DATA / "extraction_corpus_hand.yaml"
 HOLDOUT = DATA / "extraction_corpus_holdout.yaml"
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
+
+
+def load_corpus_file(path: Path) -> list[dict[str, Any]]:
+    """The labelled rows of one corpus file: a YAML list, or JSON lines (``.jsonl``)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = yaml.safe_load(text)
+    if isinstance(rows, dict):  # a mapping with the rows under one key (``cases:``, ``answers:``, ...)
+        lists = [v for v in rows.values() if isinstance(v, list)]
+        rows = lists[0] if len(lists) == 1 else None
+    if not isinstance(rows, list):
+        raise SystemExit(f"{path}: expected a list of labelled answers")
+    return rows
 
 
 def load_corpus() -> list[dict[str, Any]]:
@@ -130,9 +149,55 @@ def run(quick: bool = False) -> BenchResult:
     return BenchResult(name="extraction", figures=figures, rows=tuple(table), notes=tuple(notes))
 
 
+def score_file(path: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
+    """Score every row of one corpus file once; the scored rows and :func:`summarize`'s figures."""
+    rows = load_corpus_file(path)
+    for i, row in enumerate(rows):
+        row.setdefault("id", f"row-{i}")
+    scored = [score_row(r) for r in rows]
+    return scored, summarize(scored)
+
+
+def table(stats: dict[str, dict[str, float]], scored: list[dict[str, Any]]) -> list[str]:
+    """The per-type lines: n, truly correct, precision, recall, fp, fn, and the verdict counts."""
+    lines = [f"{'type':9} {'n':>4} {'right':>5} {'P':>6} {'R':>6} {'fp':>3} {'fn':>3}  verdicts"]
+    for kind, s in stats.items():
+        group = [r for r in scored if kind == "all" or r["expected"]["type"] == kind]
+        verdicts = Counter(r["verdict"] for r in group)
+        shown = " ".join(f"{v}={verdicts[v]}" for v in ("correct", "wrong", "ambiguous", "unanswered"))
+        lines.append(f"{kind:9} {int(s['n']):4} {int(s['truly_correct']):5} {s['precision']:6.3f} "
+                     f"{s['recall']:6.3f} {int(s['fp']):3} {int(s['fn']):3}  {shown}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--corpus PATH``: score that file once; without it, the whole benchmark."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, help="a labelled corpus file to score once")
+    parser.add_argument("--misses", action="store_true", help="list every answer scored against its label")
+    parser.add_argument("--json", type=Path, help="write the figures as JSON to this file")
+    args = parser.parse_args(argv)
+    if args.corpus is None:
+        result = run()
+        for row in result.rows:
+            print(f"{row.name:24} {row.figure:24} {row.ratio:14} {row.note}")
+        for note in result.notes:
+            print(note)
+        return 0
+    scored, stats = score_file(args.corpus)
+    print(f"{args.corpus}: {len(scored)} labelled answers, {sum(not r['correct'] for r in scored)} truly wrong")
+    print("\n".join(table(stats, scored)))
+    if args.misses:
+        for r in scored:
+            if r["scored"] != r["correct"]:
+                label = "truly correct" if r["correct"] else "truly wrong"
+                print(f"MISS {r['id']} ({r['expected']['type']}, {label}, {r['verdict']}): {r['detail'][:240]}")
+    if args.json:
+        args.json.write_text(json.dumps({"corpus": str(args.corpus), "stats": stats}, indent=1), encoding="utf-8")
+    return 0
+
+
 if __name__ == "__main__":
-    result = run()
-    for row in result.rows:
-        print(f"{row.name:24} {row.figure:24} {row.ratio:14} {row.note}")
-    for note in result.notes:
-        print(note)
+    raise SystemExit(main())

@@ -1,8 +1,12 @@
-"""``answer_format: auto``: the answer-format instruction appended to a case's query, by expected type.
+"""The answer-format protocol: the instruction appended to a case's query, by expected type.
 
-A dataset (golden or suite) with ``answer_format: auto`` gets, on every case that has an
-``expected:`` block, one sentence appended to its query (after a blank line) telling the model how
-to state its final answer, so the extractor finds it with an answer cue:
+Every case that has an ``expected:`` block gets one sentence appended to its query (after a blank
+line) telling the model how to state its final answer (``answer_format: auto``, the default of
+every golden dataset and suite). The query is what every subject is asked — each council member,
+the chairman (whose synthesis prompt quotes the question), the baseline and every arm — so all get
+the same instruction, and each transcript records it in its ``query``. The extractor reads the
+declared line first (:mod:`harness.metrics.declared`) and falls back to its rules only without one;
+how many answers followed the format is counted per subject (:mod:`harness.stats.artifacts`).
 
 =================  ==================================================================================
 expected type      instruction
@@ -18,7 +22,7 @@ python             Give the complete Python code in one ```python code block (de
 =================  ==================================================================================
 
 A query that already asks for a format ("… on the last line as 'Answer: …'", "```python") is left
-as it is; ``answer_format: none`` (the default) never changes a query.
+as it is; a dataset with ``answer_format: none`` (the explicit opt-out) never changes a query.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ Golden file (seed 001 section 3.2)::
       - name: ...
         description: ...
         evaluation_mode: automatic | expert_review   # optional, inherited by queries
-        answer_format: auto | none   # optional: auto appends the answer-format instruction that
-                                     # fits each case's expected type (harness.data.answer_format)
+        answer_format: auto | none   # optional, default auto: append the answer-format instruction
+                                     # that fits each case's expected type (harness.data.answer_format);
+                                     # none opts out
         scorers: [name]              # optional: scorers the config declares or entry points installed,
                                      # by name; never imported from here (harness.scorers.user)
         queries:
@@ -148,7 +149,7 @@ class Dataset(Frozen):
     description: str = ""
     kind: DatasetKind = "golden"
     evaluation_mode: EvaluationMode = "automatic"
-    answer_format: AnswerFormat = "none"
+    answer_format: AnswerFormat = "auto"
     cases: tuple[Case, ...]
     path: str = ""
     scorers: tuple[ScorerName, ...] = ()
@@ -191,7 +192,7 @@ def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[
 
 def _load_cases(
     located: LocatedYaml, items: Any, items_loc: tuple[Any, ...], dataset: str,
-    default_mode: str, require_category: bool, answer_format: AnswerFormat = "none",
+    default_mode: str, require_category: bool, answer_format: AnswerFormat = "auto",
     scorers: tuple[str, ...] = (),
 ) -> tuple[Case, ...]:
     if not isinstance(items, list):
@@ -303,7 +304,7 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
             f"'evaluation_mode' must be 'automatic' or 'expert_review', got {mode!r}",
             located.where(loc + ("evaluation_mode",)),
         )
-    answer_format = entry.get("answer_format", "none")
+    answer_format = entry.get("answer_format", "auto")
     if answer_format not in ("auto", "none"):
         raise DatasetError(f"'answer_format' must be 'auto' or 'none', got {answer_format!r}",
                            located.where(loc + ("answer_format",)))

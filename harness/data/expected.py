@@ -43,13 +43,15 @@ class ExpectNumeric(Frozen):
 class ExpectRegex(Frozen):
     """The answer matches ``pattern`` (Python ``re.search``; ``ignore_case`` by default).
 
-    By default the whole answer is searched; ``extract: auto`` searches only the extracted short answer.
+    By default (``extract`` not given) the declared answer line (``Answer: ...``) is searched when
+    the answer has one, else the whole answer; ``extract: whole`` always searches the whole answer,
+    ``extract: auto`` only the extracted short answer.
     """
 
     type: Literal["regex"]
     pattern: str
     ignore_case: bool = True
-    extract: ExtractMode = "whole"
+    extract: ExtractMode | None = None
 
     @field_validator("pattern")
     @classmethod

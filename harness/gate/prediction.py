@@ -127,14 +127,19 @@ def _rate(count: int, total: int) -> str:
 
 
 def arm_words(arm: ArmArtifacts) -> str:
-    """``council: truncated 2/55 (4%), extraction failed 0/55 (0%)``."""
+    """``council: truncated final answers 2/55 (4%), extraction failed 0/55 (0%), ambiguous 1/55 (2%),
+    answer line 50/55 (91%) (members 150/165 (91%))``."""
     unknown = f" (+{arm.unknown_finish} without a finish reason)" if arm.unknown_finish else ""
+    members = f" (members {_rate(arm.member_followed, arm.member_answers)})" if arm.member_answers else ""
     return (f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
-            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}")
+            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}, "
+            f"ambiguous {_rate(arm.ambiguous, arm.checked)}, "
+            f"answer line {_rate(arm.followed_format, arm.checked)}{members}")
 
 
 def arms_line(report: PredictionReport) -> str:
-    """Per arm, the truncation rate of the final answers and the extraction-failure rate."""
+    """Per arm, the truncation rate of the final answers, the extraction-failure and ambiguity
+    rates, and how many answers followed the answer format."""
     return "measurement: " + "; ".join(arm_words(a) for a in report.arms) if report.arms else "measurement: no arm data"
 
 
@@ -215,7 +220,8 @@ def verdict_records(report: PredictionReport) -> dict[str, object]:
         "secondary_confidence": report.secondary_confidence,
         "n_secondary": report.n_secondary,
         "arms": [dict(a.model_dump(mode="json"), truncation_rate=a.truncation_rate,
-                      extraction_failure_rate=a.extraction_failure_rate) for a in report.arms],
+                      extraction_failure_rate=a.extraction_failure_rate, ambiguity_rate=a.ambiguity_rate,
+                      format_rate=a.format_rate) for a in report.arms],
         "artifact_warning": report.artifact_warning,
         "records": records,
     }

@@ -13,12 +13,15 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
-    "25%" answers both 25 and 0.25.
+    "25%" answers both 25 and 0.25; a compound duration "1 hour and 45 minutes" answers 1.75 and 105.
     The number is read by :mod:`harness.metrics.numbers` (digits, spelled-out numbers, LaTeX through
     math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
     own numbers (``givens``) are passed over by the fallback rules.
 ``regex``
-    ``re.search(pattern)`` over the whole answer (``extract: auto``: the extracted short answer).
+    ``re.search(pattern)`` over the declared answer line (``Answer: ...``,
+    :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
+    not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``). ``extract:
+    whole`` always searches the whole answer, ``extract: auto`` the extracted short answer.
 ``choice``
     The extracted option equals ``answer`` (a letter of ``options``, or with a list of options
     without letters the option's text).
@@ -56,6 +59,7 @@ from harness.data.expected import (
     ExpectPython,
     ExpectRegex,
 )
+from harness.metrics.declared import declared_line
 from harness.metrics.extraction import (
     SHORT_ANSWER_WORDS,
     Extraction,
@@ -70,6 +74,7 @@ from harness.metrics.extraction import (
     parse_number,
     phrase_match,
 )
+from harness.metrics.numerals import plain_numerals
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import SandboxResult, run_python
@@ -175,7 +180,7 @@ def givens(query: str | None) -> list[float]:
     """The numbers a question states (digits and spelled-out), which fallback extraction passes over."""
     if not query:
         return []
-    return [n.value for _, n in find_numbers(cap_text(query)[0], words=True)]
+    return [n.value for _, n in find_numbers(plain_numerals(cap_text(query)[0]), words=True)]
 
 
 def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) -> CorrectnessResult:
@@ -198,6 +203,7 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
     readings = [(num.value, f"{num.value:g}")]
     if num.percent:
         readings.append((num.value / 100, f"{num.value / 100:g} (the percentage as a fraction)"))
+    readings += [(v, f"{v:g} (the same {num.kind} in the smaller unit)") for v in num.also]
     for value, label in readings:
         diff = abs(value - exp.value)
         if diff <= bound:
@@ -210,17 +216,26 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
 def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     flags = re.IGNORECASE if exp.ignore_case else 0
     shown = f"/{exp.pattern}/" + ("i" if exp.ignore_case else "")
-    if exp.extract == "auto":
+    line = declared_line(cap_text(answer)[0]) if exp.extract is None else None
+    if line is not None and line.value:
+        target, where = line.value, f"the declared answer line {line.value[:80]!r}"
+    elif exp.extract == "auto":
         short = extract_answer(answer)
         target, where = short.value or "", f"the extracted answer ({short.method}: {short.detail})"
     else:
         target, where = answer, "the whole answer"
+    declared = line is not None and bool(line.value)
     m = re.search(exp.pattern, target, flags)
     if m:
-        extraction = Extraction(value=m.group(0), method="regex_search", confidence=1.0,
+        extraction = Extraction(value=m.group(0), method="declared" if declared else "regex_search",
+                                confidence=1.0, declared=declared,
                                 detail=f"matched {m.group(0)!r} at {m.start()}-{m.end()} in {where}")
         return _make(True, shown, extraction, f"expected a match of {shown}, found {m.group(0)!r} in {where}")
-    extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}", confidence=0.0)
+    if declared:  # the subject declared an answer and it does not match: wrong, not unanswered
+        extraction = Extraction(value=target, method="declared", detail=f"no match in {where}", confidence=1.0,
+                                declared=True)
+    else:
+        extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}", confidence=0.0)
     return _make(False, shown, extraction, f"expected a match of {shown}, none in {where}")
 
 
@@ -315,6 +330,15 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
     return _check_choice(expected, answer)
 
 
+def check_case(case: Case, answer: str) -> CorrectnessResult | None:
+    """Check ``answer`` against ``case.expected`` with the case's question: the one way an answer is
+    read, for a member's stage-1 answer, the chairman's synthesis, a baseline's or an arm's answer
+    alike (``None`` without an ``expected:`` block)."""
+    if case.expected is None:
+        return None
+    return check_expected(case.expected, answer, case.query)
+
+
 def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessResult | None, ScoreSet]:
     """Score ``transcript.final_answer`` against ``case.expected``.
 
@@ -327,9 +351,9 @@ def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessR
         score ``correct`` (1.0 or 0.0) and one ``correctness`` check whose detail says expected vs got
         (an ambiguous answer's detail starts with "ambiguous:").
     """
-    if case.expected is None:
+    result = check_case(case, transcript.final_answer)
+    if result is None:
         return None, ScoreSet()
-    result = check_expected(case.expected, transcript.final_answer, case.query)
     return result, correctness_score_set(case, result)
 
 

@@ -12,15 +12,21 @@ detail says so); every rule is linear in the length of what it reads, and a clau
 
 Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
-    "final", "correct", "right", "short" answer), or a line that is only "Answer" / "Final answer".
-    Its *clause* is the rest of that sentence, or the next non-empty line when it is empty; cues
+    "final", "correct", "right", "short" answer), a line that is only "Answer" / "Final answer", or
+    GSM8K's last line ``#### 42``. Its *clause* is the rest of that sentence, or the next non-empty
+    line when it is empty; cues
     whose clause starts with "not" are skipped. *Negated parts* of a clause are dropped before it
     is read: a parenthesis starting with "not", and ", not …" / "rather than …" / "instead of …" up
     to the next punctuation, so "12/25/2006 (not 12/24/2006)" reads as "12/25/2006".
     *Conclusion cue*: therefore, thus, hence, so, consequently, in total, altogether, overall, in
     conclusion, which gives, giving, "total/sum/result is".
 
-Rules, in order of precedence (the first rule that yields something wins):
+Rules, in order of precedence (the first rule that yields something wins). Rule 0 of every type is
+``declared``: the value of the declared answer line ``Answer: ...`` that the answer-format protocol
+asks every subject for (:mod:`harness.metrics.declared`; the last line-initial "Answer:" / "Final
+answer:"), read with the same clause reader as an answer cue (for a choice, a line that is exactly
+one option's text first). The later rules run only when there is no declared line or it holds
+nothing of the expected kind; ``Extraction.declared`` says which.
 
 Numbers (:func:`extract_number`; the readers are in :mod:`harness.metrics.numbers`: digits,
 spelled-out numbers through ``text2num``, LaTeX through ``math-verify``, and — only when the
@@ -37,13 +43,21 @@ expected value is 0 — zero words such as "no brothers" and "none")
        and, when the question is known, that number is not one the question gave.
     6. ``last_number`` — the last number of the last sentence that holds one; when the question is
        known, numbers the question gave are passed over (``last_new_number``) if the answer has any
-       other.
+       other — except when the last sentence is short, states a single value and does not restate
+       the question ("given", "we know", "starts with", "each", "per", a question mark): then its
+       number is the answer even if the question gave it.
+    Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
+    "3 1/4", "10⁹", "2.500.000", "half a dozen"). The ``equals`` rule and a clause whose ``=`` is
+    followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
     Reading a clause: two different numbers joined by "or" ("8 or maybe 9") are ``ambiguous``;
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
-    n = 10"), else the number right after the last ": ", else the first number after a range ("from
+    n = 10", "at x = 3": :data:`harness.metrics.number_cues.CONDITION_EQ`), else the number right
+    after the last ": ", else the first number after a range ("from
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
-    last such verb ("the first 12 odd numbers sum to 144"), else the first number. Numbers inside a
+    last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the
+    first number. Numbers that compare ("2 times as many", "25% more than") are passed over in a
+    clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
     sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
     other numbers remain.
@@ -101,7 +115,17 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from harness.common.model import Frozen
+from harness.metrics.declared import declared_line
+from harness.metrics.number_cues import (
+    APPOSITIVE_COPULA,
+    COMPARISON_AFTER,
+    CONDITION_CLAUSE,
+    CONDITION_EQ,
+    GSM8K_LINE,
+    expression_after,
+)
 from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
+from harness.metrics.numerals import plain_numerals
 
 __all__ = [
     "BLOCKING_WORDS", "CONFIDENCE", "Extraction", "MAX_ANSWER_CHARS", "ParsedNumber", "SHORT_ANSWER_WORDS",
@@ -130,7 +154,7 @@ BLOCKING_WORDS = frozenset(
 
 #: How much each rule is trusted (0-1); ``ambiguous`` and ``none`` are 0.
 CONFIDENCE: dict[str, float] = {
-    "boxed": 0.95, "answer_cue": 0.9, "whole": 0.9, "bare_letter": 0.9, "fenced_defines": 0.9,
+    "declared": 0.97, "boxed": 0.95, "answer_cue": 0.9, "whole": 0.9, "bare_letter": 0.9, "fenced_defines": 0.9,
     "bold": 0.8, "equals": 0.75, "conclusion_cue": 0.7, "conclusion": 0.7, "unfenced_defines": 0.75,
     "whole_answer": 0.7, "leading": 0.6, "last_mention": 0.6, "first_python_block": 0.5, "first_block": 0.4,
     "last_new_number": 0.55, "last_number": 0.5, "first_sentence": 0.5, "model": 0.5,
@@ -152,6 +176,8 @@ class Extraction(Frozen):
         confidence: how much the rule is trusted, 0-1 (:data:`CONFIDENCE`); ``None`` in results
             written before it was recorded.
         capped: the answer was longer than :data:`MAX_ANSWER_CHARS` and only its head and tail were read.
+        declared: the value was read from the declared answer line (``Answer: ...``,
+            :mod:`harness.metrics.declared`), for ``python`` from a fenced python block.
     """
 
     value: str | None
@@ -159,13 +185,14 @@ class Extraction(Frozen):
     detail: str
     confidence: float | None = None
     capped: bool = False
+    declared: bool = False
 
 
-def _ex(value: str | None, method: str, detail: str, capped: bool = False) -> Extraction:
+def _ex(value: str | None, method: str, detail: str, capped: bool = False, declared: bool = False) -> Extraction:
     if capped:
         detail += f" (the answer was longer than {MAX_ANSWER_CHARS} characters: only its start and end were read)"
     return Extraction(value=value, method=method, detail=detail, confidence=CONFIDENCE.get(method, 0.5),
-                      capped=capped)
+                      capped=capped, declared=declared)
 
 
 def cap_text(text: str) -> tuple[str, bool]:
@@ -179,6 +206,19 @@ def cap_text(text: str) -> tuple[str, bool]:
 def _show(text: str, limit: int = 60) -> str:
     flat = " ".join(text[: limit * 4].split())
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def _declared_clause(text: str) -> str | None:
+    """The value of the declared answer line (:func:`harness.metrics.declared.declared_line`), cut
+    to its first sentence, or ``None`` without one."""
+    line = declared_line(text)
+    if line is None or not line.value:
+        return None
+    return _clause(line.value) or line.value
+
+
+def _as_declared(ex: Extraction) -> Extraction:
+    return ex.model_copy(update={"declared": True, "detail": "on the declared answer line: " + ex.detail})
 
 
 # ---------------------------------------------------------------------------------------- text
@@ -320,7 +360,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     """The ``(cue, clause)`` pairs of explicit answer cues, in reading order.
 
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
-    "correct", "right", "short" answer), or a line that is only "Answer" / "Final answer". The
+    "correct", "right", "short" answer), a line that is only "Answer" / "Final answer", or GSM8K's
+    final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
     and cues qualified as a trap ("the intuitive / tempting / naive / common answer is"). Only the
@@ -334,6 +375,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
         found.append((m.start(), " ".join(m.group(0).split()), clause))
     for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
         found.append((m.start(), m["cue"], _clause(_next_line(text, m.end()))))
+    if "####" in text:
+        found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]
     found.sort(key=lambda t: t[0])
     return [(cue.strip(" *_:=").lower(), clause) for pos, cue, clause in found[-MAX_CUES:]
             if clause and not re.match(r"(?i)not\b", clause) and not _REJECTED.search(clause)
@@ -379,7 +422,6 @@ _RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?P<a>\S{1,24})\s+(?:to|and|throu
 _BETWEEN_ALTERNATIVES = re.compile(r"(?i)^[^.;:=]{0,24}?\b(?:or|nor)\b[^.;:=]{0,24}$")
 _COPULA = re.compile(r"(?i)\b(?:is|are|was|were|be|equals?|makes?|gives?|yields?|sums?\s+to|adds?\s+up\s+to|"
                      r"comes?\s+to|totals?|handles?|remain|left)\b")
-_CONDITION_EQ = re.compile(r"(?i)\b(?:for|with|when|if|where|let|given|assuming)\s+[A-Za-z]{1,2}\s*$")
 
 
 def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
@@ -392,7 +434,17 @@ def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None
 
 def _answer_equals(text: str) -> list[re.Match[str]]:
     """``=`` signs that state a result, not a condition ("for n = 10")."""
-    return [m for m in _EQUALS.finditer(text) if not _CONDITION_EQ.search(text[max(0, m.start() - 16): m.start()])]
+    return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24): m.start()])]
+
+
+def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
+    """``nums`` without those that compare ("2 times as many", "25% more than") when others remain."""
+    kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])]
+    return kept or nums
+
+
+#: The reason :func:`_pick_in_clause` gives when the clause states an expression, not a number.
+_EXPRESSION_WHY = "the answer after '=' is an expression in a variable"
 
 _Picked = tuple[ParsedNumber, str] | tuple[None, str]
 
@@ -434,9 +486,13 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
         return None, f"the clause {_show(clause)} offers several numbers ({offered}) as alternatives"
     eqs = _answer_equals(clause)
     if eqs:
+        if expression_after(clause[eqs[-1].end():]):
+            return None, _EXPRESSION_WHY
         after = _nums(clause[eqs[-1].end():], zeros)
         if after:
             return after[0][1], f"after the last '{eqs[-1].group(0)}'"
+    elif expression_after(clause) and not parse_number(clause):
+        return None, _EXPRESSION_WHY
     colon = clause.rfind(": ")
     if colon >= 0:
         tail = clause[colon + 1:]
@@ -447,8 +503,10 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
         rest = [n for pos, n in nums if pos >= r.end()]
         if rest:
             return rest[0], "the first number after the range"
+    nums = _stated(clause, nums)
     if len({n.value for _, n in nums}) > 1:
-        cops = [m for m in _COPULA.finditer(clause) if any(pos >= m.end() for pos, _ in nums)]
+        cops = [m for m in _COPULA.finditer(clause) if any(pos >= m.end() for pos, _ in nums)
+                and not APPOSITIVE_COPULA.search(clause[max(0, m.start() - 8): m.start()])]
         if cops and cops[0].start() > nums[0][0]:
             following = [n for pos, n in nums if pos >= cops[-1].end()]
             return following[0], f"the first number after {cops[-1].group(0)!r}"
@@ -464,7 +522,7 @@ def _number_extraction(num: ParsedNumber, method: str, why: str, capped: bool) -
 def _picked(picked: _Picked, method: str, why: str, capped: bool) -> Extraction:
     num, how = picked
     if num is None:
-        return _ex(None, "ambiguous", f"{how} ({why})", capped)
+        return _ex(None, "none" if how == _EXPRESSION_WHY else "ambiguous", f"{how} ({why})", capped)
     return _number_extraction(num, method, f"{why} ({how})" if how else why, capped)
 
 
@@ -478,8 +536,13 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
             pass over them, and the ``leading`` rule runs only when they are known.
     """
     text, capped = cap_text(text)
-    text = _clean_latex(text)
+    text = plain_numerals(_clean_latex(text))
     given = set(givens) if givens is not None else None
+    line = _declared_clause(text)
+    if line is not None:
+        got = _pick_in_clause(line, zeros)
+        if got:
+            return _as_declared(_picked(got, "declared", f"{_show(line)}", capped))
     boxed = _last_boxed(text)
     cues = answer_cues(text)
     if boxed is not None:
@@ -511,13 +574,16 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
     return _number_fallback(text, zeros, given, capped)
 
 
+_RESTATES = re.compile(r"(?i)\b(?:given|we\s+know|starts?\s+with|started\s+with|initially|at\s+first|originally|"
+                       r"begins?\s+with|each|per|every|\?)")
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
 
 def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: bool) -> Extraction:
     if truncated(text):
         return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
-    sentences = [_without_asides(_without_negated_numbers(s)) for s in _sentences(_LIST_MARKERS.sub("", text))]
+    raw = [CONDITION_CLAUSE.sub(" ", s) for s in _sentences(_LIST_MARKERS.sub("", text))]
+    sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(_MARKUP).startswith("(")]
     numbered = kept or numbered
@@ -530,7 +596,13 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
                                       f"alternatives: {_show(last)}", capped)
     eqs = _answer_equals(last)
     cues_in = list(_CONCLUSION.finditer(last))
+    raw_eqs, raw_cues = _answer_equals(raw[i_last]), list(_CONCLUSION.finditer(raw[i_last]))
+    if (raw_eqs and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
+            and expression_after(raw[i_last][raw_eqs[-1].end():])):
+        return _ex(None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {_show(last)}", capped)
     if eqs and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
+        if expression_after(last[eqs[-1].end():]):
+            return _ex(None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {_show(last)}", capped)
         after = _nums(last[eqs[-1].end():], zeros)
         if after:
             return _number_extraction(after[0][1], "equals",
@@ -547,8 +619,15 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
             and first_nums[0][1].value not in given and not _CORRECTION.search(text[len(first):])):
         return _number_extraction(first_nums[0][1], "leading",
                                   "the only number of the short first sentence, which the rest explains", capped)
+    last_nums = _stated(last, last_nums)
+    if given and len({n.value for _, n in last_nums}) == 1 and len(last.split()) <= LEADING_WORDS \
+            and not _WORKING.match(last) and not _RESTATES.search(last):
+        return _number_extraction(last_nums[-1][1], "last_number",
+                                  "the only number of the short last sentence (a value the question also gives)",
+                                  capped)
     if given:
         for _, sentence, nums in reversed(numbered):
+            nums = _stated(sentence, nums)
             fresh = [n for _, n in nums if n.value not in given]
             if fresh:
                 method = "last_number" if sentence is last else "last_new_number"
@@ -575,6 +654,10 @@ def extract_answer(text: str) -> Extraction:
     conclusion, else the first sentence (see the module docstring)."""
     text, capped = cap_text(text)
     text = _clean_latex(text)
+    line = _declared_clause(text)
+    if line is not None:
+        value = drop_negated(line) or line
+        return _as_declared(_ex(value, "declared", _show(value), capped))
     boxed = _last_boxed(text)
     if boxed:
         value = drop_negated(boxed)
@@ -731,6 +814,14 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True) 
     text, capped = cap_text(text)
     text = _clean_latex(text)
     opts = _Options(options, letters)
+    line = _declared_clause(text)
+    if line is not None:
+        whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(line)]
+        if len(whole) == 1:
+            return _as_declared(_ex(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
+        got = _choice_in_clause(line, opts)
+        if got:
+            return _as_declared(_choice_result(got, "declared", _show(line), capped))
     boxed = _last_boxed(text)
     if boxed:
         got = _choice_in_clause(boxed, opts)
@@ -830,6 +921,11 @@ def extract_boolean(text: str) -> Extraction:
     """``true`` or ``false`` as the answer commits to it (see the module docstring)."""
     text, capped = cap_text(text)
     text = _clean_latex(text)
+    line = _declared_clause(text)
+    if line is not None:
+        got = _polarity(line)
+        if got:
+            return _as_declared(_bool_result(got, "declared", _show(line), capped))
     boxed = _last_boxed(text)
     if boxed:
         got = _polarity(boxed)

@@ -17,6 +17,10 @@ Three readers, each used where it fits:
 * **zero words** — only when the caller asks (the expected value is 0): "no" before a noun ("no
   brothers"; not "no matter", "no longer", "no more than", a bare "No,"), "none", "nothing",
   "nobody", "no one" read as 0.
+* **compound durations** — "1 hour and 45 minutes", "2 min 30 s" are one number: its value in the
+  larger unit (1.75) and ``also`` in the smaller (105); the check accepts either.
+* **other notations** (vulgar fractions, superscript powers, mixed numbers, dotted thousands,
+  dozens) are rewritten to digits first by :func:`harness.metrics.numerals.plain_numerals`.
 * **mathematical notation** — :func:`math_value` reads one LaTeX or plain expression
   (``\\frac{\\sqrt{3}}{2}``, ``2\\pi``, ``1\\frac{1}{2}``, ``10^{-3}``) with ``math-verify`` (the
   parser lighteval and open-r1 use) and evaluates it with SymPy. Inputs longer than
@@ -34,6 +38,7 @@ import logging
 import re
 
 from harness.common.model import Frozen
+from harness.metrics.numerals import plain_numerals
 
 #: Longest expression handed to math-verify/SymPy.
 MATH_MAX_CHARS = 200
@@ -47,19 +52,23 @@ class ParsedNumber(Frozen):
         value: its value (a percentage keeps its written value: ``25%`` -> 25.0).
         percent: whether it was written as a percentage.
         kind: how it was read (``plain``, ``fraction``, ``percentage``, ``currency``, ``spelled out``,
-            ``zero word``, ``math expression``, ...).
+            ``zero word``, ``math expression``, ``duration``, ...).
+        also: the same quantity in other units (a compound duration "1 hour and 45 minutes" is
+            1.75 and also 105: hours or minutes, whichever the question asked for).
     """
 
     text: str
     value: float
     percent: bool = False
     kind: str = "plain"
+    also: tuple[float, ...] = ()
 
 
 NUMBER_RE = re.compile(
     r"(?<![\w./])(?<!\d:)"
     r"(?P<sign1>[-+\u2212]?)(?:(?P<cur>[$€£¥₹])[ \t]?)?(?P<sign2>[-+\u2212]?)"
-    r"(?P<body>(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d,.]|[ \u00a0\u202f\u2009]\d)"
+    r"(?P<body>(?:\d{1,3}(?:,\d{3})+(?![\d,])"
+    r"|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d,]|\.\d|[ \u00a0\u202f\u2009]\d)"
     r"|\d+)(?:\.\d+)?|\.\d+)"
     r"(?P<exp>[eE][-+\u2212]?\d+)?"
     r"(?:[ \t]?/[ \t]?(?P<den>\d+)(?![\d/]|\.\d))?"
@@ -185,6 +194,29 @@ def zero_words(text: str) -> list[tuple[int, ParsedNumber]]:
             for m in ZERO_WORD_RE.finditer(text)]
 
 
+DURATION_RE = re.compile(
+    r"(?i)(?<![\w.])(?P<big>\d{1,4})[ \t]*(?P<bu>hours?|hrs?|h|minutes?|mins?)[ \t]*,?[ \t]*(?:and[ \t]+)?"
+    r"(?P<small>\d{1,2})[ \t]*(?P<su>minutes?|mins?|m|seconds?|secs?|s)\b"
+)
+
+
+def durations(text: str) -> list[tuple[int, int, ParsedNumber]]:
+    """Compound durations ("1 hour and 45 minutes", "2 min 30 s") as ``(start, end, number)``: the
+    value in the larger unit, ``also`` in the smaller (1.75 and 105)."""
+    out = []
+    for m in DURATION_RE.finditer(text):
+        big_hours = m["bu"].lower().startswith("h")
+        small_minutes = m["su"].lower().startswith("m")
+        if big_hours != small_minutes:  # hours with seconds, minutes with minutes: not a compound
+            continue
+        big, small = int(m["big"]), int(m["small"])
+        if small >= 60:
+            continue
+        out.append((m.start(), m.end(), ParsedNumber(text=m.group(0), value=big + small / 60,
+                                                     also=(big * 60.0 + small,), kind="duration")))
+    return out
+
+
 def find_numbers(text: str, words: bool = False, zeros: bool = False) -> list[tuple[int, ParsedNumber]]:
     """Every number in ``text`` as ``(position, number)`` in reading order.
 
@@ -195,7 +227,14 @@ def find_numbers(text: str, words: bool = False, zeros: bool = False) -> list[tu
     """
     out: list[tuple[int, ParsedNumber]] = []
     spans: list[tuple[int, int]] = []
+    compound = durations(text) if re.search(r"(?i)\d[ \t]*(?:h|min)", text) else []
     for m in NUMBER_RE.finditer(text):
+        inside = next((d for d in compound if d[0] <= m.start() < d[1]), None)
+        if inside is not None:
+            if m.start() == inside[0]:
+                out.append((inside[0], inside[2]))
+                spans.append((inside[0], inside[1]))
+            continue
         parsed = number_from_match(m)
         if parsed is not None:
             out.append((m.start(), parsed))
@@ -223,7 +262,12 @@ def parse_number(text: str, zeros: bool = False) -> ParsedNumber | None:
     Accepts everything :func:`find_numbers` reads, spelled-out numbers ("seven", "one million")
     included, and a single mathematical expression (:func:`math_value`).
     """
-    s = text.strip(_MARKUP).rstrip(".,:;!?").strip(_MARKUP)
+    s = plain_numerals(text.strip(_MARKUP).rstrip(".,:;!?").strip(_MARKUP))
+    d = DURATION_RE.fullmatch(s)
+    if d:
+        compound = durations(s)
+        if len(compound) == 1:
+            return compound[0][2]
     m = NUMBER_RE.fullmatch(s)
     if m:
         return number_from_match(m)

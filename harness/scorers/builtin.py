@@ -81,11 +81,11 @@ async def _correctness(case: Case, transcript: Transcript, caller: Caller, setti
 def answer_correctness(case: Case, transcript: Transcript) -> dict[str, bool] | None:
     """Member -> whether its stage-1 answer is correct, for councils whose answers were reviewed
     (the reviewers' validity needs it); ``None`` without ``expected:`` or without reviews."""
-    from harness.metrics.correctness import check_expected
+    from harness.metrics.correctness import check_case
 
     if case.expected is None or not transcript.reviews:
         return None
-    return {a.member: check_expected(case.expected, a.text).correct for a in transcript.answers if a.ok}
+    return {a.member: bool((r := check_case(case, a.text)) and r.correct) for a in transcript.answers if a.ok}
 
 
 async def _answer_correct(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:

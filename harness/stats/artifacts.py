@@ -1,4 +1,4 @@
-"""Measurement artifacts per arm: truncated final answers and failed answer extraction.
+"""Measurement artifacts per arm: truncated final answers, failed and ambiguous extraction, format compliance.
 
 A team advantage can be manufactured by the measurement: a tighter token cap truncates one arm's
 answers more than the other's, and an answer whose value cannot be extracted counts as wrong. So
@@ -8,9 +8,16 @@ beside the >15% verdict the harness reports, per subject (arm):
   synthesis; :data:`FINAL_STAGES`) whose finish reason is ``length``, over the calls whose finish
   reason is known (results written before finish reasons were recorded have none);
 * the **extraction-failure rate**: the share of results with an objective check (``expected:``)
-  where nothing could be extracted from the answer.
+  where nothing could be extracted from the answer (verdict ``unanswered``);
+* the **ambiguity rate**: the share of those results whose answer committed to two values, named a
+  value and then contradicted it, or never committed (verdict ``ambiguous``; counted apart from
+  wrong and from failed);
+* **format compliance**: the share of those results whose final answer followed the answer-format
+  protocol (ends with its declared ``Answer: ...`` line, for ``python`` a fenced python block;
+  :func:`harness.metrics.declared.follows_format`), and for a subject with members (the council)
+  the share of the members' stage-1 answers that did.
 
-When the arms' rates differ by more than :data:`MAX_GAP` (5 percentage points) in either, the verdict
+When the arms' rates differ by more than :data:`MAX_GAP` (5 percentage points) in any of them, the verdict
 is marked: the difference may come from the measurement rather than from the answers.
 """
 
@@ -38,7 +45,11 @@ class ArmArtifacts(Frozen):
         subject: the arm.
         final_calls: final-answer calls with a known finish reason; truncated: of them, ``length``.
         unknown_finish: final-answer calls without a recorded finish reason.
-        checked: results with an objective check; extraction_failed: of them, nothing extracted from the answer.
+        checked: results with an objective check; extraction_failed: of them, nothing extracted from the answer;
+            ambiguous: of them, the verdict ``ambiguous``; followed_format: of them, the final answer
+            followed the answer format.
+        member_answers: the members' stage-1 answers to checked cases; member_followed: of them,
+            those that followed the answer format.
     """
 
     subject: str
@@ -47,6 +58,10 @@ class ArmArtifacts(Frozen):
     unknown_finish: int = 0
     checked: int = 0
     extraction_failed: int = 0
+    ambiguous: int = 0
+    followed_format: int = 0
+    member_answers: int = 0
+    member_followed: int = 0
 
     @property
     def truncation_rate(self) -> float | None:
@@ -56,10 +71,21 @@ class ArmArtifacts(Frozen):
     def extraction_failure_rate(self) -> float | None:
         return self.extraction_failed / self.checked if self.checked else None
 
+    @property
+    def ambiguity_rate(self) -> float | None:
+        return self.ambiguous / self.checked if self.checked else None
+
+    @property
+    def format_rate(self) -> float | None:
+        return self.followed_format / self.checked if self.checked else None
+
 
 def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
-    """Count ``subject``'s truncated final answers and failed extractions over its results."""
-    final = truncated = unknown = checked = failed = 0
+    """Count ``subject``'s truncated final answers, failed and ambiguous extractions and format
+    compliance over its results."""
+    from harness.metrics.declared import follows_format
+
+    final = truncated = unknown = checked = failed = ambiguous = followed = members = members_ok = 0
     for r in results:
         if r.subject != subject:
             continue
@@ -73,16 +99,28 @@ def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
                 truncated += last.finish_reason == "length"
         if r.correctness is not None:
             checked += 1
-            failed += r.correctness.extraction.value is None
+            outcome = r.correctness.outcome
+            failed += outcome == "unanswered"
+            ambiguous += outcome == "ambiguous"
+            kind = r.expected.type if r.expected is not None else ""
+            if r.transcript is not None:
+                followed += follows_format(kind, r.transcript.final_answer)
+                if len(r.transcript.answers) > 1:
+                    ok = r.transcript.ok_answers
+                    members += len(ok)
+                    members_ok += sum(follows_format(kind, a.text) for a in ok)
     return ArmArtifacts(subject=subject, final_calls=final, truncated=truncated, unknown_finish=unknown,
-                        checked=checked, extraction_failed=failed)
+                        checked=checked, extraction_failed=failed, ambiguous=ambiguous, followed_format=followed,
+                        member_answers=members, member_followed=members_ok)
 
 
 def artifact_warning(arms: Sequence[ArmArtifacts], max_gap: float = MAX_GAP) -> str:
     """A sentence when two arms' truncation or extraction-failure rates differ by more than ``max_gap``."""
     parts = []
     for label, rate in (("truncated final answers", "truncation_rate"),
-                        ("failed answer extraction", "extraction_failure_rate")):
+                        ("failed answer extraction", "extraction_failure_rate"),
+                        ("ambiguous answers", "ambiguity_rate"),
+                        ("answers following the answer format", "format_rate")):
         known = [(a.subject, getattr(a, rate)) for a in arms if getattr(a, rate) is not None]
         if len(known) >= 2:
             (lo_s, lo), (hi_s, hi) = min(known, key=lambda x: x[1]), max(known, key=lambda x: x[1])

@@ -152,12 +152,19 @@ def test_answer_format_auto_appends_the_instruction_for_each_type(tmp_path: Path
     }
 
 
-def test_answer_format_none_and_default_leave_queries_alone(tmp_path: Path) -> None:
+def test_answer_format_none_opts_out_and_the_default_is_auto(tmp_path: Path) -> None:
     (ds,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none")))
-    assert ds.cases[0].query == "How many legs do 3 spiders have?"
+    assert ds.answer_format == "none"
+    assert [c.query for c in ds.cases[:2]] == ["How many legs do 3 spiders have?",
+                                               "Capital of the UK? A) Paris B) London"]
     without = ANSWER_FORMAT.format(fmt="none").replace("    answer_format: none\n", "")
     (default,) = load_datasets(write(tmp_path, without))
-    assert default.answer_format == "none" and default.cases[0].query == "How many legs do 3 spiders have?"
+    (auto,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="auto")))
+    assert default.answer_format == "auto"
+    assert [c.query for c in default.cases] == [c.query for c in auto.cases]
+    assert default.cases[0].query == ("How many legs do 3 spiders have?\n\n"
+                                      "Give the final answer on the last line as 'Answer: <number>'.")
+    assert default.cases[-1].query == "Tell me about Paris."  # no expected: block, no instruction
 
 
 def test_answer_format_bad_value_names_the_line(tmp_path: Path) -> None:

@@ -70,9 +70,13 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
     assert "leave-one-out c: council - council-without:c on correct = +0.000 (0.95 interval +0.000 to +0.000, n=6) " \
            "(removal does not hurt)" in " ".join(out.split())
     assert "arm (0.95 interval): council vs solo:c on correctness" in " ".join(out.split())
-    # truncation and extraction failures per arm: nothing truncated, every answer had a number
-    assert ("measurement (arms): council: truncated final answers 0/6 (0%), extraction failed 0/6 (0%); "
-            "solo:c: truncated final answers 0/6 (0%), extraction failed 0/6 (0%)") in out
+    # truncation, extraction failures, ambiguity and the answer format per arm: nothing truncated, every
+    # answer had a number, none ambiguous, and the scripted answers ("The answer is 7.") never end with
+    # the declared 'Answer: ...' line
+    assert ("measurement (arms): council: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), "
+            "ambiguous 0/6 (0%), answer line 0/6 (0%) (members 0/18 (0%)); "
+            "solo:c: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), ambiguous 0/6 (0%), "
+            "answer line 0/6 (0%)") in " ".join(out.split())
     (run_dir,) = (root / "reports" / "runs").iterdir()
     arms = json.loads((run_dir / "summary.json").read_text())["arms"]
     (v,) = arms["verdicts"]

@@ -53,7 +53,7 @@ PAIRS: list[tuple[dict[str, Any], str, bool, str]] = [
     ({"type": "exact", "value": "Paris"}, "Paris or Lyon", False, "ambiguous"),
     ({"type": "exact", "value": "Paris"}, "London", False, "whole"),
     ({"type": "exact", "value": "Paris"}, LONG_FRANCE, False, "whole"),
-    ({"type": "exact", "value": "pacific ocean"}, "Answer: The Pacific Ocean!", True, "answer_cue"),
+    ({"type": "exact", "value": "pacific ocean"}, "Answer: The Pacific Ocean!", True, "declared"),
     ({"type": "exact", "value": "Paris", "normalize": False}, "paris", False, "whole"),
     ({"type": "exact", "value": "Paris", "normalize": False}, " Paris ", True, "whole"),
     # any_of
@@ -80,14 +80,14 @@ PAIRS: list[tuple[dict[str, Any], str, bool, str]] = [
     # boolean
     ({"type": "boolean", "value": True}, "True — you turn around and walk back.", True, "leading"),
     ({"type": "boolean", "value": True}, "Yes, you return to the starting point.", True, "leading"),
-    ({"type": "boolean", "value": False}, "Answer: no", True, "answer_cue"),
+    ({"type": "boolean", "value": False}, "Answer: no", True, "declared"),
     ({"type": "boolean", "value": False}, "The statement is not true.", True, "conclusion"),
     ({"type": "boolean", "value": False}, "Yes, it is.", False, "leading"),
     ({"type": "boolean", "value": True}, "Yes. Wait, no. So it is false.", False, "ambiguous"),
     ({"type": "boolean", "value": True}, "It depends on the day.", False, "none"),
     # numeric: zero words only when the expected value is 0
     ({"type": "numeric", "value": 0}, "David has **no** brothers: his three sisters share him.", True, "bold"),
-    ({"type": "numeric", "value": 0}, "Answer: none", True, "answer_cue"),
+    ({"type": "numeric", "value": 0}, "Answer: none", True, "declared"),
     ({"type": "numeric", "value": 2}, "None of 20, 21, 22 is prime, so there are 2 primes.", True, "conclusion_cue"),
     ({"type": "numeric", "value": 8}, "chairs (6) + couches (2 more) = eight.", True, "equals"),
     ({"type": "numeric", "value": 3.5}, "Each piece is three and a half metres.", True, "last_number"),
@@ -233,7 +233,7 @@ def test_correct_is_a_registered_gated_score() -> None:
 
 
 def test_extract_hint_is_validated() -> None:
-    assert expect(type="regex", pattern="x").extract == "whole"
+    assert expect(type="regex", pattern="x").extract is None  # the declared line, else the whole answer
     assert expect(type="exact", value="x").extract == "auto"
     with pytest.raises(ValidationError):
         expect(type="exact", value="x", extract="first_line")

@@ -31,7 +31,7 @@ from harness.metrics.numbers import math_value
     [
         ("there are 12 apples, 3 eaten, so 9 remain", "9", "conclusion_cue"),
         ("The answer is 9 (12 minus 3).", "9", "answer_cue"),
-        ("Answer: 42", "42", "answer_cue"),
+        ("Answer: 42", "42", "declared"),
         ("**Final Answer:**\n\n42", "42", "answer_cue"),
         ("The answer is 12 - 3 = 9.", "9", "answer_cue"),
         ("The answer is not 5, it is 6.", "6", "last_number"),
@@ -117,7 +117,7 @@ def test_find_numbers_separators_and_signs() -> None:
     [
         ("Paris", "Paris", "whole"),
         ("The capital of France is Paris.", "The capital of France is Paris", "whole"),
-        ("Answer: Paris", "Paris", "answer_cue"),
+        ("Answer: Paris", "Paris", "declared"),
         ("The final answer is: Mount Everest. It is 8,849 m tall.", "Mount Everest", "answer_cue"),
         ("## Answer\n\nThe Nile", "The Nile", "answer_cue"),
         ("The capital of France is **Paris**.", "Paris", "bold"),
@@ -181,7 +181,7 @@ OPTIONS = {"A": "Paris", "B": "London", "C": "Rome", "D": "Berlin"}
     ("text", "value", "method"),
     [
         ("The answer is B", "B", "answer_cue"),
-        ("Answer: (c) Rome", "C", "answer_cue"),
+        ("Answer: (c) Rome", "C", "declared"),
         ("The correct answer is option D, Berlin.", "D", "answer_cue"),
         ("The answer is London (B).", "B", "answer_cue"),
         ("The answer is a city in England: London.", "B", "answer_cue"),
@@ -336,7 +336,7 @@ def test_leading_rule_needs_the_question() -> None:
         ("Absolutely not — it is round.", "false", "leading"),
         ("That claim is a myth; it is incorrect.", "false", "conclusion"),
         ("The statement is not true.", "false", "conclusion"),
-        ("Answer: False", "false", "answer_cue"),
+        ("Answer: False", "false", "declared"),
         ("$\\boxed{\\text{Yes}}$", "true", "boxed"),
         ("Penguins cannot fly.\n\n**False**", "false", "bold"),
         ("Yes. Wait, no. So the statement is false.", None, "ambiguous"),

@@ -1,0 +1,45 @@
+"""Rule tables for reading the number a clause states (used by :mod:`harness.metrics.extraction`).
+
+* :data:`CONDITION_EQ` — an ``=`` that states a condition, not a result: "for n = 10", "at x = 3",
+  "when t = 2", "reached at x = 3", "where k = 5". The number after it is not the answer.
+* :data:`CONDITION_CLAUSE` — such a condition with its value, dropped before the fallback rules
+  read the numbers of a sentence.
+* :data:`COMPARISON_AFTER` — a number that compares rather than states: "2 times as many", "3x
+  more", "25% more than"; passed over when the clause has another number.
+* :data:`APPOSITIVE_COPULA` — "which is", "that is", "i.e.": a copula that comments on the number
+  before it ("48 pens, which is 2 times as many"), not one that introduces the result.
+* :func:`expression_after` — the text after an ``=`` is an algebraic expression ("3(2x+1) + 0",
+  "2x + 4"): no single number is the answer there.
+* :data:`GSM8K_LINE` — GSM8K's final line ``#### 42``.
+"""
+
+from __future__ import annotations
+
+import re
+
+CONDITION_EQ = re.compile(
+    r"(?i)\b(?:for|with|when|whenever|if|where|let|given|assuming|at|reached\s+at|attained\s+at|occurs\s+at|"
+    r"setting|put|plugging\s+in)\s+[A-Za-z]{1,2}\s*$"
+)
+COMPARISON_AFTER = re.compile(
+    r"(?i)^\s*(?:times\b|x\s+(?:as|more|less|fewer|larger|smaller|bigger)\b|×\s+(?:as|more)\b|"
+    r"%?\s*(?:more|less|fewer|larger|smaller|greater|higher|lower)\s+than\b|percent\s+(?:more|less)\b)"
+)
+APPOSITIVE_COPULA = re.compile(r"(?i)\b(?:which|that|this|i\.e\.|ie)\s*,?\s*$")
+_EXPRESSION = re.compile(
+    r"^[-+(\s]*[a-z]\b\s*(?:[-+*/^]|\))"  # x + 1, (x+1)
+    r"|^[-+]?\d+(?:\.\d+)?\s*[*×]?\s*\(\s*[-+]?\d*\s*[a-z]\b"  # 3(2x+1), 3 * (x - 1)
+    r"|^[-+]?\d+(?:\.\d+)?[a-z]\b\s*[-+*/^]"  # 2x + 4
+)
+#: A condition with its value ("at x = 3", "for n = 10"), dropped before the fallback rules read numbers.
+CONDITION_CLAUSE = re.compile(
+    r"(?i)\b(?:for|when|whenever|where|at|reached\s+at|attained\s+at|occurs\s+at|if|with)\s+[A-Za-z]{1,2}\s*=\s*"
+    r"[-−]?\d[\d,.]*"
+)
+GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
+
+
+def expression_after(text: str) -> bool:
+    """Whether ``text`` (what follows an ``=``) starts with an algebraic expression in a variable
+    ("3(2x+1) + 0", "2x + 4", "x + 1") rather than a number."""
+    return bool(_EXPRESSION.match(text.strip()[:60]))

@@ -1,0 +1,93 @@
+"""Number notations rewritten to plain digits before an answer's numbers are read.
+
+:func:`plain_numerals` rewrites, in this order (each a small table or pattern, not a parser):
+
+* **vulgar fractions** (``½``, ``¾``, ``⅓``, any character whose ``unicodedata.numeric`` value is
+  a fraction below 1): after a digit they add to it (``3½`` → ``3.5``, ``2 ¾`` → ``2.75``), alone
+  they are their value (``½`` → ``0.5``); ``⁄`` (the fraction slash) becomes ``/``;
+* **superscript exponents** (``10⁹``, ``2³``, ``10⁻³``): the digits become ``^9``, and a power of
+  a number with at most four digits and an exponent of at most three digits is written out when it
+  is below 10^15 (``10⁹`` → ``1000000000``, ``2^10`` → ``1024``; ``10^{-3}`` → ``0.001``);
+* **mixed numbers** ``3 1/4`` (a whole number, one space, a proper fraction with a denominator of
+  at most 100) → ``3.25``;
+* **dots as thousands separators** when there are at least two groups (``2.500.000`` → ``2500000``;
+  one group such as ``2.500`` stays a decimal);
+* **dozens**: "half a dozen" → 6, "a dozen" / "one dozen" → 12, "<n> dozen" (digits or a number
+  word from one to twelve) → n × 12, "a baker's dozen" → 13.
+
+Numbers inside words and identifiers are left alone. Every rewrite keeps the text around it, so
+the rules of :mod:`harness.metrics.extraction` see the same sentences.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_VULGAR = "".join(ch for ch in map(chr, range(0x00BC, 0x2190))
+                  if unicodedata.category(ch) == "No" and 0 < unicodedata.numeric(ch, 0) < 1
+                  and "FRACTION" in unicodedata.name(ch, ""))
+_VULGAR_RE = re.compile(r"(?<![\w.])(?:(?P<whole>\d+)[ \t]?)?(?P<frac>[" + re.escape(_VULGAR) + r"])")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUPER_RE = re.compile(r"(?<=[\d)])(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_POWER_RE = re.compile(r"(?<![\w.^])(?<![x×*][ \t])(?<![×*])(?P<base>\d{1,4})[ \t]?\^[ \t]?"
+                       r"(?:\{(?P<e1>[-−]?\d{1,3})\}|(?P<e2>[-−]?\d{1,3}))"
+                       r"(?![\d^]|\.\d)")
+_MIXED_RE = re.compile(r"(?<![\w./,])(?P<whole>\d{1,6})[ \t]+(?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\w/]|\.\d)")
+_DOTTED_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3}){2,}(?![\w.,]\d|\.\d)")
+_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_DOZEN_RE = re.compile(
+    r"(?i)(?<![\w-])(?P<how>half\s+a|a\s+baker'?s|an?|one|(?P<n>\d{1,4}|" + "|".join(_SMALL) + r"))\s+dozen\b"
+)
+
+
+def _vulgar(m: re.Match[str]) -> str:
+    value = unicodedata.numeric(m["frac"]) + (int(m["whole"]) if m["whole"] else 0)
+    return f"{value:.6g}"
+
+
+def _power(m: re.Match[str]) -> str:
+    base = int(m["base"])
+    exp = int((m["e1"] or m["e2"]).replace("−", "-"))
+    if base == 0 or abs(exp) > 15:
+        return m.group(0)
+    value = base ** exp if exp >= 0 else base ** float(exp)
+    if value >= 1e15 or (isinstance(value, float) and value < 1e-12):
+        return m.group(0)
+    return str(value) if isinstance(value, int) else f"{value:.12g}"
+
+
+def _mixed(m: re.Match[str]) -> str:
+    num, den = int(m["num"]), int(m["den"])
+    if not 0 < num < den <= 100:
+        return m.group(0)
+    return f"{int(m['whole']) + num / den:.6g}"
+
+
+def _dozen(m: re.Match[str]) -> str:
+    how = m["how"].lower()
+    if how.startswith("half"):
+        return "6"
+    if how.startswith("a baker"):
+        return "13"
+    if m["n"]:
+        n = int(m["n"]) if m["n"].isdigit() else _SMALL[m["n"].lower()]
+        return str(n * 12)
+    return "12"
+
+
+def plain_numerals(text: str) -> str:
+    """``text`` with the notations of the module docstring written as plain digits."""
+    if not text.isascii():
+        text = text.replace("\u2044", "/")
+        text = _VULGAR_RE.sub(_vulgar, text)
+        text = _SUPER_RE.sub(lambda m: "^" + m["sup"].translate(_SUPERSCRIPT), text)
+    if "^" in text:
+        text = _POWER_RE.sub(_power, text)
+    if "/" in text:
+        text = _MIXED_RE.sub(_mixed, text)
+    if "." in text:
+        text = _DOTTED_RE.sub(lambda m: m.group(0).replace(".", ""), text)
+    if "dozen" in text.lower():
+        text = _DOZEN_RE.sub(_dozen, text)
+    return text
