@@ -28,11 +28,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from harness.report.frames import export
+    from harness.report.frames import default_export_path, export
     from harness.run.runs import load_run
 
     run = load_run(args.run, load_settings(None))
-    out = Path(args.output) if args.output else run.run_dir / "results.parquet"
+    out = Path(args.output) if args.output else default_export_path(run)
     print(export(run, out))
     return 0
 

@@ -70,26 +70,50 @@ def results_frame(run: Run) -> pd.DataFrame:
     return frame.sort_values(["dataset", "case_id", "subject"], kind="stable").reset_index(drop=True)
 
 
+def parquet_available() -> bool:
+    """Whether pandas can write Parquet here: pyarrow (the ``dev`` extra, or ``pip install pyarrow``) or
+    fastparquet is importable. The main install (``.[local]``) has neither; CSV needs nothing more."""
+    for engine in ("pyarrow", "fastparquet"):
+        try:
+            __import__(engine)
+        except ImportError:
+            continue
+        return True
+    return False
+
+
+def default_export_path(run: Run) -> Path:
+    """``<run>/results.parquet`` where Parquet can be written, else ``<run>/results.csv``."""
+    return run.run_dir / ("results.parquet" if parquet_available() else "results.csv")
+
+
 def export(run: Run, path: Path) -> Path:
     """Write the frame as Parquet (``.parquet``) or CSV (``.csv``).
 
     CSV text cells go through :func:`harness.common.csvsafe.neutralise` (none starts a spreadsheet formula).
+
+    Raises:
+        ConfigError: another suffix, or ``.parquet`` where no Parquet engine is installed (naming the
+            path and the two ways out).
     """
+    from harness.common.errors import ConfigError
+
+    if path.suffix == ".parquet" and not parquet_available():
+        raise ConfigError("writing Parquet needs pyarrow, which this install does not have: "
+                          "`pip install pyarrow`, or write CSV with `--output <name>.csv`", str(path))
+    if path.suffix not in (".parquet", ".csv"):
+        raise ConfigError("expected a .parquet or .csv output path", str(path))
     frame = results_frame(run)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     if path.suffix == ".parquet":
         frame.to_parquet(tmp, index=False)
-    elif path.suffix == ".csv":  # text cells that would start a spreadsheet formula get a leading quote
+    else:  # text cells that would start a spreadsheet formula get a leading quote
         text_columns = frame.select_dtypes(include=["object", "string"]).columns
         safe = frame.copy()
         for column in text_columns:
             safe[column] = safe[column].map(neutralise)
         # every text cell quoted: pandas leaves a bare carriage return unquoted, which splits the row
         safe.to_csv(tmp, index=False, quoting=csv.QUOTE_NONNUMERIC)
-    else:
-        from harness.common.errors import ConfigError
-
-        raise ConfigError("expected a .parquet or .csv output path", str(path))
     tmp.replace(path)
     return path

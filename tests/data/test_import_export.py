@@ -19,7 +19,7 @@ from harness.records.transcript import Answer, Transcript
 from harness.report.frames import export, results_frame
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest, RunWriter, load_run
-from tests.builders import result
+from tests.builders import result, run_folder
 
 ROWS = [
     {"qid": "q1", "question": "Tom has 3 apples and buys 4 more. How many?", "answer": "3 + 4 = 7\n#### 7",
@@ -174,3 +174,38 @@ def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> No
     assert row["review_at"] == "2026-11-26T09:00:00+00:00"
     csv_path = export(load_run(tmp_path / "r"), tmp_path / "out.csv")
     assert pd.read_csv(csv_path).loc[0, "query"] == "What is 6 x 7?"
+
+
+_WITHOUT_PYARROW = """
+import sys
+sys.modules["pyarrow"] = None        # an install without pyarrow (the main job's `.[local]`)
+sys.modules["fastparquet"] = None
+from harness.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_export_without_pyarrow_writes_csv_and_refuses_parquet_plainly(tmp_path: Path) -> None:
+    """Issue 30: `export` on the main job's install (no pyarrow) writes CSV by default; asking for
+    Parquet there is a one-line error naming the path and the way out, not an ImportError traceback."""
+
+    run = run_folder(tmp_path, "r", [result("c1", answer="Paris", scores={"correct": 1.0})])
+    cmd = [sys.executable, "-c", _WITHOUT_PYARROW, "export", str(run)]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(run / "results.csv")
+    rows = list(csv.DictReader((run / "results.csv").open(newline="", encoding="utf-8")))
+    assert [(r["case_id"], r["final_answer"], r["correct"]) for r in rows] == [("c1", "Paris", "1.0")]
+    parquet = subprocess.run([*cmd, "--output", str(tmp_path / "x.parquet")], cwd=tmp_path, capture_output=True,
+                             text=True)
+    assert parquet.returncode == 2 and "Traceback" not in parquet.stderr
+    assert "needs pyarrow" in parquet.stderr and "x.parquet" in parquet.stderr
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_export_default_is_parquet_where_pyarrow_is_installed(tmp_path: Path) -> None:
+    from harness.report.frames import default_export_path
+
+    pytest.importorskip("pyarrow")
+    run = load_run(run_folder(tmp_path, "r", [result("c1", answer="Paris", scores={"correct": 1.0})]))
+    assert default_export_path(run) == run.run_dir / "results.parquet"
