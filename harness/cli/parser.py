@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp = _command(sub, "export", "a run as one table (one row per case and subject): Parquet or CSV",
                    "council-harness export 20261126-091000-cd34 --output results.csv")
     exp.add_argument("run", help="run folder or id")
-    exp.add_argument("--output", help="output .parquet (needs pyarrow) or .csv (default: <run>/results.parquet, or results.csv without pyarrow)")
+    exp.add_argument("--output", help="output .parquet (needs pyarrow) or .csv "
+                     "(default: <run>/results.parquet, or results.csv without pyarrow)")
     exp.set_defaults(func=cmd_export)
     mrg = _command(sub, "merge", "combine the run folders of shards (one per CI job) into one run and report",
                    "council-harness merge reports/runs/shard-a reports/runs/shard-b")
