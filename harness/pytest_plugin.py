@@ -149,7 +149,7 @@ class HarnessSession:
         comparison or ``--update-baseline``, report, ``summary.json``).
 
         Returns the report path (``--harness-report`` when given), lines to print, and whether a
-        baseline comparison failed.
+        baseline comparison failed or the gate found the run incomplete (scoring errors).
         """
         from harness.finish import finish_run
         from harness.gate.prediction import verdict_lines
@@ -172,6 +172,8 @@ class HarnessSession:
         lines = [f"baseline written: {p}" for p in outcome.baselines_written]
         lines += comparison_lines(outcome.comparisons)
         lines += outcome.validity_lines
+        if outcome.gate.scoring.errors:  # a scorer that fails on every case must not leave the session green
+            lines.append(outcome.gate.scoring.words())
         if outcome.prediction is not None:
             lines += verdict_lines(outcome.prediction)
         path = outcome.report
@@ -181,7 +183,7 @@ class HarnessSession:
 
             path = write_report(outcome.run, Path(target), prediction=outcome.prediction,
                                 comparison=list(outcome.comparisons))
-        return path, lines, outcome.regressed
+        return path, lines, outcome.regressed or outcome.gate.outcome == "incomplete"
 
 
 @pytest.hookimpl(tryfirst=True)

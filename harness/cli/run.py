@@ -97,6 +97,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"junit: {junit}", markup=False, highlight=False)
     gate = outcome.gate
     console.print(f"report: {outcome.report}", markup=False, highlight=False)
+    if gate.scoring.errors:
+        console.print(gate.scoring.words(), soft_wrap=True, markup=False, highlight=False)
     console.print(f"gate: {gate.outcome} ({gate.counts['reasons']} reason(s)); summary: {outcome.summary}",
                   markup=False, highlight=False)
     return outcome.exit_code

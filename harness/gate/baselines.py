@@ -30,6 +30,12 @@ item below is a regression on its own (one is enough; nothing excuses another):
    regression; it never excuses one.
 
 The exit code (:attr:`Comparison.exit_code`) is 1 when there is any reason, else 0.
+
+The run's verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when any reason
+is of a failing kind; else ``incomplete`` (exit :data:`EXIT_INCOMPLETE`, 3) when any reason is of
+:data:`INCOMPLETE_KINDS` (``scoring_error``: a result a scorer could not fully score,
+:mod:`harness.gate.scoring_errors`); else ``pass`` (exit 0). An incomplete run never passes, with
+or without a baseline.
 """
 
 from __future__ import annotations
@@ -297,9 +303,25 @@ class CaseDelta(Frozen):
     reasons: tuple[str, ...] = ()
 
 
-ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate"]
+ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
+                     "scoring_error"]
 REASON_KINDS: tuple[ReasonKind, ...] = (
-    "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate")
+    "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
+    "scoring_error")
+#: Reasons that say results are incomplete: the verdict is ``incomplete`` unless a failing reason fails it.
+INCOMPLETE_KINDS: frozenset[str] = frozenset({"scoring_error"})
+Verdict = Literal["pass", "fail", "incomplete"]
+#: The exit code of an ``incomplete`` verdict (``fail`` is 1, a usage or input error 2).
+EXIT_INCOMPLETE = 3
+EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "incomplete": EXIT_INCOMPLETE}
+
+
+def verdict_of(kinds: Iterable[str]) -> Verdict:
+    """The verdict of a set of reason kinds (module docstring): ``fail`` > ``incomplete`` > ``pass``."""
+    kinds = set(kinds)
+    if kinds - INCOMPLETE_KINDS:
+        return "fail"
+    return "incomplete" if kinds else "pass"
 
 
 class GateReason(Frozen):
@@ -314,7 +336,8 @@ class GateReason(Frozen):
         baseline, current: the two values (means in noise-aware mode).
         tolerance: the configured tolerance; allowed: the drop allowed (tolerance + noise band).
         line: for ``unreadable``: where (``results.jsonl:3`` or ``repeats/r1.jsonl:2``).
-        p_value, n: for ``aggregate``: the paired test's p-value and number of pairs.
+        p_value, n: for ``aggregate``: the paired test's p-value and number of pairs; ``n`` for
+            ``scoring_error``: the result's scoring errors.
         detail: the rest, in words.
     """
 

@@ -11,22 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from harness.common.model import Frozen
 from harness.config import Settings
 from harness.gate.baselines import (
+    EXIT_CODES,
     FAILING,
     REASON_KINDS,
     Comparison,
     GateReason,
+    Verdict,
     baseline_from_results,
     baseline_path,
     compare,
     load_baseline,
+    verdict_of,
     write_baseline,
 )
 from harness.gate.repeats import load_repeats
+from harness.gate.scoring_errors import ScoringErrors, scoring_error_reasons, scoring_errors
 from harness.records.score_spec import default_tolerance, spec
 from harness.run.runs import RESULTS, Run
 from harness.run.summary import update_summary, update_summary_file
@@ -87,7 +90,7 @@ class DatasetOutcome(Frozen):
     """One dataset's comparison in ``summary.json``: outcome, counts and every reason."""
 
     dataset: str
-    outcome: Literal["pass", "fail"]
+    outcome: Verdict
     noise_aware: bool
     gated_scores: tuple[str, ...]
     tolerances: dict[str, float]
@@ -99,24 +102,29 @@ class GateOutcome(Frozen):
     """The gate's outcome for a run: the ``"gate"`` section of ``summary.json``.
 
     Args:
-        outcome: ``fail`` when there is any reason, else ``pass``.
+        outcome: the verdict over every reason (:func:`harness.gate.baselines.verdict_of`): ``fail`` on
+            a failing reason, else ``incomplete`` when some results are incomplete (scoring errors),
+            else ``pass``; with or without a baseline.
         compared: whether any baseline was compared (``False``: only failing results can fail it).
         counts: reasons by kind (``score_drop``, ``missing``, ``unreadable``, ...), ``reasons`` (all),
-            and ``results`` / ``unreadable_lines`` of the run.
+            and ``results`` / ``unreadable_lines`` / ``scoring_errors`` (every error, not results) of the run.
         reasons: every reason as a record: the comparisons' reasons, then failing results of
             datasets without a baseline (an unreadable line counts once, not once per dataset).
         comparisons: one per compared dataset.
+        scoring: the run's scoring errors, counted per scorer (:mod:`harness.gate.scoring_errors`).
     """
 
-    outcome: Literal["pass", "fail"]
+    outcome: Verdict
     compared: bool
     counts: dict[str, int]
     reasons: tuple[GateReason, ...]
     comparisons: tuple[DatasetOutcome, ...] = ()
+    scoring: ScoringErrors = ScoringErrors()
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.outcome == "fail" else 0
+        """0 pass, 1 fail, 3 incomplete (:data:`harness.gate.baselines.EXIT_INCOMPLETE`)."""
+        return EXIT_CODES[self.outcome]
 
 
 def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
@@ -140,15 +148,18 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
         reasons += [GateReason(kind="unreadable", dataset=", ".join(run_datasets(run)), line=f"{RESULTS}:{n}",
                                detail="not a valid result record; it may hide any case")
                     for n in run.corrupt_lines]
+    reasons += scoring_error_reasons(run.results)
+    scoring = scoring_errors(run.results)
     counts: dict[str, int] = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
-    counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines)}
+    counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines),
+               "scoring_errors": scoring.errors}
     per_dataset = tuple(
         DatasetOutcome(dataset=c.dataset, outcome="fail" if c.reasons else "pass", noise_aware=c.noise_aware,
                        gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=c.reasons)
         for c in comparisons
     )
-    return GateOutcome(outcome="fail" if reasons else "pass", compared=bool(comparisons), counts=counts,
-                       reasons=tuple(reasons), comparisons=per_dataset)
+    return GateOutcome(outcome=verdict_of(r.kind for r in reasons), compared=bool(comparisons), counts=counts,
+                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring)
 
 
 def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None) -> Path:

@@ -113,7 +113,10 @@ def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Compariso
     if summary is not None:
         parts += [f"{summary.regressed} regression(s)", f"{summary.improved} improvement(s) vs baseline"]
     parts += [f"{outcome.counts[k]} {k}" for k in ("missing", "unreadable") if outcome.counts[k]]
-    headline = ("Gate passed" if outcome.outcome == "pass" else "Gate failed") + ": " + ", ".join(parts)
+    if outcome.scoring.errors:
+        parts.append(outcome.scoring.words())
+    word = {"pass": "Gate passed", "fail": "Gate failed", "incomplete": "Gate incomplete"}[outcome.outcome]
+    headline = word + ": " + ", ".join(parts)
     reasons = tuple(f"{r.dataset} :: {r.message}" for r in outcome.reasons)
     return GateView(passed=outcome.outcome == "pass", headline=headline, subjects=per_subject,
                     reasons=reasons[:GATE_REASONS_SHOWN], more_reasons=reasons[GATE_REASONS_SHOWN:],

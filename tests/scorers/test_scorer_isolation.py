@@ -150,7 +150,7 @@ def test_a_scorer_changes_only_its_own_copies(hostile: Path) -> None:
     assert (case.id, transcript.final_answer) == ("c1", "The answer is 7.")
 
 
-def test_hostile_scorers_in_a_real_run_keep_every_result(tmp_path: Path) -> None:
+def test_hostile_scorers_in_a_real_run_keep_every_result_and_make_it_incomplete(tmp_path: Path) -> None:
     """The CLI on a scripted loopback endpoint: every hostile scorer at once, three cases, a mutating scorer.
 
     Before issue 25 the run ended at the first scorer (``sys.exit(0)``: exit 0, no results, no summary)."""
@@ -191,3 +191,65 @@ def test_hostile_scorers_in_a_real_run_keep_every_result(tmp_path: Path) -> None
         assert by_scorer == set(ERRORS), r["scoring_errors"]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["usage"]["total"]["calls"] == 3 * (7 + 1)  # the ledger: 7 council calls + 1 baseline per case
+    assert (summary["gate"]["outcome"], summary["gate"]["counts"]["scoring_errors"]) == ("incomplete", 6 * len(ERRORS))
+    assert run.returncode == 3, run.stdout + run.stderr
+
+
+FAILS_ALWAYS = '''
+def broken(*, case, transcript):
+    raise RuntimeError("kaput")
+
+def fine(*, case, transcript):
+    return 0.5
+'''
+
+
+def _sums_run(tmp_path: Path, server: ScriptedServer, scorers: list[str],
+              *extra: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "council-harness.yaml").write_text(
+        f"base_url: {server.base_url}\nmodels:\n  - {{id: a, provider: openai, model: m-a}}\n"
+        "  - {id: b, provider: openai, model: m-b, seed: 1}\n  - {id: c, provider: openai, model: m-c, seed: 2}\n"
+        f"chairman: a\nbaseline: {SOLO}\nrubric_scoring: false\nquality_metrics: false\n"
+        f"cache_path: {tmp_path / 'cache.sqlite'}\nreports_dir: {tmp_path / 'reports'}\n"
+        "scorers:\n" + "".join(f"  - {s}\n" for s in scorers))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env["OPENAI_API_KEY"] = "test-key"
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
+    return subprocess.run([*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off", *extra],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _latest(tmp_path: Path) -> Path:
+    return max((tmp_path / "reports" / "runs").iterdir(), key=lambda p: p.stat().st_mtime_ns)
+
+
+def test_a_scorer_failing_on_every_case_cannot_leave_ci_green(tmp_path: Path) -> None:
+    """Scoring errors are counted in the console, summary.json and the report's headline, and make the
+    gate ``incomplete`` with exit 3, without a baseline and with one (before: "gate: pass", exit 0)."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "usc_always.py").write_text(FAILS_ALWAYS)
+    lines = ["golden_datasets:", "  - name: sums", "    queries:"]
+    for i in range(2):
+        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"',
+                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
+    with ScriptedServer(council_right=range(2), baseline_right=range(2)) as server:
+        bare = _sums_run(tmp_path, server, ["usc_always:fine", "usc_always:broken"])
+        bare_dir = _latest(tmp_path)
+        stored = _sums_run(tmp_path, server, ["usc_always:fine"], "--update-baseline")
+        against = _sums_run(tmp_path, server, ["usc_always:fine", "usc_always:broken"])
+        against_dir = _latest(tmp_path)
+    assert stored.returncode == 0, stored.stdout + stored.stderr
+    for proc, run_dir in ((bare, bare_dir), (against, against_dir)):
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        console = proc.stdout + proc.stderr
+        assert "scoring errors: 4 in 4 result(s) (usc_always:broken 4)" in console, console
+        assert "gate: incomplete" in console
+        gate = json.loads((run_dir / "summary.json").read_text())["gate"]
+        assert (gate["outcome"], gate["counts"]["scoring_errors"], gate["counts"]["scoring_error"]) == (
+            "incomplete", 4, 4)
+        reasons = {(r["case_id"], r["subject"], r["kind"], r["n"]) for r in gate["reasons"]}
+        assert reasons == {(f"q{i:02d}", s, "scoring_error", 1) for i in range(2) for s in ("baseline", "council")}
+        html = (run_dir / "index.html").read_text()
+        assert "Gate incomplete" in html and "scoring errors: 4 in 4 result(s)" in html
