@@ -90,6 +90,20 @@ class ModelPrice(BaseModel):
     output: float = Field(ge=0, allow_inf_nan=False)
 
 
+class ArmSettings(BaseModel):
+    """The ``arms:`` section: how the baseline arms are run (:mod:`harness.council.arms`).
+
+    Args:
+        match_on: the budget self-consistency matches to the council's on each case: ``tokens``
+            (prompt + completion), ``completion_tokens`` (what is generated) or ``cost`` (dollars
+            from ``pricing:``; every model involved must be priced).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    match_on: Literal["tokens", "completion_tokens", "cost"] = "tokens"
+
+
 def default_members() -> list[MemberSpec]:
     """The embedded default council: SmolLM2 in two sampling personas plus Gemma 3 270M."""
     return [
@@ -170,6 +184,7 @@ class Settings(BaseSettings):
     # self-consistency:<member> draws this many samples when the council does not run on the same cases
     # (with the council, n matches the council's tokens per case: harness.council.arms)
     self_consistency_samples: int = Field(default=3, ge=1, le=64)
+    arms: ArmSettings = Field(default_factory=ArmSettings)
     # the best single member is chosen on the cases carrying this tag and reported on the others
     # (harness.gate.best_member); None or no tagged case: each member is reported on its own
     selection_tag: str | None = Field(default="selection", min_length=1)

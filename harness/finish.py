@@ -109,7 +109,8 @@ def finish_run(
     if update_baseline and not persist:
         raise ValueError("update_baseline writes the baselines: it cannot be a view (persist=False)")
     prediction = prediction_for_run(run.results, settings)
-    arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag)
+    arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag,
+                        settings.pricing)
     ledger = usage_ledger(run.results, settings.pricing)
     if persist:
         write_verdicts(run.run_dir, prediction)

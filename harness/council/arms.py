@@ -13,10 +13,19 @@ Selection among candidate answers (:func:`select_answer`), in this order:
    the first on ties; a single candidate is chosen as it is.
 
 Self-consistency's n (:class:`SelfConsistency`): when the council runs on the same case in the same
-run, its total tokens T (prompt + completion over its calls) is the target. One sample is drawn,
-``n = clamp(round(T / t1), 1, MAX_SAMPLES)`` with t1 that sample's tokens, the other n - 1 are drawn
-together, then single samples are added while that brings the total closer to T. Without the council
-(or when its case failed) n is ``self_consistency_samples``. Sample i uses seed offset i, so seeds differ.
+run, its budget B on that case is the target, measured in ``arms.match_on``'s unit
+(:mod:`harness.council.matching`: total tokens, completion tokens, or dollars). n is adapted as
+samples arrive: one sample is drawn; then, with s the spend so far over k samples and m = s / k their
+mean, while ``B - s >= m`` a wave of ``ceil(3/4 * floor((B - s) / m))`` samples is drawn together
+(three quarters of what is expected to fit, so a wave of long samples cannot overshoot by much).
+Once less than one mean sample is left (``0 < B - s < m``), one more sample is drawn with
+probability ``(B - s) / m`` (unbiased rounding: the expected spend is B), the uniform variate being
+:func:`dither` of the case and the arm — a hash, so a replayed run draws the same n. Each case ends
+within about one sample of B, and since the rounding is unbiased and independent across cases the
+run's total lands close to the council's (a fixed rule such as "round to the nearest" errs the same
+way on every case when samples are about equally long). Never more than :data:`MAX_SAMPLES`.
+Without the council (or when its case failed, or its budget is 0) n is ``self_consistency_samples``.
+Sample i uses seed offset i, so seeds differ.
 Samples are recorded with stage ``baseline`` (a single model's final-answer call, same cap), so the
 truncation rate of :mod:`harness.stats.artifacts` covers them.
 """
@@ -24,12 +33,15 @@ truncation rate of :mod:`harness.stats.artifacts` covers them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
 
 from harness.common.text import jaccard
 from harness.config import MemberSpec, Settings
+from harness.council.matching import MatchOn, check_priced, spend
 from harness.council.prompts import answer_messages
 from harness.council.stages import Council
 from harness.data.cases import Case
@@ -44,36 +56,41 @@ SAMPLING_TEMPERATURE = 0.7
 
 
 class TokenBoard:
-    """The council's total tokens per case, published when its case finishes, awaited by self-consistency.
+    """The council's calls per case, published when its case finishes, awaited by self-consistency.
 
     Args:
         council_runs: whether the council runs on the same cases (else nobody publishes and
             :meth:`wait` returns ``None`` at once).
         waits: whether :meth:`wait` blocks until the council's case is published; ``False`` where
             cases run in an order the harness does not control (the pytest plugin): then the
-            council's tokens are used only when its case already finished, else ``None``.
+            council's calls are used only when its case already finished, else ``None``.
     """
 
     def __init__(self, council_runs: bool, waits: bool = True) -> None:
         self.council_runs = council_runs
         self.waits = waits
         self._events: dict[str, asyncio.Event] = {}
-        self._tokens: dict[str, int | None] = {}
+        self._calls: dict[str, tuple[CallRecord, ...] | None] = {}
 
     def _event(self, key: str) -> asyncio.Event:
         return self._events.setdefault(key, asyncio.Event())
 
-    def publish(self, key: str, tokens: int | None) -> None:
-        """Record the council's tokens on case ``key`` (``None``: the council's case failed)."""
-        self._tokens[key] = tokens
+    def publish(self, key: str, calls: Sequence[CallRecord] | None) -> None:
+        """Record the council's calls on case ``key`` (``None``: the council's case failed)."""
+        self._calls[key] = tuple(calls) if calls is not None else None
         self._event(key).set()
 
-    async def wait(self, key: str) -> int | None:
-        """The council's tokens on case ``key``, once published; ``None`` when the council does not run."""
+    async def wait(self, key: str) -> tuple[CallRecord, ...] | None:
+        """The council's calls on case ``key``, once published; ``None`` when the council does not run."""
         if not self.council_runs or (not self.waits and not self._event(key).is_set()):
             return None
         await self._event(key).wait()
-        return self._tokens.get(key)
+        return self._calls.get(key)
+
+
+def dither(key: str) -> float:
+    """A uniform variate in [0, 1) fixed by ``key``: the first 8 bytes of its SHA-256 over 2**64."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
 
 
 def call_tokens(calls: Sequence[CallRecord]) -> int:
@@ -118,6 +135,9 @@ class SelfConsistency:
         self.settings = settings
         self.board = board
         self.name = f"self-consistency:{spec.id}"
+        if board.council_runs:
+            council = [*settings.models, settings.role_spec("chairman")]
+            check_priced(settings, [spec.model, *(m.model for m in council)], self.name)
 
     async def answer(self, query: str) -> Transcript:
         return await self._answer(query, None, query)
@@ -132,27 +152,39 @@ class SelfConsistency:
             temperature=self.spec.temperature or SAMPLING_TEMPERATURE, seed_offset=i,
         )
 
+    async def _wave(self, query: str, first: int, count: int) -> list[CallResult]:
+        return list(await asyncio.gather(*(self._sample(query, i) for i in range(first, first + count))))
+
     async def _answer(self, query: str, case: Case | None, key: str) -> Transcript:
-        target = await self.board.wait(key)
+        council = await self.board.wait(key)
+        match_on, pricing = self.settings.arms.match_on, self.settings.pricing
+        target = spend(council, match_on, pricing) if council else None
         started = time.perf_counter()
         results = [await self._sample(query, 0)]
-        per = call_tokens([results[0].record])
-        matched = min(max(round(target / per), 1), MAX_SAMPLES) if target and per else None
-        n = matched if matched is not None else self.settings.self_consistency_samples
-        results += await asyncio.gather(*(self._sample(query, i) for i in range(1, n)))
-        while target and per and len(results) < MAX_SAMPLES:
-            total = call_tokens([r.record for r in results])
-            if abs(total + per - target) >= abs(total - target):
+        spent = spend([results[0].record], match_on, pricing)
+        matched = bool(target and spent)
+        if not matched:
+            results += await self._wave(query, 1, self.settings.self_consistency_samples - 1)
+        while matched and target and len(results) < MAX_SAMPLES:
+            mean = spent / len(results)
+            fit = math.floor((target - spent) / mean) if mean > 0 else 0
+            if fit >= 1:
+                count = math.ceil(0.75 * fit)
+            elif spent < target and dither(f"{key}|{self.name}") < (target - spent) / mean:
+                count = 1
+            else:
                 break
-            results.append(await self._sample(query, len(results)))
-        if matched is not None:
-            matched = len(results)
-        return _chosen(self.name, query, case, self.spec, results, "self-consistency", target, matched, started)
+            results += await self._wave(query, len(results), min(count, MAX_SAMPLES - len(results)))
+            spent = spend([r.record for r in results], match_on, pricing)
+        return _chosen(self.name, query, case, self.spec, results, "self-consistency",
+                       call_tokens(council) if matched and council else None, len(results) if matched else None,
+                       started, match=(match_on, target, spent) if matched else None)
 
 
 def _chosen(name: str, query: str, case: Case | None, spec: MemberSpec | None, results: Sequence[CallResult],
             kind: str, target: int | None, matched: int | None, started: float,
-            answers: Sequence[Answer] | None = None) -> Transcript:
+            answers: Sequence[Answer] | None = None,
+            match: tuple[MatchOn, float | None, float] | None = None) -> Transcript:
     records = tuple(r.record for r in results)
     if answers is None:
         assert spec is not None
@@ -165,8 +197,10 @@ def _chosen(name: str, query: str, case: Case | None, spec: MemberSpec | None, r
         return Transcript(subject=name, query=query, answers=tuple(answers), final_answer="", calls=records,
                           errors=errors or (f"{kind}: no answer",), duration_s=time.perf_counter() - started)
     chosen, rule, votes = select_answer([a.text for a in ok], case)
+    match_on, budget, spent = match if match else (None, None, None)
     arm = ArmRecord(kind=kind, rule=rule, samples=len(results), chosen=chosen, votes=votes,  # type: ignore[arg-type]
-                    target_tokens=target, matched_samples=matched, tokens=call_tokens(records))
+                    target_tokens=target, matched_samples=matched, tokens=call_tokens(records),
+                    match_on=match_on, target=budget, spent=spent)
     return Transcript(subject=name, query=query, answers=tuple(answers), final_answer=ok[chosen].text,
                       calls=records, errors=errors, duration_s=time.perf_counter() - started, arm=arm)
 

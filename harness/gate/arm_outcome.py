@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
+from harness.config import ModelPrice
 from harness.gate.arm_verdicts import ArmVerdict, LeaveOneOut, arm_lines, arm_verdicts, arms_summary, leave_one_out
 from harness.gate.best_member import BestMember, best_member
 from harness.gate.loo_crosscheck import CrossCheck, cross_check, cross_check_summary
@@ -40,12 +41,13 @@ class ArmsOutcome(Frozen):
 
 
 def arms_outcome(results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
-                 selection_tag: str | None = None) -> ArmsOutcome:
-    """The :class:`ArmsOutcome` of ``results`` (``selection_tag``: the declared selection split's tag)."""
+                 selection_tag: str | None = None, pricing: dict[str, ModelPrice] | None = None) -> ArmsOutcome:
+    """The :class:`ArmsOutcome` of ``results`` (``selection_tag``: the declared selection split's tag;
+    ``pricing``: for the dollar ratio)."""
     primary = primary_endpoint or default_primary(results)[0]
     loo = leave_one_out(results, primary)
     return ArmsOutcome(
         primary=primary, choice=best_member(results, primary, selection_tag),
-        verdicts=tuple(arm_verdicts(results, threshold, primary, selection_tag=selection_tag)),
+        verdicts=tuple(arm_verdicts(results, threshold, primary, selection_tag=selection_tag, pricing=pricing)),
         leave_one_out=tuple(loo), cross_check=tuple(cross_check(results, loo)),
     )

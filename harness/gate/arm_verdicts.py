@@ -11,8 +11,11 @@ present only on the other cases (:mod:`harness.gate.best_member`), so its verdic
 verdict uses the Bonferroni level ``1 - (1 - confidence) / k``, so the chance of any false "supported"
 among the k arm verdicts stays at most ``(1 - confidence) / 2``.
 
-**Token ratio** beside each verdict: the council's total tokens (prompt + completion, the subject's own
-calls, not scoring) over the arm's, on the same paired cases.
+**Budget ratios** beside each verdict (issue 28), over the subjects' own calls (never scoring) on the
+same paired cases: council / arm in total tokens (prompt + completion), in completion tokens, and in
+dollars (:func:`harness.providers.pricing.call_cost`, the cost a call has whether it ran or was
+replayed) when every call of both is priced, else "dollars not priced". A ratio is ``None`` when the
+arm spent nothing in that unit.
 
 **Leave-one-out** (:func:`leave_one_out`): per member m with ``council-without:m`` in the run, the paired
 differences ``d_i = council_i - without_i`` on the primary endpoint (threshold 0 in
@@ -27,9 +30,12 @@ import math
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
+from harness.config import ModelPrice
 from harness.council.arms import call_tokens
 from harness.gate.best_member import BEST, BestMember, best_member, best_member_summary, best_solo_results
 from harness.gate.prediction import default_primary, paired_families
+from harness.providers.pricing import call_cost
+from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
 from harness.stats import PredictionVerdict, evaluate_prediction, verdict_sentence
 from harness.stats.signflip import difference_scores, sign_flip_test
@@ -55,7 +61,9 @@ class ArmVerdict(Frozen):
         verdict: the primary-endpoint verdict (council = treatment, arm = control).
         council_tokens, arm_tokens: total tokens over the paired cases; token_ratio: council / arm
             (``None`` when the arm recorded no tokens).
-        sentence: the verdict in words with the token ratio.
+        council_completion, arm_completion, completion_ratio: the same for completion tokens.
+        council_cost, arm_cost, cost_ratio: the same in dollars; ``None`` unless every call is priced.
+        sentence: the verdict in words with the three ratios.
     """
 
     arm: str
@@ -64,16 +72,41 @@ class ArmVerdict(Frozen):
     arm_tokens: int
     token_ratio: float | None
     sentence: str
+    council_completion: int = 0
+    arm_completion: int = 0
+    completion_ratio: float | None = None
+    council_cost: float | None = None
+    arm_cost: float | None = None
+    cost_ratio: float | None = None
 
 
-def _tokens(results: Sequence[CaseResult], subject: str, keys: set[str]) -> int:
-    return sum(call_tokens(r.transcript.calls) for r in results
-               if r.subject == subject and r.transcript is not None and f"{r.dataset}::{r.case_id}" in keys)
+def _calls(results: Sequence[CaseResult], subject: str, keys: set[str]) -> list[CallRecord]:
+    return [c for r in results
+            if r.subject == subject and r.transcript is not None and f"{r.dataset}::{r.case_id}" in keys
+            for c in r.transcript.calls]
+
+
+def _cost(calls: Sequence[CallRecord], pricing: dict[str, ModelPrice]) -> float | None:
+    costs = [call_cost(c, pricing) for c in calls]
+    return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+
+def _ratio(council: float | None, arm: float | None) -> float | None:
+    return council / arm if council is not None and arm else None
+
+
+def ratio_words(token: float | None, completion: float | None, cost: float | None) -> str:
+    """``"1.0x tokens, 0.6x completion tokens, 0.9x dollars"`` (a missing ratio: "—"; unpriced: said so)."""
+    def x(r: float | None) -> str:
+        return f"{r:.2f}x" if r is not None else "—"
+    dollars = f"{x(cost)} dollars" if cost is not None else "dollars not priced"
+    return f"{x(token)} tokens, {x(completion)} completion tokens, {dollars}"
 
 
 def arm_verdicts(
     results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
     confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, selection_tag: str | None = None,
+    pricing: dict[str, ModelPrice] | None = None,
 ) -> list[ArmVerdict]:
     """One :class:`ArmVerdict` per arm of :func:`comparison_arms` (see the module docstring); with
     ``selection_tag``, the ``best-solo`` arm too (:mod:`harness.gate.best_member`)."""
@@ -92,11 +125,15 @@ def arm_verdicts(
         v = report.headline
         assert v is not None
         keys = set(samples[primary].ids or ()) if primary in samples else set()
-        ct, at = _tokens(results, "council", keys), _tokens(results, arm, keys)
-        ratio = ct / at if at else None
-        at_tokens = f" at {ratio:.1f}x tokens" if ratio is not None else ""
-        out.append(ArmVerdict(arm=arm, verdict=v, council_tokens=ct, arm_tokens=at, token_ratio=ratio,
-                              sentence=verdict_sentence(v, "council", arm) + at_tokens))
+        council_calls, arm_calls = _calls(results, "council", keys), _calls(results, arm, keys)
+        ct, at = call_tokens(council_calls), call_tokens(arm_calls)
+        cc, ac = sum(c.tokens_out for c in council_calls), sum(c.tokens_out for c in arm_calls)
+        cd, ad = _cost(council_calls, pricing or {}), _cost(arm_calls, pricing or {})
+        ratios = (_ratio(ct, at), _ratio(cc, ac), _ratio(cd, ad))
+        out.append(ArmVerdict(arm=arm, verdict=v, council_tokens=ct, arm_tokens=at, token_ratio=ratios[0],
+                              council_completion=cc, arm_completion=ac, completion_ratio=ratios[1],
+                              council_cost=cd, arm_cost=ad, cost_ratio=ratios[2],
+                              sentence=verdict_sentence(v, "council", arm) + " at " + ratio_words(*ratios)))
     return out
 
 
@@ -184,13 +221,17 @@ def arms_summary(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
     return {
         "best_member": best_member_summary(choice),
         "rule": "per arm, the primary endpoint's verdict at the Bonferroni level over the arms; "
-                "token_ratio = council tokens / arm tokens on the paired cases",
+                "token_ratio, completion_ratio, cost_ratio = council / arm in total tokens, completion "
+                "tokens and dollars (when every call is priced) on the paired cases, the subjects' own calls",
         "verdicts": [
             {"arm": v.arm, "family": v.verdict.family, "verdict": v.verdict.verdict, "n": v.verdict.n,
              "effect": _finite(v.verdict.relative_improvement), "difference": _finite(v.verdict.mean_difference),
              "difference_low": _finite(v.verdict.diff_low), "difference_high": _finite(v.verdict.diff_high),
              "confidence": v.verdict.confidence, "council_tokens": v.council_tokens, "arm_tokens": v.arm_tokens,
-             "token_ratio": v.token_ratio, "sentence": v.sentence}
+             "token_ratio": v.token_ratio, "council_completion_tokens": v.council_completion,
+             "arm_completion_tokens": v.arm_completion, "completion_ratio": v.completion_ratio,
+             "council_cost_usd": v.council_cost, "arm_cost_usd": v.arm_cost, "cost_ratio": v.cost_ratio,
+             "sentence": v.sentence}
             for v in verdicts
         ],
         "leave_one_out": [dict(x.model_dump(mode="json"), sentence=x.sentence) for x in loo],

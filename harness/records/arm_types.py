@@ -22,6 +22,9 @@ class ArmRecord(Frozen):
             self-consistency's n was matched to; ``None`` when the council was not run alongside.
         matched_samples: the n that matches ``target_tokens`` (the n used when the samples are matched).
         tokens: the arm's own total tokens (prompt + completion) over its calls.
+        match_on: the budget self-consistency was matched on (``arms.match_on``: ``tokens``,
+            ``completion_tokens`` or ``cost``); ``None`` when it was not matched.
+        target: the council's budget on the case in that unit; spent: the arm's, in the same unit.
     """
 
     kind: Literal["self-consistency", "vote"]
@@ -32,3 +35,6 @@ class ArmRecord(Frozen):
     target_tokens: int | None = None
     matched_samples: int | None = None
     tokens: int = 0
+    match_on: Literal["tokens", "completion_tokens", "cost"] | None = None
+    target: float | None = None
+    spent: float | None = None

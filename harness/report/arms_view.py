@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.common.model import Frozen
 from harness.gate.arm_outcome import arms_outcome
+from harness.gate.arm_verdicts import ratio_words
 from harness.gate.prediction import default_primary
 from harness.run.ledger import UsageLedger, cached_words, usage_ledger
 from harness.run.result import CaseResult
@@ -124,7 +125,7 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
     if not ledger.total.calls:
         return None
     primary = primary or default_primary(results)[0]
-    outcome = arms_outcome(results, threshold, primary, config.get("selection_tag"))
+    outcome = arms_outcome(results, threshold, primary, config.get("selection_tag"), prices)
     verdicts, loo = outcome.verdicts, outcome.leave_one_out
     cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
     t = ledger.total
@@ -133,7 +134,7 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
     return ArmsView(
         primary=primary,
         arms=tuple(ArmRow(arm=v.arm, verdict=v.verdict.verdict, sentence=v.sentence,
-                          token_ratio=f"{v.token_ratio:.1f}x" if v.token_ratio is not None else "—")
+                          token_ratio=ratio_words(v.token_ratio, v.completion_ratio, v.cost_ratio))
                    for v in verdicts),
         leave_one_out=tuple(LeaveOneOutRow(member=x.member, effect=f"{x.effect:+.3f}",
                                            interval=f"{x.low:+.3f} to {x.high:+.3f}", n=x.n, flagged=x.flagged)

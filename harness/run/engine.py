@@ -15,13 +15,13 @@ from harness.bias.store import QueryMetadata, persist_transcript
 from harness.common.errors import CacheMiss, HarnessError, StoreError
 from harness.common.untrusted import clean_surrogates
 from harness.config import MemberSpec, Settings
-from harness.council.arms import TokenBoard, call_tokens
+from harness.council.arms import TokenBoard
 from harness.data.cases import Case
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore
 from harness.providers.calls import Caller
 from harness.providers.limits import EndpointLimits
-from harness.records.transcript import Transcript
+from harness.records.transcript import CallRecord, Transcript
 from harness.run.expert_review import load_verdicts, with_verdict
 from harness.run.result import CaseResult
 from harness.run.scoring import case_fields, score_case
@@ -154,13 +154,13 @@ class Engine:
         """
         token = current_case.set(case.nodeid_part)
         started = time.perf_counter()
-        council_tokens: int | None = None
+        council_calls: tuple[CallRecord, ...] | None = None
         try:
             subj = self.subjects[subject]
             answer_case = getattr(subj, "answer_case", None)  # arms that vote on the case's expected answer
             transcript = await (answer_case(case) if answer_case is not None else subj.answer(case.query))
             if subject == "council":
-                council_tokens = call_tokens(transcript.calls)
+                council_calls = transcript.calls
             result = await score_case(case, transcript, self.caller, self.settings)
             result = with_verdict(result, self.verdicts.get(result.key))
             if transcript.reviews and self.settings.bias_persistence:
@@ -180,7 +180,7 @@ class Engine:
         finally:
             current_case.reset(token)
             if subject == "council":  # self-consistency waits for it (None: the council's case failed)
-                self.board.publish(case.nodeid_part, council_tokens)
+                self.board.publish(case.nodeid_part, council_calls)
 
     def _persist_bias(self, transcript: Transcript, case: Case) -> None:
         """Append the session's bias records; a store that cannot be written is warned about once.

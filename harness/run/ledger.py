@@ -2,11 +2,11 @@
 
 Definitions:
 
-* **Cost** of a call (:func:`call_cost`): ``(tokens_in * input + tokens_out * output) / 1e6`` dollars
-  with the ``pricing:`` entry of its model (``input``/``output``: dollars per million tokens). An
-  embedded model (llama.cpp, :data:`harness.config.EMBEDDED_MODELS`) costs 0 and its seconds are
-  reported as ``cpu_seconds`` instead; a model without a price has no cost (``None``), and a total that
-  includes one counts it in ``unpriced_calls``.
+* **Cost** of a call (:func:`harness.providers.pricing.call_cost`): ``(tokens_in * input + tokens_out *
+  output) / 1e6`` dollars with the ``pricing:`` entry of its model (``input``/``output``: dollars per
+  million tokens). An embedded model (llama.cpp, :data:`harness.config.EMBEDDED_MODELS`) costs 0 and
+  its seconds are reported as ``cpu_seconds`` instead; a model without a price has no cost (``None``),
+  and a total that includes one counts it in ``unpriced_calls``.
 * **Ledger** (:func:`usage_ledger`): over the subjects' calls and the scoring calls of every result
   (:func:`harness.run.usage.result_calls`), sums of calls, cached calls, prompt and completion tokens,
   seconds, cpu_seconds and cost, in total and per case, subject, member, stage
@@ -30,19 +30,10 @@ from collections.abc import Iterable
 
 from harness.common.model import Frozen
 from harness.config import EMBEDDED_MODELS, ModelPrice
+from harness.providers.pricing import call_cost
 from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
 from harness.run.usage import result_calls, stage_of
-
-
-def call_cost(record: CallRecord, pricing: dict[str, ModelPrice]) -> float | None:
-    """Dollars of one call (see the module docstring); 0 for embedded models, ``None`` when unpriced."""
-    if record.model in EMBEDDED_MODELS:
-        return 0.0
-    price = pricing.get(record.model)
-    if price is None:
-        return None
-    return (record.tokens_in * price.input + record.tokens_out * price.output) / 1e6
 
 
 class UsageTotals(Frozen):

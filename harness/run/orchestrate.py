@@ -20,7 +20,6 @@ from rich.console import Console
 from harness.common.console import plain_console
 from harness.common.untrusted import printable_line
 from harness.config import Settings
-from harness.council.arms import call_tokens
 from harness.data.cases import Case, Dataset
 from harness.data.scorer_names import check_scorer_names
 from harness.run.engine import Engine, request_slots
@@ -145,7 +144,7 @@ def run_cases(
         for c in cases:  # a council case finished before the resume still sets self-consistency's n
             prior = council_done.get((c.dataset, c.id))
             if prior is not None:
-                engine.board.publish(c.nodeid_part, call_tokens(prior.transcript.calls) if prior.transcript else None)
+                engine.board.publish(c.nodeid_part, prior.transcript.calls if prior.transcript else None)
         del council_done
     runner = asyncio.Runner()
     try:

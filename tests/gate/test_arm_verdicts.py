@@ -54,7 +54,8 @@ def test_token_ratio_and_bonferroni_level_per_arm() -> None:
     assert solo.token_ratio == 3.0 and sc.token_ratio == 1.0
     assert (solo.council_tokens, solo.arm_tokens) == (6000, 2000)
     # council 20/20 vs 5/20: d = 1 - 1.15 x on 5 cases (-0.15) and 1 on 15: supported
-    assert solo.verdict.verdict == "supported" and solo.sentence.endswith("at 3.0x tokens")
+    assert solo.verdict.verdict == "supported" and solo.sentence.endswith(
+        "at 3.00x tokens, — completion tokens, dollars not priced")
     assert math.isclose(solo.verdict.relative_improvement, 3.0)
     # 20/20 vs 20/20: +0%, d = -0.15 on every case: refuted
     assert sc.verdict.verdict == "refuted" and math.isclose(sc.verdict.mean_difference, -0.15)
@@ -88,7 +89,7 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
     page = (run_dir / "index.html").read_text()
     assert '<table class="inner" id="arm-verdicts">' in page
     assert "<tr><td>solo:c</td><td><span class=\"badge insufficient_data\">insufficient_data</span></td>" \
-           "<td class=\"num\">7.0x</td>" in page
+           "<td class=\"num\">7.00x tokens, 7.00x completion tokens, dollars not priced</td>" in page
     assert "<tr><td>c</td><td class=\"num\">+0.000</td><td>+0.000 to +0.000</td><td class=\"num\">6</td>" \
            "<td><span class=\"warn\">removal does not hurt</span>" in page
     # council: 7 calls of 26 tokens per case = 182 per case; solo: 26; council-without:c: 5 calls = 130

@@ -51,10 +51,10 @@ def _texts(page: Page, selector: str) -> list[str]:
 def test_arm_rows_best_member_and_cross_check(page: Page) -> None:
     arms = _texts(page, "#arm-verdicts tr td:first-child")
     assert arms == ["solo:a", "solo:c", "best-solo", "self-consistency:a", "vote"]
-    # every arm row states its token ratio and carries the verdict sentence with "x tokens"
+    # every arm row states its three budget ratios and the verdict sentence carries them too
     ratios = _texts(page, "#arm-verdicts tr td:nth-child(3)")
-    assert all(r.endswith("x") for r in ratios), ratios
-    assert all(s.endswith("x tokens") for s in _texts(page, "#arm-verdicts tr td:nth-child(4)"))
+    assert all(r.endswith("x completion tokens, dollars not priced") and "x tokens, " in r for r in ratios), ratios
+    assert all(s.endswith(r) for s, r in zip(_texts(page, "#arm-verdicts tr td:nth-child(4)"), ratios, strict=True))
     best = page.evaluate("document.getElementById('best-member').textContent")
     # q00 is the split: c is right there (baseline_right 0-2), a is not; best-solo is scored on the 5 others
     assert best.startswith("best single member: c, chosen on the 1 case(s) tagged 'selection'")
