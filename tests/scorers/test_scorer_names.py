@@ -89,3 +89,21 @@ def test_a_broken_entry_point_fails_validate_where_it_is_named(tmp_path: Path) -
     other = _dataset(tmp_path / "other", "      []\n")
     proc = _validate(tmp_path, str(other))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_pytest_golden_rejects_an_unknown_scorer_name_without_importing_it(tmp_path: Path) -> None:
+    """The pytest plugin checks the names like ``validate`` and ``run`` do, before any case runs."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "usc_mark.py").write_text(MARKING)
+    _dataset(tmp_path / "golden", "      - usc_mark:score\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "council-harness.yaml").write_text("seed: 1\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
+                           "-p", "no:langsmith_plugin", "-m", "golden", "--collect-only", "-q",
+                           "--harness-subjects", "baseline", "golden"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "unknown scorer 'usc_mark:score'" in proc.stdout, proc.stdout + proc.stderr
+    assert not (tmp_path / "mods" / "imported.txt").exists()
