@@ -13,16 +13,22 @@
   capabilities). Removing a variable from ``os.environ`` does not erase it from the memory
   ``/proc/<pid>/environ`` shows, which is why this matters.
 * :func:`redact` replaces every secret value the harness knows (sealed values and secret-looking
-  variables still in the environment, 6 characters or longer) by ``[redacted $NAME]``.
+  variables still in the environment, 6 characters or longer) by ``[redacted $NAME]``, in each of
+  its common encodings (:func:`encodings`: verbatim, reversed, hex, base64 at any alignment,
+  URL-encoded). Redaction is the second line of defence: the sandbox's private file system and
+  namespaces keep the key out of reach of answer code in the first place.
 """
 
 from __future__ import annotations
 
+import base64
 import ctypes
+import functools
 import os
 import re
 import sys
 from collections.abc import Iterable
+from urllib.parse import quote
 
 #: Names (any case) that hold secrets.
 SECRET_NAME = re.compile(r"(?:^|_)[A-Z0-9]*(?:API_?KEY|ACCESS_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_|$)", re.IGNORECASE)
@@ -81,11 +87,53 @@ def known_secrets() -> dict[str, str]:
     return out
 
 
+def _base64_cores(raw: bytes) -> list[str]:
+    """The characters of the base64 of ``raw`` that are the same wherever ``raw`` sits in a longer text.
+
+    Base64 maps each 3 bytes to 4 characters, so the encoding of ``raw`` depends on its offset ``k``
+    (0, 1 or 2) modulo 3 in the encoded bytes. For each ``k``, the characters ``ceil(8k/6)`` up to
+    ``floor(8(k+n)/6)`` of ``b64(k zero bytes + raw)`` take all 6 of their bits from ``raw`` (``n``
+    bytes); those are the characters any base64 text containing ``raw`` at that offset holds.
+    """
+    cores = []
+    for k in range(3):
+        text = base64.b64encode(bytes(k) + raw).decode("ascii")
+        cores.append(text[-(-8 * k // 6):8 * (k + len(raw)) // 6])
+    return cores
+
+
+@functools.lru_cache(maxsize=64)
+def encodings(value: str) -> tuple[str, ...]:
+    """The forms of a secret that :func:`redact` finds, longest first: the value; reversed; its UTF-8
+    bytes in lower- and upper-case hex; base64 and URL-safe base64 (:func:`_base64_cores`, each
+    alignment); URL-encoded (``quote(value, safe="")``) and every byte percent-encoded (``%6b``,
+    ``%6B``). Forms shorter than :data:`MIN_SECRET_LENGTH` are left out."""
+    raw = value.encode("utf-8")
+    cores = _base64_cores(raw)
+    forms = {value, value[::-1], raw.hex(), raw.hex().upper(), *cores,
+             *(c.replace("+", "-").replace("/", "_") for c in cores), quote(value, safe=""),
+             "".join(f"%{b:02x}" for b in raw), "".join(f"%{b:02X}" for b in raw)}
+    return tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH), key=lambda f: (-len(f), f)))
+
+
+def redact_value(text: str, value: str, marker: str) -> str:
+    """``text`` with every form of ``value`` (:func:`encodings`) replaced by ``marker``."""
+    if len(value) < MIN_SECRET_LENGTH:
+        return text.replace(value, marker) if value else text
+    for form in encodings(value):
+        if form in text:
+            text = text.replace(form, marker)
+    return text
+
+
 def redact(text: str, secrets: dict[str, str] | None = None) -> str:
-    """``text`` with each known secret value replaced by ``[redacted $NAME]``."""
-    for value, name in (known_secrets() if secrets is None else secrets).items():
-        if value in text:
-            text = text.replace(value, f"[redacted ${name}]")
+    """``text`` with each known secret value, in each of its :func:`encodings`, replaced by ``[redacted $NAME]``."""
+    known = known_secrets() if secrets is None else secrets
+    forms = sorted(((form, name) for value, name in known.items() for form in encodings(value)),
+                   key=lambda p: -len(p[0]))
+    for form, name in forms:
+        if form in text:
+            text = text.replace(form, f"[redacted ${name}]")
     return text
 
 

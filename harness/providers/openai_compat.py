@@ -236,7 +236,7 @@ class OpenAICompatProvider:
     # -- plumbing ---------------------------------------------------------------------------
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key.value, _REDACTED) if self._key.value else text
+        return vault.redact_value(text, self._key.value, _REDACTED) if self._key.value else text
 
     def _where(self, model: str) -> str:
         case = current_case.get()

@@ -52,6 +52,7 @@ sources inside a container or VM as well.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -64,34 +65,46 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from harness.common import vault
 from harness.common.model import Frozen
+from harness.sandbox import filesystem
 from harness.sandbox import runner as sandbox_runner
 
 #: Largest file the child may write, in bytes.
 FILE_SIZE_LIMIT = 16 * 1024 * 1024
 #: Most open file descriptors in the child.
 OPEN_FILES_LIMIT = 256
+#: Most processes in the child's user namespace (``RLIMIT_NPROC``; the runner and ``unshare`` count).
+PROCESS_LIMIT = 32
 #: Longest single assert record accepted from the child, in bytes (bigger compared values fail).
 RECORD_LIMIT = 8 * 1024 * 1024
-#: The namespaces and privilege drop put in front of the child's command line.
+#: The namespaces and privilege drop put in front of the child's command line (without a private root).
 NAMESPACES = ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts",
               "--mount-proc", "--")
+#: The same namespaces when the private root (:mod:`harness.sandbox.filesystem`) mounts ``/proc`` itself.
+NAMESPACES_PRIVATE_ROOT = ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount",
+                           "--net", "--ipc", "--uts", "--")
 DROP_PRIVILEGES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
 #: The description of a fully isolated child.
-ISOLATED = "user, pid, network, ipc, uts and mount namespaces; no capabilities"
+ISOLATED = ("private file system (read-only root with /usr and the interpreter, empty /tmp); "
+            "user, pid, network, ipc, uts and mount namespaces; no capabilities; process limit")
+#: What a child gets when the namespaces work but the private root cannot be built (the text follows
+#: ``partial: <why>; ``).
+NAMESPACES_ONLY = ("user, pid, network, ipc, uts and mount namespaces; no capabilities; "
+                   "the file system is visible")
 
 
-def _works(prefix: tuple[str, ...], path: str) -> str:
-    """Empty when ``prefix true`` runs; else why not."""
+def _works(prefix: tuple[str, ...], path: str, command: tuple[str, ...] = ("true",)) -> str:
+    """Empty when ``prefix command`` runs; else why not."""
     try:
-        done = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=10,
-                              env={"PATH": path}, check=False)
+        done = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=10,
+                              env={"PATH": path}, check=False, cwd="/", stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     if done.returncode != 0:
@@ -105,18 +118,24 @@ def _probe(path: str) -> tuple[tuple[str, ...], str]:
     if unshare is None or setpriv is None:
         return (), "none: unshare/setpriv (util-linux) not found on PATH"
     drop = (setpriv, *DROP_PRIVILEGES[1:])
+    root, why_root = filesystem.private_root(unshare, setpriv, NAMESPACES_PRIVATE_ROOT[1:])
+    if root:
+        why_root = _works((*root, *drop), path, (filesystem.interpreter()[0], "-I", "-S", "-c", ""))
+        if not why_root:
+            return (*root, *drop), ISOLATED
     why = _works((unshare, *NAMESPACES[1:], *drop), path)
     if not why:
-        return (unshare, *NAMESPACES[1:], *drop), ISOLATED
+        return (unshare, *NAMESPACES[1:], *drop), f"partial: no private file system ({why_root}); {NAMESPACES_ONLY}"
     if not _works(drop, path):  # no namespaces, but the child still holds no capability
         return drop, f"none: unshare failed ({why}); only capabilities dropped (setpriv)"
     return (), f"none: unshare failed ({why}); user namespaces may be disabled"
 
 
 def isolation() -> tuple[tuple[str, ...], str]:
-    """The command prefix that isolates the child, and its description (``"none: <why>"`` when unavailable).
+    """The command prefix that isolates the child, and its description (:data:`ISOLATED`;
+    ``"partial: <why>; ..."`` or ``"none: <why>"`` when less is available).
 
-    Probed once per ``PATH`` by running ``true`` through it.
+    Probed once per ``PATH`` by running the interpreter (or ``true``) through it.
     """
     return _probe(os.environ.get("PATH", os.defpath))
 
@@ -367,6 +386,19 @@ def _pump(proc: subprocess.Popen[bytes], streams: _Streams, deadline: float) -> 
     return timed_out
 
 
+def _feed(stdin: IO[bytes], payload: bytes) -> None:
+    """Write the run's nonce, code and tests to the child (a thread: a child that never reads cannot block us)."""
+    try:
+        stdin.write(payload)
+        stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+#: The child's program, passed with ``-c`` (nothing of the harness is readable in the private root).
+_RUNNER_SOURCE = Path(sandbox_runner.__file__).read_text(encoding="utf-8")
+
+
 def run_python(
     code: str,
     tests: str,
@@ -399,39 +431,35 @@ def run_python(
         required = []  # the child reports the error with its line
     nonce = secrets.token_hex(16)
     records = _Records(nonce, required)
+    payload = (json.dumps({"nonce": nonce, "solution": code, "tests": tests}, ensure_ascii=True) + "\n").encode()
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="council-sandbox-", ignore_cleanup_errors=True) as tmp:
-        work = Path(tmp)
-        (work / "solution.py").write_text(code, encoding="utf-8")
-        (work / "tests.py").write_text(tests, encoding="utf-8")
-        (work / "_runner.py").write_text(Path(sandbox_runner.__file__).read_text(encoding="utf-8"), encoding="utf-8")
-        env = {
-            "PATH": os.environ.get("PATH", os.defpath),
-            "LANG": os.environ.get("LANG", "C.UTF-8"),
-            "HOME": tmp,
-            "TMPDIR": tmp,
-        }
+    private = isolated == ISOLATED
+    with contextlib.ExitStack() as stack:
+        # with the private root the child's working folder is its own /tmp (memory, gone with its namespace);
+        # without it, a fresh host folder readable only by this user, deleted afterwards
+        work = "/tmp" if private else stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="council-sandbox-", ignore_cleanup_errors=True))
+        env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": os.environ.get("LANG", "C.UTF-8"),
+               "HOME": work, "TMPDIR": work}
         read_fd, write_fd = os.pipe()
         argv = [
-            *prefix, sys.executable, "-I", "-S", "-B", "-X", "utf8", "_runner.py", str(write_fd),
+            *prefix, filesystem.interpreter()[0], "-I", "-S", "-B", "-X", "utf8", "-c", _RUNNER_SOURCE, str(write_fd),
             str(memory_mb * 1024 * 1024), str(math.ceil(timeout_s) + 1), str(FILE_SIZE_LIMIT), str(OPEN_FILES_LIMIT),
+            str(PROCESS_LIMIT),
         ]
         try:
             proc = subprocess.Popen(
-                argv, cwd=tmp, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, close_fds=True, pass_fds=(write_fd,),
+                argv, cwd="/" if private else work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=(write_fd,),
             )
         finally:
             os.close(write_fd)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
         streams = _Streams((out_fd, err_fd), read_fd, records, output_limit)
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
         try:
-            try:
-                proc.stdin.write((nonce + "\n").encode())
-                proc.stdin.close()
-            except (BrokenPipeError, OSError):
-                pass
+            feeder.start()
             timed_out = _pump(proc, streams, started + timeout_s)
             returncode = proc.wait()
         finally:
@@ -439,6 +467,7 @@ def run_python(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            feeder.join(timeout=1)
             for f in (proc.stdout, proc.stderr):
                 if f is not None:
                     f.close()

@@ -1,9 +1,11 @@
 """The child side of :mod:`harness.sandbox`: run as a script inside the sandbox (standard library only).
 
-It is copied into the sandbox's temporary directory and started as ``python -I -S _runner.py
-RECORD_FD MEMORY CPU FSIZE NOFILE``; it never imports the harness. It
+It is started as ``python -I -S -c <this source> RECORD_FD MEMORY CPU FSIZE NOFILE NPROC`` in its
+working folder (the private ``/tmp``); it never imports the harness. It
 
-1. sets its resource limits, reads the run's nonce from stdin and closes stdin;
+1. reads one JSON line from stdin (the run's nonce, the solution and the tests) and closes stdin,
+   writes ``solution.py`` and ``tests.py`` into its working folder (for the tracebacks' source
+   lines) and sets its resource limits (``RLIMIT_NPROC`` among them);
 2. runs ``solution.py`` as the module ``solution`` and then ``tests.py`` (already rewritten by the
    parent: every ``assert`` calls :func:`_compare` or :func:`_truth`) as ``__main__``;
 3. writes one JSON line per executed assert on the record pipe ``RECORD_FD``, and after the last test
@@ -125,6 +127,8 @@ def encode(value: Any) -> Any:
 
 
 COMPARE, TRUTH = "__sandbox_compare__", "__sandbox_truth__"
+#: The file name of this script's frames in the child (it is started with ``python -c``).
+RUNNER_FILENAME = "<string>"
 
 
 def _thunk(expr: ast.expr) -> ast.Lambda:
@@ -258,24 +262,26 @@ def _limit(name: str, value: int, hard: int | None = None) -> None:
         pass
 
 
-def _compiled(path: str, *, checked: bool = False) -> types.CodeType:
-    with open(path, encoding="utf-8") as fh:
-        source = fh.read()
+def _compiled(path: str, source: str, *, checked: bool = False) -> types.CodeType:
+    with open(path, "w", encoding="utf-8") as fh:  # on disk for the tracebacks' source lines only
+        fh.write(source)
     code: Any = rewrite_asserts(source, path)[0] if checked else source
     return compile(code, path, "exec")
 
 
 def main() -> None:
     """Run the solution and the rewritten tests; exit 0 only when both ran to the end."""
-    nonce = sys.stdin.readline().strip()
+    job = json.loads(sys.stdin.readline())
+    nonce, solution_source, tests_source = job["nonce"], job["solution"], job["tests"]
     sys.stdin.close()
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
-    record_fd, memory, cpu, fsize, nofile = (int(a) for a in sys.argv[1:6])
+    record_fd, memory, cpu, fsize, nofile, nproc = (int(a) for a in sys.argv[1:7])
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     _limit("RLIMIT_CORE", 0)
     _limit("RLIMIT_FSIZE", fsize)
     _limit("RLIMIT_NOFILE", nofile)
+    _limit("RLIMIT_NPROC", nproc)
     _limit("RLIMIT_CPU", cpu, cpu + 1)
     _limit("RLIMIT_AS", memory)
     recorder = _Recorder(record_fd)
@@ -283,11 +289,12 @@ def main() -> None:
     status = 0
     try:
         # everything the runner needs is prepared before any answer code runs (it may replace built-ins)
-        tests_code, tests_file = _compiled("tests.py", checked=True), os.path.abspath("tests.py")
+        tests_code = _compiled("tests.py", tests_source, checked=True)
+        solution_code, tests_file = _compiled("solution.py", solution_source), os.path.abspath("tests.py")
         module = types.ModuleType("solution")
         module.__file__ = os.path.abspath("solution.py")
         sys.modules["solution"] = module
-        exec(_compiled("solution.py"), module.__dict__)  # noqa: S102 - this is the sandbox
+        exec(solution_code, module.__dict__)  # noqa: S102 - this is the sandbox
         tests = dict(module.__dict__)
         tests.update(__name__="__main__", __file__=tests_file)
         tests[COMPARE], tests[TRUTH] = compare, truth
@@ -300,7 +307,7 @@ def main() -> None:
         try:  # the runner's own frames (the by-value checks) are left out: the test line is what matters
             report = traceback.TracebackException.from_exception(exc)
             report.stack = traceback.StackSummary.from_list(
-                [f for f in report.stack if not f.filename.endswith("_runner.py")])
+                [f for f in report.stack if f.filename != RUNNER_FILENAME])
             print("".join(report.format()), end="", file=sys.stderr)
         except BaseException:
             print("sandbox: the code raised an exception that could not be printed", file=sys.stderr)

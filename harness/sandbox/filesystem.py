@@ -1,0 +1,156 @@
+"""The sandbox's private file system: a read-only root holding only the system's programs and libraries
+and the base interpreter, plus an empty ``/tmp`` of bounded size.
+
+:func:`private_root` returns the command prefix that builds it, in two shell scripts run with
+util-linux tools (``mount``, ``pivot_root``, ``umount``):
+
+1. **build** (in a new mount namespace, private propagation, so nothing reaches the host): a
+   ``tmpfs`` of :data:`ROOT_SIZE` becomes the new root; into it, read-only, are bind-mounted
+   ``/usr``, the base interpreter's prefix ``sys.base_prefix`` (when it is not under ``/usr``), each
+   top-level ``/bin``, ``/sbin``, ``/lib*`` that is a real folder (a symlink such as ``/lib ->
+   usr/lib`` is copied as a symlink), and the devices ``/dev/null``, ``/dev/zero`` and
+   ``/dev/urandom``; each ``site-packages``/``dist-packages`` folder of the interpreter is covered
+   by an empty read-only ``tmpfs`` (:func:`hidden_packages`), so only the standard library is
+   there; ``/tmp`` is a fresh ``tmpfs`` of :data:`TMP_SIZE` bytes and :data:`TMP_INODES` files
+   (mode 1777, ``nosuid,nodev``); then the root ``tmpfs`` is remounted read-only.
+2. **enter** (in the user, PID, network, IPC, UTS and mount namespaces of the child): ``/proc`` of
+   the new PID namespace is mounted, the new root replaces the old one (``pivot_root``) and the
+   old root is detached (``umount -l``), so no path leads back to the host's files; the working
+   directory is ``/tmp``.
+
+So the child sees no home folder, no run folder, no record/replay cache, no checkout, no virtual
+environment, no ``/etc``, ``/sys``, ``/var`` or host ``/tmp``: everything it writes lands in its own
+``/tmp`` in memory and disappears with its mount namespace when its last process ends.
+
+**Root.** When the harness runs as root (CI does), a user namespace that maps root to root leaves the
+child's processes owned by the real root, for which the kernel does not enforce ``RLIMIT_NPROC``. The
+build step then runs as root in the new mount namespace (so it can read an interpreter under
+``/root``), and the child's namespaces are entered as :data:`NOBODY` (``setpriv --reuid``), which the
+user namespace maps to root inside: the process-count limit holds. A non-root harness needs no such
+step (its own uid is not exempt).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
+#: Size of the read-only root ``tmpfs`` (it holds only empty folders and symlinks).
+ROOT_SIZE = "1m"
+#: Size of the child's private ``/tmp`` (a ``tmpfs``: memory, gone with the namespace).
+TMP_SIZE = 64 * 1024 * 1024
+#: Most files and folders in the child's ``/tmp``.
+TMP_INODES = 4096
+#: The unprivileged user (outside the namespace) the child runs as when the harness is root.
+NOBODY = 65534
+#: Devices bind-mounted into the child's ``/dev``.
+DEVICES = ("null", "zero", "urandom")
+#: Top-level folders copied as symlinks, or bind-mounted read-only when they are real folders.
+TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: Where the new root is assembled, in the new mount namespace only (the first that exists).
+STAGING = ("/tmp", "/mnt", "/media", "/srv", "/opt")
+
+# $1 root size, $2 /tmp size, $3 /tmp inodes, $4 staging dir, $5 newline-separated top-level symlinks,
+# $6 newline-separated real top-level folders, $7 prefix to bind ('' when under /usr),
+# $8 newline-separated folders to hide; the rest is the command to exec.
+BUILD = r"""set -eu
+R=$4 links=$5 dirs=$6 prefix=$7 hide=$8
+IFS='
+'
+mount -t tmpfs -o "size=$1,nr_inodes=256,mode=0755" council-root "$R"
+cd "$R"
+mkdir -p usr dev proc tmp .old $dirs ${prefix:+".$prefix"}
+[ -z "$links" ] || cp -P $links .
+touch dev/null dev/zero dev/urandom
+mount --rbind -o ro /usr usr
+for d in $dirs; do mount --rbind -o ro "/$d" "$d"; done
+[ -z "$prefix" ] || mount --rbind -o ro "$prefix" ".$prefix"
+for d in $hide; do mount -t tmpfs -o ro,size=4k,nr_inodes=1 council-hidden ".$d"; done
+for n in null zero urandom; do mount --bind "/dev/$n" "dev/$n"; done
+mount -t tmpfs -o "size=$2,nr_inodes=$3,mode=1777,nosuid,nodev" council-tmp tmp
+mount -o remount,ro "$R"
+cd /
+shift 8
+exec "$@"
+"""
+
+# $1 staging dir; the rest is the command to exec.
+ENTER = r"""set -eu
+R=$1
+mount --rbind "$R" "$R"
+mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
+cd "$R"
+pivot_root . .old
+umount -l /.old
+cd /tmp
+shift
+unset PWD OLDPWD
+exec "$@"
+"""
+
+
+def interpreter() -> tuple[str, str]:
+    """The base interpreter (not a virtual environment's link to it) and its prefix, both resolved."""
+    exe = os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
+    return exe, os.path.realpath(sys.base_prefix)
+
+
+def hidden_packages(prefix: str) -> list[str]:
+    """The interpreter's third-party package folders that exist under ``/usr`` or ``prefix``
+    (``site-packages``, Debian's ``dist-packages``): covered in the child, so only the standard
+    library is visible."""
+    names = sysconfig.get_path_names()
+    scheme_vars = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+                   "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+    found = {sysconfig.get_path(n, vars=scheme_vars) for n in ("purelib", "platlib") if n in names}
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found |= {f"{prefix}/lib/{version}/site-packages", f"/usr/lib/{version}/site-packages",
+              f"/usr/local/lib/{version}/dist-packages", f"/usr/local/lib/{version}/site-packages",
+              f"/usr/lib/python{sys.version_info.major}/dist-packages"}
+    out = []
+    for path in sorted(os.path.realpath(p) for p in found if p):
+        visible = path.startswith("/usr/") or path.startswith(prefix.rstrip("/") + "/")
+        if visible and os.path.isdir(path) and "\n" not in path:
+            out.append(path)
+    return out
+
+
+def _staging(prefix: str) -> str | None:
+    for path in STAGING:
+        if os.path.isdir(path) and not os.path.islink(path) and not (prefix + "/").startswith(path + "/"):
+            return path
+    return None
+
+
+def private_root(unshare: str, setpriv: str, namespaces: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """The command prefix that runs a command in the private root (see the module docstring), or
+    ``()`` and why it cannot be built here.
+
+    ``namespaces`` are the ``unshare`` options of the child's namespaces (``--user ... --``, with
+    ``--mount``, without ``--mount-proc``); the caller appends its own ``setpriv`` capability drop
+    and the command.
+    """
+    sh = next((p for p in ("/bin/sh", "/usr/bin/sh") if os.access(p, os.X_OK)), None)
+    exe, prefix = interpreter()
+    if sh is None:
+        return (), "no /bin/sh"
+    if not Path(exe).is_relative_to("/usr") and not Path(exe).is_relative_to(prefix):
+        return (), f"the interpreter {exe} is neither under /usr nor under sys.base_prefix {prefix}"
+    if "\n" in prefix or prefix == "/":
+        return (), f"the interpreter's prefix {prefix!r} cannot be mounted on its own"
+    staging = _staging(prefix)
+    if staging is None:
+        return (), f"no folder to assemble the root in (one of {', '.join(STAGING)})"
+    links = [f"/{d}" for d in TOP_LEVEL if os.path.islink(f"/{d}")]
+    dirs = [d for d in TOP_LEVEL if os.path.isdir(f"/{d}") and not os.path.islink(f"/{d}")]
+    bind_prefix = "" if Path(prefix).is_relative_to("/usr") else prefix
+    build = (sh, "-c", BUILD, "council-sandbox-build", ROOT_SIZE, str(TMP_SIZE), str(TMP_INODES), staging,
+             "\n".join(links), "\n".join(dirs), bind_prefix, "\n".join(hidden_packages(prefix)))
+    enter = (sh, "-c", ENTER, "council-sandbox-enter", staging)
+    if os.geteuid() == 0:
+        become_nobody = (setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--")
+        return (unshare, "--mount", "--propagation", "private", "--", *build, *become_nobody, unshare,
+                *namespaces, *enter), ""
+    return (unshare, *namespaces, *build, *enter), ""
