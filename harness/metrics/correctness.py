@@ -30,7 +30,8 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``python``
     ``setup`` (if any), then the extracted code, then the case's ``tests`` pass in
     :func:`harness.sandbox.run_python` (isolated child; each ``assert`` compared by plain value;
-    when the machine offers no namespaces, the detail says ``[sandbox isolation none: ...]``);
+    when the machine offers less than the full isolation, the detail says ``[sandbox isolation
+    partial: ...]`` or ``[sandbox isolation none: ...]``);
     tests that define ``check(candidate)`` without calling it get ``check(<function>)`` appended
     (HumanEval's form). The expectation is shown as the number of ``assert`` statements.
 
@@ -77,7 +78,7 @@ from harness.metrics.extraction import (
 from harness.metrics.numerals import plain_numerals
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
-from harness.sandbox import SandboxResult, run_python
+from harness.sandbox import ISOLATED, SandboxResult, run_python
 
 if TYPE_CHECKING:
     from harness.data.cases import Case
@@ -277,7 +278,7 @@ def _check_python(exp: ExpectPython, answer: str) -> CorrectnessResult:
     result = run_python(code, python_tests(exp), timeout_s=exp.timeout_s, memory_mb=PYTHON_MEMORY_MB)
     how = f"{extraction.method}: {extraction.detail}" + ("; after the case's setup code" if exp.setup else "")
     verdict = "the tests passed" if result.passed else f"the tests did not pass: {result.summary()}"
-    if result.isolation.startswith("none"):  # say so: the code ran without namespaces (see harness.sandbox)
+    if result.isolation != ISOLATED:  # say so: the code ran without the private root or namespaces (harness.sandbox)
         verdict += f" [sandbox isolation {result.isolation}]"
     return _make(result.passed, shown, extraction,
                  f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)

@@ -79,15 +79,19 @@ def test_harness_is_not_importable_and_repo_not_on_path() -> None:
 
 def test_relative_writes_stay_in_the_temporary_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code = "import os\nwith open('out.txt', 'w') as fh:\n    fh.write('hi')\nprint(os.getcwd())\n"
-    tests = "assert open(os.path.join(os.getcwd(), 'out.txt')).read() == 'hi'\n"
+    name = f"out-{os.urandom(6).hex()}.txt"
+    code = f"import os\nwith open({name!r}, 'w') as fh:\n    fh.write('hi')\nprint(os.getcwd())\n"
+    tests = f"assert open(os.path.join(os.getcwd(), {name!r})).read() == 'hi'\n"
     r = run_python(code, tests, 2)
     assert r.passed, r.summary()
     child_cwd = Path(r.stdout.strip())
-    assert child_cwd.name.startswith("council-sandbox-")
-    assert child_cwd != tmp_path
-    assert not child_cwd.exists()  # removed after the run
-    assert not (tmp_path / "out.txt").exists()
+    if r.isolation == sandbox.ISOLATED:  # its own /tmp, in memory, in its own mount namespace
+        assert child_cwd == Path("/tmp")
+    else:  # a fresh host folder, removed after the run
+        assert child_cwd.name.startswith("council-sandbox-")
+        assert not child_cwd.exists()
+    assert not (child_cwd / name).exists()
+    assert not (tmp_path / name).exists()
 
 
 def test_file_size_is_limited() -> None:
