@@ -2,26 +2,39 @@
 
 What :func:`run_python` does:
 
-* writes the code, the tests and the runner (:mod:`harness.sandbox.runner`) into a fresh temporary
-  directory, which is the child's working directory and is deleted afterwards;
-* **isolation** (:func:`isolation`): where ``unshare`` and ``setpriv`` (util-linux) work, the child
-  runs in new user, PID, network, IPC, UTS and mount namespaces with a fresh ``/proc`` and with
-  every capability dropped (``setpriv --bounding-set=-all --inh-caps=-all --no-new-privs``), so it
-  sees no other process (no ``/proc/<pid>/environ`` of the harness, its shell or anything else),
-  has no network at all (not even loopback), and cannot undo the ``/proc`` mount. Where the
-  namespaces do not work, the child runs without them (still without capabilities when ``setpriv``
-  works) and :attr:`SandboxResult.isolation` says so (``"none: ..."``), which the correctness
-  detail repeats;
+* **isolation** (:func:`isolation`, probed once per ``PATH``), one of three levels:
+
+  - :data:`ISOLATED` (where ``unshare``, ``setpriv`` and ``mount`` of util-linux work): a **private
+    file system** (:mod:`harness.sandbox.filesystem`): a read-only root holding only ``/usr``, the
+    top-level ``/bin``, ``/sbin``, ``/lib*``, the base interpreter's prefix (its ``site-packages``
+    covered) and ``/dev/null``, ``/dev/zero``, ``/dev/urandom``, plus an empty private ``/tmp``
+    (``tmpfs`` of :data:`harness.sandbox.filesystem.TMP_SIZE` bytes, in memory) that is the
+    working directory: no home folder, run folder, record/replay cache, checkout, virtual
+    environment, ``/etc`` or host ``/tmp``; in new user, PID, network, IPC, UTS and mount
+    namespaces with a fresh ``/proc``; every capability dropped (``setpriv --bounding-set=-all
+    --inh-caps=-all --no-new-privs``); and a **process limit** (``RLIMIT_NPROC`` =
+    :data:`PROCESS_LIMIT`, counted in the child's own user namespace; when the harness is root
+    the child is entered as ``nobody`` outside the namespace, since the kernel does not enforce
+    ``RLIMIT_NPROC`` for the real root). It sees no other process, has no network at all (not
+    even loopback), and whatever it writes disappears with its mount namespace;
+  - ``partial: <why>; ...`` (the namespaces work, the root cannot be built): the same namespaces
+    without the private file system: the file system is visible with the permissions of the
+    harness user and the child works in a fresh host folder (mode 700), deleted afterwards;
+  - ``none: <why>`` (no namespaces): capabilities dropped when ``setpriv`` works, nothing else.
+
+  :attr:`SandboxResult.isolation` says which, and the correctness detail repeats anything short
+  of :data:`ISOLATED`;
 * the harness process itself is made non-dumpable first (:func:`harness.common.vault.protect_process`),
   so a same-user process without ``CAP_SYS_PTRACE`` cannot read its ``/proc/<pid>/environ``;
-* starts ``sys.executable -I -S -B -X utf8`` on the runner: ``-I`` ignores ``PYTHON*`` variables
-  and the user site and does not put the script's or the current directory on ``sys.path``; ``-S``
-  skips ``site``, so no site-packages (neither this harness nor third-party packages) can be
-  imported: **only the standard library**;
+* starts the base interpreter (not a virtual environment's link to it) as ``python -I -S -B -X
+  utf8 -c <runner>``: ``-I`` ignores ``PYTHON*`` variables and the user site, ``-S`` skips
+  ``site``: **only the standard library**. The run's nonce, the code and the tests go to the child
+  on stdin (one JSON line); nothing of the harness is written where the child runs;
 * gives the child an environment with only ``PATH`` and ``LANG`` copied (``HOME`` and ``TMPDIR``
-  point at the temporary directory): no API key or other secret;
+  point at its working directory): no API key or other secret;
 * the runner sets resource limits on itself before it runs any of the code (``RLIMIT_AS`` memory,
-  ``RLIMIT_CPU`` CPU seconds, ``RLIMIT_FSIZE`` largest file, ``RLIMIT_CORE`` 0, ``RLIMIT_NOFILE``);
+  ``RLIMIT_CPU`` CPU seconds, ``RLIMIT_FSIZE`` largest file, ``RLIMIT_CORE`` 0, ``RLIMIT_NOFILE``,
+  ``RLIMIT_NPROC``);
 * executes ``solution.py`` as a module named ``solution`` (so ``if __name__ == "__main__":`` blocks
   do not run, and ``from solution import f`` works), then ``tests.py`` as ``__main__`` in a
   namespace holding the solution's names; ``exit()`` called by the code counts as a failure;
@@ -32,22 +45,22 @@ What :func:`run_python` does:
 * starts the child in a new session and kills its whole process group at the wall-clock timeout
   (and after a normal exit, to reap stray children; in a PID namespace they die with the runner);
 * reads stdout and stderr without blocking and keeps only the last ``output_limit`` bytes of each,
-  then replaces every secret value the harness knows by ``[redacted $NAME]``
-  (:func:`harness.common.vault.redact`).
+  then replaces every secret value the harness knows, in each of its common encodings, by
+  ``[redacted $NAME]`` (:func:`harness.common.vault.redact`). The harness reads nothing else the
+  child could have written: the record pipe, stdout and stderr are all.
 
 It passes only when the child exits with 0, the record pipe ends with the run's nonce (sent on
 stdin), every record the parent re-checked passed, and every top-level ``assert`` of the tests
 has a passing record: code that calls ``os._exit(0)`` early, or prints the nonce, fails.
 
-What is **not** isolated: the file system is visible with the harness user's permissions (the
-child is that user, without capabilities; only relative paths land in the temporary directory,
-``RLIMIT_FSIZE`` caps each file written); the number of processes is not limited (``RLIMIT_NPROC``
-counts every process of the user), though in a PID namespace they all die with the runner; without
-namespaces, the network and other processes of the user (a shell that exported a key, for
-instance) are reachable. The asserts run in the same process as the answer: code written
-deliberately to find the runner's helpers in memory (``gc``, frames) and forge the records is not
-stopped, and redaction only finds a key written out verbatim. Run untrusted answers from unknown
-sources inside a container or VM as well.
+What is **not** isolated, even at :data:`ISOLATED`: the system's programs and libraries under
+``/usr`` (and ``/bin``, ``/lib*``) and the interpreter's standard library are readable; the child
+shares the machine's kernel, CPU and memory (within its limits); the asserts run in the same
+process as the answer, so code written deliberately to find the runner's helpers in memory
+(``gc``, frames) and forge records with the right values is not stopped; redaction finds only the
+encodings :func:`harness.common.vault.encodings` lists (the key is not reachable in the first
+place). At ``partial`` the file system is visible; at ``none`` also the network and other
+processes of the user. Run untrusted answers from unknown sources inside a container or VM as well.
 """
 
 from __future__ import annotations
@@ -63,7 +76,6 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time

@@ -12,11 +12,12 @@ util-linux tools (``mount``, ``pivot_root``, ``umount``):
    ``/dev/urandom``; each ``site-packages``/``dist-packages`` folder of the interpreter is covered
    by an empty read-only ``tmpfs`` (:func:`hidden_packages`), so only the standard library is
    there; ``/tmp`` is a fresh ``tmpfs`` of :data:`TMP_SIZE` bytes and :data:`TMP_INODES` files
-   (mode 1777, ``nosuid,nodev``); then the root ``tmpfs`` is remounted read-only.
+   (mode 1777, ``nosuid,nodev``); then the root ``tmpfs`` is remounted read-only. All mounts but
+   the root's are one ``mount -a`` over a generated fstab (one process instead of one each).
 2. **enter** (in the user, PID, network, IPC, UTS and mount namespaces of the child): ``/proc`` of
-   the new PID namespace is mounted, the new root replaces the old one (``pivot_root``) and the
-   old root is detached (``umount -l``), so no path leads back to the host's files; the working
-   directory is ``/tmp``.
+   the new PID namespace is mounted in it (``unshare --mount-proc``), the new root replaces the
+   old one (``pivot_root``) and the old root is detached (``umount -l``), so no path leads back to
+   the host's files; the working directory is ``/tmp``.
 
 So the child sees no home folder, no run folder, no record/replay cache, no checkout, no virtual
 environment, no ``/etc``, ``/sys``, ``/var`` or host ``/tmp``: everything it writes lands in its own
@@ -52,35 +53,32 @@ TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Where the new root is assembled, in the new mount namespace only (the first that exists).
 STAGING = ("/tmp", "/mnt", "/media", "/srv", "/opt")
 
-# $1 root size, $2 /tmp size, $3 /tmp inodes, $4 staging dir, $5 newline-separated top-level symlinks,
-# $6 newline-separated real top-level folders, $7 prefix to bind ('' when under /usr),
-# $8 newline-separated folders to hide; the rest is the command to exec.
+# $1 root size, $2 staging dir, $3 newline-separated folders and $4 files to create in the new root,
+# $5 newline-separated top-level symlinks to copy, $6 the fstab of every other mount (mounted by one
+# ``mount -a``; its last line puts the private /tmp over the folder that holds the fstab itself);
+# the rest is the command to exec.
 BUILD = r"""set -eu
-R=$4 links=$5 dirs=$6 prefix=$7 hide=$8
+R=$2
 IFS='
 '
 mount -t tmpfs -o "size=$1,nr_inodes=256,mode=0755" council-root "$R"
 cd "$R"
-mkdir -p usr dev proc tmp .old $dirs ${prefix:+".$prefix"}
-[ -z "$links" ] || cp -P $links .
-touch dev/null dev/zero dev/urandom
-mount --rbind -o ro /usr usr
-for d in $dirs; do mount --rbind -o ro "/$d" "$d"; done
-[ -z "$prefix" ] || mount --rbind -o ro "$prefix" ".$prefix"
-for d in $hide; do mount -t tmpfs -o ro,size=4k,nr_inodes=1 council-hidden ".$d"; done
-for n in null zero urandom; do mount --bind "/dev/$n" "dev/$n"; done
-mount -t tmpfs -o "size=$2,nr_inodes=$3,mode=1777,nosuid,nodev" council-tmp tmp
+mkdir -p $3
+for f in $4; do : > "$f"; done
+[ -z "$5" ] || cp -P $5 .
+printf '%s\n' "$6" > tmp/fstab
+mount -a --fstab "$R/tmp/fstab"
 mount -o remount,ro "$R"
 cd /
-shift 8
+shift 6
 exec "$@"
 """
 
-# $1 staging dir; the rest is the command to exec.
+# $1 staging dir; the rest is the command to exec. (``/proc`` of the new PID namespace is already
+# mounted at $R/proc by ``unshare --mount-proc``.)
 ENTER = r"""set -eu
 R=$1
 mount --rbind "$R" "$R"
-mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
 cd "$R"
 pivot_root . .old
 umount -l /.old
@@ -112,9 +110,18 @@ def hidden_packages(prefix: str) -> list[str]:
     out = []
     for path in sorted(os.path.realpath(p) for p in found if p):
         visible = path.startswith("/usr/") or path.startswith(prefix.rstrip("/") + "/")
-        if visible and os.path.isdir(path) and "\n" not in path:
+        if visible and os.path.isdir(path):
             out.append(path)
     return out
+
+
+def _fstab_escape(path: str) -> str:
+    """``path`` as an fstab field (space, tab, newline and backslash in octal, as ``fstab(5)`` reads them)."""
+    return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in path)
+
+
+def _fstab_line(source: str, target: str, kind: str, options: str) -> str:
+    return f"{_fstab_escape(source)} {_fstab_escape(target)} {kind} {options} 0 0"
 
 
 def _staging(prefix: str) -> str | None:
@@ -129,8 +136,8 @@ def private_root(unshare: str, setpriv: str, namespaces: tuple[str, ...]) -> tup
     ``()`` and why it cannot be built here.
 
     ``namespaces`` are the ``unshare`` options of the child's namespaces (``--user ... --``, with
-    ``--mount``, without ``--mount-proc``); the caller appends its own ``setpriv`` capability drop
-    and the command.
+    ``--mount``, without ``--mount-proc``: ``/proc`` is mounted in the new root); the caller appends
+    its own ``setpriv`` capability drop and the command.
     """
     sh = next((p for p in ("/bin/sh", "/usr/bin/sh") if os.access(p, os.X_OK)), None)
     exe, prefix = interpreter()
@@ -145,9 +152,19 @@ def private_root(unshare: str, setpriv: str, namespaces: tuple[str, ...]) -> tup
         return (), f"no folder to assemble the root in (one of {', '.join(STAGING)})"
     links = [f"/{d}" for d in TOP_LEVEL if os.path.islink(f"/{d}")]
     dirs = [d for d in TOP_LEVEL if os.path.isdir(f"/{d}") and not os.path.islink(f"/{d}")]
-    bind_prefix = "" if Path(prefix).is_relative_to("/usr") else prefix
-    build = (sh, "-c", BUILD, "council-sandbox-build", ROOT_SIZE, str(TMP_SIZE), str(TMP_INODES), staging,
-             "\n".join(links), "\n".join(dirs), bind_prefix, "\n".join(hidden_packages(prefix)))
+    binds = ["/usr", *(f"/{d}" for d in dirs)]
+    if not Path(prefix).is_relative_to("/usr"):
+        binds.append(prefix)
+    folders = ["usr", "dev", "proc", "tmp", ".old", *(b.lstrip("/") for b in binds[1:])]
+    fstab = [_fstab_line(b, staging + b, "none", "rbind,ro") for b in binds]
+    fstab += [_fstab_line("council-hidden", staging + d, "tmpfs", "ro,size=4k,nr_inodes=1")
+              for d in hidden_packages(prefix)]
+    fstab += [_fstab_line(f"/dev/{n}", f"{staging}/dev/{n}", "none", "bind") for n in DEVICES]
+    fstab.append(_fstab_line("council-tmp", f"{staging}/tmp", "tmpfs",
+                             f"size={TMP_SIZE},nr_inodes={TMP_INODES},mode=1777,nosuid,nodev"))
+    build = (sh, "-c", BUILD, "council-sandbox-build", ROOT_SIZE, staging, "\n".join(folders),
+             "\n".join(f"dev/{n}" for n in DEVICES), "\n".join(links), "\n".join(fstab))
+    namespaces = (*namespaces[:-1], f"--mount-proc={staging}/proc", namespaces[-1])
     enter = (sh, "-c", ENTER, "council-sandbox-enter", staging)
     if os.geteuid() == 0:
         become_nobody = (setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--")

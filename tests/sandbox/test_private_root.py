@@ -79,7 +79,7 @@ def test_the_root_is_read_only_and_tmp_is_bounded() -> None:
     code = (f"import os, errno\nout = []\nfor p in {paths!r}:\n"
             "    try:\n        open(p, 'w')\n        out.append('wrote ' + p)\n"
             "    except OSError as e:\n        out.append(errno.errorcode[e.errno])\n"
-            f"try:\n    for i in range(8):\n        open(f'/tmp/big{{i}}-{tag}', 'wb').write(b'0' * (15 * 1024 * 1024))\n"
+            f"try:\n    for i in range(8):\n        open(f'/tmp/big{{i}}-{tag}', 'wb').write(b'0' * 15 * 1024 * 1024)\n"
             "except OSError as e:\n    out.append(errno.errorcode[e.errno])\nprint(out)\n")
     try:
         r = run_python(code, "", 10)
