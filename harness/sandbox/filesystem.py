@@ -68,16 +68,18 @@ for f in $4; do : > "$f"; done
 [ -z "$5" ] || cp -P $5 .
 printf '%s\n' "$6" > tmp/fstab
 mount -a --fstab "$R/tmp/fstab"
-mount -o remount,ro "$R"
+mount -o remount,ro,bind "$R"
 cd /
 shift 6
 exec "$@"
 """
 
-# $1 staging dir; the rest is the command to exec. (``/proc`` of the new PID namespace is already
-# mounted at $R/proc by ``unshare --mount-proc``.)
+# $1 staging dir; the rest is the command to exec. (As root, ``/proc`` of the new PID namespace is
+# already mounted at $R/proc by ``unshare --mount-proc``; otherwise the root is built in this same
+# namespace, after ``unshare`` ran, and the script mounts it.)
 ENTER = r"""set -eu
 R=$1
+[ -e "$R/proc/self" ] || mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
 mount --rbind "$R" "$R"
 cd "$R"
 pivot_root . .old
@@ -164,10 +166,10 @@ def private_root(unshare: str, setpriv: str, namespaces: tuple[str, ...]) -> tup
                              f"size={TMP_SIZE},nr_inodes={TMP_INODES},mode=1777,nosuid,nodev"))
     build = (sh, "-c", BUILD, "council-sandbox-build", ROOT_SIZE, staging, "\n".join(folders),
              "\n".join(f"dev/{n}" for n in DEVICES), "\n".join(links), "\n".join(fstab))
-    namespaces = (*namespaces[:-1], f"--mount-proc={staging}/proc", namespaces[-1])
     enter = (sh, "-c", ENTER, "council-sandbox-enter", staging)
     if os.geteuid() == 0:
         become_nobody = (setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--")
+        with_proc = (*namespaces[:-1], f"--mount-proc={staging}/proc", namespaces[-1])
         return (unshare, "--mount", "--propagation", "private", "--", *build, *become_nobody, unshare,
-                *namespaces, *enter), ""
+                *with_proc, *enter), ""
     return (unshare, *namespaces, *build, *enter), ""
