@@ -16,6 +16,7 @@ system every one of them failed (the run exited 0 with "gate: pass").
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -160,7 +161,7 @@ def test_a_forged_results_file_does_not_pass_the_gate(hostile_run: dict[str, Any
 
 def test_the_record_replay_cache_is_not_poisoned(hostile_run: dict[str, Any]) -> None:
     """(b) The recorded completions of c1 and c2 still answer 7."""
-    with sqlite3.connect(hostile_run["cache"]) as db:
+    with contextlib.closing(sqlite3.connect(hostile_run["cache"])) as db:  # closed: no -shm left for the scan
         rows = [r[0] for r in db.execute("SELECT completion FROM completions")]
     assert len(rows) == 3
     assert sum("return 7" in r for r in rows) == 2 and not any("return 42" in r for r in rows)
