@@ -6,8 +6,9 @@ Run: ``python bench/bench_hostile.py [--quick]``, or ``run(quick=...)`` from the
   the ratio 1 MB / 128 KB is about 1 because only the first 50,000 characters are scored;
 * ballot parsing of a ``FINAL RANKING:`` section followed by blank lines, 60 KB and 1 MB
   (111 s for 60 KB of such lines before): linear, and capped at 1,000,000 characters;
-* one sandboxed run of a tiny solution with its tests, with the namespaces (``unshare`` +
-  ``setpriv``) and without them (``PATH`` without util-linux): the ratio is the price of isolation.
+* one sandboxed run of a tiny solution with its tests, with the full isolation (private file
+  system and namespaces, util-linux) and without it (``PATH`` without util-linux): the ratio is the
+  price of isolation (``bench/bench_sandbox.py`` separates the private file system's share).
 
 Figures are measured in this run only; nothing asserts them.
 """

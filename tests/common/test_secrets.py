@@ -6,6 +6,7 @@ console output and the errors of a failing endpoint are searched for the key.
 from __future__ import annotations
 
 import asyncio
+import base64
 import secrets
 import socket
 import string
@@ -42,9 +43,16 @@ def fake_key() -> str:
 
 
 def needles(key: str) -> list[bytes]:
-    """The key, its Authorization header form, and long pieces of its random part."""
+    """The key, its Authorization header form, long pieces of its random part, and its common encodings:
+    reversed, hex (both cases), URL-encoded byte by byte, and the characters of its base64 that come from
+    the key alone at each of the three alignments (standard and URL-safe alphabets)."""
     random_part = key.removeprefix("sk-test-")
-    return [s.encode() for s in (key, f"Bearer {key}", random_part, random_part[:16], random_part[-16:])]
+    raw = key.encode()
+    cores = [base64.b64encode(bytes(k) + raw).decode()[-(-8 * k // 6):8 * (k + len(raw)) // 6] for k in range(3)]
+    forms = [key, f"Bearer {key}", random_part, random_part[:16], random_part[-16:], key[::-1], raw.hex(),
+             raw.hex().upper(), "".join(f"%{b:02X}" for b in raw), *cores,
+             *(c.replace("+", "-").replace("/", "_") for c in cores)]
+    return [f.encode() for f in forms]
 
 
 def leaks_in(folder: Path, key: str) -> list[str]:
