@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -189,7 +191,6 @@ def test_without_the_private_root_the_result_says_partial(tmp_path: Path, monkey
     namespaces, and the isolation (which the correctness detail repeats) says what is missing."""
     if sandbox.isolation()[1] != sandbox.ISOLATED:
         pytest.skip("needs a machine where the full isolation works")
-    import shutil
     for tool in ("unshare", "setpriv", "true"):
         found = shutil.which(tool)
         assert found is not None
@@ -200,3 +201,56 @@ def test_without_the_private_root_the_result_says_partial(tmp_path: Path, monkey
     assert r.isolation.startswith("partial: no private file system (")
     assert r.isolation.endswith("; " + sandbox.NAMESPACES_ONLY)
     assert "mount" in r.isolation and r.stdout == "True\n"
+
+
+NON_ROOT_PROBE = """\
+import errno, os, resource, time
+pids = sorted(p for p in os.listdir('/proc') if p.isdigit())
+print(os.getuid(), sorted(os.listdir('/')), sorted(os.listdir('/tmp')), pids)
+try:
+    open('/x-{tag}', 'w')
+    print('wrote')
+except OSError as e:
+    print(errno.errorcode[e.errno])
+resource.setrlimit(resource.RLIMIT_NPROC, (5, 5))
+n = 0
+for _ in range(50):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(1)
+        os._exit(0)
+    n += 1
+print(n)
+"""
+
+
+def test_the_private_root_for_a_non_root_harness(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chain a non-root harness gets (one user namespace, the root built inside it), run as ``nobody``
+    with the system's interpreter: the same root, read-only, and RLIMIT_NPROC holds."""
+    system_python = os.path.realpath("/usr/bin/python3")
+    if os.geteuid() != 0 or not os.path.exists(system_python) or sandbox.isolation()[1] != sandbox.ISOLATED:
+        pytest.skip("needs root (to become nobody), /usr/bin/python3 and the full isolation")
+    monkeypatch.setattr(filesystem, "interpreter", lambda: (system_python, "/usr"))
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
+    assert unshare is not None and setpriv is not None
+    prefix, why = filesystem.private_root(unshare, setpriv, sandbox.NAMESPACES_PRIVATE_ROOT[1:])
+    assert why == "" and prefix[:3] == (unshare, "--user", "--map-root-user")
+    tag = uuid.uuid4().hex
+    nobody = [setpriv, f"--reuid={filesystem.NOBODY}", f"--regid={filesystem.NOBODY}", "--clear-groups", "--"]
+    try:
+        done = subprocess.run([*nobody, *prefix, setpriv, *sandbox.DROP_PRIVILEGES[1:], system_python, "-I", "-S",
+                               "-c", NON_ROOT_PROBE.replace("{tag}", tag)],
+                              capture_output=True, text=True, cwd="/", env={"PATH": os.environ["PATH"]}, timeout=60)
+    finally:
+        Path(f"/x-{tag}").unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr
+    ident, erofs, forks = done.stdout.splitlines()[0], done.stdout.splitlines()[1], done.stdout.splitlines()[2]
+    uid, rest = ident.split(" ", 1)
+    assert uid == "0" and "'usr'" in rest and "'tmp'" in rest and "'home'" not in rest and "'etc'" not in rest
+    assert rest.endswith("[] ['1']")  # an empty /tmp; only itself in /proc
+    assert erofs == "EROFS"
+    assert 0 < int(forks) < 5
