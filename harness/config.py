@@ -81,13 +81,17 @@ class MemberSpec(BaseModel):
         return self
 
 
+#: the highest price accepted, in dollars per million tokens (a dollar a token); 1e308 would make costs infinite
+MAX_PRICE = 1_000_000.0
+
+
 class ModelPrice(BaseModel):
     """Dollars per million prompt (``input``) and completion (``output``) tokens of one model."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input: float = Field(ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
+    input: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    output: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
 
 
 class ArmSettings(BaseModel):

@@ -118,6 +118,8 @@ def finish_run(
             update_summary(run.run_dir, "arms", arms.summary())
         update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
                                                   stopped=run.manifest.stopped))
+        update_summary(run.run_dir, "warnings", {"count": len(run.manifest.warnings),
+                                                 "lines": run.manifest.warnings})
     comparisons = [] if update_baseline else compare_run(run, settings)
     diff = None
     if against is not None:

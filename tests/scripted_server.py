@@ -62,6 +62,15 @@ class ScriptedServer:
         """``(prompt_tokens, completion_tokens)`` reported for one request (a subclass may vary them)."""
         return 20, 6
 
+    def usage_block(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply's ``usage`` object (``None``: left out), from :meth:`usage` and :meth:`cached_tokens`."""
+        prompt, completion = self.usage(body)
+        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                 "total_tokens": prompt + completion}
+        if (cached := self.cached_tokens(body)) is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        return usage
+
     def cached_tokens(self, body: dict[str, Any]) -> int | None:
         """``usage.prompt_tokens_details.cached_tokens`` for one request; ``None``: the field is left out."""
         return None
@@ -78,17 +87,14 @@ class ScriptedServer:
                 with server._lock:
                     server.requests += 1
                 text, finish = server.reply(body)
-                prompt, completion = server.usage(body)
-                usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                         "total_tokens": prompt + completion}
-                if (cached := server.cached_tokens(body)) is not None:
-                    usage["prompt_tokens_details"] = {"cached_tokens": cached}
-                out = json.dumps({
+                reply: dict[str, Any] = {
                     "id": "scripted", "object": "chat.completion", "model": body.get("model", ""),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                  "finish_reason": finish}],
-                    "usage": usage,
-                }).encode()
+                }
+                if (usage := server.usage_block(body)) is not None:
+                    reply["usage"] = usage
+                out = json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(out)))

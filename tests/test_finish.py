@@ -24,8 +24,8 @@ def _r(case_id: str, subject: str, status: str, correct: float) -> CaseResult:
 
 def _run(root: Path, run_id: str, results: list[CaseResult]) -> Path:
     w = RunWriter(root / "runs" / run_id)
-    w.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", datasets=("d",),
-                              subjects=("council", "baseline")))
+    w.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", finished_at="2026-11-26T00:01:00Z",
+                              datasets=("d",), subjects=("council", "baseline")))
     w.add(results)
     return root / "runs" / run_id
 

@@ -19,6 +19,7 @@ from harness.bias.figures import (
     BiasMetricReport,
     ConfidenceTier,
 )
+from harness.common.csvsafe import sheet_text
 from harness.common.formatting import fmt_fixed, p_equals
 
 CSV_FIELDS: tuple[str, ...] = tuple(BiasMetricReport.model_fields)
@@ -176,6 +177,7 @@ def render_csv(report: AggregatedBiasReport) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
-    for m in report.metrics():
-        writer.writerow([_cell(getattr(m, name)) for name in CSV_FIELDS])
+    for m in report.metrics():  # reviewer and model names come from the store: no formulas, no escapes
+        values = [getattr(m, name) for name in CSV_FIELDS]
+        writer.writerow([sheet_text(v) if isinstance(v, str) else _cell(v) for v in values])
     return buf.getvalue()

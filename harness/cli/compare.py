@@ -28,6 +28,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     counts = outcome.counts
     echo(f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "
          f"{counts['missing']} baselined case(s) missing, {counts['unreadable']} unreadable line(s)")
+    if outcome.completeness is not None:
+        echo(outcome.completeness.words())
     echo(f"summary: {summary}")
     return outcome.exit_code
 

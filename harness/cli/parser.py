@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "  council-harness run --resume 20261126-091000-cd34")
     run.add_argument("--dataset", action="append", help="dataset name (repeatable; default: all golden datasets)")
     run.add_argument("--suite", help="a suite to run, e.g. reasoning-100")
-    run.add_argument("--subjects", default="council,baseline",
+    run.add_argument("--subjects", default=None,
                      help=f"comma-separated subjects (default: council,baseline); one of: {SUBJECT_CHOICES}")
     run.add_argument("--cache-mode", choices=["off", "readwrite", "replay"], default=None,
                      help="record/replay cache of model calls: readwrite (default) records and reuses, replay makes "
@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=positive_int, help="run only the first N cases (a whole number >= 1)")
     run.add_argument("--repeats", type=positive_int, default=None, metavar="K",
                      help="noise-aware gate: run each case K times with different seeds (default: config repeats, 1)")
-    run.add_argument("--resume", metavar="RUN_ID", help="complete an interrupted run")
+    run.add_argument("--resume", metavar="RUN_ID",
+                     help="complete an interrupted run (with the configuration it started with; refused otherwise)")
     run.add_argument("--junitxml", metavar="PATH",
                      help="also write JUnit XML: one test case per (case, subject), failures with the readable report")
     run.add_argument("--update-baseline", action="store_true",

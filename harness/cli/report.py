@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from harness.config import load_settings
@@ -18,15 +19,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     reports_dir = args.reports_dir or settings.reports_dir
     run = load_run(resolve_run(args.run, reports_dir))
     against = load_run(resolve_run(args.against, reports_dir)) if args.against else None
-    print(finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against,
-                     persist=False).report)
-    return 0
+    outcome = finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against,
+                         persist=False)
+    print(outcome.report)
+    print(outcome.gate.line())
+    return outcome.exit_code
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     import json
 
     from harness.common.fsutil import atomic_write_text
+    from harness.common.untrusted import echo
     from harness.gate.rundiff import diff_lines, diff_runs
     from harness.run.runs import load_run
 
@@ -35,7 +39,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     run_b = load_run(args.run_b, settings)
     diff = diff_runs(run_a, run_b, settings, top=args.top)
     for line in diff_lines(diff, answers=not args.no_answers):
-        print(line)
+        echo(line)
     if args.json:
         atomic_write_text(Path(args.json), json.dumps(diff.model_dump(mode="json"), indent=2))
     if args.html:
@@ -47,6 +51,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from harness.common.untrusted import echo
     from harness.finish import finish_run
     from harness.run.merge import default_out_dir, merge_runs
     from harness.run.runs import resolve_run, runs_dir
@@ -54,10 +59,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
     settings = load_settings(args.config)
     dirs = [resolve_run(r, settings) for r in args.runs]
     out = Path(args.output) if args.output else default_out_dir(runs_dir(settings))
-    run = merge_runs(dirs, out)
-    report = finish_run(run, settings).report
+    warnings: list[str] = []
+    run = merge_runs(dirs, out, warnings)
+    for line in warnings:
+        echo(f"warning: {line}", file=sys.stderr)
+    outcome = finish_run(run, settings)
     print(f"merged {len(dirs)} runs ({len(run.results)} results) into {run.run_dir}")
-    print(f"report: {report}")
-    return 0
+    print(f"report: {outcome.report}")
+    print(outcome.gate.line())
+    return outcome.exit_code
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from harness.run.runs import Run
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
+DEFAULT_SUBJECTS = "council,baseline"
 
 
 def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool) -> list[Dataset]:
@@ -56,13 +57,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     console = plain_console()
     settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
-    subjects = parse_subjects(args.subjects)
+    subjects = parse_subjects(args.subjects or DEFAULT_SUBJECTS)
     for name in subjects:
         validate_subject(name, settings)  # an arm names a configured model
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     if args.resume:
+        from harness.run.resume import check_resumable
+
         prior = load_run(args.resume, settings)
+        check_resumable(prior.manifest, settings.public_dict(), subjects=subjects if args.subjects else None,
+                        datasets=names or None, where=str(prior.run_dir / "manifest.json"))
         datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
         subjects = list(prior.manifest.subjects)
         run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console)
@@ -99,8 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console.print(f"report: {outcome.report}", markup=False, highlight=False)
     if gate.scoring.errors:
         console.print(gate.scoring.words(), soft_wrap=True, markup=False, highlight=False)
-    console.print(f"gate: {gate.outcome} ({gate.counts['reasons']} reason(s)); summary: {outcome.summary}",
-                  markup=False, highlight=False)
+    console.print(f"{gate.line()}; summary: {outcome.summary}", markup=False, highlight=False)
     return outcome.exit_code
 
 

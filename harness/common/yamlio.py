@@ -6,6 +6,8 @@ Duplicate mapping keys (which PyYAML silently accepts) are an error here. YAML m
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,14 +15,18 @@ from typing import Any
 import yaml
 
 from harness.common.errors import DatasetError
+from harness.common.fsutil import NotRegularFile, read_bounded_text
 
 Path_ = tuple[Any, ...]
 #: the largest dataset or config file read: about 90,000 three-line cases, which load in seconds
 #: (a 30 MB file of 440,000 cases took 110 s and 3.3 GB); larger datasets are split into several files
 MAX_YAML_BYTES = 8 * 1024 * 1024
-#: at most this many values per character of text (+ the base) once aliases are expanded
-ALIAS_BUDGET_PER_CHAR = 10
+#: at most this many values per distinct YAML node (+ the base) once aliases are expanded; counted per
+#: node, not per character, so comments (which make no node) cannot raise the budget of an alias bomb
+ALIAS_BUDGET_PER_NODE = 10
 ALIAS_BUDGET_BASE = 100_000
+#: the most distinct YAML nodes a file may hold (an 8 MiB file of three-line cases holds about 1.3 million)
+MAX_NODES = 4_000_000
 #: libyaml's parser when PyYAML was built with it (several times faster, and it stops at 1000 levels of
 #: nesting with a clear error); the pure-Python one otherwise. Values are constructed by SafeConstructor.
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -130,27 +136,54 @@ def _scalar(node: yaml.Node, path: Path) -> Any:
         ) from None
 
 
+def _distinct_nodes(root: yaml.Node, path: Path) -> int:
+    """The YAML nodes of a composed document, each alias target counted once (an iterative walk)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if len(seen) > MAX_NODES:
+            raise DatasetError(f"more than {MAX_NODES:,} YAML values; split the dataset into several files", str(path))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return len(seen)
+
+
 def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
     """Parse a YAML file into plain data with line numbers.
 
     Raises:
         DatasetError: unreadable file, syntax error (with its line and column), duplicate keys,
-            more than one document, or a file over :data:`MAX_YAML_BYTES` (8 MiB).
+            more than one document, a file over :data:`MAX_YAML_BYTES` (8 MiB) or of more than
+            :data:`MAX_NODES` values, aliases that expand to more than :data:`ALIAS_BUDGET_PER_NODE`
+            values per node (an alias bomb), or running out of memory: each one naming the file.
     """
     path = Path(path)
     if text is None:
         try:
-            if path.stat().st_size > MAX_YAML_BYTES:
+            info = os.stat(path)
+            size = info.st_size
+            if stat.S_ISREG(info.st_mode) and size > MAX_YAML_BYTES:
                 raise DatasetError(
-                    f"file is larger than {MAX_YAML_BYTES // 2**20} MiB ({path.stat().st_size / 2**20:.1f} MiB), the "
+                    f"file is larger than {MAX_YAML_BYTES // 2**20} MiB ({size / 2**20:.1f} MiB), the "
                     "cap on dataset and config files; split the dataset into several files", str(path))
-            text = path.read_text(encoding="utf-8-sig")  # a leading byte-order mark is not content
+            # a leading byte-order mark is not content; a device or FIFO is refused before it is read
+            text = read_bounded_text(path, MAX_YAML_BYTES, encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
             raise DatasetError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path)) from None
+        except NotRegularFile as exc:
+            raise DatasetError(f"cannot read file: {exc.message}", str(path)) from None
         except OSError as exc:
             raise DatasetError(f"cannot read file ({exc.strerror})", str(path)) from None
     try:
         docs = list(yaml.compose_all(text, Loader=_COMPOSER))
+    except MemoryError:
+        raise DatasetError("out of memory parsing the YAML; expected a plain dataset", str(path)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -172,7 +205,12 @@ def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
         return LocatedYaml(path, None, {(): 1})
     lines: dict[Path_, int] = {}
     try:
-        data = _build(docs[0], (), lines, path, [ALIAS_BUDGET_PER_CHAR * len(text) + ALIAS_BUDGET_BASE])
+        data = _build(docs[0], (), lines, path, [ALIAS_BUDGET_PER_NODE * _distinct_nodes(docs[0], path)
+                                                 + ALIAS_BUDGET_BASE])
+    except MemoryError:
+        lines.clear()
+        raise DatasetError("out of memory building the YAML values (an alias bomb, or a file too large "
+                           "to load); expected a plain dataset", str(path)) from None
     except RecursionError:
         raise DatasetError("YAML nested too deeply (expected at most a few hundred levels)", str(path)) from None
     except yaml.constructor.ConstructorError as exc:

@@ -41,7 +41,7 @@ class ExpectNumeric(Frozen):
 
 
 class ExpectRegex(Frozen):
-    """The answer matches ``pattern`` (Python ``re.search``; ``ignore_case`` by default).
+    """The answer matches ``pattern`` (``regex.search`` with a time limit, ``re`` syntax; ``ignore_case`` by default).
 
     By default (``extract`` not given) the declared answer line (``Answer: ...``) is searched when
     the answer has one, else the whole answer; ``extract: whole`` always searches the whole answer,
@@ -56,11 +56,11 @@ class ExpectRegex(Frozen):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, v: str) -> str:
-        import re
+        import regex
 
         try:
-            re.compile(v)
-        except re.error as exc:
+            regex.compile(v)
+        except regex.error as exc:
             raise ValueError(f"pattern does not compile: {exc}") from None
         return v
 

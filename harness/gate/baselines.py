@@ -29,13 +29,12 @@ item below is a regression on its own (one is enough; nothing excuses another):
    cases with both values shows a drop beyond the tolerance at ``alpha``. It can add a
    regression; it never excuses one.
 
-The exit code (:attr:`Comparison.exit_code`) is 1 when there is any reason, else 0.
-
-The run's verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when any reason
-is of a failing kind; else ``incomplete`` (exit :data:`EXIT_INCOMPLETE`, 3) when any reason is of
-:data:`INCOMPLETE_KINDS` (``scoring_error``: a result a scorer could not fully score,
-:mod:`harness.gate.scoring_errors`); else ``pass`` (exit 0). An incomplete run never passes, with
-or without a baseline.
+The verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when any reason is a
+regression or a failing case (1-3 and 6); else ``incomplete`` (exit :data:`EXIT_INCOMPLETE`, 3)
+when any reason says results are absent, unknown or not fully scored (4, 5, ``scoring_error``: a
+result a scorer could not fully score, :mod:`harness.gate.scoring_errors`, and the run-level kinds
+of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``); else ``pass``
+(exit 0). An incomplete run never passes, with or without a baseline.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from pydantic_core import PydanticSerializationError
 
 from harness.common.errors import ConfigError, StoreError
-from harness.common.fsutil import atomic_write_text
+from harness.common.fsutil import atomic_write_text, read_bounded_text
 from harness.common.model import Frozen
 from harness.gate.repeats import ScoreSpread, noise_band, spread_of
 from harness.records.expert_review_types import ReviewVerdict
@@ -67,6 +66,8 @@ BASELINE_DIR = Path("reports/baselines")
 #: Allowed drop for a score with no tolerance of its own (absolute, on the score's scale).
 DEFAULT_TOLERANCE = 0.05
 FAILING: frozenset[str] = frozenset({"failed", "error"})
+#: the largest baseline file read (about 100 bytes per gated score and case)
+MAX_BASELINE_BYTES = 256 * 2**20
 
 DeltaStatus = Literal["regressed", "improved", "unchanged", "new", "missing"]
 
@@ -139,7 +140,7 @@ def load_baseline(path: Path | str) -> Baseline:
     """Read a baseline file; any problem is a StoreError naming the file (and line or field)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded_text(path, MAX_BASELINE_BYTES)
     except FileNotFoundError:
         raise StoreError("no baseline file here (create one with --update-baseline)", str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -304,12 +305,19 @@ class CaseDelta(Frozen):
 
 
 ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-                     "scoring_error"]
+                     "scoring_error", "unfinished", "stopped", "not_run"]
 REASON_KINDS: tuple[ReasonKind, ...] = (
     "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-    "scoring_error")
-#: Reasons that say results are incomplete: the verdict is ``incomplete`` unless a failing reason fails it.
-INCOMPLETE_KINDS: frozenset[str] = frozenset({"scoring_error"})
+    "scoring_error", "unfinished", "stopped", "not_run")
+#: Reasons that say a case got worse than the baseline: the one definition of "regressed" (the
+#: gate, ``diff`` and the report's "what changed" all use :attr:`Comparison.regressed`). ``failing``
+#: (a case that fails now, whatever it did before) fails the gate but is a state, not a change; a
+#: ``missing`` case is not known to be worse: it makes the verdict ``incomplete``.
+REGRESSION_KINDS: frozenset[str] = frozenset({"score_drop", "score_missing", "newly_failing", "aggregate"})
+#: Reasons that say results are absent, unknown or not fully scored: the verdict is ``incomplete``
+#: unless a failing reason fails it.
+INCOMPLETE_KINDS: frozenset[str] = frozenset({"missing", "unreadable", "scoring_error", "unfinished", "stopped",
+                                              "not_run"})
 Verdict = Literal["pass", "fail", "incomplete"]
 #: The exit code of an ``incomplete`` verdict (``fail`` is 1, a usage or input error 2).
 EXIT_INCOMPLETE = 3
@@ -328,7 +336,8 @@ class GateReason(Frozen):
     """One reason the gate fails, as a record (``summary.json``) and as a line (:attr:`message`).
 
     Args:
-        kind: which rule of the module docstring fired.
+        kind: which rule of the module docstring fired (``unfinished``, ``stopped``, ``not_run``: of
+            :mod:`harness.gate.completeness`).
         dataset: the dataset compared.
         case_id, subject: the case (``None`` for ``unreadable`` and ``aggregate``; ``aggregate`` has
             a subject).
@@ -337,7 +346,7 @@ class GateReason(Frozen):
         tolerance: the configured tolerance; allowed: the drop allowed (tolerance + noise band).
         line: for ``unreadable``: where (``results.jsonl:3`` or ``repeats/r1.jsonl:2``).
         p_value, n: for ``aggregate``: the paired test's p-value and number of pairs; ``n`` for
-            ``scoring_error``: the result's scoring errors.
+            ``scoring_error``: the result's scoring errors, for ``not_run``: the pairs without a result.
         detail: the rest, in words.
     """
 
@@ -401,9 +410,19 @@ class Comparison(Frozen):
         return tuple(r.message for r in self.reasons)
 
     @property
+    def regressed(self) -> bool:
+        """Whether the run got worse than the baseline (a reason of :data:`REGRESSION_KINDS`)."""
+        return any(r.kind in REGRESSION_KINDS for r in self.reasons)
+
+    @property
+    def verdict(self) -> Verdict:
+        """``fail``, ``incomplete`` or ``pass`` (:func:`verdict_of` over the reasons)."""
+        return verdict_of(r.kind for r in self.reasons)
+
+    @property
     def exit_code(self) -> int:
-        """0 pass, 1 regression or failed case."""
-        return 1 if self.reasons else 0
+        """0 pass, 1 regression or failed case, 3 (:data:`EXIT_INCOMPLETE`) missing or unreadable results."""
+        return EXIT_CODES[self.verdict]
 
     def by_status(self, status: DeltaStatus) -> list[CaseDelta]:
         return [c for c in self.cases if c.status == status]

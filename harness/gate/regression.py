@@ -28,6 +28,7 @@ from harness.gate.baselines import (
     verdict_of,
     write_baseline,
 )
+from harness.gate.completeness import Completeness, completeness, completeness_reasons
 from harness.gate.repeats import load_repeats
 from harness.gate.scoring_errors import ScoringErrors, scoring_error_reasons, scoring_errors
 from harness.records.score_spec import default_tolerance, spec
@@ -102,16 +103,21 @@ class GateOutcome(Frozen):
     """The gate's outcome for a run: the ``"gate"`` section of ``summary.json``.
 
     Args:
-        outcome: the verdict over every reason (:func:`harness.gate.baselines.verdict_of`): ``fail`` on
-            a failing reason, else ``incomplete`` when some results are incomplete (scoring errors),
+        outcome: the verdict over every reason (:func:`harness.gate.baselines.verdict_of`): ``fail``
+            on a failing reason, else ``incomplete`` when results are absent, unknown or not fully
+            scored (a killed or limit-stopped run, missing or unreadable results, scoring errors),
             else ``pass``; with or without a baseline.
-        compared: whether any baseline was compared (``False``: only failing results can fail it).
-        counts: reasons by kind (``score_drop``, ``missing``, ``unreadable``, ...), ``reasons`` (all),
-            and ``results`` / ``unreadable_lines`` / ``scoring_errors`` (every error, not results) of the run.
-        reasons: every reason as a record: the comparisons' reasons, then failing results of
-            datasets without a baseline (an unreadable line counts once, not once per dataset).
+        compared: whether any baseline was compared (``False``: only failing results and an
+            incomplete run can fail it).
+        counts: reasons by kind (``score_drop``, ``missing``, ``unreadable``, ``unfinished``, ...),
+            ``reasons`` (all), and ``results`` / ``unreadable_lines`` / ``scoring_errors`` (every
+            error, not results) of the run.
+        reasons: every reason as a record: the run-level completeness reasons, the comparisons'
+            reasons, then failing results of datasets without a baseline (an unreadable line counts
+            once, not once per dataset), then scoring errors.
         comparisons: one per compared dataset.
         scoring: the run's scoring errors, counted per scorer (:mod:`harness.gate.scoring_errors`).
+        completeness: how complete the run is (:mod:`harness.gate.completeness`).
     """
 
     outcome: Verdict
@@ -120,17 +126,25 @@ class GateOutcome(Frozen):
     reasons: tuple[GateReason, ...]
     comparisons: tuple[DatasetOutcome, ...] = ()
     scoring: ScoringErrors = ScoringErrors()
+    completeness: Completeness | None = None
 
     @property
     def exit_code(self) -> int:
         """0 pass, 1 fail, 3 incomplete (:data:`harness.gate.baselines.EXIT_INCOMPLETE`)."""
         return EXIT_CODES[self.outcome]
 
+    def line(self) -> str:
+        """The console's gate line: ``gate: incomplete (2 reason(s)); incomplete: 1 of 24 planned ...``."""
+        state = f"; {self.completeness.words()}" if self.completeness is not None else ""
+        return f"gate: {self.outcome} ({self.counts['reasons']} reason(s)){state}"
+
 
 def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
-    """Combine the comparisons with the run's failing results of datasets that have no baseline."""
+    """Combine the run's completeness, the comparisons and the failing results of datasets that have no
+    baseline into one verdict (see :class:`GateOutcome`)."""
     compared = {c.dataset for c in comparisons}
-    reasons: list[GateReason] = []
+    state = completeness(run)
+    reasons: list[GateReason] = completeness_reasons(run, state, ", ".join(run_datasets(run)))
     seen_lines: set[str] = set()
     for c in comparisons:
         for reason in c.reasons:
@@ -154,12 +168,12 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
     counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines),
                "scoring_errors": scoring.errors}
     per_dataset = tuple(
-        DatasetOutcome(dataset=c.dataset, outcome="fail" if c.reasons else "pass", noise_aware=c.noise_aware,
+        DatasetOutcome(dataset=c.dataset, outcome=c.verdict, noise_aware=c.noise_aware,
                        gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=c.reasons)
         for c in comparisons
     )
     return GateOutcome(outcome=verdict_of(r.kind for r in reasons), compared=bool(comparisons), counts=counts,
-                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring)
+                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring, completeness=state)
 
 
 def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None) -> Path:
@@ -174,7 +188,7 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
     lines = []
     for c in comparisons:
         counts = c.counts()
-        verdict = "FAIL" if c.exit_code else "pass"
+        verdict = {"fail": "FAIL", "incomplete": "INCOMPLETE", "pass": "pass"}[c.verdict]
         parts = [f"{counts['cases_regressed']} regressed", f"{counts['cases_improved']} improved"]
         parts += [f"{counts[k]} {k}" for k in ("missing", "unreadable") if counts[k]]
         mode = ", noise-aware" if c.noise_aware else ""

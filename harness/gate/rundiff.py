@@ -10,19 +10,26 @@ tolerances), and adds what a person asks first:
   (a rubric score moving 2 of 10 ranks with a 0-1 score moving 0.2);
 * both final answers of every changed case, side by side.
 
-Cases only in A are ``missing`` from B; cases only in B are ``new``. The exit code is 1 when B
-regressed against A: a case newly failing, regressed or missing, or a score whose aggregate paired
-test shows a drop spread over many cases; a case that failed in both runs is no change.
+Cases only in A are ``missing`` from B; cases only in B are ``new``. A case's kind is the gate's
+status for it (:class:`harness.gate.baselines.CaseDelta`), refined by a flip: ``newly_failing`` is a
+regressed case that passed in A and fails in B, ``newly_passing`` an improved case that failed in A
+and passes in B; a case that now passes but lost score beyond its tolerance is ``regressed``, as the
+gate says. "B regressed against A" is the gate's one definition,
+:attr:`harness.gate.baselines.Comparison.regressed` (a case newly failing or regressed, or an
+aggregate drop); a case that failed in both runs is no change. The exit code is the gate's: 1 when B
+regressed, else 3 (incomplete) when cases of A are missing from B or B has unreadable result lines
+(they may hide any case), else 0.
 """
 
 from __future__ import annotations
 
 from harness.common.model import Frozen
+from harness.common.untrusted import printable_line
 from harness.config import Settings
-from harness.gate.baselines import FAILING, Comparison, baseline_from_results, compare
+from harness.gate.baselines import EXIT_INCOMPLETE, FAILING, Comparison, baseline_from_results, compare
 from harness.records.score_spec import score_scale, spec
 from harness.run.result import CaseResult
-from harness.run.runs import Run
+from harness.run.runs import RESULTS, Run
 
 
 class ScoreMove(Frozen):
@@ -61,20 +68,17 @@ class RunDiff(Frozen):
     moves: tuple[ScoreMove, ...]
     unchanged: int
     aggregate_drops: tuple[str, ...] = ()  # scores whose aggregate paired test shows a drop
-
-    @property
-    def regressed(self) -> bool:
-        return bool(self.aggregate_drops) or any(c.kind in _REGRESSING for c in self.changes)
+    regressed: bool = False  # Comparison.regressed of any dataset (module docstring)
+    unreadable: tuple[str, ...] = ()  # B's unreadable result lines
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.regressed else 0
+        return 1 if self.regressed else (EXIT_INCOMPLETE if self.unreadable or self.of_kind("missing") else 0)
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]
 
 
-_REGRESSING = ("newly_failing", "regressed", "missing")
 _ORDER = {"newly_failing": 0, "regressed": 1, "missing": 2, "newly_passing": 3, "improved": 4, "new": 5}
 
 
@@ -85,10 +89,11 @@ def _answer(r: CaseResult | None) -> str | None:
 
 
 def _kind(status: str, before: str | None, after: str | None) -> str:
+    """The gate's case status, refined by a flip that agrees with it (module docstring)."""
     if before is not None and after is not None:
-        if after in FAILING and before not in FAILING:
+        if status == "regressed" and after in FAILING and before not in FAILING:
             return "newly_failing"
-        if before in FAILING and after not in FAILING:
+        if status == "improved" and before in FAILING and after not in FAILING:
             return "newly_passing"
     return status
 
@@ -105,6 +110,7 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
         gated = settings.gated_scores if settings.gated_scores is not None else sorted(
             {s for e in base.entries for s in e.scores if spec(s).gated})
         comparisons.append(compare(run_b.results, base, tolerances_for(settings, gated), gated))
+    unreadable = tuple(f"{RESULTS}:{n}" for n in run_b.corrupt_lines)
     changes: list[CaseChange] = []
     moves: list[ScoreMove] = []
     unchanged = 0
@@ -131,7 +137,8 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
     drops = tuple(f"{c.dataset}: {s}" for c in comparisons for s, t in sorted(c.aggregates.items())
                   if t.significant_drop)
     return RunDiff(run_a=run_a.run_id, run_b=run_b.run_id, changes=tuple(changes), moves=tuple(moves[:top]),
-                   unchanged=unchanged, aggregate_drops=drops)
+                   unchanged=unchanged, aggregate_drops=drops, regressed=any(c.regressed for c in comparisons),
+                   unreadable=unreadable)
 
 
 def _clip(text: str | None, n: int = 160) -> str:
@@ -148,6 +155,7 @@ def diff_lines(diff: RunDiff, answers: bool = True) -> list[str]:
         f"{counts['missing']} missing, {counts['new']} new, {diff.unchanged} unchanged",
         f"regressed against {diff.run_a}: {'yes' if diff.regressed else 'no'}",
     ]
+    lines += [f"unreadable result line {where} of {diff.run_b}: it may hide any case" for where in diff.unreadable]
     lines += [f"aggregate drop: {d} (paired test over the cases)" for d in diff.aggregate_drops]
     for c in diff.changes:
         lines.append(f"{c.kind.replace('_', ' ')}: {c.dataset}::{c.case_id} [{c.subject}] "
@@ -160,5 +168,5 @@ def diff_lines(diff: RunDiff, answers: bool = True) -> list[str]:
         lines.append("biggest score moves:")
         lines += [f"    {m.dataset}::{m.case_id} [{m.subject}] {m.score}: {m.before:g} -> {m.after:g} "
                   f"({m.change:+g})" for m in diff.moves]
-    return lines
+    return [printable_line(line) for line in lines]  # case ids, reasons and answers come from data and models
 

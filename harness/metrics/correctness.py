@@ -18,10 +18,13 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
     own numbers (``givens``) are passed over by the fallback rules.
 ``regex``
-    ``re.search(pattern)`` over the declared answer line (``Answer: ...``,
+    ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
     not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``). ``extract:
-    whole`` always searches the whole answer, ``extract: auto`` the extracted short answer.
+    whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
+    ``regex`` package (the same syntax as ``re``) searches with a time limit of
+    :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
+    stopped and the case is ``unanswered``, with a detail that says so.
 ``choice``
     The extracted option equals ``answer`` (a letter of ``options``, or with a list of options
     without letters the option's text).
@@ -46,7 +49,6 @@ extraction; for ``numeric`` it must then be exactly one number.
 from __future__ import annotations
 
 import ast
-import re
 from typing import TYPE_CHECKING, Literal
 
 from harness.common.model import Frozen
@@ -214,8 +216,14 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}; {diffs} > {bound:g}")
 
 
+#: Seconds one dataset pattern may search one answer (the ``regex`` package's ``timeout=``).
+REGEX_TIMEOUT_S = 1.0
+
+
 def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
-    flags = re.IGNORECASE if exp.ignore_case else 0
+    import regex
+
+    flags = regex.IGNORECASE if exp.ignore_case else 0
     shown = f"/{exp.pattern}/" + ("i" if exp.ignore_case else "")
     line = declared_line(cap_text(answer)[0]) if exp.extract is None else None
     if line is not None and line.value:
@@ -226,7 +234,13 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     else:
         target, where = answer, "the whole answer"
     declared = line is not None and bool(line.value)
-    m = re.search(exp.pattern, target, flags)
+    try:
+        m = regex.search(exp.pattern, target, flags, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        extraction = Extraction(value=None, method="none", confidence=0.0, detail=(
+            f"the pattern took more than {REGEX_TIMEOUT_S:g} s on {where} and was stopped "
+            "(catastrophic backtracking?); rewrite the pattern"))
+        return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m:
         extraction = Extraction(value=m.group(0), method="declared" if declared else "regex_search",
                                 confidence=1.0, declared=declared,

@@ -91,7 +91,7 @@ class Caller:
             stage=stage, member=spec.id, model=spec.model,
             latency_s=completion.latency_s, tokens_in=completion.tokens_in,
             tokens_out=completion.tokens_out, cached=completion.cached, finish_reason=completion.finish_reason,
-            cached_tokens=completion.cached_tokens,
+            cached_tokens=completion.cached_tokens, tokens_estimated=completion.tokens_estimated,
         )
         return CallResult(completion, record)
 

@@ -36,6 +36,8 @@ from harness.common.errors import ConfigError
 from harness.records.transcript import Message
 
 CHARS_PER_TOKEN = 4
+#: a reply's reported usage is charged to the token bucket up to this many times the estimate
+SETTLE_FACTOR = 4
 
 
 def estimate_tokens(messages: Sequence[Message], max_tokens: int) -> int:
@@ -141,9 +143,15 @@ class EndpointLimits:
         return max(0.0, self._paused_until - self._clock())
 
     def settle(self, estimate: int, actual: int) -> None:
-        """Correct the token bucket once the reply reports its real usage (``actual`` 0: unknown)."""
+        """Correct the token bucket once the reply reports its real usage (``actual`` 0: unknown).
+
+        At most :data:`SETTLE_FACTOR` times the estimate is charged: the estimate already counts
+        ``max_tokens`` in full and a token is rarely less than a character, so a larger report is a
+        broken or hostile usage block, and charging it (``prompt_tokens: 10**30``) would stall the
+        endpoint for ever.
+        """
         if self.tokens is not None and actual > 0:
-            self.tokens.give(estimate - actual)
+            self.tokens.give(estimate - min(actual, SETTLE_FACTOR * max(estimate, 1)))
 
     def _condition(self) -> asyncio.Condition:
         loop = asyncio.get_running_loop()

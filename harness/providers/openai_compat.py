@@ -25,6 +25,7 @@ import asyncio
 import email.utils
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -38,8 +39,8 @@ from harness.common import vault
 from harness.common.errors import ConfigError, ProviderError
 from harness.common.untrusted import clean_surrogates
 from harness.providers.base import current_case, mark_admitted
-from harness.providers.limits import EndpointLimits, estimate_tokens
-from harness.records.transcript import Completion, Message, TokenLogprob
+from harness.providers.limits import CHARS_PER_TOKEN, EndpointLimits, estimate_tokens
+from harness.records.transcript import MAX_TOKENS_PER_CALL, Completion, Message, TokenLogprob
 
 if TYPE_CHECKING:
     from harness.config import Settings
@@ -367,11 +368,12 @@ class OpenAICompatProvider:
             raise self._error(model, f"the reply's first choice has no message content{extra}")
         reported = data.get("usage")
         usage = reported if isinstance(reported, dict) else {}
+        prompt, reply = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
         return Completion(  # lone surrogates ("\\ud800" is valid JSON) would make the result unwritable
             text=clean_surrogates(content),
             model=model,
-            tokens_in=_count(usage.get("prompt_tokens")),
-            tokens_out=_count(usage.get("completion_tokens")),
+            tokens_in=prompt or 0, tokens_out=reply or 0,
+            tokens_estimated=prompt is None or reply is None,  # checked_usage estimates what is not known
             cached_tokens=_cached_tokens(usage),
             latency_s=time.perf_counter() - started,
             finish_reason=clean_surrogates(str(choice.get("finish_reason") or "stop")),
@@ -409,7 +411,7 @@ class OpenAICompatProvider:
                 async with self.limits.slot(estimate):
                     mark_admitted()
                     data = await self._attempt(client, model, payload)
-                completion = self._parse(model, data, started)
+                completion = checked_usage(self._parse(model, data, started), messages)
                 self.limits.settle(estimate, completion.tokens_in + completion.tokens_out)
                 self.limits.succeeded()
                 if self._schema_style == "auto" and payload.get("response_format", {}).get("type") == "json_schema":
@@ -467,11 +469,32 @@ def _token_logprobs(block: Any) -> tuple[TokenLogprob, ...]:
     return tuple(out)
 
 
-def _count(value: Any) -> int:
-    try:
-        return max(int(value), 0)
-    except (TypeError, ValueError):
-        return 0
+def _count(value: Any) -> int | None:
+    """A reported token count: a whole number in ``0..MAX_TOKENS_PER_CALL``; anything else (missing,
+    negative, fractional, non-numeric, a boolean, 10**30) is ``None``: not known."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    n = int(value)
+    return n if 0 <= n <= MAX_TOKENS_PER_CALL else None
+
+
+def checked_usage(completion: Completion, messages: Sequence[Message]) -> Completion:
+    """``completion`` with estimated token counts when the endpoint's usage was not usable.
+
+    A count the endpoint did not report as a valid number (:func:`_count`) was parsed as 0 and
+    ``tokens_estimated`` set; here the prompt side becomes ``ceil(characters / 4)`` of ``messages``
+    and the reply side ``ceil(characters / 4)`` of the text (the rule of
+    :func:`harness.providers.limits.estimate_tokens`), so ``token_limit`` and ``tokens_per_minute``
+    still count them; the ledger says how many calls were estimated.
+    """
+    if not completion.tokens_estimated:
+        return completion
+    prompt = math.ceil(sum(len(m.content) for m in messages) / CHARS_PER_TOKEN)
+    reply = math.ceil(len(completion.text) / CHARS_PER_TOKEN)
+    return completion.model_copy(update={"tokens_in": completion.tokens_in or prompt,
+                                         "tokens_out": completion.tokens_out or reply})
 
 
 def _cached_tokens(usage: Any) -> int | None:

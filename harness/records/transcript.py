@@ -5,7 +5,10 @@ Every scorer reads a :class:`Transcript`, so council and baseline are scored the
 
 from __future__ import annotations
 
+import math
 from typing import Literal
+
+from pydantic import field_validator
 
 from harness.common.model import Frozen
 from harness.records.arm_types import ArmRecord
@@ -13,6 +16,8 @@ from harness.records.consensus_types import ConsensusResult
 from harness.records.external_council_types import ExternalCouncilRecord
 
 Role = Literal["system", "user", "assistant"]
+#: the most tokens one call may report for its prompt or its reply (ten times today's largest context windows)
+MAX_TOKENS_PER_CALL = 20_000_000
 
 
 class Message(Frozen):
@@ -53,6 +58,12 @@ class Completion(Frozen):
             embedded models, whose KV cache is reset before every call); ``None`` when not known.
         token_logprobs: per generated token its log-probability and top alternatives, when
             asked for (``top_logprobs``) and the endpoint returned them; else empty.
+        tokens_estimated: the endpoint reported no usable usage, so ``tokens_in``/``tokens_out``
+            are estimates from the text (:func:`harness.providers.openai_compat.checked_usage`).
+
+    Token counts are whole numbers in ``0..MAX_TOKENS_PER_CALL`` and the latency a finite number
+    >= 0 (a record/replay cache row is validated the same way): a negative count or latency is
+    stored as 0 and a count over the bound as the bound.
     """
 
     text: str
@@ -64,6 +75,17 @@ class Completion(Frozen):
     cached: bool = False
     cached_tokens: int | None = None
     token_logprobs: tuple[TokenLogprob, ...] = ()
+    tokens_estimated: bool = False
+
+    @field_validator("tokens_in", "tokens_out", mode="after")
+    @classmethod
+    def _bounded_count(cls, v: int) -> int:
+        return min(max(v, 0), MAX_TOKENS_PER_CALL)
+
+    @field_validator("latency_s", mode="after")
+    @classmethod
+    def _bounded_latency(cls, v: float) -> float:
+        return v if math.isfinite(v) and v >= 0 else 0.0
 
 
 class CallRecord(Frozen):
@@ -71,7 +93,8 @@ class CallRecord(Frozen):
 
     ``cached`` is a record/replay cache hit (no model call in this run); ``cached_tokens`` the prompt
     tokens the backend reported serving from its own prefix cache (see :class:`Completion`; ``None``:
-    not known, as in rows written before it existed).
+    not known, as in rows written before it existed). Counts and latency are bounded as in
+    :class:`Completion`.
     """
 
     stage: str
@@ -84,6 +107,17 @@ class CallRecord(Frozen):
     error: str | None = None
     finish_reason: str | None = None  # ``stop``, ``length``, ...; None when unknown (rows written before it existed)
     cached_tokens: int | None = None
+    tokens_estimated: bool = False  # the endpoint reported no usable usage: the tokens are estimates
+
+    @field_validator("tokens_in", "tokens_out", mode="after")
+    @classmethod
+    def _bounded_count(cls, v: int) -> int:  # as Completion's: 0..MAX_TOKENS_PER_CALL
+        return min(max(v, 0), MAX_TOKENS_PER_CALL)
+
+    @field_validator("latency_s", mode="after")
+    @classmethod
+    def _bounded_latency(cls, v: float) -> float:
+        return v if math.isfinite(v) and v >= 0 else 0.0
 
 
 class Answer(Frozen):

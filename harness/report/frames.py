@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import pandas as pd
 
-from harness.common.csvsafe import neutralise
+from harness.common.csvsafe import neutralise, sheet_text
+from harness.common.fsutil import atomic_write_bytes, atomic_write_text
 from harness.config import ModelPrice
 from harness.run.ledger import usage_ledger
 from harness.run.result import CaseResult
@@ -90,7 +92,9 @@ def default_export_path(run: Run) -> Path:
 def export(run: Run, path: Path) -> Path:
     """Write the frame as Parquet (``.parquet``) or CSV (``.csv``).
 
-    CSV text cells go through :func:`harness.common.csvsafe.neutralise` (none starts a spreadsheet formula).
+    CSV text cells go through :func:`harness.common.csvsafe.neutralise` (none starts a spreadsheet formula),
+    column headers through :func:`harness.common.csvsafe.sheet_text` (no formula, no control character).
+    A device or FIFO target is written through, never replaced (:func:`harness.common.fsutil.atomic_write_bytes`).
 
     Raises:
         ConfigError: another suffix, or ``.parquet`` where no Parquet engine is installed (naming the
@@ -104,16 +108,17 @@ def export(run: Run, path: Path) -> Path:
     if path.suffix not in (".parquet", ".csv"):
         raise ConfigError("expected a .parquet or .csv output path", str(path))
     frame = results_frame(run)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
     if path.suffix == ".parquet":
-        frame.to_parquet(tmp, index=False)
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        atomic_write_bytes(path, buf.getvalue())
     else:  # text cells that would start a spreadsheet formula get a leading quote
         text_columns = frame.select_dtypes(include=["object", "string"]).columns
         safe = frame.copy()
         for column in text_columns:
             safe[column] = safe[column].map(neutralise)
+        # column headers too: a user score may be named "=HYPERLINK(...)" or hold escape bytes
+        safe.columns = [sheet_text(str(c)) for c in safe.columns]
         # every text cell quoted: pandas leaves a bare carriage return unquoted, which splits the row
-        safe.to_csv(tmp, index=False, quoting=csv.QUOTE_NONNUMERIC)
-    tmp.replace(path)
+        atomic_write_text(path, safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
     return path

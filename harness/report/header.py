@@ -115,6 +115,9 @@ def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Compariso
     parts += [f"{outcome.counts[k]} {k}" for k in ("missing", "unreadable") if outcome.counts[k]]
     if outcome.scoring.errors:
         parts.append(outcome.scoring.words())
+    state = outcome.completeness
+    if state is not None and not state.complete:
+        parts.append(state.words())
     word = {"pass": "Gate passed", "fail": "Gate failed", "incomplete": "Gate incomplete"}[outcome.outcome]
     headline = word + ": " + ", ".join(parts)
     reasons = tuple(f"{r.dataset} :: {r.message}" for r in outcome.reasons)

@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harness.common.csvsafe import neutralise, restore
 from harness.common.errors import StoreError
-from harness.common.fsutil import atomic_write_bytes, atomic_write_text
+from harness.common.fsutil import atomic_write_bytes, atomic_write_text, read_bounded_text
 from harness.common.run_files import RESULTS, REVIEWS
 from harness.common.visible import visible_controls
 from harness.records.expert_review_types import ReviewVerdict
@@ -32,6 +32,8 @@ from harness.run.result import CaseResult
 
 COLUMNS = ("dataset", "case_id", "subject", "status", "answer_excerpt", "scores", "verdict", "note", "reviewer")
 RUN_FILE = REVIEWS
+#: the largest reviewers' sheet or verdict file read
+MAX_SHEET_BYTES = 64 * 2**20
 Key = tuple[str, str, str]
 _VERDICTS = TypeAdapter(dict[str, ReviewVerdict])
 
@@ -84,7 +86,7 @@ def parse_sheet(
     Rows with an empty ``verdict`` are skipped (not reviewed yet).
     """
     try:
-        text = sheet.read_text(encoding="utf-8-sig")
+        text = read_bounded_text(sheet, MAX_SHEET_BYTES, encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"cannot read the reviewers' sheet ({exc})", str(sheet)) from None
     reader = csv.DictReader(io.StringIO(text))
@@ -132,7 +134,9 @@ def load_verdicts(path: Path) -> dict[Key, ReviewVerdict]:
     if not path.exists():
         return {}
     try:
-        raw = _VERDICTS.validate_json(path.read_text(encoding="utf-8"))
+        raw = _VERDICTS.validate_json(read_bounded_text(path, MAX_SHEET_BYTES))
+    except OSError as exc:
+        raise StoreError(f"the verdict file cannot be read ({exc.strerror or exc})", str(path)) from None
     except (ValidationError, ValueError) as exc:
         raise StoreError(f"the verdict file is not valid: {str(exc).splitlines()[0]}", str(path)) from None
     return {tuple(k.split("::", 2)): v for k, v in raw.items()}  # type: ignore[misc]

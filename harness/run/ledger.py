@@ -21,7 +21,10 @@ Definitions:
 * **Budget** (:class:`Budget`): ``token_limit`` (prompt + completion tokens) and ``cost_limit``
   (dollars) over the results finished by one invocation of ``run`` (a ``--resume`` starts afresh).
   Once either is reached no new (case, subject) pair is started; those in flight finish and the
-  manifest records the run as partial.
+  manifest records the run as partial. A call whose endpoint reported no usable usage (missing,
+  negative, non-numeric or absurd counts) counts by its estimated tokens
+  (:func:`harness.providers.openai_compat.checked_usage`), and the ledger and the stop message say
+  how many calls were estimated (``estimated_calls``).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class UsageTotals(Frozen):
     cached_tokens: int = 0
     cached_tokens_unknown: int = 0
     replayed_tokens: int = 0
+    estimated_calls: int = 0  # calls whose tokens are estimates (the endpoint reported no usable usage)
 
     def plus(self, record: CallRecord, pricing: dict[str, ModelPrice]) -> UsageTotals:
         cost = call_cost(record, pricing)
@@ -64,6 +68,7 @@ class UsageTotals(Frozen):
             cached_tokens_unknown=self.cached_tokens_unknown
             + int(not record.cached and record.cached_tokens is None),
             replayed_tokens=self.replayed_tokens + (record.tokens_in + record.tokens_out if record.cached else 0),
+            estimated_calls=self.estimated_calls + int(record.tokens_estimated),
         )
 
     @property
@@ -116,7 +121,9 @@ def ledger_lines(ledger: UsageLedger) -> list[str]:
     """Console lines: the total, then one per subject."""
     def words(t: UsageTotals) -> str:
         cost = f"${t.cost_usd:.4f}" + (f" (+{t.unpriced_calls} unpriced call(s))" if t.unpriced_calls else "")
-        return (f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, {cost}, "
+        estimated = (f" ({t.estimated_calls} call(s) estimated: the endpoint reported no usable usage)"
+                     if t.estimated_calls else "")
+        return (f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens{estimated}, {cost}, "
                 f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}")
     return [f"usage: {words(ledger.total)}"] + [f"usage [{s}]: {words(t)}" for s, t in ledger.by_subject.items()]
 
@@ -139,7 +146,9 @@ class Budget:
     def reached(self) -> str | None:
         """Why no new pair may start (``None`` while within the limits)."""
         if self.token_limit is not None and self.spent.tokens >= self.token_limit:
-            return f"token_limit {self.token_limit} reached ({self.spent.tokens} tokens)"
+            estimated = (f", {self.spent.estimated_calls} call(s) counted by estimated tokens: the endpoint reported "
+                         "no usable usage" if self.spent.estimated_calls else "")
+            return f"token_limit {self.token_limit} reached ({self.spent.tokens} tokens{estimated})"
         if self.cost_limit is not None and self.spent.cost_usd >= self.cost_limit:
             return f"cost_limit ${self.cost_limit:g} reached (${self.spent.cost_usd:.4f})"
         return None

@@ -13,8 +13,11 @@ The merged run gets a new id; its ``results.jsonl`` holds every valid result of 
 any reviewers' verdicts merged into a shard), in shard order (readers order by dataset, case,
 subject); its manifest has the union of datasets and subjects (first-seen order), the earliest
 start, the latest finish (``None`` when a shard never finished), summed cache counts, the first
-shard's packages and git state, and ``shards`` listing the merged run ids. A shard's corrupt lines
-are skipped, as when a run is read.
+shard's packages and git state, ``shards`` listing the merged run ids, the planned pairs summed
+(``None`` when a shard did not record them) and ``partial``/``stopped`` when any shard was stopped
+by a limit. A shard's corrupt lines are skipped, as when a run is read, and each one is named in
+:func:`shard_warnings`, as is every shard that never finished, was stopped early or lacks planned
+results; the merged run's gate then says ``incomplete`` (:mod:`harness.gate.completeness`).
 """
 
 from __future__ import annotations
@@ -46,7 +49,27 @@ def merged_manifest(run_id: str, manifests: Sequence[Manifest]) -> Manifest:
         "cache_hits": sum(m.cache_hits for m in manifests),
         "cache_misses": sum(m.cache_misses for m in manifests),
         "shards": tuple(m.run_id for m in manifests),
+        "planned": None if any(m.planned is None for m in manifests) else sum(m.planned or 0 for m in manifests),
+        "partial": any(m.partial for m in manifests),
+        "stopped": "; ".join(f"shard {m.run_id}: {m.stopped}" for m in manifests if m.partial) or None,
+        "warnings": tuple(w for m in manifests for w in m.warnings),
     })
+
+
+def shard_warnings(runs: Sequence[Run]) -> list[str]:
+    """One line per line a shard's results lose (unreadable) and per shard that is not complete."""
+    out = []
+    for run in runs:
+        out += [f"shard {run.run_id}: {RESULTS}:{n} is not a valid result record; dropped from the merge"
+                for n in run.corrupt_lines]
+        m = run.manifest
+        if m.finished_at is None:
+            out.append(f"shard {run.run_id} never finished (killed or still running); the merged run is incomplete")
+        if m.partial:
+            out.append(f"shard {run.run_id} was stopped early ({m.stopped}); the merged run is incomplete")
+        if m.planned is not None and len(run.results) < m.planned:
+            out.append(f"shard {run.run_id} holds {len(run.results)} of {m.planned} planned result(s)")
+    return out
 
 
 def _check_configs(runs: Sequence[Run]) -> None:
@@ -62,9 +85,12 @@ def _check_configs(runs: Sequence[Run]) -> None:
             )
 
 
-def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path) -> Run:
+def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path,
+               warnings: list[str] | None = None) -> Run:
     """Merge the shard run folders ``run_dirs`` into the new run folder ``out_dir`` and return it.
 
+    Each warning of :func:`shard_warnings` is appended to ``warnings`` when given, and kept in the
+    merged manifest's ``warnings``.
     Raises :class:`~harness.common.errors.ConfigError` (exit 2) on a broken rule, before writing anything.
     """
     if len(run_dirs) < 2:
@@ -73,6 +99,9 @@ def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path) -> Run:
         raise ConfigError("the output folder exists and is not empty; choose a new one", str(out_dir))
     runs = [load_run(d) for d in run_dirs]
     _check_configs(runs)
+    found = shard_warnings(runs)
+    if warnings is not None:
+        warnings += found
     owner: dict[tuple[str, str, str], str] = {}
     for run in runs:
         for key in (r.key for r in run.results):
@@ -85,7 +114,8 @@ def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path) -> Run:
     writer = RunWriter(out_dir)
     for run in runs:
         writer.add(run.results)  # verdicts already applied to a shard's results are kept
-    writer.write_manifest(merged_manifest(out_dir.name, [r.manifest for r in runs]))
+    manifest = merged_manifest(out_dir.name, [r.manifest for r in runs])
+    writer.write_manifest(manifest.model_copy(update={"warnings": (*manifest.warnings, *found)}))
     return load_run(out_dir)
 
 

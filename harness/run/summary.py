@@ -20,9 +20,11 @@ from filelock import FileLock
 from pydantic import BaseModel
 
 from harness.common.errors import StoreError
-from harness.common.fsutil import atomic_write_text
+from harness.common.fsutil import atomic_write_text, read_bounded_text
 
 SUMMARY = "summary.json"
+#: the largest summary file read (a run's sections are a few hundred KiB even for 10,000 cases)
+MAX_SUMMARY_BYTES = 64 * 2**20
 
 
 def update_summary(run_dir: Path, section: str, payload: Mapping[str, Any] | BaseModel) -> Path:
@@ -57,7 +59,7 @@ def read_summary(run_dir: Path) -> dict[str, Any]:
 def read_summary_file(path: Path) -> dict[str, Any]:
     """The sections of a summary file; a file that is not a JSON object is an error naming it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bounded_text(path, MAX_SUMMARY_BYTES)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:

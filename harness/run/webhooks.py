@@ -4,8 +4,13 @@ Events are posted as JSON to every configured URL (``LLM_COUNCIL_QUALITY_WEBHOOK
 separated by commas), signed with ``X-Council-Signature: sha256=<hex HMAC-SHA256 of the body>``
 keyed by ``LLM_COUNCIL_WEBHOOK_SECRET`` (when set), retried with exponential backoff on network
 errors and 5xx/429, and never block or fail the run: delivery runs in the background and a
-failure is only recorded (and logged with the URL's credentials, query and path masked, as in the
-manifest). Events never carry the query: ``query_hash`` is the HMAC-SHA256 of the query keyed by
+failure is recorded (and logged with the URL's credentials, query and path masked, as in the
+manifest). Only a 2xx answer is a delivery: a redirect (3xx) is not followed and counts as failed.
+The response body is never read (a receiver answering with 300 MB costs nothing). Every failed or
+dropped delivery (one still pending when the run ends is cancelled) is counted, and
+:meth:`WebhookDispatcher.warning` is the line the run's manifest keeps under ``warnings``.
+
+Events never carry the query: ``query_hash`` is the HMAC-SHA256 of the query keyed by
 ``LLM_COUNCIL_HASH_SECRET`` (as in the bias store), and is left out (``null``) when no secret is set,
 because a bare hash of a short query is recovered by guessing.
 """
@@ -106,6 +111,7 @@ class WebhookDispatcher:
         self.retries = retries
         self.timeout = timeout
         self.base_delay = base_delay
+        self.sent = 0  # deliveries scheduled (events x URLs)
         self.delivered = 0
         self.failures: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
@@ -119,6 +125,7 @@ class WebhookDispatcher:
             self._client = httpx.AsyncClient(timeout=self.timeout)
         body = event.model_dump_json().encode()
         for url in self.urls:
+            self.sent += 1
             task = asyncio.get_running_loop().create_task(self._deliver(url, body))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -131,12 +138,14 @@ class WebhookDispatcher:
         for attempt in range(self.retries + 1):
             try:
                 assert self._client is not None
-                resp = await self._client.post(url, content=body, headers=headers)
-                if resp.status_code < 400:
+                # streamed and closed unread: only the status matters, the body may be endless
+                async with self._client.stream("POST", url, content=body, headers=headers) as resp:
+                    code = resp.status_code
+                if 200 <= code < 300:
                     self.delivered += 1
                     return
-                last = f"HTTP {resp.status_code}"
-                if resp.status_code < 500 and resp.status_code != 429:
+                last = f"HTTP {code}" + (" (a redirect: not followed, not delivered)" if 300 <= code < 400 else "")
+                if code < 500 and code != 429:
                     break
             except httpx.HTTPError as exc:
                 last = type(exc).__name__
@@ -156,6 +165,15 @@ class WebhookDispatcher:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+    def warning(self) -> str | None:
+        """``webhooks: 3 of 8 event deliveries failed or were dropped (http://host: HTTP 302 ...)``, or ``None``."""
+        if not self.failures:
+            return None
+        shown = "; ".join(dict.fromkeys(self.failures))
+        shown = shown if len(shown) <= 300 else shown[:297] + "..."
+        return (f"webhooks: {len(self.failures)} of {self.sent} event deliveries failed or were dropped "
+                f"({shown})")
 
 
 def dispatch_payload(event: QualityMonitoringEvent) -> dict:

@@ -204,3 +204,21 @@ def test_bias_report_with_every_option_given_loads_no_settings_stack(tmp_path):
     report = json.loads(proc.stdout)
     assert (report["sessions"], report["min_sessions"]) == (12, 5)
     assert "LOADED [] 0" in proc.stderr
+
+
+def test_csv_cells_from_the_store_are_neither_formulas_nor_escape_sequences(tmp_path, capsys):
+    """A reviewer id from the store such as ``=HYPERLINK(...)`` or one carrying ESC/BEL reaches the sheet as text."""
+    hostile = {"alpha": '=HYPERLINK("http://evil","x")', "beta": "\x1b]0;pwned\x07beta", "gamma": "+gamma"}
+    records = [r.model_copy(update={"reviewer_id": hostile[r.reviewer_id]}) for r in _records(25)]
+    path = tmp_path / "bias.jsonl"
+    BiasStore(path).append(records)
+    assert _run(["--input", str(path), "--sessions", "0", "--days", "0", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    rows = list(csv.reader(io.StringIO(out)))
+    subjects = {dict(zip(rows[0], row, strict=True))["subject"] for row in rows[1:]}
+    assert "'=HYPERLINK(\"http://evil\",\"x\")" in subjects and "'+gamma" in subjects
+    assert "\\x1b]0;pwned\\x07beta" in subjects
+    assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)
+    numbers = [dict(zip(rows[0], row, strict=True))["point_estimate"] for row in rows[1:]]
+    assert all(n == "" or float(n) == float(n) for n in numbers)  # numbers stay numbers (a "-0.1" is no formula)

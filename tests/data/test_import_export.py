@@ -141,6 +141,20 @@ def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
                    for line in raw.splitlines())
 
 
+def test_csv_export_neutralises_column_headers(tmp_path: Path) -> None:
+    """A user score named ``=HYPERLINK(...)`` (or holding escape bytes) is a column header: neutralised too."""
+    w = RunWriter(tmp_path / "r")
+    w.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z"))
+    w.add([_result("c1", "council", {'=HYPERLINK("http://evil","x")': 1.0, "\x1b[31mred": 0.5, "plain": 0.25})])
+    path = export(load_run(tmp_path / "r"), tmp_path / "out.csv")
+    raw = path.read_text(encoding="utf-8")
+    assert "\x1b" not in raw
+    with path.open(newline="", encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    assert "'=HYPERLINK(\"http://evil\",\"x\")" in header and "\\x1b[31mred" in header and "plain" in header
+    assert not any(h.startswith(("=", "+", "-", "@")) for h in header)
+
+
 def test_export_carries_the_case_voting_and_review_columns(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 

@@ -140,7 +140,8 @@ def test_new_and_missing_cases():
     cmp = compare([result("q1", consensus_strength=0.8), result("q3", consensus_strength=0.1)], baseline)
     assert only(cmp, "q2").status == "missing" and only(cmp, "q3").status == "new"
     assert only(cmp, "q3").scores[0].status == "new"
-    assert cmp.exit_code == 1  # a baselined case missing from the run is a regression
+    # a baselined case missing from the run: the run is incomplete (exit 3), never a pass
+    assert cmp.verdict == "incomplete" and cmp.exit_code == 3
     assert cmp.failures == ("case q2 [council]: baselined case has no result in this run (baseline passed)",)
     cmp = compare([result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8),
                    result("q3", consensus_strength=0.1)], baseline)

@@ -115,11 +115,13 @@ def test_compare_fails_on_missing_or_unreadable_results(project, content, read, 
     (broken / "results.jsonl").write_text(lines[0] + "\n" if content is None else content)
 
     done = cli(root, "compare", str(broken))
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert (f"gate: fail: {missing + unreadable} reason(s); {read} result(s) read, {missing} baselined case(s) "
-            f"missing, {unreadable} unreadable line(s)") in done.stdout
+    assert done.returncode == 3, done.stdout + done.stderr  # incomplete: never a pass, not a regression either
+    # the reasons: each missing case and unreadable line, and once for the run: fewer results than planned
+    assert (f"gate: incomplete: {missing + unreadable + 1} reason(s); {read} result(s) read, {missing} baselined "
+            f"case(s) missing, {unreadable} unreadable line(s)") in done.stdout
+    assert f"incomplete: {read} of 5 planned result(s)" in done.stdout
     gate = json.loads((broken / "summary.json").read_text())["gate"]
-    assert gate["outcome"] == "fail"
+    assert gate["outcome"] == "incomplete" and gate["counts"]["not_run"] == 1
     assert (gate["counts"]["missing"], gate["counts"]["unreadable"], gate["counts"]["results"]) == (
         missing, unreadable, read)
     # cases run concurrently, so results.jsonl's first line may be any case: the kept one is read from it
@@ -135,7 +137,7 @@ def test_compare_fails_on_missing_or_unreadable_results(project, content, read, 
     elsewhere.parent.mkdir()
     elsewhere.write_text('{"verdicts": {"kept": true}}')
     done = cli(root, "compare", str(broken), "--summary", str(elsewhere))
-    assert done.returncode == 1
+    assert done.returncode == 3
     data = json.loads(elsewhere.read_text())
     assert data["verdicts"] == {"kept": True} and data["gate"] == gate
 

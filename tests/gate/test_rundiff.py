@@ -152,3 +152,38 @@ def test_what_changed_section_in_chromium(runs: tuple[Path, Path], tmp_path: Pat
         shown = page.evaluate("Array.from(document.querySelectorAll('#changes-table tbody tr')[0]"
                               ".querySelectorAll('.side-by-side pre.answer')).map(e => e.textContent)")
         assert shown == ["Paris", "Marseille"]  # before and after, side by side
+
+
+def test_diff_and_the_gate_agree_on_a_case_that_passes_now_with_a_lower_score(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Failed in A with rubric 9, passes in B with rubric 5: the gate calls it regressed (a drop of 4 > 0.5),
+    and so must ``diff`` (it used to call it "newly passing" and exit 0)."""
+    from harness.gate.baselines import baseline_from_results, compare
+
+    monkeypatch.chdir(tmp_path)
+    clear_harness_env(monkeypatch)
+    a = _run(tmp_path, "run-a", [_r("c7", "failed", "old", rubric_composite=9.0)])
+    b = _run(tmp_path, "run-b", [_r("c7", "passed", "new", rubric_composite=5.0)])
+    run_a, run_b = load_run(a), load_run(b)
+    gate = compare(run_b.results, baseline_from_results("d", run_a.results, run_a.manifest), 0.5,
+                   ["rubric_composite"])
+    assert [c.status for c in gate.cases] == ["regressed"] and gate.regressed
+    diff = diff_runs(run_a, run_b, load_settings())
+    assert [(c.kind, c.case_id) for c in diff.changes] == [("regressed", "c7")]
+    assert diff.regressed and diff.exit_code == 1
+    assert any("newly passing (baseline failed, now passed)" in r for r in diff.changes[0].reasons)
+    proc = subprocess.run([str(CLI), "diff", str(a), str(b)], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1 and "regressed against run-a: yes" in proc.stdout
+    assert "0 newly passing, 1 regressed" in proc.stdout
+
+
+def test_diff_output_shows_control_characters_as_escapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    clear_harness_env(monkeypatch)
+    a = _run(tmp_path, "run-a", [_r("c1", "passed", "fine", correct=1.0)])
+    b = _run(tmp_path, "run-b", [_r("c1", "failed", "bad\x00\x1b]0;pwned\x07\x1b[2J\u202eevil", correct=0.0)])
+    proc = subprocess.run([str(CLI), "diff", str(a), str(b)], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert "\x00" not in proc.stdout and "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    assert "\u202e" not in proc.stdout
+    assert "    B: bad\\x00\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil" in proc.stdout

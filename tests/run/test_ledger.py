@@ -135,3 +135,55 @@ def test_cached_tokens_from_the_endpoint_and_replayed_calls_counted_apart(tmp_pa
     frame, again = results_frame(load_run(runs[0])), results_frame(load_run(runs[1]))
     assert int(frame["cached_tokens"].sum()) == N * 3 * 16 and int(frame["cached_tokens_unknown"].sum()) == N * 3
     assert int(again["replayed_tokens"].sum()) == N * 8 * 26 and int(again["cached_tokens"].sum()) == 0
+
+
+class AbsurdUsage(ScriptedServer):
+    """Reports ``prompt_tokens: 10**30`` (and a negative completion count) for every call."""
+
+    def usage_block(self, body: dict[str, object]) -> dict[str, object] | None:
+        return {"prompt_tokens": 10**30, "completion_tokens": -6, "total_tokens": 10**30}
+
+
+class NoUsage(ScriptedServer):
+    """Leaves ``usage`` out of every reply (some OpenAI-compatible servers do)."""
+
+    def usage_block(self, body: dict[str, object]) -> dict[str, object] | None:
+        return None
+
+
+def test_absurd_usage_with_tokens_per_minute_neither_hangs_nor_reaches_the_ledger(tmp_path: Path) -> None:
+    # 10**30 prompt tokens charged to a 6,000 tokens/minute bucket used to stall the endpoint for ever
+    with AbsurdUsage(council_right=(), baseline_right=range(N)) as server:
+        root = _project(tmp_path, server.base_url, "tokens_per_minute: 6000\n")
+        proc = run_cli(root, "--subjects", "solo:c")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    (run_dir,) = (root / "reports" / "runs").iterdir()
+    calls = [c for r in load_run(run_dir).results for c in r.transcript.calls]
+    assert len(calls) == N and all(c.tokens_estimated for c in calls)
+    # not a valid count (over 20 million, negative): both sides estimated from the text at 4 characters a token
+    assert all(0 < c.tokens_in < 1000 and 0 < c.tokens_out < 10 for c in calls)
+    assert f"({N} call(s) estimated: the endpoint reported no usable usage)" in out
+
+
+def test_token_limit_with_no_usage_counts_estimated_tokens_and_says_so(tmp_path: Path) -> None:
+    with NoUsage(council_right=(), baseline_right=range(N)) as server:
+        root = _project(tmp_path, server.base_url, "token_limit: 40\n")
+        cfg = root / "council-harness.yaml"
+        cfg.write_text(cfg.read_text().replace("concurrency: 4", "concurrency: 1"))
+        proc = run_cli(root, "--subjects", "solo:c")
+    out = proc.stdout + proc.stderr
+    (run_dir,) = (root / "reports" / "runs").iterdir()
+    run = load_run(run_dir)
+    assert run.manifest.partial and len(run.results) < N, out  # it used to run every pair: usage 0
+    assert "counted by estimated tokens: the endpoint reported no usable usage" in (run.manifest.stopped or "")
+    assert proc.returncode == 3 and "gate: incomplete" in out
+
+
+def test_a_price_that_would_make_costs_infinite_is_a_config_error(tmp_path: Path) -> None:
+    with ScriptedServer(council_right=(), baseline_right=range(N)) as server:
+        root = _project(tmp_path, server.base_url, "pricing:\n  solo: {input: 1.0e308, output: 1.0}\n")
+        proc = run_cli(root, "--subjects", "solo:c")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "pricing" in proc.stderr and "less than or equal to 1000000" in proc.stderr
+    assert "$inf" not in proc.stdout + proc.stderr

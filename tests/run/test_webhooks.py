@@ -7,6 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,114 @@ def test_failed_delivery_never_logs_credentials_or_path_tokens(
     assert logged == [f"webhook delivery to http://{host}/*** failed: HTTP 503"]
     for secret in ("PASSW0RD", "T0KEN", "QS3CRET", "user:"):
         assert secret not in " ".join(logged + d.failures)
+
+
+class _Redirect(_Recorder):
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).received.append(({}, b""))
+        self.send_response(302)
+        self.send_header("Location", "http://127.0.0.1:9/elsewhere")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+class _Flood(_Recorder):
+    """Answers 200 with a 300 MB body it streams for as long as anyone reads."""
+
+    sent = 0
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).received.append(({}, b""))
+        self.send_response(200)
+        self.send_header("Content-Length", str(300 * 2**20))
+        self.end_headers()
+        chunk = b"x" * 2**16
+        try:
+            for _ in range(300 * 2**20 // len(chunk)):
+                self.wfile.write(chunk)
+                type(self).sent += len(chunk)
+        except OSError:
+            return  # the client closed the connection without reading: what we want
+
+
+def _serve(handler: type[_Recorder]) -> Iterator[str]:
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/hook"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _deliver(d: WebhookDispatcher, events: int = 1) -> None:
+    async def go() -> None:
+        for _ in range(events):
+            d.emit(event_from_result(_result(), None))
+        await d.aclose()
+
+    asyncio.run(go())
+
+
+def test_a_redirect_is_not_a_delivery_and_is_counted_in_the_warning() -> None:
+    handler = type("R", (_Redirect,), {"received": []})
+    for url in _serve(handler):
+        d = WebhookDispatcher([url], retries=2, base_delay=0.01)
+        _deliver(d, events=2)
+    assert d.delivered == 0 and len(handler.received) == 2  # not retried, not followed
+    assert all("HTTP 302 (a redirect: not followed, not delivered)" in f for f in d.failures)
+    warning = d.warning() or ""
+    assert warning.startswith("webhooks: 2 of 2 event deliveries failed or were dropped (http://127.0.0.1:")
+    assert warning.endswith(": HTTP 302 (a redirect: not followed, not delivered))") and "/hook" not in warning
+
+
+def test_a_huge_response_body_is_never_read() -> None:
+    handler = type("F", (_Flood,), {"received": [], "sent": 0})
+    for url in _serve(handler):
+        d = WebhookDispatcher([url], retries=0)
+        _deliver(d)
+    assert d.delivered == 1 and d.failures == [] and d.warning() is None
+    assert handler.sent < 300 * 2**20  # the sender gave up: nobody read the rest
+
+
+def test_deliveries_still_pending_at_the_end_are_counted_as_dropped() -> None:
+    import time
+
+    class Slow(_Recorder):
+        def do_POST(self) -> None:  # noqa: N802
+            time.sleep(3)
+            super().do_POST()
+
+    handler = type("S", (Slow,), {"received": [], "status": 200})
+    for url in _serve(handler):
+        d = WebhookDispatcher([url], retries=0, timeout=30)
+
+        async def go() -> None:
+            d.emit(event_from_result(_result(), None))
+            await d.aclose(wait=0.1)
+
+        asyncio.run(go())
+    assert d.delivered == 0 and d.failures == ["delivery still pending at shutdown (cancelled)"]
+    assert d.warning() == ("webhooks: 1 of 1 event deliveries failed or were dropped "
+                           "(delivery still pending at shutdown (cancelled))")
+
+
+def test_the_warnings_of_a_run_reach_its_manifest_and_summary(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.config import load_settings
+    from harness.finish import finish_run
+    from harness.run.orchestrate import finish_manifest
+    from harness.run.runs import Manifest, RunWriter, load_run
+
+    monkeypatch.chdir(tmp_path)
+    RunWriter(tmp_path / "r").write_manifest(Manifest(run_id="r", started_at="2026-01-01T00:00:00Z",
+                                                      warnings=("from an earlier invocation",)))
+    line = "webhooks: 1 of 1 event deliveries failed or were dropped (x)"
+    finish_manifest(tmp_path / "r", load_run(tmp_path / "r").manifest, 0, 0, warnings=[line])
+    run = load_run(tmp_path / "r")
+    assert run.manifest.warnings == ("from an earlier invocation", line)
+    finish_run(run, load_settings(None))
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["warnings"] == {"count": 2, "lines": ["from an earlier invocation", line]}
