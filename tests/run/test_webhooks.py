@@ -224,14 +224,13 @@ def test_deliveries_still_pending_at_the_end_are_counted_as_dropped() -> None:
             super().do_POST()
 
     handler = type("S", (Slow,), {"received": [], "status": 200})
+    async def go(d: WebhookDispatcher) -> None:
+        d.emit(event_from_result(_result(), None))
+        await d.aclose(wait=0.1)
+
     for url in _serve(handler):
         d = WebhookDispatcher([url], retries=0, timeout=30)
-
-        async def go() -> None:
-            d.emit(event_from_result(_result(), None))
-            await d.aclose(wait=0.1)
-
-        asyncio.run(go())
+        asyncio.run(go(d))
     assert d.delivered == 0 and d.failures == ["delivery still pending at shutdown (cancelled)"]
     assert d.warning() == ("webhooks: 1 of 1 event deliveries failed or were dropped "
                            "(delivery still pending at shutdown (cancelled))")
