@@ -25,8 +25,8 @@ from harness.data.scorer_names import check_scorer_names
 from harness.run.engine import Engine, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
-from harness.run.resume import run_lock
 from harness.run.result import CaseResult
+from harness.run.resume import run_lock
 from harness.run.runs import (
     RESULTS,
     Manifest,
