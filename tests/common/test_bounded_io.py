@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from harness.data.yamlio import load_yaml
 
 from harness.common.errors import DatasetError, StoreError
 from harness.common.fsutil import NotRegularFile, atomic_write_text, read_bounded
+from harness.common.yamlio import load_yaml
 from harness.gate.baselines import Baseline, write_baseline
 from harness.run.runs import Manifest, RunWriter
 from tests.cli_env import harness_env
