@@ -10,6 +10,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     "or", "either", ...). ``normalize: false`` demands exact equality of the stripped strings.
 ``any_of``
     Any of ``values`` matches under the ``exact`` rule.
+    For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
+    asides in parentheses dropped; cut at its last contrast word ("but", "actually", ...), comparing
+    the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
+    without a cue, a value named only in a second "and" clause is ``ambiguous``.
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -78,6 +82,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
+from harness.metrics.text_cues import contrast_cut, second_clause, without_asides
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import ISOLATED, SandboxResult, run_python
@@ -150,17 +155,50 @@ def _make(correct: bool, shown: str, extraction: Extraction, detail: str,
 def _check_text(values: list[str], normalize: bool, extraction: Extraction, shown: str) -> CorrectnessResult:
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
+    candidate = extraction.value
+    if normalize:
+        candidate, abstain = _narrowed(values, candidate, extraction.method)
+        if abstain:
+            extraction = extraction.model_copy(update={
+                "method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"})
+            return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     reasons = []
     for value in values:
-        ok, why = phrase_match(value, extraction.value, normalize)
+        ok, why = phrase_match(value, candidate, normalize)
         if ok:
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
-    if normalize and _hedges(values, extraction.value):
+    if normalize and _hedges(values, candidate):
         extraction = extraction.model_copy(update={
             "method": "ambiguous", "confidence": 0.0,
             "detail": f"{extraction.detail}; it names the expected answer only as one of alternatives ('or')"})
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
+
+
+def _names(values: list[str], text: str) -> bool:
+    norm = f" {normalize_answer(text)} "
+    return any(f" {normalize_answer(v)} " in norm for v in values if normalize_answer(v))
+
+
+def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]:
+    """The part of a short answer that is compared, and why the answer abstains ("" when it does
+    not): asides dropped, the part after a contrast, a value named only in a second clause
+    (:mod:`harness.metrics.text_cues`)."""
+    candidate = without_asides(candidate, values)
+    cut = contrast_cut(candidate)
+    if cut is not None:
+        claim, other = cut
+        if _names(values, claim):
+            return claim, ""
+        if _names(values, other):
+            return candidate, "it names the expected answer only where it is contrasted, corrected or conceded"
+        return candidate, ""
+    if method in ("whole", "first_sentence", "conclusion") and \
+            len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS:
+        clauses = second_clause(candidate)
+        if clauses is not None and _names(values, clauses[1]) and not _names(values, clauses[0]):
+            return candidate, "it names the expected answer only in a second clause joined by 'and'"
+    return candidate, ""
 
 
 def _hedges(values: list[str], candidate: str) -> bool:
@@ -298,10 +336,10 @@ def _check_python(exp: ExpectPython, answer: str) -> CorrectnessResult:
                  f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)
 
 
-def _check_choice(exp: ExpectChoice, answer: str) -> CorrectnessResult:
+def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> CorrectnessResult:
     options = exp.option_map
     shown = f"{exp.answer} ({options[exp.answer]})" if exp.letters else repr(exp.answer)
-    extraction = extract_choice(answer, options, letters=exp.letters)
+    extraction = extract_choice(answer, options, letters=exp.letters, query=query)
     got = extraction.value
     if got is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
@@ -310,9 +348,9 @@ def _check_choice(exp: ExpectChoice, answer: str) -> CorrectnessResult:
                  f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})")
 
 
-def _check_boolean(exp: ExpectBoolean, answer: str) -> CorrectnessResult:
+def _check_boolean(exp: ExpectBoolean, answer: str, query: str | None = None) -> CorrectnessResult:
     shown = str(exp.value).lower()
-    extraction = extract_boolean(answer)
+    extraction = extract_boolean(answer, query)
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     return _make(extraction.value == shown, shown, extraction,
@@ -341,8 +379,8 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
     if isinstance(expected, ExpectPython):
         return _check_python(expected, answer)
     if isinstance(expected, ExpectBoolean):
-        return _check_boolean(expected, answer)
-    return _check_choice(expected, answer)
+        return _check_boolean(expected, answer, query)
+    return _check_choice(expected, answer, query)
 
 
 def check_case(case: Case, answer: str) -> CorrectnessResult | None:

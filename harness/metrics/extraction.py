@@ -56,8 +56,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
     last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the
-    first number. Numbers that compare ("2 times as many", "25% more than") are passed over in a
-    clause and by the fallback rules when other numbers remain. Numbers inside a
+    first number. Numbers that compare ("2 times as many", "25% more than") or name a unit ("in one
+    day") are passed over in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
     sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
     other numbers remain.
@@ -87,7 +87,12 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     or "Absolutely not" / "Not at all" (false) and "Absolutely." / "Of course," / "Indeed" (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…" or a conclusion cue
     followed by a polarity word; 5. ``bold``. A clause with both polarities, or a leading word and a
-    conclusion that disagree, is ``ambiguous``.
+    conclusion that disagree, is ``ambiguous``. Without any polarity word
+    (:mod:`harness.metrics.boolean_cues`): 6. ``leading`` — an answer opening with "Not …" (false)
+    or a short pronoun-and-auxiliary sentence ("It will." true, "It doesn't." false); 7.
+    ``conclusion`` — "the statement holds / does not hold / is accurate"; 8. ``predicate`` — with
+    the question known, the first clause that gives the question's predicate for its subject ("51
+    is not prime" answers "Is 51 prime?").
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
@@ -115,6 +120,17 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from harness.common.model import Frozen
+from harness.metrics.boolean_cues import HOLDS, LEADING_NOT, predicate_polarity, short_aux
+from harness.metrics.choice_cues import (
+    boolean_options,
+    distinctive,
+    option_pattern,
+    ordinal_key,
+    pair_polarity,
+    shield,
+    shielded_keys,
+    unshielded,
+)
 from harness.metrics.declared import declared_line
 from harness.metrics.number_cues import (
     APPOSITIVE_COPULA,
@@ -122,6 +138,7 @@ from harness.metrics.number_cues import (
     CONDITION_CLAUSE,
     CONDITION_EQ,
     GSM8K_LINE,
+    UNIT_BEFORE,
     expression_after,
 )
 from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
@@ -157,7 +174,7 @@ CONFIDENCE: dict[str, float] = {
     "declared": 0.97, "boxed": 0.95, "answer_cue": 0.9, "whole": 0.9, "bare_letter": 0.9, "fenced_defines": 0.9,
     "bold": 0.8, "equals": 0.75, "conclusion_cue": 0.7, "conclusion": 0.7, "unfenced_defines": 0.75,
     "whole_answer": 0.7, "leading": 0.6, "last_mention": 0.6, "first_python_block": 0.5, "first_block": 0.4,
-    "last_new_number": 0.55, "last_number": 0.5, "first_sentence": 0.5, "model": 0.5,
+    "last_new_number": 0.55, "predicate": 0.55, "last_number": 0.5, "first_sentence": 0.5, "model": 0.5,
     "ambiguous": 0.0, "none": 0.0,
 }
 
@@ -438,8 +455,10 @@ def _answer_equals(text: str) -> list[re.Match[str]]:
 
 
 def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
-    """``nums`` without those that compare ("2 times as many", "25% more than") when others remain."""
-    kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])]
+    """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
+    one day", "per 1 hour") when others remain."""
+    kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])
+            and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12): p]))]
     return kept or nums
 
 
@@ -681,7 +700,7 @@ def extract_answer(text: str) -> Extraction:
             return _ex(value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {_show(value)}",
                        capped)
     first = _strip_list_marker(lines[0]).strip()
-    m = re.search(r"[.!?;](?=\s|$)", first)
+    m = re.search(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)", first)
     sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(_MARKUP)
     whole = sentence == text.strip().strip(_MARKUP + ".!?;")
     sentence = drop_negated(sentence) or sentence
@@ -735,6 +754,13 @@ class _Options:
              if normalize_answer(t) and (not letters or (len(normalize_answer(t)) > 1
                                                          and normalize_answer(t) not in keys_ci))),
             key=lambda kt: len(kt[1]), reverse=True)
+        self.patterns = [(k, p) for k, t in sorted(options.items(), key=lambda kt: len(kt[1]), reverse=True)
+                         if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None]
+        self.shield_markers = [
+            re.compile(r"(?i)\((?P<k>" + keys + r")\)"),
+            re.compile(r"(?i)\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])"),
+            re.compile(r"(?<![\w(])(?P<k>" + keys + r")\)"),
+        ] if letters else []
 
     def mentions(self, clause: str) -> set[str]:
         found: set[str] = set()
@@ -761,11 +787,22 @@ class _Options:
                 norm = norm.replace(token, " ")
         return found
 
+    def shielded(self, sentence: str) -> str:
+        """``sentence`` with option texts and letter markers as placeholders (:func:`choice_cues.shield`)."""
+        out = shield(sentence, self.patterns, None, {})
+        for marker in self.shield_markers:
+            out = shield(out, [], marker, {k: k for k in self.options})
+        return out
+
     def positive_mentions(self, sentence: str) -> set[str]:
+        """Options named in sub-clauses without a negation; an option's own words (its text, its
+        marker) are shielded first, so parentheses inside them do not split and their own "not" does
+        not negate them."""
         found: set[str] = set()
-        for part in _SUBCLAUSE.split(sentence):
-            if part and part.strip() and not _NEGATION.search(part):
-                found |= self.mentions(part)
+        for part in _SUBCLAUSE.split(self.shielded(sentence)):
+            rest = unshielded(part)
+            if part.strip() and not _NEGATION.search(rest):
+                found |= {k for k in shielded_keys(part) if k in self.options} | self.mentions(rest)
         return found
 
 
@@ -793,7 +830,53 @@ def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | N
         return key, f"the clause names option {key!r}"
     if len(found) > 1:
         return None, f"the clause names several options {sorted(found)}"
+    key = ordinal_key(clause, list(opts.options))
+    if key is not None:
+        return key, f"the clause points at option {key!r} by its position"
+    if not _NEGATION.search(clause):
+        key = distinctive(clause, opts.options)
+        if key is not None:
+            return key, f"the clause's words pick out option {key!r} alone"
     return None
+
+
+_MARKED_LEAD = r"^[\s*_>#-]*(?:\((?P<a>{keys})\)|(?P<b>{keys})\)|(?P<c>{keys})[.:](?=\s))"
+_WALK_LINE = r"(?m)^[ \t*_>#-]*(?:\(?(?:{keys})\)|(?:{keys})[.:](?=\s))"
+
+
+def _leading_marker(text: str, opts: _Options) -> str | None:
+    """The option whose marker opens the answer ("(c) Can't be determined — …", "B) London"), when the
+    answer is not a walk-through of several options and the opening line does not negate it."""
+    if not opts.letters:
+        return None
+    keys = _letter_pattern(list(opts.options))
+    first = next((ln for ln in text.split("\n") if ln.strip(_MARKUP)), "")
+    m = re.match(_MARKED_LEAD.format(keys=keys), first, re.IGNORECASE)
+    if not m or len(re.findall(_WALK_LINE.format(keys=keys), text, re.IGNORECASE)) > 1:
+        return None
+    key = _key_for(m["a"] or m["b"] or m["c"], opts.options, strict_case=bool(m["c"]))
+    if key is None:
+        return None
+    rest = first[m.end():]
+    others = set()
+    for marker in opts.shield_markers:
+        others |= {_key_for(x["k"], opts.options, strict_case=False) for x in marker.finditer(rest)}
+    if others - {key} or re.search(r"(?i)\b(?:or|either|maybe|possibly|perhaps)\b", rest):
+        return None
+    pattern = dict(opts.patterns).get(key)
+    if pattern is not None and pattern.match(rest.strip(" \t*_:—–-")):
+        return key
+    if not _NEGATION.search(rest) and opts.positive_mentions(rest) <= {key}:
+        return key
+    return None
+
+
+def _walk_through(text: str, opts: _Options) -> bool:
+    """The answer goes through two or more options line by line ("A) …", "B) …")."""
+    if not opts.letters:
+        return False
+    keys = _letter_pattern(list(opts.options))
+    return len(re.findall(_WALK_LINE.format(keys=keys), text, re.IGNORECASE)) > 1
 
 
 def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: bool) -> Extraction:
@@ -803,13 +886,15 @@ def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: b
     return _ex(key, method, f"{key!r} {why} ({how})", capped)
 
 
-def extract_choice(text: str, options: Mapping[str, str], letters: bool = True) -> Extraction:
+def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
+                   query: str | None = None) -> Extraction:
     """The option chosen in ``text`` (a key of ``options``; see the module docstring).
 
     Args:
         text: the answer.
         options: key -> option text: the case's letters, or each option's text mapped to itself.
         letters: the keys are letters the answer may use (``False`` for options given as a list).
+        query: the question, when known (for options that are a truth-value pair).
     """
     text, capped = cap_text(text)
     text = _clean_latex(text)
@@ -844,6 +929,31 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True) 
         got = _choice_in_clause(inner, opts)
         if got and got[0] is not None:
             return _choice_result(got, "bold", f"in the last bold span naming an option **{inner}**", capped)
+    pair = boolean_options(options)
+    if pair is not None:
+        words = {v: normalize_answer(options[k]) for v, k in pair.items()}
+        if not set(words.values()) & {"true", "false", "yes", "no", "correct", "incorrect"}:
+            polar = pair_polarity(text, words)
+            if polar is not None:
+                value, where = polar
+                if value is None:
+                    return _ex(None, "ambiguous", f"the sentence {_show(where)} uses both options' words", capped)
+                return _ex(pair[value], "last_mention", f"{pair[value]!r}: {_show(where)} says "
+                                                        f"{words[value]!r}", capped)
+        said = extract_boolean(text, query)
+        if said.value is None:
+            return _ex(None, said.method, f"the options are a truth-value pair; {said.detail}", capped)
+        key = pair[said.value == "true"]
+        return _ex(key, said.method, f"{key!r}: the options are a truth-value pair and the answer says "
+                                     f"{said.value} ({said.detail})", capped)
+    key = _leading_marker(text, opts)
+    if key is not None:
+        return _ex(key, "leading", f"{key!r}: the answer opens with its marker", capped)
+    sentences = _sentences(text)
+    key = ordinal_key(sentences[0], list(options)) if sentences else None
+    if key is not None:
+        return _ex(key, "leading", f"{key!r}: the answer opens by pointing at it by position ({_show(sentences[0])})",
+                   capped)
     return _choice_by_mentions(text, opts, capped)
 
 
@@ -857,6 +967,9 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if not mentioned:
         return _ex(None, "none", "no option letter or option text found in the answer", capped)
     i_last, last, last_keys = mentioned[-1]
+    if _walk_through(text, opts) and not _CONCLUSION.search(last):
+        return _ex(None, "none", "the answer walks through the options line by line and never commits to one",
+                   capped)
     _, first, first_keys = mentioned[0]
     cue = _CONCLUSION.search(last)
     lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
@@ -917,8 +1030,13 @@ def _bool_result(got: tuple[bool | None, str], method: str, why: str, capped: bo
     return _ex(str(value).lower(), method, f"{why}: {how}", capped)
 
 
-def extract_boolean(text: str) -> Extraction:
-    """``true`` or ``false`` as the answer commits to it (see the module docstring)."""
+def extract_boolean(text: str, query: str | None = None) -> Extraction:
+    """``true`` or ``false`` as the answer commits to it (see the module docstring).
+
+    Args:
+        text: the answer.
+        query: the question, when known: its predicate lets "51 is not prime" answer "Is 51 prime?".
+    """
     text, capped = cap_text(text)
     text = _clean_latex(text)
     line = _declared_clause(text)
@@ -958,6 +1076,30 @@ def extract_boolean(text: str) -> Extraction:
         got = _polarity(inner)
         if got and got[0] is not None:
             return _bool_result(got, "bold", f"the last bold span **{inner}**", capped)
+    return _boolean_without_words(text, sentences, query, capped)
+
+
+def _boolean_without_words(text: str, sentences: list[str], query: str | None, capped: bool) -> Extraction:
+    """The rules for answers without a yes/no word (:mod:`harness.metrics.boolean_cues`)."""
+    first = sentences[0] if sentences else ""
+    lead_not = LEADING_NOT.match(first)
+    short = short_aux(first)
+    if lead_not or short is not None:
+        value = False if lead_not else short
+        later = predicate_polarity(query, " ".join(sentences[1:])) if len(sentences) > 1 else None
+        if later is not None and later[0] != value:
+            return _ex(None, "ambiguous", f"the answer opens with {_show(first)} but later says {_show(later[1])}",
+                       capped)
+        return _ex(str(value).lower(), "leading", f"the answer opens with {_show(first)}", capped)
+    holds = [m for m in HOLDS.finditer(text)]
+    if holds:
+        m = holds[-1]
+        value = not (m["neg"] or m["neg2"])
+        return _ex(str(value).lower(), "conclusion", f"{_show(m.group(0))} (the last verdict on the statement)",
+                   capped)
+    said = predicate_polarity(query, text)
+    if said is not None:
+        return _ex(str(said[0]).lower(), "predicate", f"{_show(said[1])} answers the question's predicate", capped)
     return _ex(None, "none", "no yes/no or true/false found in the answer", capped)
 
 

@@ -6,6 +6,8 @@
   read the numbers of a sentence.
 * :data:`COMPARISON_AFTER` — a number that compares rather than states: "2 times as many", "3x
   more", "25% more than"; passed over when the clause has another number.
+* :data:`UNIT_BEFORE` — "in one day", "per 1 hour": a 1 that names the unit, passed over like a
+  comparison.
 * :data:`APPOSITIVE_COPULA` — "which is", "that is", "i.e.": a copula that comments on the number
   before it ("48 pens, which is 2 times as many"), not one that introduces the result.
 * :func:`expression_after` — the text after an ``=`` is an algebraic expression ("3(2x+1) + 0",
@@ -25,6 +27,8 @@ COMPARISON_AFTER = re.compile(
     r"(?i)^\s*(?:times\b|x\s+(?:as|more|less|fewer|larger|smaller|bigger)\b|×\s+(?:as|more)\b|"
     r"%?\s*(?:more|less|fewer|larger|smaller|greater|higher|lower)\s+than\b|percent\s+(?:more|less)\b)"
 )
+#: Before a 1 that names a unit rather than a quantity: "in one day", "per 1 hour", "for each one".
+UNIT_BEFORE = re.compile(r"(?i)\b(?:in|per|for|each|every|within)\s+$")
 APPOSITIVE_COPULA = re.compile(r"(?i)\b(?:which|that|this|i\.e\.|ie)\s*,?\s*$")
 _EXPRESSION = re.compile(
     r"^[-+(\s]*[a-z]\b\s*(?:[-+*/^]|\))"  # x + 1, (x+1)

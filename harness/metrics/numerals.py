@@ -12,6 +12,10 @@
   at most 100) → ``3.25``;
 * **dots as thousands separators** when there are at least two groups (``2.500.000`` → ``2500000``;
   one group such as ``2.500`` stays a decimal);
+* **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``
+  (the value, so the check compares numbers; an expression around them is left to the other rules);
+* **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
+  ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
 * **dozens**: "half a dozen" → 6, "a dozen" / "one dozen" → 12, "<n> dozen" (digits or a number
   word from one to twelve) → n × 12, "a baker's dozen" → 13.
 
@@ -35,6 +39,10 @@ _POWER_RE = re.compile(r"(?<![\w.^])(?<![x×*][ \t])(?<![×*])(?P<base>\d{1,4})[
                        r"(?![\d^]|\.\d)")
 _MIXED_RE = re.compile(r"(?<![\w./,])(?P<whole>\d{1,6})[ \t]+(?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\w/]|\.\d)")
 _DOTTED_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3}){2,}(?![\w.,]\d|\.\d)")
+_ROOT_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[ \t]?"
+                      r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)")
+_PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:π|\\pi\b)(?![\w^])")
+_DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
 _SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _DOZEN_RE = re.compile(
     r"(?i)(?<![\w-])(?P<how>half\s+a|a\s+baker'?s|an?|one|(?P<n>\d{1,4}|" + "|".join(_SMALL) + r"))\s+dozen\b"
@@ -76,8 +84,20 @@ def _dozen(m: re.Match[str]) -> str:
     return "12"
 
 
+def _root(m: re.Match[str]) -> str:
+    return f"{float(m['k'] or 1) * float(m['r1'] or m['r2']) ** 0.5:.10g}"
+
+
+def _pi(m: re.Match[str]) -> str:
+    return f"{float(m['k'] or 1) * 3.141592653589793:.10g}"
+
+
 def plain_numerals(text: str) -> str:
     """``text`` with the notations of the module docstring written as plain digits."""
+    if "√" in text or "\\sqrt" in text:
+        text = _ROOT_RE.sub(_root, text)
+    if "π" in text or "\\pi" in text:
+        text = _PI_RE.sub(_pi, text)
     if not text.isascii():
         text = text.replace("\u2044", "/")
         text = _VULGAR_RE.sub(_vulgar, text)
@@ -88,6 +108,8 @@ def plain_numerals(text: str) -> str:
         text = _MIXED_RE.sub(_mixed, text)
     if "." in text:
         text = _DOTTED_RE.sub(lambda m: m.group(0).replace(".", ""), text)
+    if "," in text:
+        text = _DECIMAL_COMMA_RE.sub(r"\g<a>.\g<b>", text)
     if "dozen" in text.lower():
         text = _DOZEN_RE.sub(_dozen, text)
     return text

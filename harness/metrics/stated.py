@@ -77,7 +77,7 @@ def stated_value(expected: Expected, text: str, query: str | None = None) -> str
     if isinstance(expected, ExpectChoice):
         return extract_choice(text, expected.option_map, letters=expected.letters).value
     if isinstance(expected, ExpectBoolean):
-        return extract_boolean(text).value
+        return extract_boolean(text, query).value
     if isinstance(expected, ExpectExact):
         return _short_key(text, expected.extract == "whole", expected.normalize)
     if isinstance(expected, ExpectAnyOf):

@@ -1,0 +1,86 @@
+"""Rule tables for yes/no answers that use no yes/no word (used by :func:`harness.metrics.extraction.extract_boolean`).
+
+* :data:`LEADING_NOT` — an answer that opens with "Not …" ("Not on a sphere", "Not always",
+  "Not necessarily") says no; "Not only", "Not sure", "Not certain" are not answers.
+* :func:`short_aux` — a first sentence of at most four words that is a pronoun and an auxiliary
+  ("It will.", "They do.", "It doesn't.", "There is not.") answers with the auxiliary's polarity.
+* :data:`HOLDS` — "the statement holds" / "the claim does not hold" / "the claim is accurate".
+* :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate;
+  an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
+  a pronoun, and a predicate whose first content word is in the question) answers with its
+  polarity. Only the first such clause counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+LEADING_NOT = re.compile(r"(?i)^[\W_]*not\b(?!\s+(?:only|sure|certain|quite\s+sure|yet\s+known|known)\b)")
+_AUX = r"will|would|does|do|did|is|are|was|were|can|could|should|has|have|had|must|may|might"
+_NEG_AUX = (r"won't|wouldn't|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|shouldn't|"
+            r"hasn't|haven't|hadn't|mustn't|mightn't")
+_SHORT = re.compile(
+    r"(?i)^[\W_]*(?:it|they|he|she|this|that|there|you|we|i|one|so)\s+"
+    r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)"
+    r"(?:\s+\w+)?\s*(?:[.!;—–-]|$)"
+)
+HOLDS = re.compile(
+    r"(?i)\b(?:statement|claim|assertion|proposition|premise)\s+"
+    r"(?:(?P<neg>does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+hold|holds|is\s+(?P<neg2>not\s+|n't\s+)?"
+    r"(?:right|accurate|the\s+case|correct|true))\b"
+)
+_STOP = frozenset("the a an of to in on at for by with and or is are was were be it its this that there "
+                  "do does did can could will would should has have had than as from into any all some".split())
+_QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
+_CLAUSE = re.compile(
+    r"(?i)(?:^|[,;:(]\s*|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
+    r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)\s+(?P<pred>[^,.;:!?\n]{1,80})"
+)
+_PRONOUNS = frozenset("it they he she this that these those".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP}
+
+
+def short_aux(sentence: str) -> bool | None:
+    """The polarity of a short pronoun-and-auxiliary answer ("It will." true, "It doesn't." false)."""
+    if len(sentence.split()) > 4:
+        return None
+    m = _SHORT.match(sentence)
+    if not m:
+        return None
+    return not (m["neg"] or m["not"])
+
+
+def _question(query: str) -> tuple[str, set[str]] | None:
+    found = None
+    for m in _QUESTION.finditer(query[-2000:]):
+        found = m
+    if found is None:
+        return None
+    return found["aux"].lower(), _words(found["rest"])
+
+
+def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
+    """``(value, clause)`` when a clause of ``text`` answers the question's predicate (see the module
+    docstring), else ``None``."""
+    if not query:
+        return None
+    q = _question(query)
+    if q is None:
+        return None
+    aux, qwords = q
+    for m in _CLAUSE.finditer(text[:1500]):
+        said = (m["aux"] or m["neg"] or "").lower()
+        if not said.startswith(aux[:2]) and not (aux in ("is", "are", "was", "were")
+                                                 and said.startswith(("is", "are", "was", "were"))):
+            continue
+        subj = _words(m["subj"])
+        if not subj or not (subj <= qwords or subj <= _PRONOUNS):
+            continue
+        pred = [w for w in re.findall(r"[a-z0-9]+", m["pred"].lower()) if w not in _STOP]
+        if not pred or pred[0] not in qwords:
+            continue
+        return not (m["neg"] or m["not"]), m.group(0).strip(" ,;:(")
+    return None
