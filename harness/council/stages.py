@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import Sequence
+from typing import Any
 
+from harness.common.model import Frozen
 from harness.config import MemberSpec, Settings
 from harness.council.ballots import probability_review
 from harness.council.prompts import (
@@ -23,13 +26,41 @@ from harness.council.ranking import (
     relabel_ballot,
 )
 from harness.providers.calls import Caller, CallResult
-from harness.records.transcript import Answer, Ballot, CallRecord, Review, Transcript
+from harness.records.mode_types import ModeRecord
+from harness.records.transcript import AggregateRank, Answer, Ballot, CallRecord, Message, Review, Transcript
 
 
 def review_seed(base_seed: int, query: str, reviewer: str) -> int:
     """The recorded shuffle seed of one reviewer for one query (stable across runs)."""
     digest = hashlib.sha256(f"{base_seed}|{query}|{reviewer}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
+
+
+class Deliberation(Frozen):
+    """Stages 1 and 2 of one query, before the chairman (what every council mode shares).
+
+    Args:
+        answers: stage-1 answers (failed members included, with ``error``).
+        label_to_member: anonymized label -> member, over the members with an answer.
+        reviews: stage-2 reviews; aggregate: the aggregate rankings, best first.
+        calls, errors: the records and the non-fatal errors of stages 1 and 2.
+    """
+
+    answers: tuple[Answer, ...]
+    label_to_member: dict[str, str]
+    reviews: tuple[Review, ...]
+    aggregate: tuple[AggregateRank, ...]
+    calls: tuple[CallRecord, ...]
+    errors: tuple[str, ...]
+
+    @property
+    def ok(self) -> list[Answer]:
+        return [a for a in self.answers if a.ok]
+
+    @property
+    def ranked(self) -> list[tuple[str, str]]:
+        """``(member, answer text)`` in aggregate order."""
+        return [(r.member, next(a.text for a in self.ok if a.member == r.member)) for r in self.aggregate]
 
 
 class Council:
@@ -52,6 +83,10 @@ class Council:
 
     async def answer(self, query: str) -> Transcript:
         started = time.perf_counter()
+        return await self.conclude(query, await self.deliberate(query), started)
+
+    async def deliberate(self, query: str) -> Deliberation:
+        """Stages 1 and 2: the members' answers, their anonymized peer reviews and the aggregate."""
         records: list[CallRecord] = []
         errors: list[str] = []
 
@@ -98,28 +133,42 @@ class Council:
                 elif review.ballot.abstained:
                     errors.append(f"stage2 {m.id}: no usable ranking (abstained)")
         aggregate = aggregate_rankings(reviews, label_to_member, [a.member for a in ok])
+        return Deliberation(answers=tuple(answers), label_to_member=label_to_member, reviews=tuple(reviews),
+                            aggregate=tuple(aggregate), calls=tuple(records), errors=tuple(errors))
 
-        # Stage 3: the chairman synthesizes from the ranked answers.
-        synthesis: str | None = None
-        ranked = [(r.member, next(a.text for a in ok if a.member == r.member)) for r in aggregate]
-        if ok:
-            res = await self.caller.call(
-                self.chairman, "stage3", synthesis_messages(query, ranked),
-                max_tokens=self.settings.synthesis_cap, temperature=min(self.chairman.temperature, 0.3),
-            )
-            records.append(res.record)
-            if res.completion is not None and res.completion.text.strip():
-                synthesis = res.completion.text.strip()
-            else:
-                errors.append(f"stage3 {self.chairman.id}: {res.error or 'empty synthesis'}")
-        else:
-            errors.append("stage1: no member produced an answer")
-        final = synthesis if synthesis is not None else (ranked[0][1] if ranked else "")
+    async def conclude(self, query: str, d: Deliberation, started: float) -> Transcript:
+        """Stage 3: the chairman synthesizes from the ranked answers (a mode overrides this)."""
+        synthesis, records, errors = await self.synthesize(query, d, synthesis_messages(query, d.ranked))
+        return self.transcript(query, d, started, synthesis=synthesis, calls=records, errors=errors)
+
+    async def synthesize(
+        self, query: str, d: Deliberation, messages: list[Message], json_schema: dict[str, Any] | None = None,
+    ) -> tuple[str | None, list[CallRecord], list[str]]:
+        """One stage-3 call of the chairman: ``(text or None, its records, errors)``."""
+        if not d.ok:
+            return None, [], ["stage1: no member produced an answer"]
+        res = await self.caller.call(
+            self.chairman, "stage3", messages, max_tokens=self.settings.synthesis_cap,
+            temperature=min(self.chairman.temperature, 0.3), json_schema=json_schema,
+        )
+        if res.completion is not None and res.completion.text.strip():
+            return res.completion.text.strip(), [res.record], []
+        return None, [res.record], [f"stage3 {self.chairman.id}: {res.error or 'empty synthesis'}"]
+
+    def transcript(
+        self, query: str, d: Deliberation, started: float, *, synthesis: str | None,
+        calls: Sequence[CallRecord] = (), errors: Sequence[str] = (), final: str | None = None,
+        mode: ModeRecord | None = None,
+    ) -> Transcript:
+        """The transcript of stages 1-3; ``final`` defaults to the synthesis, else the top-ranked answer."""
+        ranked = d.ranked
+        if final is None:
+            final = synthesis if synthesis is not None else (ranked[0][1] if ranked else "")
         return Transcript(
-            subject=self.name, query=query, answers=tuple(answers), label_to_member=label_to_member,
-            reviews=tuple(reviews), aggregate=aggregate, synthesis=synthesis, final_answer=final,
-            chairman=self.chairman.id, calls=tuple(records), errors=tuple(errors),
-            duration_s=time.perf_counter() - started,
+            subject=self.name, query=query, answers=d.answers, label_to_member=d.label_to_member,
+            reviews=d.reviews, aggregate=d.aggregate, synthesis=synthesis, final_answer=final,
+            chairman=self.chairman.id, calls=(*d.calls, *calls), errors=(*d.errors, *errors),
+            duration_s=time.perf_counter() - started, mode=mode,
         )
 
     async def _review_one(

@@ -14,6 +14,7 @@ from harness.common.model import Frozen
 from harness.records.arm_types import ArmRecord
 from harness.records.consensus_types import ConsensusResult
 from harness.records.external_council_types import ExternalCouncilRecord
+from harness.records.mode_types import ModeRecord
 
 Role = Literal["system", "user", "assistant"]
 #: the most tokens one call may report for its prompt or its reply (ten times today's largest context windows)
@@ -239,6 +240,8 @@ class Transcript(Frozen):
         voting: the consensus-vote record of the ``voting`` subject (``None`` for other subjects).
         external: what an external council package (``llm-council``) reported about its own run.
         arm: how a baseline arm (``self-consistency:<member>``, ``vote``) chose its answer.
+        mode: what a council mode (``council:debate``, ``council+dissent``, ``council:jury``,
+            ``council:tie-breaker``, ``debate:<rounds>``) recorded (:mod:`harness.records.mode_types`).
     """
 
     subject: str
@@ -256,6 +259,7 @@ class Transcript(Frozen):
     voting: ConsensusResult | None = None
     external: ExternalCouncilRecord | None = None
     arm: ArmRecord | None = None
+    mode: ModeRecord | None = None
 
     @property
     def ok_answers(self) -> list[Answer]:
