@@ -189,6 +189,9 @@ class Settings(BaseSettings):
     # (with the council, n matches the council's tokens per case: harness.council.arms)
     self_consistency_samples: int = Field(default=3, ge=1, le=64)
     arms: ArmSettings = Field(default_factory=ArmSettings)
+    # council:tie-breaker: the chairman decides when the stage-2 aggregate is tied or CSS is below this
+    # (seed 000's 'significant disagreement' band starts below 0.50; harness.council.modes.tie_breaker)
+    tie_break_css: float = Field(default=0.5, ge=0, le=1)
     # the best single member is chosen on the cases carrying this tag and reported on the others
     # (harness.gate.best_member); None or no tagged case: each member is reported on its own
     selection_tag: str | None = Field(default="selection", min_length=1)

@@ -8,7 +8,9 @@ and ``merge``. It does, in this order:
    ``"verdicts"``;
 2. the arms' figures (:func:`harness.gate.arm_outcome.arms_outcome`: the best member's choice, the
    council against every arm, the leave-one-out effects and their cross-check; ``"arms"``, only
-   when there are any) and the usage ledger (``"usage"``);
+   when there are any), the seeds' remediation table (:mod:`harness.gate.remediation`: per CSS band of
+   the plain council, the recommended mode minus the council; ``"remediation"``, only when a
+   recommended mode ran beside the council) and the usage ledger (``"usage"``);
 3. the comparison with the stored baseline of each of the run's datasets, unless
    ``update_baseline`` (the run is about to become the baseline: nothing is compared);
 4. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
@@ -37,6 +39,7 @@ from harness.gate.baselines import Comparison
 from harness.gate.judge_validity import judge_validity, reviewer_validity
 from harness.gate.prediction import prediction_for_run, write_verdicts
 from harness.gate.regression import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
+from harness.gate.remediation import BandComparison, remediation_summary, remediation_table
 from harness.run.ledger import UsageLedger, usage_ledger
 from harness.run.runs import Run
 from harness.run.summary import SUMMARY, update_summary
@@ -52,6 +55,7 @@ class RunOutcome(Frozen):
         arms: the arms' figures (:mod:`harness.gate.arm_outcome`): the best member's choice, the council
             against every arm, each member's leave-one-out effect and its cross-check.
         usage: the usage ledger (calls, tokens, cost per subject and model).
+        remediation: per CSS band, the seed's recommended mode against the plain council (exploratory).
         comparisons: one per dataset compared with its baseline (none with ``update_baseline``).
         gate: the gate outcome written to ``summary.json`` ``"gate"``.
         validity_lines: each judge's validity, then the reviewers flagged uninformative or inverted.
@@ -66,6 +70,7 @@ class RunOutcome(Frozen):
     prediction: PredictionReport | None
     arms: ArmsOutcome
     usage: UsageLedger
+    remediation: tuple[BandComparison, ...] = ()
     comparisons: tuple[Comparison, ...]
     gate: GateOutcome
     validity_lines: tuple[str, ...]
@@ -112,10 +117,13 @@ def finish_run(
     arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag,
                         settings.pricing)
     ledger = usage_ledger(run.results, settings.pricing)
+    bands = remediation_table(run.results, settings.primary_endpoint)
     if persist:
         write_verdicts(run.run_dir, prediction)
         if not arms.empty:
             update_summary(run.run_dir, "arms", arms.summary())
+        if bands:
+            update_summary(run.run_dir, "remediation", remediation_summary(bands))
         update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
                                                   stopped=run.manifest.stopped))
         update_summary(run.run_dir, "warnings", {"count": len(run.manifest.warnings),
@@ -133,6 +141,7 @@ def finish_run(
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
     written = update_baselines(run, settings) if update_baseline else []
     return RunOutcome(run=run, prediction=prediction, arms=arms,
-                      usage=ledger, comparisons=tuple(comparisons), gate=gate, validity_lines=tuple(validity),
+                      usage=ledger, remediation=tuple(bands), comparisons=tuple(comparisons), gate=gate,
+                      validity_lines=tuple(validity),
                       report=report, summary=summary,
                       baselines_written=tuple(written))

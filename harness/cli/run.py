@@ -81,7 +81,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.prediction is not None:
         for line in verdict_lines(outcome.prediction):  # unwrapped and literal: CI logs and model-named scopes
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in [*outcome.arms.lines(run.results), *ledger_lines(outcome.usage)]:
+    bands = [f"remediation: {b.sentence}" for b in outcome.remediation]  # seed 000's CSS bands (issue 29)
+    for line in [*outcome.arms.lines(run.results), *bands, *ledger_lines(outcome.usage)]:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in comparison_lines(outcome.comparisons):
         console.print(line, markup=False, highlight=False)

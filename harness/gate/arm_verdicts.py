@@ -18,10 +18,10 @@ replayed) when every call of both is priced, else "dollars not priced". A ratio 
 arm spent nothing in that unit.
 
 **Leave-one-out** (:func:`leave_one_out`): per member m with ``council-without:m`` in the run, the paired
-differences ``d_i = council_i - without_i`` on the primary endpoint (threshold 0 in
-:func:`harness.stats.signflip.difference_scores`), their mean and sign-flip interval at ``confidence``
-(:func:`harness.stats.signflip.sign_flip_test`). A member is **flagged** (its removal does not hurt) when
-the interval's low end is at most 0; with no informative pair the effect is 0 and the interval [0, 0].
+differences ``d_i = council_i - without_i`` on the primary endpoint, their mean and sign-flip interval at
+``confidence`` (:func:`harness.gate.paired_difference.paired_difference`). A member is **flagged** (its
+removal does not hurt) when the interval's low end is at most 0; with no informative pair the effect is 0
+and the interval [0, 0]; with no pair at all it is NaN and the member is flagged.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from harness.common.model import Frozen
 from harness.config import ModelPrice
 from harness.council.arms import call_tokens
 from harness.gate.best_member import BEST, BestMember, best_member, best_member_summary, best_solo_results
+from harness.gate.paired_difference import paired_difference
 from harness.gate.prediction import default_primary, paired_families
 from harness.providers.pricing import call_cost
 from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
 from harness.stats import PredictionVerdict, evaluate_prediction, verdict_sentence
-from harness.stats.signflip import difference_scores, sign_flip_test
 
 ARM_ORDER: tuple[str, ...] = ("baseline", "chairman", "solo:", BEST, "self-consistency:", "vote")
 
@@ -176,21 +176,10 @@ def leave_one_out(
     primary = primary_endpoint or default_primary(results)[0]
     out: list[LeaveOneOut] = []
     for subject in withouts:
-        samples, _ = paired_families(results, "council", subject, families=(primary,))
-        member = subject.partition(":")[2]
-        if primary not in samples:
-            out.append(LeaveOneOut(member=member, family=primary, n=0, n_informative=0, effect=math.nan,
-                                   low=math.nan, high=math.nan, confidence=confidence, flagged=True))
-            continue
-        d = difference_scores(samples[primary].council, samples[primary].baseline, 0.0)
-        if not d.any():
-            low = high = 0.0
-        else:
-            test = sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
-            low, high = test.low, test.high
-        out.append(LeaveOneOut(member=member, family=primary, n=int(d.size), n_informative=int((d != 0).sum()),
-                               effect=float(d.mean()), low=low, high=high, confidence=confidence,
-                               flagged=low <= 0))
+        diff = paired_difference(results, "council", subject, primary, None, confidence, n_resamples, seed)
+        out.append(LeaveOneOut(member=subject.partition(":")[2], family=primary, n=diff.n,
+                               n_informative=diff.n_informative, effect=diff.mean, low=diff.low, high=diff.high,
+                               confidence=confidence, flagged=not diff.n or diff.low <= 0))
     return out
 
 

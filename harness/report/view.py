@@ -45,6 +45,7 @@ from harness.report.formatting import (
 )
 from harness.report.header import CONFIG_HIGHLIGHTS, STATUSES, VERDICTS, gate_view, header_view
 from harness.report.matrix import KEY_SCORES, group_results, matrix_rows, sort_keys
+from harness.report.modes_view import modes_view
 from harness.report.prediction_panel import INTERVAL_WIDTH, prediction_view
 from harness.report.view_records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue, ReportView
 from harness.run.runs import Run
@@ -97,6 +98,7 @@ def build_view(
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
         arms=arms_view(run.results, run.manifest.config or {}),
+        modes=modes_view(run.results, run.manifest.config or {}),
         sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
                                      breakdown(run.results, subjects, "tag")) if b is not None),

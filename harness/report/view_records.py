@@ -28,6 +28,7 @@ from harness.report.detail_records import (  # re-exported: the drill-down recor
 )
 from harness.report.diagnostics import DiagnosticsView
 from harness.report.formatting import Tone
+from harness.report.modes_view import ModesView
 
 __all__ = [  # the report's records, the drill-down's included
     "AggregateView", "AnswerView", "Badge", "Block", "CallView", "CaseDetail", "Chart", "CheckView",
@@ -286,5 +287,6 @@ class ReportView(Frozen):
     page_rows: int = PAGE_ROWS
     diagnostics: DiagnosticsView | None = None
     arms: ArmsView | None = None
+    modes: ModesView | None = None
     breakdowns: tuple[Breakdown, ...] = ()
     sort_keys: tuple[SortKey, ...] = ()

@@ -18,6 +18,7 @@ from typing import Literal, Protocol
 from harness.common.errors import ConfigError
 from harness.config import MemberSpec, Settings
 from harness.council.arms import SelfConsistency, StageOneVote, TokenBoard, council_without
+from harness.council.modes import MODES, build_mode, is_mode
 from harness.council.single_model import Baseline
 from harness.council.stages import Council
 from harness.providers.calls import Caller
@@ -102,7 +103,7 @@ _ROLES: tuple[Literal["chairman", "baseline"], ...] = ("chairman", "baseline")
 
 def _choices() -> str:
     return ", ".join([*sorted(BUILDERS), *(f"{k}:<{'model' if k in ANY_MODEL_ARMS else 'member'}>"
-                                          for k in MEMBER_ARMS)])
+                                          for k in MEMBER_ARMS), *MODES])
 
 
 def arm_spec(settings: Settings, name: str) -> MemberSpec | None:
@@ -150,7 +151,7 @@ def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec |
 
 def validate_subject(name: str, settings: Settings | None = None) -> None:
     """Raise :class:`ConfigError` for a name that is no subject (or names no model ``settings`` configures)."""
-    if name not in BUILDERS:
+    if name not in BUILDERS and not is_mode(name):
         _member_arm(name, settings)
 
 
@@ -162,6 +163,9 @@ def build_subject(name: str, settings: Settings, caller: Caller, board: TokenBoa
     """
     if name in BUILDERS:
         return BUILDERS[name](settings, caller)
+    mode = build_mode(name, settings, caller)  # council modes (issue 29): harness.council.modes
+    if mode is not None:
+        return mode
     kind, spec = _member_arm(name, settings)
     assert spec is not None
     subject = MEMBER_ARMS[kind](settings, caller, spec, board or TokenBoard(council_runs=False))
