@@ -40,10 +40,11 @@ def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def scripted_project(root: Path, base_url: str, n: int, *, third_model: str = "m-c", concurrency: int = 4,
-                     extra: str = "") -> Path:
+                     extra: str = "", fourth_model: str | None = None) -> Path:
     """``root/golden/sums.yaml`` (cases ``q00``.. with the numeric answer ``i + 100``) and
-    ``root/council-harness.yaml``: members ``a`` (chairman), ``b`` and ``c`` (model ``third_model``) on
-    ``base_url``, rubric scoring and quality metrics off, cache and reports inside ``root``; ``extra``
+    ``root/council-harness.yaml``: members ``a`` (chairman), ``b`` and ``c`` (model ``third_model``), and
+    ``d`` (model ``fourth_model``) when given, on ``base_url``, rubric scoring and quality metrics off, cache
+    and reports inside ``root``; ``extra``
     is appended to the config."""
     lines = ["golden_datasets:", "  - name: sums", "    description: scripted arithmetic", "    queries:"]
     for i in range(n):
@@ -57,7 +58,8 @@ def scripted_project(root: Path, base_url: str, n: int, *, third_model: str = "m
         "  - {id: a, provider: openai, model: m-a}\n"
         "  - {id: b, provider: openai, model: m-b, seed: 1}\n"
         f"  - {{id: c, provider: openai, model: {third_model}, seed: 2}}\n"
-        "chairman: a\n"
+        + (f"  - {{id: d, provider: openai, model: {fourth_model}, seed: 3}}\n" if fourth_model else "")
+        + "chairman: a\n"
         f"rubric_scoring: false\nquality_metrics: false\nconcurrency: {concurrency}\n"
         f"cache_path: {root / 'cache.sqlite'}\nreports_dir: {root / 'reports'}\n" + extra
     )

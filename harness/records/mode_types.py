@@ -50,7 +50,7 @@ class MinorityView(Frozen):
 
     Args:
         reviewer: the reviewing member; preferred: the member it ranked first (its own answer excluded);
-        aggregate_winner: the member the aggregate ranked first; critique: what the reviewer said.
+        aggregate_winner: the aggregate's best member other than the reviewer; critique: what the reviewer said.
     """
 
     reviewer: str

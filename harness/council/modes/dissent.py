@@ -2,7 +2,9 @@
 council plus the minority views of stage 2, which the chairman weighs in stage 3.
 
 A reviewer **dissents** when the answer it ranked first, its own answer left out (as the aggregate
-leaves self-votes out), is not the aggregate winner. This is the ranking form of llm-council-core's
+leaves self-votes out), is not the aggregate's best among the answers other than its own (so the
+winner's own reviewer, which cannot vote for itself, dissents only when it prefers another than the
+runner-up). This is the ranking form of llm-council-core's
 ``dissent.py`` (a reviewer whose score of a response lies below the median by 1.5 standard deviations):
 the native council's ballots are rankings, and with three reviewers a standard-deviation rule would
 never fire. Each minority view carries the reviewer's critique (its free text).
@@ -24,16 +26,14 @@ from harness.records.transcript import Transcript
 
 def minority_views(d: Deliberation) -> tuple[MinorityView, ...]:
     """The reviewers who ranked against the aggregate (module docstring), in review order."""
-    winner = next((r.member for r in d.aggregate if r.votes > 0), None)
-    if winner is None:
-        return ()
     out = []
     for review in d.reviews:
         if not review.ok or review.ballot.abstained:
             continue
+        winner = next((r.member for r in d.aggregate if r.votes > 0 and r.member != review.reviewer), None)
         ranked = [d.label_to_member[lab] for lab in review.ballot.ranking if lab in d.label_to_member]
         first = next((m for m in ranked if m != review.reviewer), None)
-        if first is not None and first != winner:
+        if winner is not None and first is not None and first != winner:
             out.append(MinorityView(reviewer=review.reviewer, preferred=first, aggregate_winner=winner,
                                     critique=(review.ballot.critique or review.raw_text).strip()[:600]))
     return tuple(out)

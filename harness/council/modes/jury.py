@@ -72,7 +72,8 @@ def read_vote(member: str, text: str, options: tuple[str, str]) -> JuryVote:
     obj = found[2] if found else {}
     lowered = {o.lower(): o for o in options}
     verdict = obj.get("verdict")
-    reason = obj.get("reason") if isinstance(obj.get("reason"), str) else ""
+    raw_reason = obj.get("reason")
+    reason = raw_reason if isinstance(raw_reason, str) else ""
     if isinstance(verdict, str) and verdict.strip().lower() in lowered:
         return JuryVote(member=member, value=lowered[verdict.strip().lower()],
                         confidence=_confidence(obj.get("confidence")), reason=reason.strip())

@@ -64,7 +64,8 @@ class TieBreakerCouncil(Council):
         found = first_json_object(reply or "")
         obj = found[2] if found else {}
         pick_label = obj.get("pick") if obj.get("pick") in labels else None
-        rationale = obj.get("rationale") if isinstance(obj.get("rationale"), str) else ""
+        raw = obj.get("rationale")
+        rationale = raw if isinstance(raw, str) else ""
         if pick_label is None:
             errors.append(f"stage3 {self.chairman.id}: no readable tie-break pick; the first candidate is kept")
             pick_label = labels[0]

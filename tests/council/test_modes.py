@@ -1,0 +1,274 @@
+"""Council modes (issue 29) end to end on a scripted loopback OpenAI-compatible server.
+
+:class:`ModeServer` scripts a four-member council (``a`` the chairman, ``b``, ``c``, ``d``) on the
+arithmetic questions of :func:`tests.scripted_server.question` (``Qnn``, answer ``nn + 100``):
+
+* stage 1: ``a`` "The answer is 7.", ``b`` "It is 7." (wrong), ``c`` "The answer is N.", ``d`` "It is N.";
+* stage 2: reviewers order answers by camp, then by text; on even questions every reviewer ranks the ``7``
+  answers first (one order b, a, d, c: CSS 0.622, the seed's weak band); on odd questions ``a`` and ``b``
+  rank ``7`` first and ``c`` and ``d`` the right answers first (two camps: CSS 0.326, below 0.50). The CSS
+  values are the seed formula's, worked by hand from the average positions (self-votes left out): one order
+  gives b 1, a 5/3, d 7/3, c 3; two camps b 5/3, d 5/3, a 7/3, c 7/3 (b and d tied at the top);
+* stage 3: the plain synthesis repeats the answer ranked #1; the debate verdict lays out the two positions
+  and picks the right number; the tie-breaker picks the candidate with the right number; with minority
+  views the chairman writes the right number;
+* the jury: ``a`` yes 0.6, ``b`` no 0.9, ``c`` no 0.8, ``d`` yes 0.7 (a 2-2 count that summed confidence
+  decides), on the boolean and two-option questions of :func:`_binary_dataset`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from harness.gate.paired_difference import paired_difference
+from harness.gate.remediation import council_css
+from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
+from harness.run.runs import load_run
+from harness.stats.signflip import sign_flip_test
+from tests.cli_env import run_cli, scripted_project
+from tests.scripted_server import QID, ScriptedServer
+
+N = 16
+BLOCK = re.compile(r"<<<(Response [A-Z])>>>\n(.*?)\n<<<end Response [A-Z]>>>", re.DOTALL)
+JURY = {"m-a": ("yes", 0.6), "m-b": ("no", 0.9), "m-c": ("no", 0.8), "m-d": ("yes", 0.7)}
+CHOICE = {"m-a": ("A", 0.6), "m-b": ("B", 0.9), "m-c": ("B", 0.8), "m-d": ("A", 0.7)}
+
+
+def _right(content: str) -> tuple[str, str]:
+    m = QID.search(content)
+    qid = m.group(1) if m else "Q00"
+    return qid, str(int(qid[1:]) + 100)
+
+
+class ModeServer(ScriptedServer):
+    """The council of the module docstring."""
+
+    def __init__(self) -> None:
+        super().__init__(council_right=(), baseline_right=())
+
+    def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+        content = str(body["messages"][-1]["content"])
+        model = str(body.get("model"))
+        qid, right = _right(content)
+        blocks = BLOCK.findall(content)
+        if "You are a juror" in content:
+            vote, conf = (CHOICE if "'A' or 'B'" in content else JURY)[model]
+            return json.dumps({"reason": f"{model} thinks {vote}", "verdict": vote, "confidence": conf}), "stop"
+        if content.startswith("You are reviewing anonymized answers"):
+            odd = int(qid[1:]) % 2 == 1
+            wrong_first = not odd or model in ("m-a", "m-b")
+            ranked = sorted(blocks, key=lambda b: ((" 7." in b[1]) != wrong_first, b[1]))
+            return json.dumps({"critique": f"{model} prefers {ranked[0][1]}",
+                               "ranking": [lab for lab, _ in ranked]}), "stop"
+        if "lay out the competing positions" in content:
+            held_right = [lab for lab, t in blocks if right in t]
+            held_wrong = [lab for lab, t in blocks if right not in t]
+            return json.dumps({"positions": [
+                {"position": f"the sum is {right}", "held_by": held_right, "why": "adds the numbers"},
+                {"position": "the sum is 7", "held_by": held_wrong, "why": "a slip"},
+            ], "rationale": "the addition checks out", "pick": f"The answer is {right}."}), "stop"
+        if "break the tie" in content:
+            pick = next((lab for lab, t in blocks if right in t), blocks[0][0])
+            return json.dumps({"rationale": f"{pick} adds correctly", "pick": pick}), "stop"
+        if content.startswith("Several assistants answered"):
+            if "Minority views" in content:
+                return f"The answer is {right}.", "stop"
+            first = content.split("Answer ranked #1:\n", 1)[1].split("\n", 1)[0]
+            return first, "stop"
+        return {"m-a": "The answer is 7.", "m-b": "It is 7.", "m-c": f"The answer is {right}."}.get(
+            model, f"It is {right}."), "stop"
+
+
+def _binary_dataset(root: Path) -> None:
+    (root / "golden" / "binary.yaml").write_text(
+        "golden_datasets:\n  - name: binary\n    queries:\n"
+        '      - {id: yes1, query: "Q01: Is 101 even?", expected: {type: boolean, value: false}}\n'
+        '      - {id: two1, query: "Q04: Is 104 odd or even?", expected: {type: choice, answer: B, '
+        "options: {A: odd, B: even}}}\n"
+        '      - {id: three1, query: "Q05: Pick one", expected: {type: choice, answer: A, '
+        "options: {A: x, B: y, C: z}}}\n"
+    )
+
+
+def _results(root: Path) -> tuple[Path, dict[tuple[str, str], Any]]:
+    (run_dir,) = (root / "reports" / "runs").iterdir()
+    return run_dir, {(r.case_id, r.subject): r for r in load_run(run_dir).results}
+
+
+def test_every_mode_end_to_end_with_its_record_ledger_report_and_band_table(tmp_path: Path) -> None:
+    subjects = "council,council:debate,council+dissent,council:tie-breaker"
+    with ModeServer() as server:
+        root = scripted_project(tmp_path, server.base_url, N, fourth_model="m-d")
+        proc = run_cli(root, "--subjects", subjects)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out
+    assert "Traceback" not in out
+    run_dir, results = _results(root)
+
+    css = council_css(list(results.values()))
+    for i in range(N):
+        assert css[f"sums::q{i:02d}"] == (0.326 if i % 2 else 0.622)
+        council = results[(f"q{i:02d}", "council")]
+        assert council.transcript.final_answer == "It is 7."  # b is ranked #1 either way
+        assert council.scores["correct"] == 0.0
+
+        # council:debate: two positions, who holds each (labels mapped back to members), the pick scored
+        debate = results[(f"q{i:02d}", "council:debate")]
+        mode = debate.transcript.mode
+        assert isinstance(mode, DebateVerdict) and mode.parsed
+        assert [(p.position, sorted(p.held_by)) for p in mode.positions] == [
+            (f"the sum is {i + 100}", ["c", "d"]), ("the sum is 7", ["a", "b"])]
+        assert debate.transcript.final_answer == mode.pick == f"The answer is {i + 100}."
+        assert debate.scores["correct"] == 1.0
+
+        # council+dissent: on odd questions b, c and d ranked against the aggregate
+        dissent = results[(f"q{i:02d}", "council+dissent")]
+        rec = dissent.transcript.mode
+        assert isinstance(rec, DissentRecord)
+        if i % 2:
+            # (reviewer, its first other than itself, the aggregate's best other than itself)
+            assert {(v.reviewer, v.preferred, v.aggregate_winner) for v in rec.minority} == {
+                ("b", "a", "d"), ("c", "d", "b"), ("d", "c", "b")}
+            assert all(v.critique.startswith(f"m-{v.reviewer} prefers") for v in rec.minority)
+            assert "Minority views" in rec.section and dissent.scores["correct"] == 1.0
+        else:
+            assert rec.minority == () and rec.section == "" and dissent.scores["correct"] == 0.0
+
+        # council:tie-breaker: two camps tie b and d at the top (Borda 2/3 each); one order does not
+        tb = results[(f"q{i:02d}", "council:tie-breaker")]
+        rec_tb = tb.transcript.mode
+        assert isinstance(rec_tb, TieBreakRecord) and rec_tb.band == 0.5
+        if i % 2:
+            assert rec_tb.trigger == "tie" and rec_tb.candidates == ("b", "d") and rec_tb.pick == "d"
+            assert "adds correctly" in rec_tb.rationale and tb.transcript.synthesis is None
+            assert tb.transcript.final_answer == f"It is {i + 100}."
+        else:
+            assert rec_tb.trigger == "none" and rec_tb.css == 0.622 and rec_tb.pick is None
+            assert tb.transcript.final_answer == "It is 7."
+        # every council mode makes the plain council's calls: 4 answers, 4 reviews, 1 chairman call
+        for subject in ("council", "council:debate", "council+dissent", "council:tie-breaker"):
+            stages = [c.stage for c in results[(f"q{i:02d}", subject)].transcript.calls]
+            assert stages == ["stage1"] * 4 + ["stage2"] * 4 + ["stage3"], subject
+
+    # the band table: summary.json, the console and the report
+    summary = json.loads((run_dir / "summary.json").read_text())
+    bands = {b["mode"]: b for b in summary["remediation"]["bands"]}
+    assert summary["remediation"]["label"] == "exploratory"
+    assert bands["council+dissent"]["n"] == 8 and bands["council+dissent"]["cases"] == 8  # even questions
+    assert bands["council+dissent"]["difference"] == 0.0  # no dissent on one shared order
+    assert (bands["council+dissent"]["ci_low"], bands["council+dissent"]["ci_high"]) == (0.0, 0.0)
+    deb = bands["council:debate"]
+    assert deb["n"] == 8 and deb["difference"] == 1.0 and deb["confidence"] == 0.975  # Bonferroni over 2 bands
+    # all eight differences are 1: the 0.975 sign-flip interval over 2**8 patterns is [1, 1]
+    assert (deb["ci_low"], deb["ci_high"]) == (1.0, 1.0)
+    assert "below CSS 0.50 (n=8): council:debate − council (synthesis) on correct = +1.00 (+1.00 to +1.00" in out
+    # ledger rows: every mode's calls are in the usage section by subject
+    usage = summary["usage"]["by_subject"]
+    assert usage["council:debate"]["calls"] == usage["council"]["calls"] == N * 9
+    html = (run_dir / "index.html").read_text()
+    assert 'id="remediation-bands"' in html and 'id="mode-summaries"' in html
+    assert "chairman decided 8 of" in html and "minority views on 8 of" in html
+
+
+def test_jury_gives_binary_verdicts_and_refuses_other_cases(tmp_path: Path) -> None:
+    with ModeServer() as server:
+        root = scripted_project(tmp_path, server.base_url, 2, fourth_model="m-d")
+        _binary_dataset(root)
+        proc = run_cli(root, "--subjects", "council:jury")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out
+    assert "Traceback" not in out
+    run_dir, results = _results(root)
+    # council:jury: a 2-2 count decided by summed confidence (no 1.7 > yes 1.3); P(no) = mean(.4,.9,.8,.3)
+    jury = results[("yes1", "council:jury")]
+    rec_j = jury.transcript.mode
+    assert isinstance(rec_j, JuryRecord)
+    assert rec_j.counts == {"yes": 2, "no": 2} and rec_j.verdict == "no" and rec_j.tie_rule == "summed confidence"
+    assert rec_j.confidence == 0.6 and jury.status == "passed" and jury.scores["correct"] == 1.0
+    assert [c.stage for c in jury.transcript.calls] == ["jury"] * 4
+    two = results[("two1", "council:jury")].transcript.mode
+    assert isinstance(two, JuryRecord) and two.options == ("A", "B") and two.verdict == "B"
+    # refused per case, with a clear message: three options, and every numeric case
+    for case_id, words in (("three1", "a choice of 3 options"), ("q00", "'numeric'")):
+        r = results[(case_id, "council:jury")]
+        assert r.status == "error" and "Traceback" not in (r.error or "")
+        assert f"case {case_id}: council:jury gives binary verdicts: this case has {words}" in (r.error or "")
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["usage"]["by_subject"]["council:jury"]["calls"] == 2 * 4  # refused cases make no call
+    html = (run_dir / "index.html").read_text()
+    assert 'id="mode-summaries"' in html and "2 verdicts, mean confidence" in html
+
+
+def test_debate_rounds_fix_a_wrong_majority_and_beat_self_consistency(tmp_path: Path) -> None:
+    """a and b say 7, c the right number; after reading c's answer a and b take the right number,
+    so debate:1 is right on every case and self-consistency of a never is."""
+
+    class Fixing(ScriptedServer):
+        def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+            content = str(body["messages"][-1]["content"])
+            _, right = _right(content)
+            if "answers to the question from other agents" in content:
+                fixed = right in content or body.get("model") == "m-c"  # c keeps its right answer
+                return (f"The answer is {right}." if fixed else "The answer is 7."), "stop"
+            return ("The answer is 7." if body.get("model") != "m-c" else f"The answer is {right}."), "stop"
+
+    with Fixing(council_right=(), baseline_right=()) as server:
+        root = scripted_project(tmp_path, server.base_url, N, extra="self_consistency_samples: 3\n")
+        proc = run_cli(root, "--subjects", "debate:1,self-consistency:a")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    run_dir, results = _results(root)
+    for i in range(N):
+        t = results[(f"q{i:02d}", "debate:1")].transcript
+        rec = t.mode
+        assert isinstance(rec, MultiRoundRecord) and rec.rounds == 1 and rec.rule == "majority"
+        assert [[a.stated for a in r.answers] for r in rec.history] == [
+            ["7", "7", str(i + 100)], [str(i + 100)] * 3]
+        assert rec.changed == 2 and rec.votes == {str(i + 100): 3}
+        assert [c.stage for c in t.calls] == ["stage1"] * 3 + ["debate"] * 3
+        assert t.final_answer == f"The answer is {i + 100}."
+    diff = paired_difference(list(results.values()), "debate:1", "self-consistency:a", "correct")
+    assert diff.n == N and diff.mean == 1.0 and diff.low > 0
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["usage"]["by_subject"]["debate:1"]["calls"] == N * 6
+    assert 'id="quality-per-cost"' in (run_dir / "index.html").read_text()
+
+
+def _copy_says_right(qid: str, seed: object, turn: str) -> bool:
+    return hashlib.sha256(f"{qid}|{seed}|{turn}".encode()).digest()[0] % 2 == 0
+
+
+def test_debate_of_copies_of_one_model_matches_self_consistency(tmp_path: Path) -> None:
+    """Every member and sample is the same model: right or wrong by a coin drawn from (question, seed, turn),
+    and it ignores what the others said; debate's majority and self-consistency's majority are then two
+    draws from one distribution, so their difference is near 0 with an interval containing 0."""
+
+    class Copies(ScriptedServer):
+        def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+            content = str(body["messages"][-1]["content"])
+            qid, right = _right(content)
+            turn = "revise" if "answers to the question from other agents" in content else "first"
+            ok = _copy_says_right(qid, body.get("seed"), turn)
+            return (f"The answer is {right}." if ok else "The answer is 7."), "stop"
+
+    n = 30
+    with Copies(council_right=(), baseline_right=()) as server:
+        root = scripted_project(tmp_path, server.base_url, n, third_model="m-a", extra="self_consistency_samples: 3\n")
+        proc = run_cli(root, "--subjects", "debate:2,self-consistency:a")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    _, results = _results(root)
+    rs = list(results.values())
+    diff = paired_difference(rs, "debate:2", "self-consistency:a", "correct")
+    # the same numbers from the definitions: per case, 1 when 2 of 3 final draws are right, minus the same for SC
+    debate = [results[(f"q{i:02d}", "debate:2")].scores["correct"] for i in range(n)]
+    sc = [results[(f"q{i:02d}", "self-consistency:a")].scores["correct"] for i in range(n)]
+    d = [x - y for x, y in zip(debate, sc, strict=True)]
+    assert diff.n == n and math.isclose(diff.mean, sum(d) / n)
+    test = sign_flip_test(d)
+    assert (diff.low, diff.high) == (test.low, test.high)
+    assert abs(diff.mean) <= 0.2 and diff.low <= 0 <= diff.high
