@@ -41,7 +41,8 @@ How a call is isolated from the run (:meth:`UserScorer.__call__`):
 * anything it raises, ``BaseException`` included (``SystemExit``, ``KeyboardInterrupt``,
   ``asyncio.CancelledError``, ``GeneratorExit``), and anything wrong with what it returns (a type,
   a number ``float()`` cannot convert such as ``10**400`` or an object whose ``__float__`` raises,
-  NaN or infinity, a value outside the scale, a built-in score's name, a detail that is not JSON)
+  NaN or infinity, a value outside the scale, a built-in score's name, a score name with control
+  characters or longer than :data:`MAX_SCORE_NAME`, a detail that is not JSON)
   is a per-case scoring error ``scorer <module:function>: ...``; the answer, the transcript, the
   other scorers' scores and the ledger are kept. The conversion runs in the same thread under the
   same time limit.
@@ -85,6 +86,8 @@ SCORER_NAME = re.compile(r"^[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.]*)?$")
 EXPECTED = "a float, a mapping of score names to floats, or a ScoreOutcome"
 #: the longest piece of a scorer's own text (an exception message) kept in a scoring error
 _MAX_TEXT = 300
+#: the longest score name a user scorer may return (it becomes a column, a badge, a baseline key)
+MAX_SCORE_NAME = 100
 
 
 class ScorerImportError(ValueError):
@@ -219,6 +222,9 @@ class UserScorer:
             if type(k) is not str or not k:
                 return self._error(f"expected score names as non-empty strings, got {type(k).__name__}")
             name = printable_line(clean_surrogates(k))[:_MAX_TEXT]
+            if name != k or len(k) > MAX_SCORE_NAME:
+                return self._error(f"expected score names of printable characters, at most {MAX_SCORE_NAME}, "
+                                   f"got '{name}'")
             if not _is_number(v):
                 return self._error(f"score {name!r}: expected a float, got {type(v).__name__}")
             try:

@@ -75,6 +75,9 @@ class Unprintable(Exception):
 def unprintable(*, case, transcript):
     raise Unprintable()
 
+def escapes(*, case, transcript):
+    return {"\x1b[31mred": 0.5}
+
 def renames(*, case, transcript):
     object.__setattr__(case, "id", "same")
     object.__setattr__(transcript, "final_answer", "forged")
@@ -94,6 +97,7 @@ ERRORS = {
     "bad_float": "score 'bad_float': float() of its Bad raised ValueError: no float for you",
     "too_high": "score 'too_high': 2 is outside its scale 0-1 (register_score declares another scale)",
     "unprintable": "raised Unprintable: <its message cannot be shown: str() raised>",
+    "escapes": "expected score names of printable characters, at most 100, got '\\x1b[31mred'",
 }
 
 
