@@ -68,6 +68,7 @@ def run_folder(root: Path, run_id: str, results: Sequence[CaseResult], *, datase
     if subjects is None:
         subjects = list(dict.fromkeys(r.subject for r in results))
     writer = RunWriter(root / run_id)
+    manifest.setdefault("finished_at", "2026-11-26T00:01:00Z")  # a finished run (None: killed mid-run)
     writer.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", datasets=tuple(datasets),
                                    subjects=tuple(subjects), **manifest))
     writer.add(list(results))

@@ -30,8 +30,8 @@ def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
     monkeypatch.chdir(tmp_path)
     clear_harness_env(monkeypatch)
     a = run_folder(tmp_path, "run-a", [result("c1", answer="Paris", scores={"correct": 1.0}),
-                                        result("c2", "failed", answer="Lyon", scores={"correct": 0.0})])
-    b = run_folder(tmp_path, "run-b", [result("c1", "failed", answer="Marseille", scores={"correct": 0.0}),
+                                        result("c2", status="failed", answer="Lyon", scores={"correct": 0.0})])
+    b = run_folder(tmp_path, "run-b", [result("c1", status="failed", answer="Marseille", scores={"correct": 0.0}),
                                         result("c2", answer="Paris", scores={"correct": 1.0})])
     for run in (a, b):  # finished as `run` finishes a run: summary.json written
         finish_run(load_run(run), load_settings())
@@ -48,7 +48,7 @@ def test_report_with_output_writes_only_the_output(finished: tuple[Path, Path], 
     before = _snapshot(a), _snapshot(b)
     proc = subprocess.run([str(CLI), "report", str(b), "--output", str(tmp_path / "view.html"),
                            "--against", str(a)], cwd=tmp_path, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # the gate's code: c1 fails in run b
     assert "Marseille" in (tmp_path / "view.html").read_text(encoding="utf-8")
     assert (_snapshot(a), _snapshot(b)) == before
 
