@@ -72,6 +72,7 @@ from harness.records.external_council_types import (
     SelfReportedAttribution,
     SelfReportedMetrics,
 )
+from harness.records.mode_types import DissentRecord
 from harness.records.transcript import Answer, Ballot, CallRecord, Review, Transcript
 
 PACKAGE = "llm-council-core"
@@ -274,6 +275,7 @@ class PackageOutput(Frozen):
     quality: SelfReportedMetrics | None = None
     usage: tuple[StageUsage, ...] = ()
     degraded_mode: str | None = None
+    dissent: str | None = None  # the package's minority views (``include_dissent=True``, ADR-025b)
 
 
 def _str(value: Any) -> str:
@@ -363,6 +365,7 @@ def parse_package_output(stage1: Any, stage2: Any, stage3: Any, metadata: Any) -
         answers=answers, reviews=tuple(reviews), synthesis=synthesis, label_to_model=labels,
         aggregate=aggregate, quality=_quality(meta.get("quality_metrics")), usage=tuple(usage),
         degraded_mode=degraded if isinstance(degraded, str) else None,
+        dissent=_str(meta.get("dissent")) or None,
     )
 
 
@@ -501,6 +504,16 @@ def transcript_from_package(
     )
 
 
+def with_mode(transcript: Transcript, name: str, dissent: str | None) -> Transcript:
+    """The package's transcript under the subject's own name (``llm-council:debate``, ...); with
+    ``include_dissent``, the package's dissent text as a :class:`DissentRecord` (empty when it found none:
+    its ``dissent.py`` needs rubric scores, which ranking-only ballots do not carry)."""
+    update: dict[str, object] = {"subject": name}
+    if dissent is not None or name.endswith("+dissent"):
+        update["mode"] = DissentRecord(section=dissent or "")
+    return transcript.model_copy(update=update)
+
+
 # ---------------------------------------------------------------------------------------------
 # Running the package in an isolated scope
 # ---------------------------------------------------------------------------------------------
@@ -637,9 +650,10 @@ class LLMCouncilSubject:
 
     name = "llm-council"
 
-    def __init__(self, config: LLMCouncilConfig, *, keep_raw: bool = False) -> None:
+    def __init__(self, config: LLMCouncilConfig, *, keep_raw: bool = False, include_dissent: bool = False) -> None:
         self.config = config
         self.keep_raw = keep_raw
+        self.include_dissent = include_dissent  # ``llm-council+dissent``: the package's own ADR-025b dissent
         self.last_raw: RawRun | None = None
 
     async def answer(self, query: str) -> Transcript:
@@ -661,17 +675,20 @@ class LLMCouncilSubject:
                 key = self.config.api_key.get_secret_value()
                 with package_state(council, config_path, tmp, key, seed, first_import=first_import):
                     try:
-                        stage1, stage2, stage3, metadata = await council.run_full_council(query, bypass_cache=True)
+                        extra = {"include_dissent": True} if self.include_dissent else {}
+                        stage1, stage2, stage3, metadata = await council.run_full_council(
+                            query, bypass_cache=True, **extra)
                     except Exception as exc:  # noqa: BLE001 - the package's failure becomes this case's error
                         raise ProviderError(f"{PACKAGE} failed: {type(exc).__name__}: {exc}") from exc
             calls = list(relay.calls) if relay is not None else None
         if self.keep_raw:
             self.last_raw = RawRun(stage1=stage1, stage2=stage2, stage3=stage3, metadata=metadata)
         output = parse_package_output(stage1, stage2, stage3, metadata)
-        return transcript_from_package(
+        transcript = transcript_from_package(
             query, output, self.config, version=package_version(), shuffle_seed=seed,
             calls=calls, duration_s=time.perf_counter() - started,
         )
+        return with_mode(transcript, self.name, output.dissent if self.include_dissent else None)
 
     def _relay(self, limits: StageLimits) -> SamplingRelay:
         members = {m.model: Pin(member=m.id, temperature=m.temperature, top_p=m.top_p, seed=self.config.seed + m.seed)

@@ -272,3 +272,34 @@ def test_debate_of_copies_of_one_model_matches_self_consistency(tmp_path: Path) 
     test = sign_flip_test(d)
     assert (diff.low, diff.high) == (test.low, test.high)
     assert abs(diff.mean) <= 0.2 and diff.low <= 0 <= diff.high
+
+
+def test_llm_council_runs_the_seed_modes_itself(tmp_path: Path) -> None:
+    """``llm-council:debate`` runs llm-council-core with ``synthesis_mode: debate`` (its chairman prompt asks
+    for "Axes of Disagreement" and "Position Summaries"), ``llm-council+dissent`` with
+    ``include_dissent=True``; both on the loopback scripted endpoint, under their own names."""
+
+    class Recording(ScriptedServer):
+        def __init__(self) -> None:
+            super().__init__(council_right=(), baseline_right=())
+            self.prompts: list[str] = []
+
+        def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+            with self._lock:
+                self.prompts.append(str(body["messages"][-1]["content"]))
+            return super().reply(body)
+
+    with Recording() as server:
+        root = scripted_project(tmp_path, server.base_url, 1, concurrency=1)
+        proc = run_cli(root, "--subjects", "llm-council:debate,llm-council+dissent")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out
+    assert "Traceback" not in out
+    _, results = _results(root)
+    debate, dissent = results[("q00", "llm-council:debate")], results[("q00", "llm-council+dissent")]
+    assert debate.status != "error" and dissent.status != "error", (debate.error, dissent.error)
+    assert debate.transcript.subject == "llm-council:debate" and debate.transcript.external is not None
+    assert debate.transcript.mode is None
+    assert isinstance(dissent.transcript.mode, DissentRecord)  # the package found none: ranking-only ballots
+    debate_prompts = [p for p in server.prompts if "Axes of Disagreement" in p and "Position Summaries" in p]
+    assert len(debate_prompts) == 1  # one chairman call in debate mode, none for the +dissent run

@@ -8,7 +8,10 @@ Each mode is a subject (the names below); the rules of each are in its module's 
   the chairman and recorded (``include_dissent=true``);
 * ``council:jury`` (:mod:`~harness.council.modes.jury`) — binary verdicts with confidence (ADR-025b);
 * ``council:tie-breaker`` (:mod:`~harness.council.modes.tie_breaker`) — the chairman decides a deadlock;
-* ``debate:<rounds>`` (:mod:`~harness.council.modes.multi_round`) — multi-round debate (Du et al. 2023).
+* ``debate:<rounds>`` (:mod:`~harness.council.modes.multi_round`) — multi-round debate (Du et al. 2023);
+* ``llm-council:debate`` and ``llm-council+dissent`` — the same two seed modes run by llm-council-core
+  itself (its ``synthesis_mode: debate``, and ``run_full_council(include_dissent=True)``, whose dissent
+  text is recorded as a :class:`~harness.records.mode_types.DissentRecord`).
 
 :func:`build_mode` builds one by name (``None`` for a name that is no mode); :func:`is_mode` says
 whether a name is one (a malformed ``debate:<rounds>`` is a :class:`~harness.common.errors.ConfigError`).
@@ -17,6 +20,7 @@ whether a name is one (a malformed ``debate:<rounds>`` is a :class:`~harness.com
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from harness.config import Settings
 from harness.council.modes.debate import DebateCouncil
@@ -27,8 +31,11 @@ from harness.council.modes.tie_breaker import TieBreakerCouncil, deadlock
 from harness.council.stages import Council
 from harness.providers.calls import Caller
 
+if TYPE_CHECKING:
+    from harness.council.external import LLMCouncilSubject
+
 __all__ = [
-    "MODES", "DebateCouncil", "DissentCouncil", "JuryCouncil", "JuryRefused", "MultiRoundDebate",
+    "EXTERNAL", "MODES", "DebateCouncil", "DissentCouncil", "JuryCouncil", "JuryRefused", "MultiRoundDebate",
     "TieBreakerCouncil", "build_mode", "deadlock", "is_mode", "jury_options", "minority_views", "tally",
 ]
 
@@ -38,13 +45,14 @@ _COUNCILS: dict[str, Callable[..., Council | JuryCouncil]] = {
     "council:jury": JuryCouncil,
     "council:tie-breaker": TieBreakerCouncil,
 }
+EXTERNAL = ("llm-council:debate", "llm-council+dissent")
 #: the mode names, ``debate:<rounds>`` last
-MODES: tuple[str, ...] = (*_COUNCILS, "debate:<rounds>")
+MODES: tuple[str, ...] = (*_COUNCILS, *EXTERNAL, "debate:<rounds>")
 
 
 def is_mode(name: str) -> bool:
     """Whether ``name`` is a council mode; ``debate:<R>`` with a bad R raises :class:`ConfigError`."""
-    if name in _COUNCILS:
+    if name in _COUNCILS or name in EXTERNAL:
         return True
     kind, sep, rounds = name.partition(":")
     if kind == "debate" and sep:
@@ -53,10 +61,26 @@ def is_mode(name: str) -> bool:
     return False
 
 
-def build_mode(name: str, settings: Settings, caller: Caller) -> Council | JuryCouncil | MultiRoundDebate | None:
+def _external(name: str, settings: Settings) -> LLMCouncilSubject:
+    from harness.council.external import LLMCouncilConfig, LLMCouncilSubject, require_package
+
+    require_package()
+    config = LLMCouncilConfig.from_settings(settings)
+    if name == "llm-council:debate":
+        config = config.model_copy(update={"synthesis_mode": "debate"})
+    subject = LLMCouncilSubject(config, include_dissent=name == "llm-council+dissent")
+    subject.name = name
+    return subject
+
+
+def build_mode(
+    name: str, settings: Settings, caller: Caller,
+) -> Council | JuryCouncil | MultiRoundDebate | LLMCouncilSubject | None:
     """The mode subject ``name`` on the configured members and chairman, or ``None`` (no mode)."""
     if not is_mode(name):
         return None
+    if name in EXTERNAL:
+        return _external(name, settings)
     members = list(settings.models)
     if name in _COUNCILS:
         return _COUNCILS[name](members, settings.role_spec("chairman"), caller, settings)
