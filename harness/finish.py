@@ -116,7 +116,7 @@ def finish_run(
     prediction = prediction_for_run(run.results, settings)
     arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag,
                         settings.pricing)
-    ledger = usage_ledger(run.results, settings.pricing)
+    ledger = usage_ledger(run.results, settings.pricing, run.manifest.unrecorded_calls)
     bands = remediation_table(run.results, settings.primary_endpoint)
     if persist:
         write_verdicts(run.run_dir, prediction)

@@ -62,6 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         validate_subject(name, settings)  # an arm names a configured model
     names = (args.dataset or []) + ([args.suite] if args.suite else [])
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
+    resume_args = _resume_args(args, subjects)
     if args.resume:
         from harness.run.resume import check_resumable
 
@@ -70,11 +71,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                         datasets=names or None, where=str(prior.run_dir / "manifest.json"))
         datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
         subjects = list(prior.manifest.subjects)
-        run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console)
+        run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console,
+                        resume_args=resume_args)
         run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
-        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console)
+        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console, resume_args=resume_args)
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
     outcome = finish_run(run, settings, update_baseline=args.update_baseline)
     _print_summary(run, console)
@@ -107,6 +109,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(gate.scoring.words(), soft_wrap=True, markup=False, highlight=False)
     console.print(f"{gate.line()}; summary: {outcome.summary}", markup=False, highlight=False)
     return outcome.exit_code
+
+
+def _resume_args(args: argparse.Namespace, subjects: Sequence[str]) -> list[str]:
+    """The arguments a ``--resume`` of this run needs, paths made absolute: ``--config``, ``--data``,
+    ``--subjects``, ``--cache-mode`` and ``--repeats`` as given (a resume reads the datasets and
+    subjects from the run's manifest, but it finds the run and the datasets only through these)."""
+    out: list[str] = []
+    if args.config:
+        out += ["--config", str(Path(args.config).resolve())]
+    for p in args.data or []:
+        out += ["--data", str(Path(p).resolve())]
+    out += ["--subjects", ",".join(subjects)]
+    if args.cache_mode:
+        out += ["--cache-mode", args.cache_mode]
+    if args.repeats:
+        out += ["--repeats", str(args.repeats)]
+    return out
 
 
 def _print_summary(run: Run, console: PlainConsole) -> None:

@@ -60,5 +60,15 @@ class CacheMiss(ProviderError):
     """In replay mode, a call that is not in the cache."""
 
 
+class BudgetReached(Exception):  # noqa: N818 - named for what happened, like CacheMiss
+    """A call refused because the run's ``token_limit`` / ``cost_limit`` was reached
+    (:class:`harness.run.ledger.Budget`).
+
+    Deliberately not a :class:`HarnessError`: the handlers that record a failed call as an error
+    must not swallow it; it stops the (case, subject) pair, which is then not recorded (``--resume``
+    runs it again).
+    """
+
+
 class StoreError(HarnessError):
     """A run, baseline or bias store that cannot be read or written."""

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.common.errors import CacheMiss, ConfigError, HarnessError, ProviderError
 from harness.config import Settings
-from harness.providers.base import Provider, with_time_limit
+from harness.providers.base import Provider, charge_call, with_time_limit
 from harness.records.transcript import CallRecord, Message
 
 T = TypeVar("T", bound=BaseModel)
@@ -254,6 +254,7 @@ class Judge:
             stage=self.stage, member=self.name, model=self.model, latency_s=completion.latency_s,
             tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, cached=completion.cached,
         ))
+        charge_call(self.calls[-1])
         if json_schema is not None and completion.finish_reason == "length":
             raise JudgeReplyError(
                 f"the JSON reply was cut off at max_tokens={self.max_tokens}: {_snippet(completion.text)!r}",

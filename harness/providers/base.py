@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from harness.records.transcript import Completion, Message
+from harness.records.transcript import CallRecord, Completion, Message
 
 #: The case id being evaluated, so that errors (a replay-cache miss, an endpoint failure) can
 #: name it. Set by the runner around each case.
@@ -17,12 +18,43 @@ T = TypeVar("T")
 _on_admitted: ContextVar[Callable[[], None] | None] = ContextVar("_on_admitted", default=None)
 
 
+class SpendMeter(Protocol):
+    """The run's budget as calls see it (:class:`harness.run.ledger.Budget`)."""
+
+    def check(self) -> None:
+        """Raise :class:`~harness.common.errors.BudgetReached` when no new call may start."""
+
+    def charge(self, record: CallRecord) -> None:
+        """Count one finished call."""
+
+
+#: The budget every model call of the run is checked against and charged to; ``None``: no limit.
+#: Checked before a call starts (:func:`with_time_limit`) and again when it leaves its provider's
+#: queue (:func:`mark_admitted`); charged by whoever records the call (:func:`charge_call`).
+spend_meter: ContextVar[SpendMeter | None] = ContextVar("spend_meter", default=None)
+
+
+def check_budget() -> None:
+    """Raise :class:`~harness.common.errors.BudgetReached` when the run's budget refuses new calls."""
+    meter = spend_meter.get()
+    if meter is not None:
+        meter.check()
+
+
+def charge_call(record: CallRecord) -> None:
+    """Charge one finished call to the run's budget (when there is one)."""
+    meter = spend_meter.get()
+    if meter is not None:
+        meter.charge(record)
+
+
 def mark_admitted() -> None:
     """Called by a provider when a request leaves its queue (it holds a slot): starts the call's time limit.
 
     Providers that queue requests (an endpoint's slots and rate limits, an embedded model's lock)
     set ``reports_admission = True`` and call this; see :func:`with_time_limit`.
     """
+    check_budget()  # a call that waited in the queue while the budget ran out does not start
     start = _on_admitted.get()
     if start is not None:
         start()
@@ -37,6 +69,12 @@ async def with_time_limit(provider: object, call: Awaitable[T], timeout: float |
     A call answered without being queued (a cache hit) has no limit to reach. Other providers get
     the limit from the start; ``timeout=None`` is no limit. Raises ``TimeoutError`` when the limit is reached.
     """
+    try:
+        check_budget()
+    except BaseException:
+        if inspect.iscoroutine(call):
+            call.close()  # never started: no "coroutine was never awaited"
+        raise
     if timeout is None:
         return await call
     if not getattr(provider, "reports_admission", False):

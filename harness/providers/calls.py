@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.common.errors import CacheMiss, HarnessError
+from harness.common.errors import BudgetReached, CacheMiss, HarnessError
 from harness.config import MemberSpec, Settings
-from harness.providers.base import Provider, with_time_limit
+from harness.providers.base import Provider, charge_call, with_time_limit
 from harness.providers.cache import supports_probe
 from harness.providers.probe import Probe, ProbeReply
 from harness.records.transcript import CallRecord, Completion, Message
@@ -78,7 +78,7 @@ class Caller:
                 ),
                 timeout or self.settings.member_timeout,
             )
-        except CacheMiss:
+        except (CacheMiss, BudgetReached):
             raise
         except TimeoutError:
             error = f"timed out after {timeout or self.settings.member_timeout:g} s"
@@ -93,6 +93,7 @@ class Caller:
             tokens_out=completion.tokens_out, cached=completion.cached, finish_reason=completion.finish_reason,
             cached_tokens=completion.cached_tokens, tokens_estimated=completion.tokens_estimated,
         )
+        charge_call(record)
         return CallResult(completion, record)
 
     def can_probe(self, spec: MemberSpec) -> bool:
@@ -130,7 +131,7 @@ class Caller:
                 ),
                 self.settings.member_timeout,
             )
-        except CacheMiss:
+        except (CacheMiss, BudgetReached):
             raise
         except TimeoutError:
             return None, self._failed(spec, stage, started, f"timed out after {self.settings.member_timeout:g} s")
@@ -138,11 +139,13 @@ class Caller:
             return None, self._failed(spec, stage, started, str(exc))
         except Exception as exc:  # noqa: BLE001 - any backend failure is recorded, not fatal
             return None, self._failed(spec, stage, started, f"{type(exc).__name__}: {exc}")
-        return reply, CallRecord(
+        record = CallRecord(
             stage=stage, member=spec.id, model=spec.model, latency_s=reply.latency_s,
             tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cached=reply.cached,
             cached_tokens=reply.cached_tokens,
         )
+        charge_call(record)
+        return reply, record
 
     @staticmethod
     def _failed(spec: MemberSpec, stage: str, started: float, error: str) -> CallRecord:

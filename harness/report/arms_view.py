@@ -15,7 +15,7 @@ from harness.common.model import Frozen
 from harness.gate.arm_outcome import arms_outcome
 from harness.gate.arm_verdicts import ratio_words
 from harness.gate.prediction import default_primary
-from harness.run.ledger import UsageLedger, cached_words, usage_ledger
+from harness.run.ledger import UsageLedger, cached_words, cost_words, usage_ledger
 from harness.run.result import CaseResult
 
 #: subjects that existed before the arms; a run of only these (and no ``pricing:``) has no arms panel
@@ -95,14 +95,15 @@ def _interval(xs: Sequence[float]) -> tuple[float, float, float]:
 def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int],
            dollars: bool = False) -> tuple[str, tuple[str, ...]]:
     """The quality-per-cost SVG and its Pareto frontier (subjects, cheapest first); ``("", ())`` with fewer
-    than two points. ``dollars``: x is dollars per case, over the subjects whose every call is priced."""
+    than two points. ``dollars``: x is dollars per case (what the calls cost, replayed or not), over the subjects whose
+    every call is priced; the ``scoring`` row has no scores and is never a point."""
     from harness.report import plots
 
     points = []
     for s, u in ledger.by_subject.items():
         xs = _scores(results, s, primary)
         if xs and cases.get(s) and not (dollars and u.unpriced_calls):
-            points.append((s, (u.cost_usd if dollars else u.tokens) / cases[s], *_interval(xs)))
+            points.append((s, (u.nominal_cost_usd if dollars else u.tokens) / cases[s], *_interval(xs)))
     if len(points) < 2:
         return "", ()
     svg = plots.quality_per_cost(points, xlabel="dollars per case" if dollars else "tokens per case",
@@ -149,11 +150,10 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
         usage=tuple(UsageRow(
             subject=s, calls=u.calls, tokens_in=u.tokens_in, tokens_out=u.tokens_out,
             tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
-            cost=f"${u.cost_usd:.4f}" + (f" (+{u.unpriced_calls} unpriced)" if u.unpriced_calls else ""),
+            cost=cost_words(u),
             cpu_seconds=f"{u.cpu_seconds:.1f}", cached=cached_words(u), primary_mean=_mean(results, s, primary),
         ) for s, u in ledger.by_subject.items()),
-        total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, ${t.cost_usd:.4f}"
-               f"{f' (+{t.unpriced_calls} unpriced calls)' if t.unpriced_calls else ''}, "
+        total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, {cost_words(t)}, "
                f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"),
         chart=chart, frontier=frontier, dollar_chart=dollar_chart, dollar_frontier=dollar_frontier,
     )

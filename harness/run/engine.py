@@ -12,7 +12,7 @@ from typing import Any
 from pydantic_core import PydanticSerializationError
 
 from harness.bias.store import QueryMetadata, persist_transcript
-from harness.common.errors import CacheMiss, HarnessError, StoreError
+from harness.common.errors import BudgetReached, CacheMiss, HarnessError, StoreError
 from harness.common.untrusted import clean_surrogates
 from harness.config import MemberSpec, Settings
 from harness.council.arms import TokenBoard
@@ -150,7 +150,8 @@ class Engine:
     async def run_case(self, case: Case, subject: str) -> CaseResult:
         """Run ``case`` through ``subject`` and score it; failures become an ``error`` result.
 
-        A replay-cache miss is re-raised: in replay mode a miss must stop the run.
+        A replay-cache miss is re-raised: in replay mode a miss must stop the run; so is a call refused
+        by the run's budget (:class:`~harness.common.errors.BudgetReached`): the pair is not recorded.
         """
         token = current_case.set(case.nodeid_part)
         started = time.perf_counter()
@@ -170,7 +171,7 @@ class Engine:
             if event is not None:
                 self.webhooks.emit(event)  # background delivery: never blocks or fails the run
             return result
-        except CacheMiss:
+        except (CacheMiss, BudgetReached):
             raise
         except HarnessError as exc:
             return self._error(case, subject, str(exc))

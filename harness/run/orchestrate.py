@@ -11,6 +11,7 @@ with :func:`finish_manifest`; what comes after (prediction, gate, report) is
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from contextlib import aclosing
 from pathlib import Path
@@ -18,10 +19,13 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.common.console import plain_console
+from harness.common.errors import BudgetReached
 from harness.common.untrusted import printable_line
 from harness.config import Settings
 from harness.data.cases import Case, Dataset
 from harness.data.scorer_names import check_scorer_names
+from harness.providers.base import spend_meter
+from harness.records.transcript import CallRecord
 from harness.run.engine import Engine, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
@@ -72,11 +76,12 @@ def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool =
 
 def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_misses: int, *,
                     results: Sequence[CaseResult] | None = None, stopped: str | None = None,
-                    warnings: Sequence[str] = ()) -> Manifest:
+                    warnings: Sequence[str] = (), unrecorded: Sequence[CallRecord] = ()) -> Manifest:
     """Write the finished manifest: finish time, the cache statistics added to the manifest's, the
     usage per stage of the results on disk (``results`` when already read), whether a budget
-    stopped the run (``stopped``: why; the run is then ``partial``) and this invocation's ``warnings``
-    (added to those of earlier invocations)."""
+    stopped the run (``stopped``: why; the run is then ``partial``), this invocation's ``warnings``
+    and the calls of the pairs the budget stopped (``unrecorded``), both added to those of earlier
+    invocations."""
     from harness.run.usage import stage_usage
 
     finished = manifest.model_copy(update={
@@ -84,6 +89,7 @@ def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_mi
         "cache_misses": manifest.cache_misses + cache_misses,
         "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0] if results is None else results),
         "partial": stopped is not None, "stopped": stopped, "warnings": (*manifest.warnings, *warnings),
+        "unrecorded_calls": (*manifest.unrecorded_calls, *unrecorded),
     })
     RunWriter(run_dir).write_manifest(finished)
     return finished
@@ -100,6 +106,7 @@ def run_cases(
     console: Console | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
     window: int | None = None,
+    resume_args: Sequence[str] = (),
 ) -> Run:
     """Run every case of ``datasets`` through every subject and record the run.
 
@@ -120,6 +127,8 @@ def run_cases(
         console: where the progress goes.
         on_result: called with each new result, in completion order.
         window: pairs in flight at most (default :func:`case_window`; 1 runs them one by one).
+        resume_args: the command-line arguments the run needs besides ``--resume ID`` (``--data``,
+            ``--config``, ...), repeated in the command printed when a budget stops the run.
     """
     check_scorer_names(datasets, settings)  # before any model call: a dataset names only configured scorers
     console = console or plain_console()
@@ -145,28 +154,39 @@ def run_cases(
         todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
         engine = open_engine(settings, subjects)
         budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
+        metered = spend_meter.set(budget)  # before the Runner: it copies this context for every task
         if resume:
             for c in cases:  # a council case finished before the resume still sets self-consistency's n
                 prior = council_done.get((c.dataset, c.id))
                 if prior is not None:
                     engine.board.publish(c.nodeid_part, prior.transcript.calls if prior.transcript else None)
             del council_done
+        recorded: list[CaseResult] = []
+
+        def record(result: CaseResult) -> None:
+            recorded.append(result)
+            if on_result is not None:
+                on_result(result)
+
         runner = asyncio.Runner()
         try:
             with RunProgress(console, len(todo)) as progress:
-                runner.run(_run_pairs(engine, todo, writer, progress, on_result, window or case_window(settings),
+                runner.run(_run_pairs(engine, todo, writer, progress, record, window or case_window(settings),
                                       budget))
             hits, misses = engine.cache_stats()
         finally:
             runner.run(engine.aclose())
             runner.close()
+            spend_meter.reset(metered)
         warnings = [w for w in (engine.webhooks.warning(),) if w]
         for line in warnings:
             console.print(f"warning: {line}", markup=False)
-        finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped, warnings=warnings)
+        finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped, warnings=warnings,
+                        unrecorded=budget.unrecorded(recorded) if budget.stopped else ())
         if budget.stopped is not None:
-            console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with "
-                          f"--resume {run_id}", markup=False)
+            command = shlex.join(["council-harness", "run", "--resume", run_id, *resume_args])
+            console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with: {command}",
+                          markup=False, soft_wrap=True, highlight=False)
     return load_run(run_dir)
 
 
@@ -179,8 +199,9 @@ async def finished_batches(
     """Run ``todo`` through ``engine`` with at most ``window`` pairs in flight; yield the pairs that
     finished together (each with its done task: a result, or the exception it raised).
 
-    With a ``budget``, finished results are charged to it and no new pair starts once it is reached
-    (``budget.stopped`` then says why); the pairs in flight finish.
+    With a ``budget`` (charged by every call, :class:`harness.run.ledger.Budget`), no new pair starts
+    once it is reached (``budget.stopped`` then says why); a pair one of whose calls the budget
+    refused (:class:`~harness.common.errors.BudgetReached`) is dropped, not yielded, and not recorded.
 
     New pairs are started before each yield, so the endpoints stay busy while the caller records a
     batch. Closing the generator (``contextlib.aclosing``) cancels the pairs still running.
@@ -206,10 +227,10 @@ async def finished_batches(
         while running:
             finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             batch = [(running.pop(t), t) for t in finished]
-            if budget is not None:
-                for t in finished:
-                    if t.exception() is None:
-                        budget.add(t.result())
+            for _, t in batch:
+                if isinstance(exc := t.exception(), BudgetReached) and budget is not None:
+                    budget.stopped = budget.stopped or str(exc)
+            batch = [(p, t) for p, t in batch if not isinstance(t.exception(), BudgetReached)]
             start()
             yield batch
     finally:

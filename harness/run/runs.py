@@ -28,6 +28,7 @@ from harness.common.gcpause import gc_paused
 from harness.common.model import Frozen
 from harness.common.run_files import MANIFEST, RESULTS
 from harness.config import Settings
+from harness.records.transcript import CallRecord
 from harness.run.expert_review import RUN_FILE, apply_verdicts, load_verdicts
 from harness.run.result import CaseResult
 from harness.run.usage import StageTotals
@@ -80,6 +81,9 @@ class Manifest(Frozen):
     warnings: tuple[str, ...] = ()
     #: the (case, subject) pairs the run planned (``None`` when not recorded: a pytest run, an old run)
     planned: int | None = None
+    #: calls made for pairs a budget stopped before they finished (not in any result; paid all the same:
+    #: the ledger's ``unrecorded`` row), over every invocation of the run
+    unrecorded_calls: tuple[CallRecord, ...] = ()
 
 
 def now_iso() -> str:
