@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_settings
+from harness.config import Settings, load_settings
 from harness.finish import finish_run
 from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult
@@ -43,8 +43,13 @@ GOOD = [_r("c1", "council", "passed", 1.0), _r("c2", "council", "passed", 1.0),
         _r("c1", "baseline", "passed", 1.0), _r("c2", "baseline", "passed", 1.0)]
 
 
+def _deterministic(settings: Settings) -> Settings:
+    """Every member at temperature 0: the gate keeps the strict rule."""
+    return settings.model_copy(update={"models": [m.model_copy(update={"temperature": 0.0}) for m in settings.models]})
+
+
 def test_update_baseline_then_a_regression_fails_the_gate(reports: Path) -> None:
-    settings = load_settings(None)
+    settings = _deterministic(load_settings(None))
     good = load_run(_run(reports, "run-a", GOOD))
     written = finish_run(good, settings, update_baseline=True)
     assert written.baselines_written == (reports / "baselines" / "d.json",)
@@ -65,6 +70,28 @@ def test_update_baseline_then_a_regression_fails_the_gate(reports: Path) -> None
     assert summary["gate"]["outcome"] == "fail" and summary["gate"]["counts"]["reasons"] == 2
     assert {"verdicts", "usage", "gate"} <= set(summary)
     assert summary["usage"]["partial"] is False
+
+
+def test_a_sampled_subject_gets_the_noise_aware_gate(reports: Path) -> None:
+    """The default members sample at temperature > 0: one case newly failing once (k = 1) is within
+    the noise (a Fisher p of 0.5 can never reach the level), and the console says so."""
+    from harness.gate.regression import comparison_lines, sampled
+
+    settings = load_settings(None)
+    good = load_run(_run(reports, "run-a", GOOD))
+    finish_run(good, settings, update_baseline=True)
+    bad = load_run(_run(reports, "run-b", [_r("c1", "council", "failed", 0.0), *GOOD[1:]]))
+    assert sampled(bad, settings) and not sampled(bad, _deterministic(settings))
+    outcome = finish_run(bad, settings, report_path=reports / "b.html")
+    assert outcome.gate.outcome == "pass" and not outcome.regressed
+    (cmp,) = outcome.comparisons
+    assert cmp.noise_aware and [(c.case_id, c.subject) for c in cmp.cases if c.within_noise] == [("c1", "council")]
+    lines = comparison_lines(outcome.comparisons)
+    assert lines[0].startswith("baseline d: pass (0 regressed beyond noise, 1 changed within noise, 0 improved, "
+                               "noise-aware")
+    assert lines[1].startswith("  ~ within noise: case c1 [council]: failed 1/1 run(s) (baseline 0/1), Fisher p=0.5")
+    (dataset,) = outcome.gate.comparisons
+    assert dataset.noise_aware and len(dataset.within_noise) == 1
 
 
 def test_failing_cases_without_a_baseline_fail_the_gate_but_are_no_regression(reports: Path) -> None:

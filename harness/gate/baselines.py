@@ -14,10 +14,9 @@ The gate rule. Everything is per case and per subject, never pooled across subje
 item below is a regression on its own (one is enough; nothing excuses another):
 
 1. ``score_drop``: a gated score of a case is worse than the baseline by strictly more than its
-   tolerance, whatever the number of cases. In noise-aware mode (the baseline and the run both
-   hold ``repeats`` spreads, :mod:`harness.gate.repeats`) the means are compared and the allowed drop is
-   the tolerance plus the repeats' noise band (:func:`harness.gate.repeats.noise_band`). Without a
-   noise band the rule is monotone: adding a case never makes a failing gate pass.
+   tolerance, whatever the number of cases (means over the repeats when there are repeats). In
+   the strict (deterministic) mode the rule is monotone: adding a case never makes a failing gate
+   pass.
 2. ``score_missing``: a gated score the baseline has is absent from the case's result.
 3. ``newly_failing``: a case that passed in the baseline failed or errored; ``failing``: a case
    fails or errors in this run (``awaiting_review`` is not failing: a person decides).
@@ -28,12 +27,26 @@ item below is a regression on its own (one is enough; nothing excuses another):
    the one-sided paired Wilcoxon test of :func:`harness.stats.paired_regression_test` over the
    cases with both values shows a drop beyond the tolerance at ``alpha``. It can add a
    regression; it never excuses one.
+7. ``empty_baseline``: the baseline holds no entries, so nothing could be compared (an
+   incomplete verdict: such a comparison never passes).
+
+**Noise-aware mode** (``noise_aware``; on whenever the run or the baseline carries repeats, and
+for subjects sampled at temperature > 0, :func:`harness.gate.regression.compare_run`): rules 1 and 3
+become the tests of :mod:`harness.gate.noise`, with the comparison's ``alpha`` as the false-alarm
+budget of the whole run (half to the per-case tests, half to the run-level ones, each half shared
+by Tarone's Bonferroni rule). A score regresses when its drop of means exceeds the tolerance plus
+the pooled noise band; a pass/fail outcome (the case's status, or a binary score such as
+``correct``) regresses when its failure rate over the repeats is higher by a one-sided Fisher
+exact test; a case failing in both runs is no reason; per subject a sign test on the failure rates
+and the Wilcoxon test per score catch broad drops. Changes beyond the tolerance that the noise
+explains are kept as ``within_noise`` on the case (and said so), not as reasons.
 
 The verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when any reason is a
 regression or a failing case (1-3 and 6); else ``incomplete`` (exit :data:`EXIT_INCOMPLETE`, 3)
 when any reason says results are absent, unknown or not fully scored (4, 5, ``scoring_error``: a
 result a scorer could not fully score, :mod:`harness.gate.scoring_errors`, and the run-level kinds
-of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``); else ``pass``
+of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``; ``empty_baseline``: a baseline with no entries); else
+``pass``
 (exit 0). An incomplete run never passes, with or without a baseline.
 """
 
@@ -42,20 +55,32 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_core import PydanticSerializationError
 
 from harness.common.errors import ConfigError, StoreError
 from harness.common.fsutil import atomic_write_text, read_bounded_text
 from harness.common.model import Frozen
-from harness.gate.repeats import ScoreSpread, noise_band, spread_of
+from harness.gate.noise import (
+    BINARY_SCORES,
+    CASE_SHARE,
+    CaseNoise,
+    ScoreNoise,
+    case_noise,
+    fisher_min_p,
+    fisher_worse_p,
+    sign_test_worse_p,
+    tarone_level,
+)
+from harness.gate.repeats import ScoreSpread, spread_of
 from harness.records.expert_review_types import ReviewVerdict
-from harness.records.score_spec import higher_is_better
+from harness.records.score_spec import higher_is_better, score_scale
 from harness.run.result import CaseResult, Status
 from harness.stats import DECIMALS, RegressionTest, paired_regression_test
 
@@ -83,6 +108,8 @@ class BaselineEntry(Frozen):
         review: a reviewer's verdict, for ``expert_review`` cases (``None`` until one is merged).
         spread: per score, the spread over the run's repeats (only for runs with ``repeats`` > 1;
             ``scores`` then holds the means).
+        runs: how many repeats the case ran (1 without repeats); failures: how many of them failed
+            or errored (``None``: the status alone, as in files written before repeats were counted).
     """
 
     case_id: str
@@ -93,10 +120,18 @@ class BaselineEntry(Frozen):
     scores: dict[str, float] = {}
     review: ReviewVerdict | None = None
     spread: dict[str, ScoreSpread] = {}
+    runs: int = Field(default=1, ge=1)
+    failures: int | None = Field(default=None, ge=0)
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.case_id, self.subject)
+
+    def failure_count(self) -> tuple[int, int]:
+        """``(failed or errored repeats, repeats)`` of the case in the baseline run."""
+        if self.failures is None:
+            return int(self.status in FAILING), 1
+        return min(self.failures, self.runs), self.runs
 
 
 class Baseline(Frozen):
@@ -217,11 +252,13 @@ def baseline_from_results(
         if (r.case_id, r.subject) in entries:
             raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {dataset}")
         scores = _finite(r.scores, gated)
-        spread = _spreads(r, extra.get((r.case_id, r.subject), []), scores)
+        again = extra.get((r.case_id, r.subject), [])
+        spread = _spreads(r, again, scores)
         entries[(r.case_id, r.subject)] = BaselineEntry(
             case_id=r.case_id, subject=r.subject, category=r.category, evaluation_mode=r.evaluation_mode,
             status=r.status, scores={s: spread[s].mean for s in spread} if spread else scores, review=r.review,
-            spread=spread,
+            spread=spread, runs=1 + len(again),
+            failures=sum(x.status in FAILING for x in (r, *again)) if again else None,
         )
     data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
     return Baseline(
@@ -264,6 +301,9 @@ class ScoreDelta(Frozen):
         status: ``regressed`` (worse by more than ``allowed``), ``improved`` (better by more than
             it), ``unchanged``, ``missing`` (in the baseline, not in the run) or ``new``.
         baseline_spread, current_spread: the repeats' spreads (noise-aware mode only).
+        p_value, level: noise-aware mode, binary scores: the one-sided Fisher exact p of a higher
+            bad rate and the per-test level it is held to (:mod:`harness.gate.noise`).
+        within_noise: noise-aware mode: worse by more than the tolerance, but within the noise.
     """
 
     score: str
@@ -277,6 +317,9 @@ class ScoreDelta(Frozen):
     status: DeltaStatus
     baseline_spread: ScoreSpread | None = None
     current_spread: ScoreSpread | None = None
+    p_value: float | None = None
+    level: float | None = None
+    within_noise: bool = False
 
 
 class CaseDelta(Frozen):
@@ -291,6 +334,8 @@ class CaseDelta(Frozen):
         failing: whether the current result fails or errors (``awaiting_review`` does not).
         scores: the gated score comparisons.
         reasons: why the status is what it is, for people.
+        within_noise: noise-aware mode: the case changed for the worse (a score beyond its tolerance,
+            or it newly fails) but within the noise, so it is no regression.
     """
 
     case_id: str
@@ -302,13 +347,14 @@ class CaseDelta(Frozen):
     failing: bool = False
     scores: tuple[ScoreDelta, ...] = ()
     reasons: tuple[str, ...] = ()
+    within_noise: bool = False
 
 
 ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-                     "scoring_error", "unfinished", "stopped", "not_run"]
+                     "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline"]
 REASON_KINDS: tuple[ReasonKind, ...] = (
     "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-    "scoring_error", "unfinished", "stopped", "not_run")
+    "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline")
 #: Reasons that say a case got worse than the baseline: the one definition of "regressed" (the
 #: gate, ``diff`` and the report's "what changed" all use :attr:`Comparison.regressed`). ``failing``
 #: (a case that fails now, whatever it did before) fails the gate but is a state, not a change; a
@@ -317,7 +363,7 @@ REGRESSION_KINDS: frozenset[str] = frozenset({"score_drop", "score_missing", "ne
 #: Reasons that say results are absent, unknown or not fully scored: the verdict is ``incomplete``
 #: unless a failing reason fails it.
 INCOMPLETE_KINDS: frozenset[str] = frozenset({"missing", "unreadable", "scoring_error", "unfinished", "stopped",
-                                              "not_run"})
+                                              "not_run", "empty_baseline"})
 Verdict = Literal["pass", "fail", "incomplete"]
 #: The exit code of an ``incomplete`` verdict (``fail`` is 1, a usage or input error 2).
 EXIT_INCOMPLETE = 3
@@ -391,7 +437,9 @@ class Comparison(Frozen):
             subject's cases with both values.
         reasons: why the gate fails, one record each (empty = pass).
         unreadable: where the run's unreadable result lines are.
-        noise_aware: whether some score was compared against repeats' spreads.
+        noise_aware: whether the noise-aware rule of :mod:`harness.gate.noise` was applied.
+        case_level, run_level: noise-aware mode: the per-test levels of the per-case and the
+            run-level tests (Tarone's share of ``alpha``).
     """
 
     dataset: str
@@ -403,6 +451,8 @@ class Comparison(Frozen):
     reasons: tuple[GateReason, ...] = ()
     unreadable: tuple[str, ...] = ()
     noise_aware: bool = False
+    case_level: float | None = None
+    run_level: float | None = None
 
     @property
     def failures(self) -> tuple[str, ...]:
@@ -431,6 +481,7 @@ class Comparison(Frozen):
         """Cases by status and reasons by kind (``missing`` and ``unreadable`` included)."""
         statuses: tuple[DeltaStatus, ...] = ("regressed", "improved", "unchanged", "new", "missing")
         out = {f"cases_{st}": len(self.by_status(st)) for st in statuses}
+        out["cases_within_noise"] = sum(c.within_noise for c in self.cases)
         out |= {k: sum(r.kind == k for r in self.reasons) for k in REASON_KINDS}
         out["reasons"] = len(self.reasons)
         return out
@@ -469,6 +520,8 @@ def _score_delta(
 
 
 def _allowed_words(d: ScoreDelta) -> str:
+    if d.p_value is not None and d.level is not None and d.allowed == d.tolerance:
+        return f"tolerance {d.tolerance:g}; bad rate Fisher p={d.p_value:.3g} vs level {d.level:.3g}"
     if d.allowed is not None and round(d.allowed - d.tolerance, DECIMALS) > 0:
         return f"tolerance {d.tolerance:g} + noise band {d.allowed - d.tolerance:.3f}"
     return f"tolerance {d.tolerance:g}"
@@ -477,6 +530,9 @@ def _allowed_words(d: ScoreDelta) -> str:
 def _score_reason(d: ScoreDelta) -> str | None:
     if d.status == "missing":
         return f"{d.score} missing from the run (baseline {d.baseline:.3f})"
+    if d.within_noise and d.change is not None:
+        verb = "rose" if d.change > 0 else "dropped"
+        return f"{d.score} {verb} {abs(d.change):.3f}, within noise ({_allowed_words(d)})"
     if d.status not in ("regressed", "improved") or d.change is None:
         return None
     verb = "rose" if d.change > 0 else "dropped"
@@ -501,6 +557,7 @@ def compare(
     alpha: float = 0.05,
     unreadable: Sequence[str] = (),
     repeats: Sequence[CaseResult] = (),
+    noise_aware: bool | None = None,
 ) -> Comparison:
     """Compare a run's results with a baseline by the gate rule of the module docstring.
 
@@ -510,10 +567,12 @@ def compare(
         tolerances: allowed absolute drop per score name (a mapping), or one number for every score.
         gated_scores: the scores to compare; ``None`` = every score stored in the baseline.
         default_tolerance: the tolerance of scores a ``tolerances`` mapping does not name.
-        alpha: significance level of the aggregate paired tests and of the noise band.
+        alpha: significance level of the aggregate paired tests; in noise-aware mode the
+            false-alarm budget of the whole comparison.
         unreadable: where the run's unreadable result lines are (each one is a regression).
-        repeats: the run's extra repeats (noise-aware mode; compared by their means against the
-            baseline's spreads where the baseline has them).
+        repeats: the run's extra repeats (compared by their means against the baseline's spreads).
+        noise_aware: apply :mod:`harness.gate.noise` (``None``: whenever the run or the baseline
+            carries repeats; ``True`` for subjects sampled at temperature > 0).
     """
     current: dict[tuple[str, str], CaseResult] = {}
     for r in results:
@@ -529,21 +588,19 @@ def compare(
     )
     tols = resolve_tolerances(gated, tolerances, default_tolerance)
     ds = baseline.dataset
-    # cases compared per (subject, score): the Bonferroni m of the noise band
-    n_pairs: dict[tuple[str, str], int] = {}
-    for key, stored_entry in stored.items():
-        if key in current:
-            for s in gated:
-                if _value(stored_entry.scores, s) is not None:
-                    n_pairs[(key[1], s)] = n_pairs.get((key[1], s), 0) + 1
+    noisy = noise_aware if noise_aware is not None else bool(extra) or any(e.runs > 1 for e in baseline.entries)
+    model = _noise_model(stored, current, extra, gated, alpha) if noisy else None
 
     cases: list[CaseDelta] = []
     reasons: list[GateReason] = [
         GateReason(kind="unreadable", dataset=ds, line=where, detail="not a valid result record; it may hide any case")
         for where in unreadable
     ]
+    if not baseline.entries:
+        reasons.append(GateReason(kind="empty_baseline", dataset=ds, detail=(
+            f"the baseline of {ds} holds no entries: nothing was compared (write it again with --update-baseline "
+            "from a run with results)")))
     pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
-    noise_aware = False
     for key in [*stored, *(k for k in current if k not in stored)]:
         entry, result = stored.get(key), current.get(key)
         case_id, subject = key
@@ -556,7 +613,15 @@ def compare(
             continue
         failing = result.status in FAILING
         was_failing = entry is not None and entry.status in FAILING
-        if failing:
+        newly_within_noise = False
+        if model is not None and entry is not None:
+            test = model.status[key]
+            newly = test.p <= model.case_level
+            newly_within_noise = not newly and (failing and not was_failing or test.worse)
+            if newly:
+                reasons.append(GateReason(kind="newly_failing", dataset=ds, case_id=case_id, subject=subject,
+                                          p_value=test.p, detail=f"{test.words()} (noise-aware)"))
+        elif failing:
             why = f": {result.error}" if result.status == "error" and result.error else ""
             verb = "errored" if result.status == "error" else "failed"
             if entry is not None and not was_failing:
@@ -574,14 +639,12 @@ def compare(
                 continue
             b_spread = entry.spread.get(s) if entry is not None else None
             c_spread = cur_spreads.get(s)
-            if b_spread is not None and c_spread is None and c is not None:
-                c_spread = spread_of([c])  # one new draw against the baseline's spread
-            band = 0.0
-            if b is not None and c is not None and b_spread is not None and c_spread is not None:
-                noise_aware = True
+            if c is not None and c_spread is not None:
                 c = c_spread.mean
-                band = noise_band(b_spread, c_spread, alpha, n_pairs.get((subject, s), 1))
-            d = _score_delta(s, b, c, tols[s], band, (b_spread, c_spread))
+            if model is not None and b is not None and c is not None and (key, s) in model.scores:
+                d = model.scores[(key, s)].delta(s, b, c, tols[s], (b_spread, c_spread))
+            else:
+                d = _score_delta(s, b, c, tols[s], 0.0, (b_spread, c_spread))
             deltas.append(d)
             if b is not None and c is not None:
                 cur_list, base_list = pairs.setdefault((subject, s), ([], []))
@@ -590,7 +653,7 @@ def compare(
             if d.status == "regressed":
                 reasons.append(GateReason(
                     kind="score_drop", dataset=ds, case_id=case_id, subject=subject, score=s, baseline=b, current=c,
-                    tolerance=tols[s], allowed=d.allowed,
+                    tolerance=tols[s], allowed=d.allowed, p_value=d.p_value,
                     detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}"))
             elif d.status == "missing" and not failing:
                 reasons.append(GateReason(kind="score_missing", dataset=ds, case_id=case_id, subject=subject,
@@ -602,28 +665,164 @@ def compare(
         if entry is None:
             cases.append(case_delta(status="new", reasons=("not in the baseline", *case_reasons)))
             continue
-        if failing and not was_failing:
+        newly_regressed = failing and not was_failing
+        if model is not None:
+            flips = model.status[key]
+            newly_regressed = flips.p <= model.case_level
+            if newly_regressed or newly_within_noise:
+                case_reasons.insert(0, flips.words() + (" (within noise)" if newly_within_noise else ""))
+        elif failing and not was_failing:
             case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
-        elif was_failing and not failing:
+        if model is None and was_failing and not failing:
             case_reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
-        if (failing and not was_failing) or any(d.status in ("regressed", "missing") for d in deltas):
+        if newly_regressed or any(d.status in ("regressed", "missing") for d in deltas):
             status: DeltaStatus = "regressed"
         elif (was_failing and not failing) or any(d.status == "improved" for d in deltas):
             status = "improved"
         else:
             status = "unchanged"
-        cases.append(case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons)))
+        within = status != "regressed" and (newly_within_noise or any(d.within_noise for d in deltas))
+        cases.append(case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons),
+                                within_noise=within))
 
     aggregates: dict[str, RegressionTest] = {}
+    run_alpha = model.run_level if model is not None else alpha
     for (subject, s), (cur, base) in sorted(pairs.items()):
-        test = paired_regression_test(cur, base, tols[s], alpha=alpha, higher_is_better=higher_is_better(s))
-        aggregates[f"{subject}:{s}"] = test
-        if test.significant_drop:
+        agg = paired_regression_test(cur, base, tols[s], alpha=run_alpha, higher_is_better=higher_is_better(s))
+        aggregates[f"{subject}:{s}"] = agg
+        if agg.significant_drop:
             reasons.append(GateReason(
-                kind="aggregate", dataset=ds, subject=subject, score=s, tolerance=tols[s], p_value=test.p_value,
-                n=test.n, detail=(f"paired test over {test.n} case(s): a drop beyond tolerance {tols[s]:g} "
-                                  f"(mean change {test.mean_change:+.3f}, p={test.p_value:.3g} < alpha {alpha:g})")))
+                kind="aggregate", dataset=ds, subject=subject, score=s, tolerance=tols[s], p_value=agg.p_value,
+                n=agg.n, detail=(f"paired test over {agg.n} case(s): a drop beyond tolerance {tols[s]:g} "
+                                  f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} < alpha "
+                                  f"{run_alpha:.3g})")))
+    if model is not None:
+        for subject, (worse, better) in sorted(model.pass_fail.items()):
+            p = sign_test_worse_p(worse, better)
+            if p <= model.run_level:
+                reasons.append(GateReason(
+                    kind="aggregate", dataset=ds, subject=subject, score="pass/fail", p_value=p, n=worse + better,
+                    detail=(f"sign test over the cases whose failure rate changed: {worse} fail more often, "
+                            f"{better} less often (p={p:.3g} <= {model.run_level:.3g})")))
     return Comparison(
         dataset=ds, gated_scores=gated, tolerances=tols, alpha=alpha, cases=tuple(cases),
-        aggregates=aggregates, reasons=tuple(reasons), unreadable=tuple(unreadable), noise_aware=noise_aware,
+        aggregates=aggregates, reasons=tuple(reasons), unreadable=tuple(unreadable), noise_aware=noisy,
+        case_level=model.case_level if model is not None else None,
+        run_level=model.run_level if model is not None else None,
     )
+
+
+@dataclass(frozen=True)
+class _StatusTest:
+    """One case's pass/fail over the repeats of both runs, and the Fisher p of a higher failure rate."""
+
+    bad_base: int
+    k_base: int
+    bad_current: int
+    k_current: int
+    p: float
+    min_p: float
+
+    @property
+    def worse(self) -> bool:
+        return self.bad_current / self.k_current > self.bad_base / self.k_base
+
+    def words(self) -> str:
+        return (f"failed {self.bad_current}/{self.k_current} run(s) (baseline {self.bad_base}/{self.k_base}), "
+                f"Fisher p={self.p:.3g}")
+
+
+def _status_test(bad_base: int, k_base: int, bad_current: int, k_current: int) -> _StatusTest:
+    return _StatusTest(bad_base=bad_base, k_base=k_base, bad_current=bad_current, k_current=k_current,
+                       p=fisher_worse_p(bad_base, k_base, bad_current, k_current),
+                       min_p=fisher_min_p(bad_base, k_base, bad_current, k_current))
+
+
+@dataclass(frozen=True)
+class _ScoreTest:
+    """One case's score in noise-aware mode: a binary count test, or the pooled noise band."""
+
+    level: float
+    binary: _StatusTest | None = None
+    case: CaseNoise | None = None
+    noise: ScoreNoise | None = None
+
+    def delta(self, score: str, base: float, current: float, tol: float,
+              spreads: tuple[ScoreSpread | None, ScoreSpread | None]) -> ScoreDelta:
+        if self.binary is not None:
+            raw = _score_delta(score, base, current, tol, 0.0, spreads)
+            beyond = self.binary.p <= self.level
+            if raw.status == "regressed" and not beyond:
+                return raw.model_copy(update={"status": "unchanged", "within_noise": True,
+                                              "p_value": self.binary.p, "level": self.level})
+            return raw.model_copy(update={"p_value": self.binary.p, "level": self.level})
+        assert self.case is not None and self.noise is not None
+        band = self.noise.band(self.case, self.level)
+        d = _score_delta(score, base, current, tol, band, spreads)
+        within = d.status == "unchanged" and d.worse_by is not None and round(d.worse_by - tol, DECIMALS) > 0
+        return d.model_copy(update={"within_noise": within, "level": self.level})
+
+
+@dataclass(frozen=True)
+class _NoiseModel:
+    """The noise-aware tests of a comparison, decided before the cases are walked."""
+
+    case_level: float
+    run_level: float
+    status: dict[tuple[str, str], _StatusTest]
+    scores: dict[tuple[tuple[str, str], str], _ScoreTest]
+    pass_fail: dict[str, tuple[int, int]]
+
+
+def _is_binary(score: str, values: Iterable[float]) -> bool:
+    return score in BINARY_SCORES and all(v in (0.0, 1.0) for v in values)
+
+
+def _noise_model(
+    stored: Mapping[tuple[str, str], BaselineEntry], current: Mapping[tuple[str, str], CaseResult],
+    extra: Mapping[tuple[str, str], Sequence[CaseResult]], gated: Sequence[str], alpha: float,
+) -> _NoiseModel:
+    """Every per-case and run-level test of noise-aware mode (:mod:`harness.gate.noise`) and their levels."""
+    status: dict[tuple[str, str], _StatusTest] = {}
+    pass_fail: dict[str, list[int]] = {}
+    binary: dict[tuple[tuple[str, str], str], _StatusTest] = {}
+    groups: dict[tuple[str, str], dict[tuple[str, str], CaseNoise]] = {}
+    for key, entry in stored.items():
+        result = current.get(key)
+        if result is None:
+            continue
+        runs = [result, *extra.get(key, [])]
+        bad_b, k_b = entry.failure_count()
+        test = _status_test(bad_b, k_b, sum(r.status in FAILING for r in runs), len(runs))
+        status[key] = test
+        change = test.bad_current / test.k_current - bad_b / k_b
+        counts = pass_fail.setdefault(key[1], [0, 0])
+        counts[0] += change > 0
+        counts[1] += change < 0
+        for s in gated:
+            b = _value(entry.scores, s)
+            values = [v for v in (_value(r.scores, s) for r in runs) if v is not None]
+            if b is None or not values:
+                continue
+            spread = entry.spread.get(s)
+            k_base = spread.k if spread is not None else 1
+            if _is_binary(s, [*values, b]) and (spread is None or spread.low in (0.0, 1.0)):
+                good = 1.0 if higher_is_better(s) else 0.0
+                bad_base = round(k_base * abs(good - b))
+                binary[(key, s)] = _status_test(bad_base, k_base, sum(v != good for v in values), len(values))
+                continue
+            groups.setdefault((key[1], s), {})[key] = case_noise(
+                [b], values, None if spread is None else (spread.k, spread.sd))
+    noises = {g: ScoreNoise.of(list(cs.values()), score_scale(g[1])) for g, cs in groups.items()}
+    case_min_p = [t.min_p for t in status.values()] + [t.min_p for t in binary.values()]
+    case_min_p += [0.0] * sum(len(cs) for cs in groups.values())
+    case_level = tarone_level(case_min_p, alpha * CASE_SHARE)
+    run_min_p = [0.5 ** sum(c) for c in pass_fail.values()] + [0.0] * (len(groups) + len(
+        {(k[1], s) for k, s in binary}))
+    run_level = tarone_level(run_min_p, alpha * (1.0 - CASE_SHARE))
+    scores = {ks: _ScoreTest(binary=t, level=case_level) for ks, t in binary.items()}
+    for (subject, s), cs in groups.items():
+        for key, cn in cs.items():
+            scores[(key, s)] = _ScoreTest(case=cn, noise=noises[(subject, s)], level=case_level)
+    return _NoiseModel(case_level=case_level, run_level=run_level, status=status, scores=scores,
+                       pass_fail={k: (v[0], v[1]) for k, v in pass_fail.items()})

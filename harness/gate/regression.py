@@ -36,6 +36,8 @@ from harness.run.runs import RESULTS, Run
 from harness.run.summary import update_summary, update_summary_file
 
 SECTION = "gate"
+#: Cases changed within noise listed on the console (all of them are in ``summary.json``).
+WITHIN_NOISE_LINES = 10
 
 
 def tolerances_for(settings: Settings, scores: Sequence[str]) -> dict[str, float]:
@@ -52,12 +54,25 @@ def run_datasets(run: Run) -> list[str]:
     return sorted(set(run.manifest.datasets) | {r.dataset for r in run.results})
 
 
+def sampled(run: Run, settings: Settings) -> bool:
+    """Whether the run's answers or scores are sampled (the gate is then noise-aware).
+
+    True when a council member or the judge runs at temperature > 0, unless the run was replayed:
+    ``cache_mode: replay``, or every model call of the run was a cache hit (its manifest counts
+    hits and no misses). A replayed or temperature-0 run is deterministic and keeps the strict rule.
+    """
+    if settings.cache_mode == "replay" or (run.manifest.cache_hits > 0 and run.manifest.cache_misses == 0):
+        return False
+    return any(m.temperature > 0 for m in (*settings.models, settings.role_spec("judge")))
+
+
 def compare_run(run: Run, settings: Settings, baseline_file: Path | None = None) -> list[Comparison]:
     """Compare ``run`` with the baseline of each of its datasets that has one (or with ``baseline_file``).
 
     The datasets come from the manifest as well as the results, so a run whose results are all
     missing or unreadable is still compared (and fails). Unreadable lines of ``results.jsonl`` and
-    of the repeats' files go to every comparison: such a line may hide a case of any dataset.
+    of the repeats' files go to every comparison: such a line may hide a case of any dataset. The
+    comparison is noise-aware when the run is :func:`sampled` or carries repeats.
     """
     if baseline_file is not None:
         files = [Path(baseline_file)]
@@ -70,8 +85,9 @@ def compare_run(run: Run, settings: Settings, baseline_file: Path | None = None)
         baseline = load_baseline(f)
         gated = settings.gated_scores if settings.gated_scores is not None else sorted(
             {s for e in baseline.entries for s in e.scores if spec(s).gated})
+        noisy = True if sampled(run, settings) else None  # None: noise-aware when there are repeats
         out.append(compare(run.results, baseline, tolerances_for(settings, gated), gated,
-                           unreadable=unreadable, repeats=repeats))
+                           unreadable=unreadable, repeats=repeats, noise_aware=noisy))
     return out
 
 
@@ -88,11 +104,13 @@ def update_baselines(run: Run, settings: Settings) -> list[Path]:
 
 
 class DatasetOutcome(Frozen):
-    """One dataset's comparison in ``summary.json``: outcome, counts and every reason."""
+    """One dataset's comparison in ``summary.json``: outcome, counts, every reason, and (noise-aware
+    mode) every case that changed for the worse within the noise."""
 
     dataset: str
     outcome: Verdict
     noise_aware: bool
+    within_noise: tuple[str, ...] = ()
     gated_scores: tuple[str, ...]
     tolerances: dict[str, float]
     counts: dict[str, int]
@@ -169,6 +187,8 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
                "scoring_errors": scoring.errors}
     per_dataset = tuple(
         DatasetOutcome(dataset=c.dataset, outcome=c.verdict, noise_aware=c.noise_aware,
+                       within_noise=tuple(f"case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
+                                          for d in c.cases if d.within_noise),
                        gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=c.reasons)
         for c in comparisons
     )
@@ -189,9 +209,20 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
     for c in comparisons:
         counts = c.counts()
         verdict = {"fail": "FAIL", "incomplete": "INCOMPLETE", "pass": "pass"}[c.verdict]
-        parts = [f"{counts['cases_regressed']} regressed", f"{counts['cases_improved']} improved"]
-        parts += [f"{counts[k]} {k}" for k in ("missing", "unreadable") if counts[k]]
-        mode = ", noise-aware" if c.noise_aware else ""
+        if c.noise_aware:
+            parts = [f"{counts['cases_regressed']} regressed beyond noise",
+                     f"{counts['cases_within_noise']} changed within noise"]
+        else:
+            parts = [f"{counts['cases_regressed']} regressed"]
+        parts.append(f"{counts['cases_improved']} improved")
+        parts += [f"{counts[k]} {k}" for k in ("missing", "unreadable", "empty_baseline") if counts[k]]
+        mode = (f", noise-aware: per-case level {c.case_level:.3g}, run-level {c.run_level:.3g}"
+                if c.noise_aware and c.case_level is not None and c.run_level is not None else "")
         lines.append(f"baseline {c.dataset}: {verdict} ({', '.join(parts)}{mode})")
         lines += [f"  - {f}" for f in c.failures]
+        within = [d for d in c.cases if d.within_noise]
+        lines += [f"  ~ within noise: case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
+                  for d in within[:WITHIN_NOISE_LINES]]
+        if len(within) > WITHIN_NOISE_LINES:
+            lines.append(f"  ~ ... and {len(within) - WITHIN_NOISE_LINES} more within noise (summary.json)")
     return lines

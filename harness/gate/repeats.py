@@ -9,13 +9,12 @@ its own run folder ``repeats/r<r>/`` inside the run folder (manifest + ``results
 pass.
 
 A baseline taken from such a run stores, per case, subject and gated score, the spread of the k
-values (:class:`ScoreSpread`: k, mean, sample SD, min, max) and their mean as the score. When
-both sides have a spread the comparison uses the two-sample t rule of :func:`noise_band`.
+values (:class:`ScoreSpread`: k, mean, sample SD, min, max) and their mean as the score, and how
+many of the k passes failed. The comparison is then noise-aware (:mod:`harness.gate.noise`).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,33 +59,6 @@ def spread_of(values: Sequence[float]) -> ScoreSpread | None:
     mean = math.fsum(vals) / k
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (k - 1)) if k > 1 else 0.0
     return ScoreSpread(k=k, mean=mean, sd=sd, low=min(vals), high=max(vals))
-
-
-def noise_band(base: ScoreSpread, current: ScoreSpread, alpha: float, n_cases: int) -> float:
-    """The drop (beyond the tolerance) that the repeats' own noise explains, on the score's scale.
-
-    Two-sample t with pooled SD over both sides' repeats:
-    ``band = t_{1 - alpha/m, df} * s_p * sqrt(1/k_base + 1/k_current)`` with
-    ``s_p^2 = ((k_b - 1) sd_b^2 + (k_c - 1) sd_c^2) / df`` and ``df = k_b + k_c - 2``; ``m`` is the
-    number of cases compared for that score and subject (Bonferroni), so under pure noise the
-    chance that *any* case is flagged stays near ``alpha``. When both sides have no spread
-    (deterministic models) or there are no degrees of freedom, the band is 0 and the plain per-case
-    tolerance rule applies.
-    """
-    df = base.k + current.k - 2
-    if df <= 0:
-        return 0.0
-    sp = math.sqrt(((base.k - 1) * base.sd**2 + (current.k - 1) * current.sd**2) / df)
-    if sp == 0.0:
-        return 0.0
-    return _t_quantile(1.0 - alpha / max(n_cases, 1), df) * sp * math.sqrt(1.0 / base.k + 1.0 / current.k)
-
-
-@functools.lru_cache(maxsize=256)
-def _t_quantile(q: float, df: int) -> float:
-    from scipy import stats as sps  # on first use: loading a run (or --help) never loads scipy
-
-    return float(sps.t.ppf(q, df))
 
 
 def repeat_dir(run_dir: Path, repeat: int) -> Path:

@@ -306,17 +306,3 @@ def test_version_1_files_still_load_and_spreads_round_trip(tmp_path: Path):
     assert spread.mean == pytest.approx(0.8) and spread.sd == pytest.approx(0.2)  # sqrt((0.04 + 0 + 0.04) / 2)
     write_baseline(path, b)
     assert load_baseline(path) == b and json.loads(path.read_text())["schema_version"] == 2
-
-
-def test_noise_band_worked_by_hand():
-    from harness.gate.repeats import ScoreSpread, noise_band
-
-    s = ScoreSpread(k=3, mean=0.8, sd=0.2, low=0.6, high=1.0)
-    # df = 4, s_p = 0.2, se = 0.2 * sqrt(2/3) = 0.16330; t(0.95, 4) = 2.1318 (tables) -> 0.34813
-    assert noise_band(s, s, alpha=0.05, n_cases=1) == pytest.approx(0.34813, abs=2e-5)
-    # Bonferroni over 10 cases: t(0.995, 4) = 4.6041 -> 0.75185
-    assert noise_band(s, s, alpha=0.05, n_cases=10) == pytest.approx(0.75185, abs=2e-5)
-    # one new draw against the spread: df = 2, se = 0.2 * sqrt(1/3 + 1) = 0.23094; t(0.95, 2) = 2.9200
-    one = ScoreSpread(k=1, mean=0.5, sd=0.0, low=0.5, high=0.5)
-    assert noise_band(s, one, alpha=0.05, n_cases=1) == pytest.approx(0.67434, abs=2e-5)
-    assert noise_band(one, one, alpha=0.05, n_cases=1) == 0.0

@@ -80,8 +80,10 @@ def test_one_case_falling_8_to_2_fails_the_run_naming_it(project):
     server.when("Grade one answer", ok(judge_reply(8)), model="grader")
     done = cli(root, "run", "--subjects", "baseline", "--data", "golden")
     assert done.returncode == 1, done.stderr
-    assert "baseline gate: FAIL (1 regressed, 0 improved)" in done.stderr
-    assert "case q3 [baseline]: accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5" in done.stderr
+    # m1 samples at temperature 0.7: the gate is noise-aware (issue 27) and still names the collapse
+    assert "baseline gate: FAIL (1 regressed beyond noise, 0 changed within noise, 0 improved, noise-aware" \
+        in done.stderr
+    assert "case q3 [baseline]: accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5 + noise band " in done.stderr
     for other in ("q1", "q2", "q4", "q5"):
         assert f"case {other} " not in done.stderr
 

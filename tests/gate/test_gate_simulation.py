@@ -178,14 +178,23 @@ def test_noise_aware_mode_still_catches_the_8_to_2_drop(capsys):
     assert caught / runs >= 0.95
 
 
-def test_noise_aware_without_spread_is_the_plain_rule():
-    """Deterministic repeats (every value identical) have no spread: the band is 0."""
-    b0 = [res(f"c{i}", rubric_accuracy=8.0) for i in range(5)]
-    bx = [res(f"c{i}", rubric_accuracy=8.0) for i in range(5) for _ in range(2)]
+def test_repeats_that_agree_get_the_pooled_floor_and_strict_mode_keeps_the_plain_rule():
+    """Repeats that agree on both sides (8,8,8 -> 7.4,7.4,7.4) no longer mean "no noise": the band
+    has the prior's floor (issue 27), so a 0.6 drop is within noise; the strict (deterministic) mode
+    keeps the plain tolerance rule on the same data, and an 8 -> 2 collapse fails either way."""
+    b0 = [res(f"c{i}", rubric_composite=8.0) for i in range(5)]
+    bx = [res(f"c{i}", rubric_composite=8.0) for i in range(5) for _ in range(2)]
     base = baseline(b0, bx)
-    assert base.entries[0].spread["rubric_accuracy"].k == 3 and base.entries[0].spread["rubric_accuracy"].sd == 0
-    c0 = [res(f"c{i}", rubric_accuracy=7.4 if i == 0 else 8.0) for i in range(5)]
-    cx = [res(f"c{i}", rubric_accuracy=7.4 if i == 0 else 8.0) for i in range(5) for _ in range(2)]
-    cmp = compare(c0, base, {"rubric_accuracy": 0.5}, repeats=cx)
-    assert cmp.noise_aware and [r.case_id for r in cmp.reasons] == ["c0"]
-    assert cmp.reasons[0].allowed == 0.5
+    assert base.entries[0].spread["rubric_composite"].k == 3 and base.entries[0].spread["rubric_composite"].sd == 0
+    assert base.entries[0].runs == 3 and base.entries[0].failures == 0
+    for drop, flagged in ((0.6, False), (6.0, True)):
+        c0 = [res(f"c{i}", rubric_composite=8.0 - drop if i == 0 else 8.0) for i in range(5)]
+        cx = [res(f"c{i}", rubric_composite=8.0 - drop if i == 0 else 8.0) for i in range(5) for _ in range(2)]
+        aware = compare(c0, base, {"rubric_composite": 0.5}, repeats=cx)
+        assert aware.noise_aware and [r.case_id for r in aware.reasons] == (["c0"] if flagged else [])
+        (delta,) = aware.cases[0].scores
+        assert delta.allowed is not None and delta.allowed > 1.0  # tolerance + the prior's floor
+        assert aware.cases[0].within_noise is not flagged
+        strict = compare(c0, base, {"rubric_composite": 0.5}, repeats=cx, noise_aware=False)
+        assert not strict.noise_aware and [r.case_id for r in strict.reasons] == ["c0"]
+        assert strict.reasons[0].allowed == 0.5

@@ -1,0 +1,106 @@
+"""The noise-aware gate's pieces worked by hand (harness/gate/noise.py), and an empty baseline."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import pytest
+from scipy import stats as sps
+
+from harness.gate.baselines import Baseline, baseline_from_results, compare
+from harness.gate.noise import (
+    CaseNoise,
+    ScoreNoise,
+    case_noise,
+    fisher_min_p,
+    fisher_worse_p,
+    sign_test_worse_p,
+    tarone_level,
+)
+from harness.run.result import CaseResult
+
+WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_fisher_one_sided_by_hand_and_against_scipy():
+    # 0 of 3 failed, then 3 of 3: the only table this extreme of C(6, 3) = 20 -> 1/20
+    assert fisher_worse_p(0, 3, 3, 3) == pytest.approx(1 / 20)
+    assert fisher_min_p(0, 3, 3, 3) == pytest.approx(1 / 20)
+    # k = 1: one flip is p = 1/2 whatever happens: no single flip can ever be "beyond noise"
+    assert fisher_worse_p(0, 1, 1, 1) == pytest.approx(0.5) and fisher_min_p(0, 1, 1, 1) == pytest.approx(0.5)
+    assert fisher_worse_p(1, 1, 1, 1) == 1.0 and fisher_min_p(1, 1, 1, 1) == 1.0
+    assert fisher_worse_p(0, 5, 0, 5) == 1.0 and fisher_min_p(0, 5, 0, 5) == 1.0
+    for table in ((1, 5, 4, 5), (0, 5, 5, 5), (2, 3, 1, 5), (3, 10, 8, 10)):
+        fb, kb, fc, kc = table
+        want = sps.fisher_exact([[fc, kc - fc], [fb, kb - fb]], alternative="greater").pvalue
+        assert fisher_worse_p(*table) == pytest.approx(want, rel=1e-9), table
+
+
+def test_sign_test_by_hand():
+    assert sign_test_worse_p(5, 0) == pytest.approx(1 / 32)
+    assert sign_test_worse_p(4, 1) == pytest.approx(6 / 32)
+    assert sign_test_worse_p(0, 0) == 1.0
+    assert sign_test_worse_p(0, 3) == 1.0
+
+
+def test_tarone_level_gives_untestable_tests_no_share():
+    assert tarone_level([0.0] * 5, 0.05) == pytest.approx(0.01)  # all continuous: Bonferroni over 5
+    # five continuous tests and twenty k = 1 flips (smallest p 0.5): the flips cannot reject, K = 5
+    assert tarone_level([0.0] * 5 + [0.5] * 20, 0.05) == pytest.approx(0.01)
+    # two tests that could reach 0.004: K = 2 would need both <= 0.025 (yes, 2 <= 2)
+    assert tarone_level([0.004, 0.004, 0.5], 0.05) == pytest.approx(0.025)
+    assert tarone_level([], 0.05) == pytest.approx(0.05)
+
+
+def test_score_noise_band_by_hand():
+    # five cases at k = 1 on a 0-10 score: prior sd 0.75 (10 df); the other cases' changes d = 1, -1, 0, 2
+    cases = [case_noise([8.0], [2.0]), *(case_noise([5.0], [5.0 + d]) for d in (1.0, -1.0, 0.0, 2.0))]
+    noise = ScoreNoise.of(cases, scale=10.0)
+    assert (noise.prior_sd, noise.df_within, noise.m) == (0.75, 0, 5)
+    # d^2 / w with w = 2: 18 (the collapse) + 0.5 + 0.5 + 0 + 2
+    assert noise.between_sum == pytest.approx(21.0)
+    assert noise.df == 14
+    # the collapsed case's own change is left out: (10 * 0.5625 + 3) / 14
+    s = math.sqrt((10 * 0.5625 + 3.0) / 14)
+    assert noise.sd(cases[0]) == pytest.approx(s)
+    band = sps.t.ppf(1 - 0.007, 14) * s * math.sqrt(2)
+    assert noise.band(cases[0], 0.007) == pytest.approx(band)
+    # a case with its own larger spread keeps it: repeats 3, 9, 6 against 6, 6, 6
+    wide = case_noise([6.0, 6.0, 6.0], [3.0, 9.0, 6.0])
+    assert (wide.k_base, wide.k_current, wide.df_within, wide.ss_within) == (3, 3, 4, 18.0)
+    assert ScoreNoise.of([wide, *cases[1:]], 10.0).sd(wide) == pytest.approx(math.sqrt(18.0 / 4))
+    assert CaseNoise(k_base=1, k_current=4, mean_base=1, mean_current=1).weight == pytest.approx(1.25)
+
+
+def _res(case: str, status: str = "passed", **scores: float) -> CaseResult:
+    return CaseResult(case_id=case, dataset="sim", subject="council", status=status, scores=scores)  # type: ignore[arg-type]
+
+
+def test_an_empty_baseline_never_passes():
+    empty = Baseline(dataset="sim", created_at=WHEN, entries=())
+    for noisy in (False, True):
+        cmp = compare([_res("c1", rubric_composite=8.0)], empty, 0.5, noise_aware=noisy)
+        assert cmp.exit_code == 1
+        (reason,) = cmp.reasons
+        assert reason.kind == "empty_baseline" and "holds no entries" in reason.message
+        assert cmp.counts()["empty_baseline"] == 1
+
+
+def test_repeated_failures_beyond_noise_are_named_and_one_flip_is_within_noise():
+    base = baseline_from_results("sim", [_res(f"c{i}", correct=1.0) for i in range(4)], {}, created_at=WHEN,
+                                 repeats=[_res(f"c{i}", correct=1.0) for i in range(4) for _ in range(4)])
+    assert [(e.runs, e.failures) for e in base.entries] == [(5, 0)] * 4
+    # c0 fails all five runs (Fisher p = 1/252 <= 0.035 / 8); c1 fails once (p = 0.5)
+    first = [_res("c0", "failed", correct=0.0), _res("c1", "failed", correct=0.0),
+             *(_res(f"c{i}", correct=1.0) for i in (2, 3))]
+    extra = [_res("c0", "failed", correct=0.0) for _ in range(4)]
+    extra += [_res(f"c{i}", correct=1.0) for i in (1, 2, 3) for _ in range(4)]
+    cmp = compare(first, base, 0.05, ["correct"], repeats=extra)
+    assert cmp.noise_aware and cmp.case_level == pytest.approx(0.035 / 2)  # K = 2: c0's status and its score
+    kinds = sorted((r.kind, r.case_id) for r in cmp.reasons)
+    assert kinds == [("newly_failing", "c0"), ("score_drop", "c0")]
+    assert [c.case_id for c in cmp.cases if c.within_noise] == ["c1"]
+    assert [c.case_id for c in cmp.cases if c.status == "regressed"] == ["c0"]
+    newly = next(r for r in cmp.reasons if r.kind == "newly_failing")
+    assert "failed 5/5 run(s) (baseline 0/5), Fisher p=0.00397" in newly.message
