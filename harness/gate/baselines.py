@@ -45,9 +45,8 @@ The verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when an
 regression or a failing case (1-3 and 6); else ``incomplete`` (exit :data:`EXIT_INCOMPLETE`, 3)
 when any reason says results are absent, unknown or not fully scored (4, 5, ``scoring_error``: a
 result a scorer could not fully score, :mod:`harness.gate.scoring_errors`, and the run-level kinds
-of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``; ``empty_baseline``: a baseline with no entries); else
-``pass``
-(exit 0). An incomplete run never passes, with or without a baseline.
+of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``; ``empty_baseline``: a
+baseline with no entries); else ``pass`` (exit 0). An incomplete run never passes, with or without a baseline.
 """
 
 from __future__ import annotations
