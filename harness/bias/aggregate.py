@@ -31,9 +31,20 @@ Definitions:
   ``(reviewer mean - grand mean) / sd`` with ``sd`` the sample standard deviation (n-1) of the
   reviewer means (undefined with fewer than two reviewers or equal means); its interval comes
   from recomputing reviewer means, grand mean and sd in every resample, so it includes the
-  uncertainty of the grand mean. A reviewer is ``harsh`` when ``z <= -1.0`` and its z interval
-  lies wholly below 0, ``generous`` when ``z >= 1.0`` and the interval lies wholly above 0
-  (with three reviewers ``|z|`` cannot exceed 1.155, so a 1.5 cut-off would never fire).
+  uncertainty of the grand mean. The **seed threshold** (``seed_label``, shown beside the flag):
+  ``harsh`` when ``z <= -1.0`` and its z interval lies wholly below 0, ``generous`` when
+  ``z >= 1.0`` and the interval lies wholly above 0. It is not calibrated (issue 27: under no bias
+  it fired 12-24%, 80-93% with peer reviewers: with three reviewers ``|z|`` is always 1.000-1.155,
+  and with self-exclusion the reviewers' means differ by the answers they see).
+* **Reviewer flag** (``label``, calibrated): the reviewer's *within-answer contrast*, its score of
+  an answer minus the mean score the other reviewers gave the same answer in the same session
+  (answers scored by one reviewer only are left out), averaged per session; the one-sample t-test
+  of those session values (``t_{S-1}`` over ``S`` sessions, two-sided) at ``SIGNIFICANCE / k``
+  (Bonferroni over the ``k`` reviewers): ``harsh`` when it rejects with a negative mean,
+  ``generous`` with a positive one. Comparing reviewers on the same answers removes the answers'
+  quality (and the peers' self-exclusion) from the contrast; under no reviewer bias the reviewers
+  are exchangeable, so each contrast has mean 0 and the sessions are independent: the chance of
+  any false flag is at most 5% up to the t-test's approximation.
 * **Position bias**: the mean score per 1-based display position; the point estimate is the
   sample variance (n-1) of the position means (as in :func:`harness.bias.audit.position_variance`).
   The test of a position effect is the cluster-robust Wald F test of equal position means over
@@ -43,11 +54,13 @@ Definitions:
   seen in larger councils is confounded with size.
 * **Temporal trend**: least-squares slope of a per-session metric (mean score; length-score r)
   on the session time in days, with a t-interval (``stderr * t_{n-2}``) and its p-value.
-* **Anomalies**: sessions whose mean score lies more than ``anomaly_z`` (default 2.5) sample
-  standard deviations from the mean of the session means. With ``n`` sessions no session can
-  lie more than ``(n-1)/sqrt(n)`` SDs away, so the check needs
-  :func:`harness.stats.cluster.anomaly_min_sessions` sessions (9 at 2.5); below that it is not
-  run and the report says so.
+* **Anomalies**: sessions whose mean score lies more than Grubbs' critical value
+  (:func:`harness.stats.cluster.grubbs_critical_z` at ``SIGNIFICANCE``: 2.29 SDs at 10 sessions,
+  3.38 at 100) sample standard deviations from the mean of the session means, so the chance of
+  any false anomaly stays at 5% whatever the number of sessions (needs 3). The **seed threshold**
+  (``anomaly_z``, 2.5 SDs, reached only from :func:`harness.stats.cluster.anomaly_min_sessions`
+  sessions on: 9) is counted beside it (``seed_anomalies``): it fires more often the more sessions
+  there are (issue 27: 19% of stationary windows at 30 sessions, 63% at 100).
 * A session's time is the earliest timestamp among its records.
 """
 
@@ -75,9 +88,12 @@ from harness.stats.cluster import (
     anomaly_min_sessions,
     clustered_mean,
     equal_means_test,
+    grubbs_critical_z,
     percentile_interval,
     resampled_means,
     session_sums,
+    t_quantile,
+    t_two_sided_p,
 )
 from harness.stats.correlation import (
     fisher_z_array,
@@ -86,7 +102,10 @@ from harness.stats.correlation import (
     z_critical,
 )
 
+Label = Literal["harsh", "generous", "typical", "undetermined"]
+#: The seed's reviewer rule ("seed threshold"): |z| of the reviewer means at least this.
 HARSHNESS_Z_THRESHOLD = 1.0
+#: The seed's anomaly cut-off ("seed threshold"), in sample SDs of the session means.
 ANOMALY_Z_THRESHOLD = 2.5
 DEFAULT_RESAMPLES = 1000
 SIGNIFICANCE = 0.05
@@ -204,6 +223,44 @@ def pooled_length_correlation(
     )
 
 
+def reviewer_contrasts(data: Iterable[BiasMetricRecord] | RecordTable) -> tuple[np.ndarray, np.ndarray]:
+    """Per session and reviewer, the mean within-answer contrast, and the number of answers behind it.
+
+    A record's contrast is its score minus the mean score the *other* reviewers gave the same
+    candidate in the same session; records of answers scored by one reviewer have none.
+
+    Returns:
+        ``(sessions x reviewers)`` arrays: the mean contrast (NaN where there is none) and the count.
+    """
+    t = _table(data)
+    k, m = len(t.reviewer_ids), max(1, len(t.model_ids))
+    answer = t.session * m + t.model
+    size = t.n_sessions * m
+    total = np.bincount(answer, weights=t.score, minlength=size)
+    count = np.bincount(answer, minlength=size)
+    shared = count[answer] >= 2
+    others = (total[answer] - t.score)[shared] / (count[answer][shared] - 1)
+    sums, counts = session_sums(t.session[shared], t.reviewer[shared], t.score[shared] - others, t.n_sessions,
+                                max(k, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
+    return means, counts
+
+
+def _contrast_test(values: np.ndarray, confidence: float) -> tuple[float, float, float, float] | None:
+    """``(mean, low, high, two-sided p)`` of the one-sample t-test of ``values`` (``None`` below 2 values)."""
+    n = values.size
+    if n < 2:
+        return None
+    mean = float(values.mean())
+    sd = float(values.std(ddof=1))
+    if sd == 0.0:
+        return mean, mean, mean, 1.0 if mean == 0.0 else 0.0
+    se = sd / math.sqrt(n)
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1) * se
+    return mean, mean - half, mean + half, t_two_sided_p(mean / se, n - 1)
+
+
 def reviewer_profiles(
     data: Iterable[BiasMetricRecord] | RecordTable,
     confidence: float = 0.95,
@@ -234,6 +291,7 @@ def reviewer_profiles(
     sd_means = float(np.std(means, ddof=1)) if k >= 2 else 0.0
     nan = np.full(k, np.nan)
     m_lo, m_hi, z_lo, z_hi = nan, nan, nan, nan
+    contrast_means, _ = reviewer_contrasts(t)
     if bootstrap_resamples > 0 and t.n_sessions >= 2:
         if boot is None:
             boot = resampled_means(sums, counts, bootstrap_resamples, seed)
@@ -255,7 +313,21 @@ def reviewer_profiles(
             sample_size=count, sample_unit="scores", note=f"mean score given; {note}",
         )
         harsh: BiasMetricReport | None = None
-        label: Literal["harsh", "generous", "typical", "undetermined"] = "undetermined"
+        seed_label: Label = "undetermined"
+        label: Label = "undetermined"
+        values = contrast_means[:, i][~np.isnan(contrast_means[:, i])]
+        test = _contrast_test(values, confidence)
+        contrast: BiasMetricReport | None = None
+        if test is not None:
+            c_mean, c_lo, c_hi, c_p = test
+            contrast = _report(
+                t, int(values.size), confidence, metric_name="reviewer_contrast", subject=rid, point_estimate=c_mean,
+                ci_lower=c_lo, ci_upper=c_hi, sample_size=int(values.size), sample_unit="sessions", p_value=c_p,
+                note=(f"score minus the other reviewers' mean on the same answer, per session; t-test over "
+                      f"{values.size} sessions; flagged at p < {SIGNIFICANCE:g}/{k} (Bonferroni over reviewers)"))
+            label = "typical"
+            if c_p < SIGNIFICANCE / k:
+                label = "harsh" if c_mean < 0 else "generous"
         if sd_means > 0:
             z = (float(means[i]) - grand) / sd_means
             lo, hi = _finite(z_lo[i]), _finite(z_hi[i])
@@ -265,13 +337,13 @@ def reviewer_profiles(
                 note=(f"(mean - {grand:.3f}) / {sd_means:.3f} (mean and sd of {k} reviewer means); {note}, "
                       "grand mean and sd recomputed in each"),
             )
-            label = "typical"
+            seed_label = "typical"
             if hi is not None and z <= -HARSHNESS_Z_THRESHOLD and hi < 0:
-                label = "harsh"
+                seed_label = "harsh"
             elif lo is not None and z >= HARSHNESS_Z_THRESHOLD and lo > 0:
-                label = "generous"
+                seed_label = "generous"
         profiles.append(ReviewerProfile(reviewer_id=rid, mean_score=mean_report, std_score=sd,
-                                        harshness_z=harsh, label=label))
+                                        harshness_z=harsh, label=label, contrast=contrast, seed_label=seed_label))
     return tuple(profiles)
 
 
@@ -394,28 +466,38 @@ def temporal_trends(
     return tuple(out)
 
 
-def detect_anomalies(
-    data: Iterable[BiasMetricRecord] | RecordTable, z_threshold: float = ANOMALY_Z_THRESHOLD
-) -> tuple[SessionAnomaly, ...]:
-    """Sessions whose mean score is more than ``z_threshold`` sample SDs from the mean of session means.
-
-    Empty below :func:`harness.stats.cluster.anomaly_min_sessions` sessions, where no session can
-    reach the threshold (:attr:`AggregatedBiasReport.anomalies_checked` says whether it ran).
-
-    Args:
-        data: the records (or their table).
-        z_threshold: the cut-off (default 2.5).
-    """
+def session_z_scores(data: Iterable[BiasMetricRecord] | RecordTable) -> np.ndarray:
+    """Each session's mean score in sample SDs from the mean of the session means (empty when undefined)."""
     t = _table(data)
-    if t.n_sessions < anomaly_min_sessions(z_threshold):
-        return ()
+    if t.n_sessions < 2:
+        return np.zeros(0)
     means = session_mean_scores(t)
     sd = float(np.std(means, ddof=1))
     if sd <= 0:
+        return np.zeros(0)
+    return (means - float(np.mean(means))) / sd
+
+
+def detect_anomalies(
+    data: Iterable[BiasMetricRecord] | RecordTable, alpha: float = SIGNIFICANCE
+) -> tuple[SessionAnomaly, ...]:
+    """Sessions whose mean score lies beyond Grubbs' critical value (module docstring), in time order.
+
+    Empty below 3 sessions (:attr:`AggregatedBiasReport.anomalies_checked` says whether it ran).
+
+    Args:
+        data: the records (or their table).
+        alpha: the chance of any false anomaly in a window without one.
+    """
+    t = _table(data)
+    if t.n_sessions < 3:
         return ()
-    z = (means - float(np.mean(means))) / sd
+    z = session_z_scores(t)
+    if z.size == 0:
+        return ()
+    means = session_mean_scores(t)
     times = t.session_times()
-    flagged = np.flatnonzero(np.abs(z) > z_threshold)
+    flagged = np.flatnonzero(np.abs(z) > grubbs_critical_z(t.n_sessions, alpha))
     return tuple(
         SessionAnomaly(
             session_id=t.session_ids[i], timestamp=_dt(float(times[i])), metric="session_mean_score",
@@ -423,6 +505,15 @@ def detect_anomalies(
         )
         for i in sorted(flagged, key=lambda j: times[j])
     )
+
+
+def seed_anomaly_count(data: Iterable[BiasMetricRecord] | RecordTable, z_threshold: float = ANOMALY_Z_THRESHOLD
+                       ) -> int:
+    """Sessions beyond the seed threshold (``|z| > z_threshold``); 0 below its minimum number of sessions."""
+    t = _table(data)
+    if t.n_sessions < anomaly_min_sessions(z_threshold):
+        return 0
+    return int(np.count_nonzero(np.abs(session_z_scores(t)) > z_threshold))
 
 
 def _warnings(report: AggregatedBiasReport) -> list[str]:
@@ -452,15 +543,16 @@ def _warnings(report: AggregatedBiasReport) -> list[str]:
         out.append(f"{pb.records_without_position} records have no display position (llm-council-core before "
                    "schema 1.2.0 stored a ranking index there): left out of position bias")
     for profile in report.reviewer_profiles:
-        if profile.label in ("harsh", "generous") and profile.harshness_z is not None:
-            out.append(f"reviewer {profile.reviewer_id} appears {profile.label} "
-                       f"(z={profile.harshness_z.point_estimate:.2f})")
+        if profile.label in ("harsh", "generous") and profile.contrast is not None:
+            out.append(f"reviewer {profile.reviewer_id} appears {profile.label} (within-answer contrast "
+                       f"{profile.contrast.point_estimate:+.2f}, p={profile.contrast.p_value:.3g}; seed threshold: "
+                       f"{profile.seed_label})")
     if not report.anomalies_checked:
-        out.append(f"anomaly check not run: it needs at least {report.anomaly_min_sessions} sessions (with n sessions "
-                   f"no session can lie more than (n-1)/sqrt(n) = {(n - 1) / math.sqrt(n) if n else 0:.2f} SDs from "
-                   f"the mean, below the {report.anomaly_z:g} threshold)")
+        out.append("anomaly check not run: it needs at least 3 sessions")
     elif report.anomalies:
-        out.append(f"{len(report.anomalies)} anomalous sessions (|z| > {report.anomaly_z:g} of session mean scores)")
+        out.append(f"{len(report.anomalies)} anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at "
+                   f"{SIGNIFICANCE:g} over {n} sessions; seed threshold |z| > {report.anomaly_z:g}: "
+                   f"{report.seed_anomalies})")
     return out
 
 
@@ -489,7 +581,7 @@ def run_aggregated_bias_audit(
         now: reference time for ``window_days`` (default: now, UTC).
         config_version: keep only records of this ``council_config_version`` (``None``: all).
         confidence: the intervals' coverage (0.95).
-        anomaly_z: z cut-off for anomalous sessions.
+        anomaly_z: the seed threshold for anomalous sessions (counted beside the calibrated rule).
         bootstrap_resamples: session resamples behind the bootstrap intervals.
         seed: the bootstrap's random seed.
     """
@@ -508,7 +600,8 @@ def run_aggregated_bias_audit(
         statistical_confidence=confidence_tier(t.n_sessions), min_sessions=min_sessions,
         meets_minimum=t.n_sessions >= min_sessions, window_sessions=window_sessions or None,
         window_days=window_days or None, config_versions=t.config_versions, anomaly_z=anomaly_z,
-        anomaly_min_sessions=needed, anomalies_checked=t.n_sessions >= needed,
+        anomaly_min_sessions=needed, anomalies_checked=t.n_sessions >= 3,
+        anomaly_threshold=grubbs_critical_z(t.n_sessions) if t.n_sessions >= 3 else None,
         bootstrap_resamples=bootstrap_resamples,
     )
     if t.n_records == 0:
@@ -528,6 +621,7 @@ def run_aggregated_bias_audit(
         "position_bias": position_bias(t, confidence, bootstrap_resamples, seed, boot=pos_boot),
         "reviewer_profiles": reviewer_profiles(t, confidence, bootstrap_resamples, seed, boot=rev_boot),
         "trends": temporal_trends(t, confidence, correlations),
-        "anomalies": detect_anomalies(t, anomaly_z),
+        "anomalies": detect_anomalies(t),
+        "seed_anomalies": seed_anomaly_count(t, anomaly_z),
     })
     return full.model_copy(update={"warnings": tuple(_warnings(full))})

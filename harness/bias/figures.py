@@ -81,7 +81,14 @@ class ReviewerProfile(Frozen):
         mean_score: the mean score given, with its session-bootstrap interval (sample unit: scores).
         std_score: sample standard deviation of its scores (``None`` for a single score).
         harshness_z: the harshness z-score with its session-bootstrap interval (``None`` when undefined).
-        label: ``harsh``, ``generous``, ``typical`` or ``undetermined`` (no z-score).
+        label: the calibrated flag (:func:`harness.bias.aggregate.reviewer_profiles`): ``harsh`` or
+            ``generous`` when the reviewer's within-answer contrast differs from 0 by the
+            session-clustered t-test at 5% Bonferroni-adjusted over the reviewers, ``typical``
+            otherwise, ``undetermined`` when the test cannot be run (fewer than 2 sessions with a
+            shared answer).
+        contrast: the mean within-answer contrast (the reviewer's score minus the other reviewers'
+            mean score of the same answer, averaged per session), its t interval and p-value over sessions.
+        seed_label: the seed's rule (|z| >= 1 with a bootstrap interval off 0), shown as "seed threshold".
     """
 
     reviewer_id: str
@@ -89,6 +96,8 @@ class ReviewerProfile(Frozen):
     std_score: float | None
     harshness_z: BiasMetricReport | None
     label: Literal["harsh", "generous", "typical", "undetermined"]
+    contrast: BiasMetricReport | None = None
+    seed_label: Literal["harsh", "generous", "typical", "undetermined"] = "undetermined"
 
 
 class PositionBiasSummary(Frozen):
@@ -149,10 +158,12 @@ class AggregatedBiasReport(Frozen):
         position_bias: scores by display position (``None`` with fewer than two positions).
         reviewer_profiles: one profile per reviewer, by reviewer id.
         trends: per-day slopes of per-session metrics.
-        anomalies: outlying sessions.
-        anomaly_z: the anomaly cut-off used.
-        anomaly_min_sessions: the fewest sessions at which the anomaly check can fire at all.
-        anomalies_checked: whether the window had enough sessions for the check to run.
+        anomalies: outlying sessions by the calibrated rule (Grubbs' critical value ``anomaly_threshold``).
+        anomaly_z: the seed's anomaly cut-off ("seed threshold", 2.5 SDs).
+        anomaly_min_sessions: the fewest sessions at which the seed threshold can be reached at all.
+        anomalies_checked: whether the window had enough sessions for the check to run (3).
+        anomaly_threshold: the calibrated cut-off in SDs for this many sessions (``None`` below 3).
+        seed_anomalies: sessions beyond the seed threshold ``anomaly_z`` (shown beside the calibrated count).
         bootstrap_resamples: resamples of the session bootstrap behind the intervals.
         warnings: what a reader must know (tiers, flags, pooled configurations).
     """
@@ -175,6 +186,8 @@ class AggregatedBiasReport(Frozen):
     anomaly_z: float = 2.5
     anomaly_min_sessions: int = 9
     anomalies_checked: bool = False
+    anomaly_threshold: float | None = None
+    seed_anomalies: int = 0
     bootstrap_resamples: int = 1000
     warnings: tuple[str, ...] = ()
 

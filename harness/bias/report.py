@@ -69,8 +69,10 @@ def _reviewers(report: AggregatedBiasReport, verbose: bool) -> list[str]:
     shown = report.reviewer_profiles if verbose else flagged
     for p in shown:
         z = p.harshness_z
-        lines.append(f"  {p.reviewer_id}: {p.label}")
+        lines.append(f"  {p.reviewer_id}: {p.label} (seed threshold |z| >= 1: {p.seed_label})")
         lines.append(_line(p.mean_score, "    mean score given", 2))
+        if p.contrast is not None:
+            lines.append(_line(p.contrast, "    within-answer contrast", 2))
         if z is not None:
             lines.append(_line(z, "    harshness z", 2))
         if verbose:
@@ -133,11 +135,13 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
     lines.append("4. Temporal trends")
     lines += [_line(t, t.metric_name, 4) for t in report.trends] or ["  not enough sessions at distinct times"]
     lines.append("")
-    if report.anomalies_checked:
-        lines.append(f"5. Anomalous sessions (|z| > {report.anomaly_z:g}): {len(report.anomalies)}")
+    if report.anomalies_checked and report.anomaly_threshold is not None:
+        lines.append(f"5. Anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at 5% over "
+                     f"{report.sessions} sessions): {len(report.anomalies)}; seed threshold |z| > "
+                     f"{report.anomaly_z:g}: {report.seed_anomalies}")
     else:
-        lines.append(f"5. Anomalous sessions: not checked (needs at least {report.anomaly_min_sessions} sessions "
-                     f"to be able to reach |z| > {report.anomaly_z:g}; this window has {report.sessions})")
+        lines.append(f"5. Anomalous sessions: not checked (needs at least 3 sessions; this window has "
+                     f"{report.sessions})")
     if verbose:
         lines += [f"  {a.session_id} {_when(a.timestamp)} {a.metric}={a.value:.2f} z={a.z_score:.2f} ({a.direction})"
                   for a in report.anomalies]

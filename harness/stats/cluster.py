@@ -397,3 +397,21 @@ def anomaly_min_sessions(z_threshold: float) -> int:
     while (n - 1) / math.sqrt(n) <= z_threshold:
         n += 1
     return n
+
+
+def grubbs_critical_z(n: int, alpha: float = 0.05) -> float:
+    """Grubbs' two-sided critical value: the |z| beyond which a value of ``n`` is an outlier at ``alpha``.
+
+    ``G = (n - 1) / sqrt(n) * sqrt(t^2 / (n - 2 + t^2))`` with ``t`` the upper ``alpha / (2 n)``
+    quantile of Student's t with ``n - 2`` df (Grubbs 1969). Under normal values the chance that
+    *any* of the ``n`` lies beyond ``G`` sample SDs from their mean is at most ``alpha`` at every
+    ``n``, where a fixed cut-off (2.5) fires more often the more values there are.
+
+    Args:
+        n: the number of values (>= 3).
+        alpha: the family-wise level.
+    """
+    if n < 3:
+        raise ValueError(f"Grubbs' test needs at least 3 values, got {n}")
+    t = t_quantile(1.0 - alpha / (2.0 * n), n - 2)
+    return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))

@@ -21,11 +21,12 @@ from harness.bias.aggregate import (
     position_bias,
     reviewer_profiles,
     run_aggregated_bias_audit,
+    seed_anomaly_count,
     session_length_correlations,
     temporal_trends,
 )
 from harness.bias.store import BiasMetricRecord, ConsentLevel
-from harness.stats import anomaly_min_sessions, correlation_ci, fisher_z, fisher_z_inverse
+from harness.stats import anomaly_min_sessions, correlation_ci, fisher_z, fisher_z_inverse, grubbs_critical_z
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 Z975 = scipy.stats.norm.ppf(0.975)
@@ -185,7 +186,17 @@ def test_reviewer_profiles_point_estimates_and_session_bootstrap():
     # r1: z = (2.5 - 5.667) / 2.754 = -1.15; every resample keeps r1 lowest, so its z interval is below 0
     assert profiles["r1"].harshness_z.point_estimate == pytest.approx(-1.1499, abs=1e-4)
     assert profiles["r1"].harshness_z.ci_upper < 0
-    assert [profiles[r].label for r in ("r1", "r2", "r3")] == ["harsh", "typical", "typical"]
+    # the seed threshold (|z| >= 1 and the interval off 0) flags r1 only; it stays visible beside the
+    # calibrated flag, which compares each reviewer with the others on the same answers (issue 27)
+    assert [profiles[r].seed_label for r in ("r1", "r2", "r3")] == ["harsh", "typical", "typical"]
+    assert [profiles[r].label for r in ("r1", "r2", "r3")] == ["harsh", "generous", "generous"]
+    # r1's contrasts per session: 2 - (7+6)/2, 3 - (8+7)/2, 2 - (7+8)/2, 3 - (8+7)/2, 2 - (7+6)/2, 3 - (8+8)/2
+    r1 = np.array([-4.5, -4.5, -5.5, -4.5, -4.5, -5.0])
+    contrast = profiles["r1"].contrast
+    assert contrast is not None and contrast.point_estimate == pytest.approx(-4.75)
+    t = r1.mean() / (r1.std(ddof=1) / math.sqrt(6))
+    assert contrast.p_value == pytest.approx(2 * scipy.stats.t.sf(abs(t), 5), rel=1e-6)
+    assert (contrast.sample_size, contrast.sample_unit) == (6, "sessions")
     assert sum(p.harshness_z.point_estimate for p in profiles.values()) == pytest.approx(0.0, abs=1e-12)
 
 
@@ -219,7 +230,8 @@ def test_reviewer_profile_edge_cases():
     assert only.harshness_z is None and only.label == "undetermined"
     profiles = reviewer_profiles([_rec("s1", score=4, reviewer="a"), _rec("s1", score=6, reviewer="b")])
     assert all(p.mean_score.ci_lower is None and p.std_score is None for p in profiles)
-    assert [p.label for p in profiles] == ["typical", "typical"]   # no interval: never flagged
+    assert [p.seed_label for p in profiles] == ["typical", "typical"]   # no interval: never flagged
+    assert [p.label for p in profiles] == ["undetermined", "undetermined"]   # one session: no t-test
     assert reviewer_profiles([]) == ()
 
 
@@ -329,24 +341,37 @@ def test_anomalies_beyond_z_threshold():
     assert anomaly.z_score == pytest.approx(float(z[-1]))
     assert anomaly.value == pytest.approx(9.0)
     assert anomaly.timestamp == T0 + timedelta(hours=11)
-    assert detect_anomalies(records, z_threshold=4.0) == ()
+    assert seed_anomaly_count(records, 2.5) == 1 and seed_anomaly_count(records, 4.0) == 0
+    assert detect_anomalies(records[:-1]) == ()   # without the outlier: 4.9 and 5.1 alternate
+
+
+def test_grubbs_critical_values_match_the_published_table():
+    # Grubbs (1969) / NIST e-Handbook, two-sided alpha 0.05
+    for n, g in ((3, 1.1543), (8, 2.1266), (10, 2.2900), (12, 2.4116), (30, 2.9085), (100, 3.3841)):
+        assert grubbs_critical_z(n) == pytest.approx(g, abs=1e-4)
+    with pytest.raises(ValueError):
+        grubbs_critical_z(2)
 
 
 def test_anomaly_check_states_its_minimum_sessions():
-    # with n values the largest |z| is (n-1)/sqrt(n): 8 sessions -> 7/sqrt(8) = 2.475 < 2.5, 9 -> 8/3 = 2.667
+    # the seed threshold: with n values the largest |z| is (n-1)/sqrt(n): 8 sessions -> 7/sqrt(8) = 2.475 < 2.5
     assert anomaly_min_sessions(2.5) == 9
     assert anomaly_min_sessions(2.0) == 6   # 5/sqrt(6) = 2.04 > 2 > 4/sqrt(5) = 1.79
     eight = [_rec(f"s{i}", score=5.0 if i else 9.0, when=T0 + timedelta(hours=i)) for i in range(8)]
-    z_max = 7 / math.sqrt(8)
-    assert detect_anomalies(eight) == ()
+    # the calibrated rule runs from 3 sessions: Grubbs' 2.127 at 8 sessions, below the 2.475 reached here
+    (anomaly,) = detect_anomalies(eight)
+    assert anomaly.z_score == pytest.approx(7 / math.sqrt(8))
     report = run_aggregated_bias_audit(eight)
-    assert (report.anomalies_checked, report.anomaly_min_sessions) == (False, 9)
-    assert any("anomaly check not run: it needs at least 9 sessions" in w and f"{z_max:.2f}" in w
+    assert (report.anomalies_checked, report.anomaly_min_sessions, report.seed_anomalies) == (True, 9, 0)
+    assert report.anomaly_threshold == pytest.approx(2.1266, abs=1e-4)
+    assert any("1 anomalous sessions (|z| > 2.13, Grubbs at 0.05 over 8 sessions; seed threshold |z| > 2.5: 0)" in w
                for w in report.warnings)
+    two = eight[:2]
+    assert detect_anomalies(two) == () and not run_aggregated_bias_audit(two).anomalies_checked
     nine = eight + [_rec("s8", score=5.0, when=T0 + timedelta(hours=8))]
     (anomaly,) = detect_anomalies(nine)
     assert anomaly.z_score == pytest.approx(8 / 3)   # the largest possible |z| with 9 sessions
-    assert run_aggregated_bias_audit(nine).anomalies_checked
+    assert run_aggregated_bias_audit(nine).seed_anomalies == 1
 
 
 # --- the whole audit -----------------------------------------------------------------------------
