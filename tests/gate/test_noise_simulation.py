@@ -99,3 +99,23 @@ def test_the_8_to_2_collapse_in_one_of_five_cases_is_caught_at_k_1(capsys):
         print(f"\n[noise-aware gate] 8 -> 2 in 1 of 5 cases at k=1: fails {caught}/{runs}, "
               f"names the case {named}/{runs}")
     assert named / runs >= 0.99 - _limit(0.99, runs)
+
+
+def test_a_broad_drop_no_single_case_shows_is_caught_at_the_run_level(capsys):
+    """Every case of 30 drops by 1.5 points (true), scores jitter +-1 at k = 1: no case's drop (at most
+    3.5) clears its own band, but the run-level Wilcoxon test of a drop beyond the tolerance does."""
+    rng = np.random.default_rng(44)
+    runs = 60
+    caught = 0
+    for _ in range(runs):
+        true = rng.integers(4, 9, 30).astype(float)
+        p = np.array([PASS_PROBS[i % 5] for i in range(30)])
+        b0, _ = _draw(rng, true, p, 1, "jitter")
+        c0, _ = _draw(rng, true - 1.5, p, 1, "jitter")
+        base = baseline_from_results("sim", b0, {"run_id": "b"}, created_at=WHEN)
+        cmp = compare(c0, base, TOLERANCES, GATED, noise_aware=True)
+        caught += any(r.kind == "aggregate" and r.score == "rubric_composite" for r in cmp.reasons)
+    with capsys.disabled():
+        print(f"\n[noise-aware gate] a true 1.5-point drop on all 30 cases, k=1: caught at the run level "
+              f"{caught}/{runs}")
+    assert caught / runs >= 0.9
