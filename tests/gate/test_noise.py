@@ -81,7 +81,7 @@ def test_an_empty_baseline_never_passes():
     empty = Baseline(dataset="sim", created_at=WHEN, entries=())
     for noisy in (False, True):
         cmp = compare([_res("c1", rubric_composite=8.0)], empty, 0.5, noise_aware=noisy)
-        assert cmp.exit_code == 1
+        assert cmp.verdict == "incomplete" and cmp.exit_code == 3  # never "pass"
         (reason,) = cmp.reasons
         assert reason.kind == "empty_baseline" and "holds no entries" in reason.message
         assert cmp.counts()["empty_baseline"] == 1
