@@ -303,3 +303,27 @@ def test_llm_council_runs_the_seed_modes_itself(tmp_path: Path) -> None:
     assert isinstance(dissent.transcript.mode, DissentRecord)  # the package found none: ranking-only ballots
     debate_prompts = [p for p in server.prompts if "Axes of Disagreement" in p and "Position Summaries" in p]
     assert len(debate_prompts) == 1  # one chairman call in debate mode, none for the +dissent run
+
+
+def test_jury_votes_and_tally_rules() -> None:
+    from harness.council.modes import tally
+    from harness.council.modes.jury import read_vote
+    from harness.records.mode_types import JuryVote
+
+    opts = ("yes", "no")
+    assert read_vote("a", '{"reason": "r", "verdict": "YES", "confidence": 0.8}', opts) == JuryVote(
+        member="a", value="yes", confidence=0.8, reason="r")
+    assert read_vote("a", "No. Confidence: 70", opts).confidence == 0.7  # a percentage read from the text
+    assert read_vote("a", "yes or no, hard to say", opts).value is None  # both named: no vote
+    assert read_vote("a", '{"verdict": "yes", "confidence": 3000}', opts).confidence is None  # out of range
+    # an exact tie (counts and summed confidence) goes to the chairman's vote, then to the first option
+    votes = (JuryVote(member="a", value="no", confidence=0.5), JuryVote(member="b", value="yes", confidence=0.5))
+    assert (tally(votes, opts, "a").verdict, tally(votes, opts, "a").tie_rule) == ("no", "the chairman's vote")
+    assert (tally(votes, opts, "z").verdict, tally(votes, opts, "z").tie_rule) == ("yes", "first option")
+    # majority 2-1; P(yes) = mean(0.9, 0.6, 1 - 0.8) = 0.5667; a missing confidence counts as 0.5
+    three = (JuryVote(member="a", value="yes", confidence=0.9), JuryVote(member="b", value="yes", confidence=0.6),
+             JuryVote(member="c", value="no", confidence=0.8), JuryVote(member="d", value=None, error="x"))
+    rec = tally(three, opts, "a")
+    assert (rec.verdict, rec.counts, rec.confidence, rec.tie_rule) == ("yes", {"yes": 2, "no": 1}, 0.5667, "")
+    assert tally((JuryVote(member="a", value="no"),), opts, "a").confidence == 0.5
+    assert tally((), opts, "a").verdict is None
