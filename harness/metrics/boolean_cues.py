@@ -4,11 +4,14 @@
   "Not necessarily") says no; "Not only", "Not sure", "Not certain" are not answers.
 * :func:`short_aux` — a first sentence of at most four words that is a pronoun and an auxiliary
   ("It will.", "They do.", "It doesn't.", "There is not.") answers with the auxiliary's polarity.
+* :data:`MYTH` — "That is a myth", "a common misconception": false ("not a myth": true).
 * :data:`HOLDS` — "the statement holds" / "the claim does not hold" / "the claim is accurate".
 * :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate;
   an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
   a pronoun, and a predicate whose first content word is in the question) answers with its
-  polarity. Only the first such clause counts.
+  polarity. Only the first such clause counts. Failing that, a contrasted clause naming another
+  subject with the whole predicate ("…, but Canberra is the capital" for "Is Sydney the capital of
+  Australia?") answers no.
 """
 
 from __future__ import annotations
@@ -29,12 +32,19 @@ HOLDS = re.compile(
     r"(?:(?P<neg>does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+hold|holds|is\s+(?P<neg2>not\s+|n't\s+)?"
     r"(?:right|accurate|the\s+case|correct|true))\b"
 )
+#: "a myth", "a common misconception", "an urban legend": the claim is false ("not a myth": true).
+MYTH = re.compile(r"(?i)(?P<neg>\bnot\s+|n't\s+)?\b(?:a|an|the)\s+(?:\w+\s+)?(?:myth|misconception|misbelief|fallacy|"
+                  r"urban\s+legend|old\s+wives'?\s+tale|falsehood|hoax)\b")
 _STOP = frozenset("the a an of to in on at for by with and or is are was were be it its this that there "
                   "do does did can could will would should has have had than as from into any all some".split())
 _QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
 _CLAUSE = re.compile(
     r"(?i)(?:^|[,;:(]\s*|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)\s+(?P<pred>[^,.;:!?\n]{1,80})"
+)
+_CONTRASTED = re.compile(
+    r"(?i)(?:[,;]\s*|\s)(?:but|whereas|while|however,?|actually,?|in\s+fact,?)\s+(?P<subj>(?:[A-Z][\w'’-]*\s*){1,3}?)\s*"
+    r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>is|are|was|were)(?P<not>\s+not)?)\s+(?P<pred>[^,.;:!?\n]{1,60})"
 )
 _PRONOUNS = frozenset("it they he she this that these those".split())
 
@@ -83,4 +93,9 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
         if not pred or pred[0] not in qwords:
             continue
         return not (m["neg"] or m["not"]), m.group(0).strip(" ,;:(")
+    for m in _CONTRASTED.finditer(text[:1500]):
+        subj = _words(m["subj"])
+        pred_words = _words(m["pred"])
+        if subj and pred_words and not subj & qwords and pred_words <= qwords and not (m["neg"] or m["not"]):
+            return False, m.group(0).strip(" ,;:(")
     return None

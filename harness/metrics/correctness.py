@@ -82,7 +82,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.text_cues import contrast_cut, second_clause, without_asides
+from harness.metrics.text_cues import contrast_cut, second_clause, trailing_phrase, without_asides
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import ISOLATED, SandboxResult, run_python
@@ -198,6 +198,9 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
         clauses = second_clause(candidate)
         if clauses is not None and _names(values, clauses[1]) and not _names(values, clauses[0]):
             return candidate, "it names the expected answer only in a second clause joined by 'and'"
+        phrase = trailing_phrase(candidate)
+        if phrase is not None and _names(values, phrase[1]) and not _names(values, phrase[0]):
+            return candidate, "it names the expected answer only in a phrase trailing the main clause"
     return candidate, ""
 
 

@@ -79,6 +79,17 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     matched only as letters.
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
+    Before rule 5 (:mod:`harness.metrics.choice_cues`): 4a. options that are a truth-value pair
+    (True/False, Yes/No, plausible/implausible) are read as a yes/no answer (the boolean rules, or
+    for a pair such as plausible/implausible "not plausible" as the negative one); 4b. ``leading``
+    — the answer opens with an option's marker ("(c) Not enough information — …"), no other
+    option's marker and no hedge on that line; 4c. ``leading`` — the first sentence points at an
+    option by position ("The first one."). Rule 5 finds option texts as written (punctuation
+    between words, a plural or singular last word) and shields texts and markers before splitting
+    a sentence, so a negation inside an option's own text does not negate it. In a clause (rules
+    0-4) a short phrase that only one option's distinctive words contain ("Answer: white") names
+    it. An answer that walks through the options line by line ("A) …", "B) …") and has no
+    conclusion cue in its last naming sentence, or stops mid-sentence, gives nothing (``none``).
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
@@ -90,7 +101,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     conclusion that disagree, is ``ambiguous``. Without any polarity word
     (:mod:`harness.metrics.boolean_cues`): 6. ``leading`` — an answer opening with "Not …" (false)
     or a short pronoun-and-auxiliary sentence ("It will." true, "It doesn't." false); 7.
-    ``conclusion`` — "the statement holds / does not hold / is accurate"; 8. ``predicate`` — with
+    ``conclusion`` — "the statement holds / does not hold / is accurate", "that is a myth / a
+    common misconception" (false); 8. ``predicate`` — with
     the question known, the first clause that gives the question's predicate for its subject ("51
     is not prime" answers "Is 51 prime?").
 
@@ -120,7 +132,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from harness.common.model import Frozen
-from harness.metrics.boolean_cues import HOLDS, LEADING_NOT, predicate_polarity, short_aux
+from harness.metrics.boolean_cues import HOLDS, LEADING_NOT, MYTH, predicate_polarity, short_aux
 from harness.metrics.choice_cues import (
     boolean_options,
     distinctive,
@@ -454,6 +466,20 @@ def _answer_equals(text: str) -> list[re.Match[str]]:
     return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24): m.start()])]
 
 
+def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
+    """The number right before a last "≈" that only rounds it ("1/3 ≈ 0.333" gives 1/3)."""
+    if not eqs or eqs[-1].group(0) != "≈":
+        return None
+    start = eqs[-2].end() if len(eqs) > 1 else 0
+    before = _nums(text[start: eqs[-1].start()], zeros)
+    after = _nums(text[eqs[-1].end():], zeros)
+    if before and after:
+        exact, approx = before[-1][1], after[0][1]
+        if exact.value != approx.value and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value)):
+            return exact
+    return None
+
+
 def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
     """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
     one day", "per 1 hour") when others remain."""
@@ -496,7 +522,7 @@ def _without_asides(sentence: str) -> str:
 
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
-    clause = _without_negated_numbers(clause)
+    clause = _without_asides(_without_negated_numbers(clause))
     nums = _nums(clause, zeros)
     if not nums:
         return None
@@ -615,6 +641,9 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
                                       f"alternatives: {_show(last)}", capped)
     eqs = _answer_equals(last)
     cues_in = list(_CONCLUSION.finditer(last))
+    exact = _exact_before_approx(last, eqs, zeros)
+    if exact is not None and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
+        return _number_extraction(exact, "equals", "the exact value before the last '≈' that rounds it", capped)
     raw_eqs, raw_cues = _answer_equals(raw[i_last]), list(_CONCLUSION.finditer(raw[i_last]))
     if (raw_eqs and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
             and expression_after(raw[i_last][raw_eqs[-1].end():])):
@@ -823,6 +852,9 @@ def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | N
     clause = drop_negated(clause)
     key = _lead_letter(clause, opts)
     if key is not None:
+        named = {k for k, p in opts.patterns if p.search(clause)}
+        if named and key not in named:
+            return None, f"the letter {key!r} leads the clause but it names option {sorted(named)[0]!r}'s text"
         return key, "the letter leading the clause"
     found = opts.positive_mentions(clause)
     if len(found) == 1:
@@ -901,7 +933,8 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
     opts = _Options(options, letters)
     line = _declared_clause(text)
     if line is not None:
-        whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(line)]
+        whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(line)
+                 and not (letters and re.match(r"^\W*\(?[A-Za-z]\)", line))]
         if len(whole) == 1:
             return _as_declared(_ex(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
         got = _choice_in_clause(line, opts)
@@ -962,6 +995,8 @@ _TURN = re.compile(r"(?i)\b(?:but|however|whereas|therefore|thus|hence|so|which\
 
 
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
+    if truncated(text):
+        return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
     sentences = _sentences(text)
     mentioned = [(i, s, m) for i, s in enumerate(sentences) if (m := opts.positive_mentions(s))]
     if not mentioned:
@@ -1070,6 +1105,8 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
             return _ex(None, "ambiguous", f"the answer starts with {said!r} but concludes "
                                           f"{str(conclusion[0]).lower()} ({conclusion[1]})", capped)
         return _ex(str(lead_value).lower(), "leading", f"the answer starts with {said!r}", capped)
+    if conclusion and truncated(text) and conclusion[1] and sentences and sentences[-1] in conclusion[1]:
+        return _ex(None, "none", "the answer stops mid-sentence (truncated?) in its concluding sentence", capped)
     if conclusion:
         return _bool_result(conclusion, "conclusion", "the last sentence that states a truth value", capped)
     for inner in reversed(_bolds(text)):
@@ -1081,6 +1118,8 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
 
 def _boolean_without_words(text: str, sentences: list[str], query: str | None, capped: bool) -> Extraction:
     """The rules for answers without a yes/no word (:mod:`harness.metrics.boolean_cues`)."""
+    if truncated(text):
+        return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no yes/no word", capped)
     first = sentences[0] if sentences else ""
     lead_not = LEADING_NOT.match(first)
     short = short_aux(first)
@@ -1097,6 +1136,11 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
         value = not (m["neg"] or m["neg2"])
         return _ex(str(value).lower(), "conclusion", f"{_show(m.group(0))} (the last verdict on the statement)",
                    capped)
+    myths = list(MYTH.finditer(text[:2000]))
+    if myths:
+        value = bool(myths[0]["neg"])
+        return _ex(str(value).lower(), "conclusion", f"{_show(myths[0].group(0))}: the claim is "
+                                                     f"{'not ' if not value else ''}a myth", capped)
     said = predicate_polarity(query, text)
     if said is not None:
         return _ex(str(said[0]).lower(), "predicate", f"{_show(said[1])} answers the question's predicate", capped)

@@ -16,6 +16,7 @@
   (the value, so the check compares numbers; an expression around them is left to the other rules);
 * **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
   ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
+* **digits and a part**: "2 and a half" → 2.5, "1 and three quarters" → 1.75;
 * **dozens**: "half a dozen" → 6, "a dozen" / "one dozen" → 12, "<n> dozen" (digits or a number
   word from one to twelve) → n × 12, "a baker's dozen" → 13.
 
@@ -43,6 +44,10 @@ _ROOT_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[
                       r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)")
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:π|\\pi\b)(?![\w^])")
 _DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
+_AND_A_PART = re.compile(r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
+                        r"three\s+quarters|a\s+third|two\s+thirds)\b")
+_PARTS = {"a half": 0.5, "one half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
+          "a third": 1 / 3, "two thirds": 2 / 3}
 _SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _DOZEN_RE = re.compile(
     r"(?i)(?<![\w-])(?P<how>half\s+a|a\s+baker'?s|an?|one|(?P<n>\d{1,4}|" + "|".join(_SMALL) + r"))\s+dozen\b"
@@ -110,6 +115,8 @@ def plain_numerals(text: str) -> str:
         text = _DOTTED_RE.sub(lambda m: m.group(0).replace(".", ""), text)
     if "," in text:
         text = _DECIMAL_COMMA_RE.sub(r"\g<a>.\g<b>", text)
+    if " and " in text:
+        text = _AND_A_PART.sub(lambda m: f"{int(m['n']) + _PARTS[' '.join(m['part'].lower().split())]:.6g}", text)
     if "dozen" in text.lower():
         text = _DOZEN_RE.sub(_dozen, text)
     return text

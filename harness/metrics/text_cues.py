@@ -13,8 +13,9 @@ An extracted short answer is narrowed before it is compared, in this order:
    closer"), the answer is ``ambiguous``, never correct.
 3. **coordinated clauses** — for answers read without a cue (the first sentence or the whole
    answer), a value named only in a second clause joined by "and" after a first clause of three or
-   more words that names something else ("They take in oxygen and give off carbon dioxide") is
-   ``ambiguous``.
+   more words that names something else ("They take in oxygen and give off carbon dioxide"), or
+   only in a trailing phrase after the comma of a copular main clause ("Saturn is the largest
+   planet, with Jupiter second"), is ``ambiguous``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,19 @@ def contrast_cut(candidate: str) -> tuple[str, str] | None:
     if not after or not before.strip():
         return None
     return (before, after) if last["concede"] else (after, before)
+
+
+_COPULA = re.compile(r"(?i)\b(?:is|are|was|were|has|had)\b")
+
+
+def trailing_phrase(candidate: str) -> tuple[str, str] | None:
+    """``(main, trailing)`` when a candidate's main clause (before its first comma, at least three
+    words, with a copula) is followed by a trailing phrase ("Saturn is the largest planet, with
+    Jupiter second")."""
+    head, sep, tail = candidate.partition(",")
+    if not sep or len(head.split()) < 3 or not _COPULA.search(head) or not tail.strip():
+        return None
+    return head, tail
 
 
 def second_clause(candidate: str) -> tuple[str, str] | None:

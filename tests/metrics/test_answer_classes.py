@@ -164,3 +164,79 @@ def test_boolean_class(klass: str, query: str, answer: str, value: bool, verdict
 def test_short_answer_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, f"{klass}: {got.detail}"
+
+
+TRUNCATED = [
+    ({"type": "choice", "answer": "C", "options": METALS},
+     "Copper and iron both conduct, and silver conducts best of all, so the one that does not is the", "unanswered"),
+    ({"type": "choice", "answer": "C", "options": METALS},
+     "Looking at glass (C) and then at the metals, we", "unanswered"),
+    ({"type": "boolean", "value": False}, "Whales breathe air with lungs, which means that the claim is", "unanswered"),
+    ({"type": "boolean", "value": True},
+     "Checking the definition first: a square has four equal sides and", "unanswered"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), TRUNCATED)
+def test_a_truncated_answer_is_never_correct(block: dict[str, Any], answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
+
+
+CONTRASTED_SUBJECT = [
+    ("Is Sydney the capital of Australia?", "Sydney is the biggest city, but Canberra is the capital.", False,
+     "correct"),
+    ("Is Toronto the capital of Canada?", "Toronto is the largest city; however, Ottawa is the capital.", False,
+     "correct"),
+    ("Is Istanbul the capital of Turkey?", "Istanbul is famous, but Ankara is the capital.", True, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("query", "answer", "value", "verdict"), CONTRASTED_SUBJECT)
+def test_another_subject_given_the_predicate_answers_no(query: str, answer: str, value: bool, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer, query)
+    assert got.verdict == verdict, got.detail
+
+
+MORE = [
+    # a letter whose option text is another option's: ambiguous, not the letter
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}}, "Answer: C) Na", "ambiguous"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}}, "Answer: A) Na", "ambiguous"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}}, "Answer: B) Na", "correct"),
+    # an aside on the declared line does not give the number
+    ({"type": "numeric", "value": 7}, "Answer: 7 (since 49 = 7^2)", "correct"),
+    ({"type": "numeric", "value": 12}, "Answer: 12 (3 boxes of 4)", "correct"),
+    ({"type": "numeric", "value": 5}, "Answer: 5 (not 6, as 30/6 = 5)", "correct"),
+    # the exact value before a rounding
+    ({"type": "numeric", "value": 1 / 3}, "The probability is 1/3 ≈ 0.333.", "correct"),
+    ({"type": "numeric", "value": 2 / 3}, "So P = 2/3 ≈ 0.67.", "correct"),
+    ({"type": "numeric", "value": 0.67}, "So P = 2/3 ≈ 0.67.", "wrong"),
+    # digits and a part
+    ({"type": "numeric", "value": 2.5}, "It takes 2 and a half hours.", "correct"),
+    ({"type": "numeric", "value": 1.75}, "You need 1 and three quarters cups.", "correct"),
+    ({"type": "numeric", "value": 3.25}, "About 3 and a quarter miles.", "correct"),
+    # a value only in a trailing phrase
+    ({"type": "exact", "value": "Jupiter"}, "Saturn is the largest planet, with Jupiter second.", "ambiguous"),
+    ({"type": "exact", "value": "Jupiter"}, "Jupiter is the largest planet, with Saturn second.", "correct"),
+    ({"type": "any_of", "values": ["Everest"]}, "K2 is the tallest mountain, ahead of Everest.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), MORE)
+def test_more_classes(block: dict[str, Any], answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
+
+
+MYTHS = [
+    ("Do we only use 10% of our brains?", "That is a myth; imaging shows activity everywhere.", False, "correct"),
+    ("Does cracking knuckles cause arthritis?", "A common misconception: studies find no link.", False, "correct"),
+    ("Is the Great Wall visible from space with the naked eye?", "It's an urban legend.", False, "correct"),
+    ("Did Einstein fail maths at school?", "This is not a myth at all.", False, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("query", "answer", "value", "verdict"), MYTHS)
+def test_a_myth_is_a_no(query: str, answer: str, value: bool, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer, query)
+    assert got.verdict == verdict, got.detail
