@@ -20,7 +20,9 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from filelock import FileLock
 
@@ -76,6 +78,21 @@ def read_bounded(path: Path | str, limit: int) -> bytes:
     if len(data) > limit:
         raise NotRegularFile(f"grew over the {_size(limit)} limit for this file while it was read", path)
     return data
+
+
+def bounded_lines(fh: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The lines of a binary file, each at most ``limit`` bytes; a longer line is skipped (read in
+    ``limit``-sized pieces, never held whole) and yielded as ``None``, so line numbers stay right."""
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n") and len(line) == limit + 1:
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):  # the rest of the over-long line
+            line = fh.readline(limit)
+        yield None
 
 
 def read_bounded_text(path: Path | str, limit: int, encoding: str = "utf-8") -> str:

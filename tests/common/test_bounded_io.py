@@ -175,3 +175,25 @@ def test_a_store_error_names_a_summary_that_is_a_folder(tmp_path: Path) -> None:
     folder.mkdir()
     with pytest.raises(StoreError, match="is a folder, not a regular file"):
         read_summary_file(folder)
+
+
+def test_bounded_lines_skip_an_over_long_line_without_holding_it(tmp_path: Path) -> None:
+    from harness.common.fsutil import bounded_lines
+
+    path = tmp_path / "lines"
+    path.write_bytes(b"short\n" + b"x" * 100 + b"\n" + b"y" * 10 + b"\n" + b"exactly10\n" + b"z" * 25)
+    with path.open("rb") as fh:
+        assert list(bounded_lines(fh, 10)) == [b"short\n", None, b"y" * 10 + b"\n", b"exactly10\n", None]
+
+
+def test_an_over_long_result_line_is_unreadable_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.run import runs
+    from tests.builders import result
+
+    run_dir = _run_folder(tmp_path)
+    RunWriter(run_dir).add([result("c1"), result("c2")])
+    lines = (run_dir / "results.jsonl").read_bytes().splitlines(keepends=True)
+    (run_dir / "results.jsonl").write_bytes(lines[0] + b'{"case_id": "' + b"a" * 5000 + b'"}\n' + lines[1])
+    monkeypatch.setattr(runs, "MAX_RESULT_LINE_BYTES", 4096)
+    results, corrupt = runs.read_results(run_dir / "results.jsonl")
+    assert [r.case_id for r in results] == ["c1", "c2"] and corrupt == [2]
