@@ -253,3 +253,29 @@ def test_the_warnings_of_a_run_reach_its_manifest_and_summary(tmp_path: Path,
     finish_run(run, load_settings(None))
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["warnings"] == {"count": 2, "lines": ["from an earlier invocation", line]}
+
+
+def test_a_run_whose_receiver_redirects_counts_every_undelivered_event(tmp_path: Path) -> None:
+    """End to end on the scripted loopback endpoint: a council run with Tier 1 metrics posts one event per
+    case to a receiver that answers 302; none counts as delivered, and the run says so in its warnings."""
+    from harness.run.runs import load_run
+    from tests.cli_env import run_cli, scripted_project
+    from tests.scripted_server import SOLO, ScriptedServer
+
+    handler = type("R", (_Redirect,), {"received": []})
+    for url in _serve(handler):
+        with ScriptedServer(council_right=range(3), baseline_right=range(3)) as server:
+            root = scripted_project(tmp_path, server.base_url, 3, third_model=SOLO,
+                                    extra=f"quality_webhook_url: {url}\n")
+            cfg = root / "council-harness.yaml"
+            cfg.write_text(cfg.read_text().replace("quality_metrics: false", "quality_metrics: true"))
+            proc = run_cli(root, "--subjects", "council")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert len(handler.received) == 3  # one event per case, each tried once (a redirect is not retried)
+    line = next(x for x in out.splitlines() if x.startswith("warning: webhooks:"))
+    assert line.startswith("warning: webhooks: 3 of 3 event deliveries failed or were dropped (http://127.0.0.1:")
+    assert "/hook" not in line  # the path may carry a token: masked as in the manifest
+    (run_dir,) = (root / "reports" / "runs").iterdir()
+    assert load_run(run_dir).manifest.warnings == (line.removeprefix("warning: "),)
+    assert json.loads((run_dir / "summary.json").read_text())["warnings"]["count"] == 1
