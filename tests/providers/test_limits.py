@@ -135,3 +135,31 @@ def test_no_time_limit_for_a_provider_that_reports_admission() -> None:
 
     assert asyncio.run(with_time_limit(Queued(), call(), None)) == 7
     assert asyncio.run(with_time_limit(Queued(), call(), 5.0)) == 7
+
+
+def test_an_absurd_usage_report_charges_at_most_four_times_the_estimate() -> None:
+    """``prompt_tokens: 10**30`` used to put the bucket 10**30 tokens in debt: the endpoint stalled for ever."""
+    clock = FakeClock()
+    limits = EndpointLimits("e", 1, tokens_per_minute=600, clock=clock)  # 10 tokens per second, capacity 10
+    assert limits.tokens is not None and limits.tokens.take(25) == 0.0  # the estimate: 25, level -15
+    limits.settle(25, 10**30)
+    assert limits.tokens.level == -15.0 - 3 * 25  # charged 4 x 25 in all, not 10**30
+    assert limits.tokens.take(1) == (1 + 90.0) / 10  # a wait of seconds, not of ages
+
+
+def test_usage_counts_are_whole_numbers_in_range_or_not_known() -> None:
+    from harness.providers.openai_compat import _count, checked_usage
+    from harness.records.transcript import MAX_TOKENS_PER_CALL, CallRecord, Completion
+
+    assert [_count(v) for v in (12, 12.0, 0, MAX_TOKENS_PER_CALL)] == [12, 12, 0, MAX_TOKENS_PER_CALL]
+    assert [_count(v) for v in (10**30, -5, 1.5, float("nan"), float("inf"), "12", True, None, [3])] == [None] * 9
+    messages = [Message(role="user", content="x" * 40)]
+    guessed = checked_usage(Completion(text="y" * 9, model="m", tokens_estimated=True), messages)
+    assert (guessed.tokens_in, guessed.tokens_out, guessed.tokens_estimated) == (10, 3, True)
+    reported = Completion(text="y", model="m", tokens_in=7, tokens_out=2)
+    assert checked_usage(reported, messages) is reported
+    # a record/replay cache row with negative or absurd numbers is clamped when it is read back
+    row = Completion(text="a", model="m", tokens_in=-3, tokens_out=10**12, latency_s=-1.0)
+    assert (row.tokens_in, row.tokens_out, row.latency_s) == (0, MAX_TOKENS_PER_CALL, 0.0)
+    call = CallRecord(stage="s", member="m", model="m", tokens_in=-1, latency_s=float("inf"))
+    assert (call.tokens_in, call.latency_s) == (0, 0.0)
