@@ -16,6 +16,9 @@ would show 8, a quadratic one 64).
 
 Run: ``python bench/run.py --only extraction``.
 
+The dev half of the blind corpus (``extraction_corpus_blind_dev.yaml``, issue 26) is scored apart,
+with its first score (at commit 81a3235, before any rule was changed for it) beside each figure.
+
 Any other labelled corpus file (a YAML list or JSON lines of ``{id, query?, expected, answer,
 correct}``) is scored once, with the same figures per type and the verdict counts, by
 ``python -m bench.bench_extraction --corpus PATH`` (``--misses`` also lists every answer scored
@@ -40,6 +43,14 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 CORPUS = DATA / "extraction_corpus.jsonl"
 HAND = DATA / "extraction_corpus_hand.yaml"
 HOLDOUT = DATA / "extraction_corpus_holdout.yaml"
+#: The dev half of the blind corpus (issue 26), scored apart from the corpus above.
+BLIND_DEV = DATA / "extraction_corpus_blind_dev.yaml"
+#: Its first score, once, with the extractor as it was before issue 26 (commit 81a3235): per type
+#: (n, truly correct, precision, recall); see docs/extraction.md.
+BLIND_DEV_FIRST = {"numeric": (92, 51, 1.000, 0.804), "choice": (54, 28, 0.926, 0.893),
+                   "boolean": (29, 16, 1.000, 0.750), "exact": (15, 7, 1.000, 1.000),
+                   "any_of": (18, 10, 0.833, 1.000), "regex": (17, 10, 0.909, 1.000),
+                   "python": (29, 15, 1.000, 1.000), "all": (254, 137, 0.960, 0.876)}
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
 
 
@@ -135,6 +146,18 @@ def run(quick: bool = False) -> BenchResult:
             ratio=f"{s['tp']}/{s['truly_correct']} found",
             note=(f"n={s['n']} ({kinds.get(kind, s['n'])} cases), fp={s['fp']}, fn={s['fn']}, "
                   f"ambiguous={s['ambiguous']}"),
+        ))
+    blind = [r for r in load_corpus_file(BLIND_DEV) if not quick or r["expected"]["type"] != "python"]
+    blind_stats = summarize([score_row(r) for r in blind])
+    for kind, s in blind_stats.items():
+        figures[f"blind_dev.{kind}.precision"] = s["precision"]
+        figures[f"blind_dev.{kind}.recall"] = s["recall"]
+        first = BLIND_DEV_FIRST.get(kind)
+        table.append(BenchRow(
+            name=f"extraction.blind_dev.{kind}", figure=f"P {s['precision']:.3f} R {s['recall']:.3f}",
+            ratio=f"{s['tp']}/{s['truly_correct']} found",
+            note=(f"n={s['n']}, fp={s['fp']}, fn={s['fn']}, ambiguous={s['ambiguous']}"
+                  + (f"; first score at 81a3235: P {first[2]:.3f} R {first[3]:.3f}" if first else "")),
         ))
     small, capped_small = _hostile_seconds(128 * 1024)
     big, capped_big = (small, capped_small) if quick else _hostile_seconds(1024 * 1024)

@@ -1,0 +1,28 @@
+"""The dev half of the blind corpus (issue 26) as a regression set: written by someone who had not
+read the extractor, it guided issue 26's rule changes; every answer must keep its score."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from bench.bench_extraction import BLIND_DEV, BLIND_DEV_FIRST, load_corpus_file, score_row, summarize
+
+ROWS = load_corpus_file(BLIND_DEV)
+
+
+def test_the_blind_dev_half_is_all_there() -> None:
+    assert len(ROWS) == BLIND_DEV_FIRST["all"][0] == 254
+    assert sum(r["correct"] for r in ROWS) == BLIND_DEV_FIRST["all"][1]
+    assert {r["expected"]["type"] for r in ROWS} == set(BLIND_DEV_FIRST) - {"all"}
+
+
+def test_the_blind_dev_half_scores_without_false_positives() -> None:
+    with ThreadPoolExecutor(max_workers=4) as pool:  # python rows wait on sandbox subprocesses
+        scored = list(pool.map(score_row, ROWS))
+    stats = summarize(scored)
+    misses = [(r["id"], r["correct"], r["detail"][:160]) for r in scored if r["scored"] != r["correct"]]
+    assert stats["all"]["fp"] == 0, misses
+    assert stats["all"]["recall"] >= 0.99, misses
+    for kind, s in stats.items():
+        assert s["precision"] == 1.0, (kind, misses)
+        assert s["recall"] >= BLIND_DEV_FIRST[kind][3], (kind, misses)  # never below the first score
