@@ -34,6 +34,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     1. ``boxed`` — the last ``\\boxed{...}`` (read whole as one number or expression, else as a
        clause). If an answer cue after it gives a different number: ``ambiguous``.
     2. ``answer_cue`` — the last cue whose clause holds a number.
+    A declared or cued number that the text after it takes back (a word such as "wait", "mistake",
+    "recount", "let me redo" — :data:`harness.metrics.number_cues.TAKE_BACK` — followed by a
+    different number) is ``ambiguous``.
     3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit).
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
        ``≈``; else ``conclusion_cue`` — read the clause after its last conclusion cue.
@@ -150,6 +153,7 @@ from harness.metrics.number_cues import (
     CONDITION_CLAUSE,
     CONDITION_EQ,
     GSM8K_LINE,
+    TAKE_BACK,
     UNIT_BEFORE,
     expression_after,
 )
@@ -466,6 +470,25 @@ def _answer_equals(text: str) -> list[re.Match[str]]:
     return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24): m.start()])]
 
 
+def _corrected_later(text: str, clause: str, picked: _Picked, zeros: bool, found: Extraction,
+                     capped: bool) -> Extraction:
+    """``found``, unless the text after ``clause`` takes it back: a take-back word ("wait", "mistake",
+    ...) after which the last number differs ("Answer: 12. Wait, 3 × 5 = 15")."""
+    num = picked[0]
+    at = text.rfind(clause)
+    if num is None or at < 0:
+        return found
+    tail = text[at + len(clause):]
+    fix = TAKE_BACK.search(tail)
+    if fix is None:
+        return found
+    later = [n for _, n in _nums(_without_negated_numbers(tail[fix.end():]), zeros)]
+    if not later or later[-1].value == num.value:  # nothing after it, or it ends by confirming the answer
+        return found
+    return _ex(None, "ambiguous", f"{num.text!r} is taken back later: {_show(tail[fix.start():])} gives "
+                                  f"{later[-1].text!r}", capped)
+
+
 def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
     """The number right before a last "≈" that only rounds it ("1/3 ≈ 0.333" gives 1/3)."""
     if not eqs or eqs[-1].group(0) != "≈":
@@ -587,7 +610,8 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
     if line is not None:
         got = _pick_in_clause(line, zeros)
         if got:
-            return _as_declared(_picked(got, "declared", f"{_show(line)}", capped))
+            return _corrected_later(text, line, got, zeros,
+                                    _as_declared(_picked(got, "declared", f"{_show(line)}", capped)), capped)
     boxed = _last_boxed(text)
     cues = answer_cues(text)
     if boxed is not None:
@@ -606,9 +630,9 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
         picked = _pick_in_clause(clause, zeros)
         if picked:
             n = len(cues)
-            return _picked(picked, "answer_cue",
-                           f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
-                           f"{'' if i == 0 else f', {i} later cue(s) without one'})", capped)
+            return _corrected_later(text, clause, picked, zeros, _picked(
+                picked, "answer_cue", f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
+                                      f"{'' if i == 0 else f', {i} later cue(s) without one'})", capped), capped)
     for inner in reversed(_bolds(text)):
         num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
         if num is None:
@@ -911,6 +935,24 @@ def _walk_through(text: str, opts: _Options) -> bool:
     return len(re.findall(_WALK_LINE.format(keys=keys), text, re.IGNORECASE)) > 1
 
 
+def _choice_taken_back(text: str, clause: str, opts: _Options, found: Extraction, capped: bool) -> Extraction:
+    """``found``, unless the text after ``clause`` takes it back ("…. Wait, it is (C)"; see
+    :func:`_corrected_later`)."""
+    at = text.rfind(clause)
+    if found.value is None or at < 0:
+        return found
+    tail = text[at + len(clause):]
+    fix = TAKE_BACK.search(tail)
+    if fix is None:
+        return found
+    named = [m for sentence in _sentences(tail[fix.end():]) if (m := opts.positive_mentions(sentence))]
+    other = named[-1] - {found.value} if named else set()
+    if not other:  # nothing named after it, or the last naming sentence confirms the answer
+        return found
+    return _ex(None, "ambiguous", f"{found.value!r} is taken back later: {_show(tail[fix.start():])} names "
+                                  f"{sorted(other)}", capped)
+
+
 def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: bool) -> Extraction:
     key, how = got
     if key is None:
@@ -939,7 +981,8 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
             return _as_declared(_ex(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
         got = _choice_in_clause(line, opts)
         if got:
-            return _as_declared(_choice_result(got, "declared", _show(line), capped))
+            return _choice_taken_back(text, line, opts, _as_declared(_choice_result(got, "declared", _show(line),
+                                                                                   capped)), capped)
     boxed = _last_boxed(text)
     if boxed:
         got = _choice_in_clause(boxed, opts)
@@ -949,7 +992,8 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
     for cue, clause in reversed(cues):
         got = _choice_in_clause(clause, opts)
         if got:
-            return _choice_result(got, "answer_cue", f"after the cue {cue!r}: {_show(clause)}", capped)
+            return _choice_taken_back(text, clause, opts, _choice_result(
+                got, "answer_cue", f"after the cue {cue!r}: {_show(clause)}", capped), capped)
     bare = text.strip(_MARKUP + ".!?:()[] \n")
     if letters and len(bare) <= 2:
         key = _key_for(bare, options, strict_case=False)

@@ -12,6 +12,8 @@
   before it ("48 pens, which is 2 times as many"), not one that introduces the result.
 * :func:`expression_after` — the text after an ``=`` is an algebraic expression ("3(2x+1) + 0",
   "2x + 4"): no single number is the answer there.
+* :data:`TAKE_BACK` — words that take back a stated answer ("wait", "I made a mistake"); a later
+  different number after one makes a cued answer ambiguous.
 * :data:`GSM8K_LINE` — GSM8K's final line ``#### 42``.
 """
 
@@ -40,6 +42,10 @@ CONDITION_CLAUSE = re.compile(
     r"(?i)\b(?:for|when|whenever|where|at|reached\s+at|attained\s+at|occurs\s+at|if|with)\s+[A-Za-z]{1,2}\s*=\s*"
     r"[-−]?\d[\d,.]*"
 )
+#: Words that take back what was just said ("wait", "I made a mistake", "let me redo", "oops").
+TAKE_BACK = re.compile(r"(?i)\b(?:wait|correction|mistake|mistaken|recount|recheck|re-check|recalculate|recompute|"
+                       r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
+                       r"that\s+is\s+wrong|not\s+right)\b")
 GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
 
 

@@ -240,3 +240,38 @@ MYTHS = [
 def test_a_myth_is_a_no(query: str, answer: str, value: bool, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer, query)
     assert got.verdict == verdict, got.detail
+
+
+TAKEN_BACK = [
+    ({"type": "numeric", "value": 12}, "The answer is 12. Wait, let me recompute: 3 × 5 = 15.", "ambiguous"),
+    ({"type": "numeric", "value": 12}, "Answer: 12\nOops, I made a mistake: it should be 14.", "ambiguous"),
+    ({"type": "numeric", "value": 12}, "So the answer is 12. On second thought, 13.", "ambiguous"),
+    ({"type": "numeric", "value": 12}, "Answer: 12\nWait, let me check: 3 × 4 = 12. Yes.", "correct"),
+    ({"type": "numeric", "value": 12}, "The answer is 12 apples. Actually, that is 3 boxes of 4.", "correct"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+     "The answer is B. Wait, no, it is C.", "ambiguous"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+     "Answer: B\nOops, that's wrong: potassium, (C).", "ambiguous"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+     "Answer: B\nWait, let me double-check: (B) is sodium. Yes.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), TAKEN_BACK)
+def test_an_answer_taken_back_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
+
+
+CONFIRMED = [
+    ({"type": "numeric", "value": 12}, "The answer is 12.\nWait, let me verify: 15 - 3 = 12. Correct.", "correct"),
+    ({"type": "numeric", "value": 12}, "So the answer is 12; recount: 4 + 4 + 4 = 12.", "correct"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+     "The answer is B. Wait, is it (C)? No: potassium is K, so (B) stands.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CONFIRMED)
+def test_a_check_that_ends_on_the_same_answer_keeps_it(block: dict[str, Any], answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
