@@ -61,6 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
                 config.pluginmanager.unregister(plugin)
 
 
+#: the run folder's sub-folder where pytest-xdist workers share the endpoints' rate limits
+LIMITS_DIR = "limits"
+
 #: third-party pytest plugins that a golden/suite session switches off (see :func:`pytest_configure`)
 QUIET_PLUGINS = ("deepeval", "langsmith_plugin")
 
@@ -115,7 +118,9 @@ class HarnessSession:
 
         self.load()
         if self._background is None:
-            self._background = BackgroundCases.for_run(self.settings, self.subjects or [], self.run_dir)
+            # pytest-xdist: the workers of one session share the endpoints' rate limits (files in the run folder)
+            shared = self.run_dir / LIMITS_DIR if self.is_worker else None
+            self._background = BackgroundCases.for_run(self.settings, self.subjects or [], self.run_dir, shared)
         return self._background
 
     def start_background(self, pairs: list[tuple[Case, str]]) -> None:

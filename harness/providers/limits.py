@@ -22,15 +22,28 @@ Rules, in the order a request meets them:
 
 The pause is checked again after the buckets: a 429 that arrives while a request waits for a
 bucket still holds it back.
+
+**One budget across processes** (issue 28): with ``shared_dir`` (the pytest plugin passes one per
+session to every pytest-xdist worker) the two buckets are :class:`SharedTokenBucket`: their level
+and time stamp live in a small JSON file per endpoint and bucket in that folder, read and written
+under a ``filelock`` lock on every take and give, so every process of the session draws from the
+same bucket and the endpoint sees the configured rate in total. The clock is ``time.monotonic``
+(system-wide on Linux, so the processes must share one machine). Slots and the 429 pause stay per
+process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
+
+from filelock import FileLock
 
 from harness.common.errors import ConfigError
 from harness.records.transcript import Message
@@ -91,6 +104,51 @@ class TokenBucket:
         self.level = min(self.capacity, self.level + amount)
 
 
+class SharedTokenBucket(TokenBucket):
+    """A :class:`TokenBucket` whose state is the file ``path``, shared by every process that opens it.
+
+    Each :meth:`take` / :meth:`give` reads the level and stamp under a file lock, applies the same rule
+    as the in-process bucket, and writes them back; a missing or unreadable file is a full bucket.
+    """
+
+    def __init__(self, per_minute: float, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(per_minute, clock)
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(str(path) + ".lock")
+
+    def _load(self) -> None:
+        try:
+            state = json.loads(self.path.read_text(encoding="utf-8"))
+            self.level, self._stamp = float(state["level"]), float(state["stamp"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.level, self._stamp = self.capacity, self._clock()
+
+    def _save(self) -> None:
+        self.path.write_text(json.dumps({"level": self.level, "stamp": self._stamp}), encoding="utf-8")
+
+    def take(self, cost: float) -> float:
+        with self._lock:
+            self._load()
+            wait = super().take(cost)
+            self._save()
+            return wait
+
+    def give(self, amount: float) -> None:
+        with self._lock:
+            self._load()
+            super().give(amount)
+            self._save()
+
+
+def _bucket(per_minute: float | None, shared: Path | None, name: str,
+            clock: Callable[[], float]) -> TokenBucket | None:
+    if not per_minute:
+        return None
+    return SharedTokenBucket(per_minute, shared.with_name(f"{shared.name}-{name}.json"), clock) if shared \
+        else TokenBucket(per_minute, clock)
+
+
 class EndpointLimits:
     """The shared admission state of one endpoint.
 
@@ -100,18 +158,22 @@ class EndpointLimits:
         requests_per_minute: optional request rate limit.
         tokens_per_minute: optional token rate limit (estimated, then corrected from usage).
         clock: seconds, monotonic.
+        shared_dir: where the buckets' state is shared with other processes (module docstring);
+            ``None``: this process's own buckets.
     """
 
     def __init__(
         self, endpoint: str, concurrency: int, requests_per_minute: float | None = None,
         tokens_per_minute: float | None = None, clock: Callable[[], float] = time.monotonic,
+        shared_dir: Path | None = None,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be >= 1, got {concurrency}", endpoint)
         self.endpoint = endpoint
         self.concurrency = int(concurrency)
-        self.requests = TokenBucket(requests_per_minute, clock) if requests_per_minute else None
-        self.tokens = TokenBucket(tokens_per_minute, clock) if tokens_per_minute else None
+        shared = shared_dir / hashlib.sha256(endpoint.encode()).hexdigest()[:16] if shared_dir else None
+        self.requests = _bucket(requests_per_minute, shared, "requests", clock)
+        self.tokens = _bucket(tokens_per_minute, shared, "tokens", clock)
         self._clock = clock
         self._paused_until = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None

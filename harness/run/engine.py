@@ -37,12 +37,13 @@ def _smallest(values: Sequence[float | None], default: float | None) -> float | 
     return min(given) if given else default
 
 
-def endpoint_limits(settings: Settings) -> dict[str, EndpointLimits]:
+def endpoint_limits(settings: Settings, shared_dir: Path | None = None) -> dict[str, EndpointLimits]:
     """One :class:`EndpointLimits` per OpenAI-compatible endpoint URL, shared by every member calling it.
 
     A member naming its own endpoint may give its own ``concurrency``, ``requests_per_minute`` and
     ``tokens_per_minute``; members naming the same endpoint get the smallest given value of each;
-    a value nobody gives comes from the global setting.
+    a value nobody gives comes from the global setting. ``shared_dir``: the rate limits are shared
+    with the other processes using that folder (pytest-xdist workers; :mod:`harness.providers.limits`).
     """
     from harness.providers.openai_compat import display_url
 
@@ -55,12 +56,14 @@ def endpoint_limits(settings: Settings) -> dict[str, EndpointLimits]:
             url, int(_smallest([s.concurrency for s in specs], settings.concurrency) or 1),
             requests_per_minute=_smallest([s.requests_per_minute for s in specs], settings.requests_per_minute),
             tokens_per_minute=_smallest([s.tokens_per_minute for s in specs], settings.tokens_per_minute),
+            shared_dir=shared_dir,
         )
         for url, specs in by_url.items()
     }
 
 
-def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, Provider]:
+def build_providers(settings: Settings, store: CacheStore | None,
+                    shared_limits: Path | None = None) -> dict[str, Provider]:
     """The providers the configured members need, each wrapped in the record/replay cache.
 
     Keys are :attr:`MemberSpec.provider_key`: ``local``, ``openai`` (the configured endpoint), and
@@ -68,7 +71,7 @@ def build_providers(settings: Settings, store: CacheStore | None) -> dict[str, P
     endpoint URL share its :func:`endpoint_limits`.
     """
     raw: dict[str, Provider] = {}
-    limits = endpoint_limits(settings)
+    limits = endpoint_limits(settings, shared_limits)
     for spec in settings.all_specs():
         key = spec.provider_key
         if key in raw:
@@ -131,10 +134,10 @@ class Engine:
         subjects: subject names to build (``council``, ``baseline``, ...).
     """
 
-    def __init__(self, settings: Settings, subjects: Sequence[str]) -> None:
+    def __init__(self, settings: Settings, subjects: Sequence[str], shared_limits: Path | None = None) -> None:
         self.settings = settings
         self.store = CacheStore(settings.cache_path) if settings.cache_mode != "off" else None
-        self.providers = build_providers(settings, self.store)
+        self.providers = build_providers(settings, self.store, shared_limits)
         self.caller = Caller(self.providers, settings)
         self.board = TokenBoard(council_runs="council" in subjects)
         self.subjects: dict[str, Subject] = {

@@ -61,7 +61,8 @@ def case_window(settings: Settings) -> int:
     return 2 * request_slots(settings)
 
 
-def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool = True) -> Engine:
+def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool = True,
+                shared_limits: Path | None = None) -> Engine:
     """The engine that runs a run's (case, subject) pairs.
 
     Args:
@@ -69,7 +70,7 @@ def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool =
             (self-consistency) may wait for the council's tokens on the same case. pytest items may
             run in any order (``-k``, xdist), so the plugin passes ``False``: an arm never waits.
     """
-    engine = Engine(settings, subjects)
+    engine = Engine(settings, subjects, shared_limits)
     engine.board.waits = in_order
     return engine
 

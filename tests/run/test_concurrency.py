@@ -204,14 +204,16 @@ a time with no delay would send dozens per second)."""
     assert [r.status for r in run.results] == [expected_status(i) for i in range(1, n + 1)]
 
 
-def run_pytest(project: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint."""
+def run_pytest(project: Path, base_url: str, *args: str,
+               extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint
+    (``extra_env``: more variables, e.g. settings)."""
     plugin = [] if any(e.name == "council_harness" for e in entry_points(group="pytest11")) else [
         "-p", "harness.pytest_plugin"]
     env = harness_env()
     env.update({"LLM_COUNCIL_BASE_URL": base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
                 "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_RUBRIC_SCORING": "false",
-                "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0"})
+                "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0", **(extra_env or {})})
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p",
          "no:langsmith_plugin", *plugin, "-m", "golden", "-q", "-rf", *args],
