@@ -23,7 +23,7 @@ _AUX = r"will|would|does|do|did|is|are|was|were|can|could|should|has|have|had|mu
 _NEG_AUX = (r"won't|wouldn't|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|shouldn't|"
             r"hasn't|haven't|hadn't|mustn't|mightn't")
 _SHORT = re.compile(
-    r"(?i)^[\W_]*(?:it|they|he|she|this|that|there|you|we|i|one|so)\s+"
+    r"(?i)^[\W_]*(?:(?:indeed|sure|certainly|of\s+course|well)[,!]?\s+)?(?:it|they|he|she|this|that|there|you|we|i|one|so)\s+"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)"
     r"(?:\s+\w+)?\s*(?:[.!;—–-]|$)"
 )

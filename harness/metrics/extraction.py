@@ -1083,9 +1083,11 @@ _POLARITY = {"yes": True, "true": True, "correct": True, "valid": True,
 _POLARITY_RE = re.compile(r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b")
 _LEADING_WORD = re.compile(
     r"(?i)^[\W_]*(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
+    r"(?!\s+(?:and|or|xor|is|==?|equals)\b|\s*[=)])"
     r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope)\b"
     r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah)\b(?=\s*[.,!;:—–-]))")
-_STATEMENT = re.compile(r"(?i)\b(?:is|are|was|were|be|'s|holds?)\s+(?:(?:not|n't)\s+)?(?:\w+\s+)?"
+_STATEMENT = re.compile(r"(?i)\b(?:is|are|was|were|be|'s|holds?|evaluates?\s+to|comes?\s+out\s+(?:as|to)|"
+                        r"results?\s+in)\s+(?:(?:not|n't)\s+)?(?:\w+\s+)?"
                         r"(?:true|false|correct|incorrect|valid|invalid)\b")
 
 

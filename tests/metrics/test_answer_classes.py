@@ -275,3 +275,30 @@ CONFIRMED = [
 def test_a_check_that_ends_on_the_same_answer_keeps_it(block: dict[str, Any], answer: str, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, got.detail
+
+
+MORE_BOOLEAN = [
+    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
+     "not True is False; False and True is False. The expression evaluates to False.", "correct"),
+    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
+     "True or False is True, and not that is False. The whole thing comes out as False.", "correct"),
+    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
+     "False and False is False; not False is True. It evaluates to True.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), MORE_BOOLEAN)
+def test_a_boolean_expression_evaluates_to(block: dict[str, Any], answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
+
+
+@pytest.mark.parametrize(("answer", "value", "verdict"), [
+    ("Indeed it does.", True, "correct"),
+    ("Of course it does!", True, "correct"),
+    ("Well, it doesn't.", True, "wrong"),
+])
+def test_a_short_auxiliary_answer_after_an_interjection(answer: str, value: bool, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer,
+                         "Does water expand when it freezes?")
+    assert got.verdict == verdict, got.detail
