@@ -108,6 +108,24 @@ class ArmSettings(BaseModel):
     match_on: Literal["tokens", "completion_tokens", "cost"] = "tokens"
 
 
+class GateSettings(BaseModel):
+    """The ``gate:`` section: what fails the gate (the rule is :mod:`harness.gate.fail_rule`).
+
+    Args:
+        fail_on: ``failures`` (every failing or erroring case fails the gate, the default) or
+            ``regressions`` (a case that failed or errored in the stored baseline and still does is a
+            known failure: reported, it does not change the exit code; regressions still fail).
+        min_pass_rate: a pass-rate threshold in [0, 1] per subject (passed over passed + failed +
+            errored results): a subject at or above it has its remaining failing cases tolerated; a
+            subject below it fails the gate (a ``pass_rate`` reason). ``None``: no threshold.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fail_on: Literal["failures", "regressions"] = "failures"
+    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+
+
 def default_members() -> list[MemberSpec]:
     """The embedded default council: SmolLM2 in two sampling personas plus Gemma 3 270M."""
     return [
@@ -218,6 +236,7 @@ class Settings(BaseSettings):
     # regression gate
     gated_scores: list[str] | None = None
     tolerances: dict[str, float] = {}
+    gate: GateSettings = Field(default_factory=GateSettings)  # what fails the gate (harness.gate.fail_rule)
     repeats: int = Field(default=1, ge=1, le=100)  # noise-aware gate: passes per case (harness.gate.repeats)
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
     # the >15% prediction's primary endpoint: None = `correct` when at least 10 cases have `expected:`,

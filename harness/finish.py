@@ -13,9 +13,10 @@ and ``merge``. It does, in this order:
    recommended mode ran beside the council) and the usage ledger (``"usage"``);
 3. the comparison with the stored baseline of each of the run's datasets, unless
    ``update_baseline`` (the run is about to become the baseline: nothing is compared);
-4. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
-   that run);
-5. the gate outcome (:func:`harness.gate.regression.gate_outcome`), written to ``summary.json`` ``"gate"``;
+4. the gate outcome (:func:`harness.gate.regression.gate_outcome`, under the config's ``gate:`` rule:
+   :mod:`harness.gate.fail_rule`), written to ``summary.json`` ``"gate"`` in step 5;
+5. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
+   that run; its banner shows the gate outcome of step 4), then ``summary.json`` ``"gate"``;
 6. with ``update_baseline``, the baselines of the run's datasets, written atomically.
 
 With ``persist=False`` (``report`` and ``diff --html``: views of a run that is already finished) steps 1-5
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from pydantic import ConfigDict
 
+from harness.common.errors import EXIT_INFRASTRUCTURE
 from harness.common.model import Frozen
 from harness.config import Settings
 from harness.gate.arm_outcome import ArmsOutcome, arms_outcome
@@ -79,14 +81,22 @@ class RunOutcome(Frozen):
     baselines_written: tuple[Path, ...] = ()
 
     @property
+    def infrastructure_failed(self) -> bool:
+        """Whether every result of the run is an ``error`` (nothing was evaluated: the endpoint or the models
+        failed on every case); a run with no result at all is not (the gate says what is missing)."""
+        return bool(self.run.results) and all(r.status == "error" for r in self.run.results)
+
+    @property
     def exit_code(self) -> int:
-        """The gate's exit code: 1 when it failed (a regression, or a failing case without a baseline), else 0."""
-        return self.gate.exit_code
+        """:data:`~harness.common.errors.EXIT_INFRASTRUCTURE` (3) when :attr:`infrastructure_failed`, else the
+        gate's: 0 pass, 1 fail, 3 incomplete (:attr:`harness.gate.regression.GateOutcome.exit_code`)."""
+        return EXIT_INFRASTRUCTURE if self.infrastructure_failed else self.gate.exit_code
 
     @property
     def regressed(self) -> bool:
-        """Whether any baseline comparison failed (failing cases of datasets without a baseline do not count)."""
-        return any(c.exit_code for c in self.comparisons)
+        """Whether any baseline comparison failed after the gate's rule (failing cases of datasets without a
+        baseline do not count, nor the known or tolerated failures of ``gate.fail_on``/``gate.min_pass_rate``)."""
+        return any(d.outcome != "pass" for d in self.gate.comparisons)
 
 
 def finish_run(
@@ -134,8 +144,8 @@ def finish_run(
         from harness.gate.rundiff import diff_runs
 
         diff = diff_runs(against, run, settings)
-    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff)
-    gate = gate_outcome(run, comparisons)
+    gate = gate_outcome(run, comparisons, settings.gate)
+    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff, gate=gate)
     summary = write_gate_summary(gate, run) if persist else run.run_dir / SUMMARY
     validity = [v.line() for v in judge_validity(run.results)]
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]

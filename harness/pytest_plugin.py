@@ -175,7 +175,7 @@ class HarnessSession:
         update_baseline = bool(self.config.getoption("--update-baseline"))
         outcome = finish_run(load_run(self.run_dir), self.settings, update_baseline=update_baseline)
         lines = [f"baseline written: {p}" for p in outcome.baselines_written]
-        lines += comparison_lines(outcome.comparisons)
+        lines += comparison_lines(outcome.comparisons, outcome.gate)
         lines += outcome.validity_lines
         if outcome.gate.scoring.errors:  # a scorer that fails on every case must not leave the session green
             lines.append(outcome.gate.scoring.words())
@@ -187,7 +187,7 @@ class HarnessSession:
             from harness.report.html import write_report
 
             path = write_report(outcome.run, Path(target), prediction=outcome.prediction,
-                                comparison=list(outcome.comparisons))
+                                comparison=list(outcome.comparisons), gate=outcome.gate)
         return path, lines, outcome.regressed or outcome.gate.outcome == "incomplete"
 
 

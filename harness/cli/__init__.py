@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.common import vault
-from harness.common.errors import CacheMiss, HarnessError
+from harness.common.errors import EXIT_USAGE, CacheMiss, HarnessError
 from harness.common.untrusted import echo
 
 __all__ = ["SUBJECT_CHOICES", "build_parser", "main"]
@@ -43,7 +43,8 @@ def __getattr__(name: str) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one ``council-harness`` command; its exit code (2 for usage and configuration errors)."""
+    """Run one ``council-harness`` command; its exit code (:mod:`harness.common.errors`: 0 pass, 1 gate
+    failure, 2 usage or configuration error, 3 infrastructure error or incomplete results, 130 interrupted)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bias-report"]:
         # fast path: only the bias modules (no run, report or model stack) for a command that reads one file
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except CacheMiss as exc:
         echo(f"error: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_code
     except HarnessError as exc:
         problems = getattr(exc, "problems", [exc])
         for p in problems if len(problems) > 1 else [exc]:
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a file-system failure no store wrapped: name the path, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         echo(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted; resume with `council-harness run --resume RUN_ID`", file=sys.stderr)
         return 130

@@ -21,9 +21,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ConfigError(
             "no baseline to compare with; write one with `council-harness run --update-baseline` "
             "or pass --baseline FILE", str(baseline_hint(settings)))
-    outcome = gate_outcome(run, comparisons)
+    outcome = gate_outcome(run, comparisons, settings.gate)
     summary = write_gate_summary(outcome, run, Path(args.summary) if args.summary else None)
-    for line in comparison_lines(comparisons):
+    for line in comparison_lines(comparisons, outcome):
         echo(line)
     counts = outcome.counts
     echo(f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cli.args import positive_int
+from harness.cli.args import EXIT_CODES_HELP, add_version, positive_int
 from harness.cli.compare import cmd_compare
 from harness.cli.data import cmd_export, cmd_import, cmd_validate
 from harness.cli.report import cmd_diff, cmd_merge, cmd_report
@@ -33,8 +33,10 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="council-harness", description="Evaluate and regression-test multi-model LLM councils."
+        prog="council-harness", description="Evaluate and regression-test multi-model LLM councils.",
+        epilog=EXIT_CODES_HELP, formatter_class=_HelpFormatter,
     )
+    add_version(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     run = _command(sub, "run", "run datasets through the council and the baseline, write a report",
                    "council-harness run --suite reasoning-100 --limit 10\n"
@@ -59,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write JUnit XML: one test case per (case, subject), failures with the readable report")
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
+    noise = run.add_mutually_exclusive_group()
+    noise.add_argument("-q", "--quiet", action="count", default=0,
+                       help="no progress; on stdout only the verdict lines, the comparison summaries, the gate rule, "
+                            "the report path and the gate line")
+    noise.add_argument("-v", "--verbose", action="count", default=0,
+                       help="also a line per finished case on stderr and the known or tolerated failures on stdout")
     run.set_defaults(func=cmd_run)
     cmp_ = _command(sub, "compare", "compare a run with its stored baselines (exit 1 on regression)",
                     "council-harness compare 20261126-091000-cd34 --baseline reports/baselines/common_facts.json")

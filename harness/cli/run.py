@@ -11,8 +11,11 @@ from harness.common.errors import ConfigError
 from harness.config import load_settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from harness.common.console import PlainConsole
     from harness.data.cases import Dataset
+    from harness.run.result import CaseResult
     from harness.run.runs import Run
 
 DEFAULT_DATA = [Path("golden"), Path("suites")]
@@ -44,7 +47,14 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run the cases (and their repeats), then :func:`harness.finish.finish_run`; print what it found."""
+    """Run the cases (and their repeats), then :func:`harness.finish.finish_run`; print what it found.
+
+    Results go to stdout (the run's table, the verdict lines, the arms, remediation and usage lines, the
+    baseline comparison, the report path, the gate rule and the gate line), progress and notes to
+    stderr (``docs/cli.md``). ``-q`` keeps only the verdict lines, the comparison summaries, the report
+    path, the gate rule and the gate line on stdout and no progress; ``-v`` adds a line per finished
+    case on stderr and the known or tolerated failures on stdout.
+    """
     from harness.common.console import plain_console
     from harness.finish import finish_run
     from harness.gate.prediction import verdict_lines
@@ -55,7 +65,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.run.runs import load_run, runs_dir
     from harness.run.subjects import parse_subjects, validate_subject
 
-    console = plain_console()
+    verbosity = getattr(args, "verbose", 0) - getattr(args, "quiet", 0)
+    console = plain_console(quiet=verbosity < 0)  # stderr: progress and notes
+    out = plain_console(stderr=False)  # stdout: the results
+
+    def say(line: str) -> None:  # a result line: unwrapped and literal (CI logs, model-named scopes)
+        out.print(line, soft_wrap=True, markup=False, highlight=False)
+
+    on_result = _case_line(console) if verbosity > 0 else None
     settings = load_settings(args.config, cache_mode=args.cache_mode, repeats=args.repeats)
     subjects = parse_subjects(args.subjects or DEFAULT_SUBJECTS)
     for name in subjects:
@@ -72,43 +89,63 @@ def cmd_run(args: argparse.Namespace) -> int:
         datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
         subjects = list(prior.manifest.subjects)
         run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console,
-                        resume_args=resume_args)
+                        resume_args=resume_args, on_result=on_result)
         run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
-        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console, resume_args=resume_args)
+        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console, resume_args=resume_args,
+                        on_result=on_result)
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
     outcome = finish_run(run, settings, update_baseline=args.update_baseline)
-    _print_summary(run, console)
+    if verbosity >= 0:
+        _print_summary(run, out)
     if outcome.prediction is not None:
-        for line in verdict_lines(outcome.prediction):  # unwrapped and literal: CI logs and model-named scopes
-            console.print(line, soft_wrap=True, markup=False, highlight=False)
-    bands = [f"remediation: {b.sentence}" for b in outcome.remediation]  # seed 000's CSS bands (issue 29)
-    for line in [*outcome.arms.lines(run.results), *bands, *ledger_lines(outcome.usage)]:
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
-    for line in comparison_lines(outcome.comparisons):
-        console.print(line, markup=False, highlight=False)
-    for line in outcome.validity_lines:
-        console.print(line, markup=False)
-    for path in outcome.baselines_written:
-        console.print(f"baseline written: {path}", markup=False, highlight=False)
+        for line in verdict_lines(outcome.prediction):
+            say(line)
+    if verbosity >= 0:
+        bands = [f"remediation: {b.sentence}" for b in outcome.remediation]  # seed 000's CSS bands (issue 29)
+        for line in [*outcome.arms.lines(run.results), *bands, *ledger_lines(outcome.usage)]:
+            say(line)
+    for line in comparison_lines(outcome.comparisons, outcome.gate):
+        if verbosity >= 0 or not line.startswith("  "):
+            say(line)
+    if verbosity > 0:
+        for reason in outcome.gate.excused:
+            say(f"  ~ {reason.dataset} :: {reason.message}")
+    if verbosity >= 0:
+        for line in outcome.validity_lines:
+            say(line)
+        for path in outcome.baselines_written:
+            say(f"baseline written: {path}")
     if settings.quality_retention_days:
         from harness.run.runs import prune_runs
 
         for name in prune_runs(runs_dir(settings), settings.quality_retention_days, [run.run_id]):
-            console.print(f"retention: removed run {name}")
+            console.print(f"retention: removed run {name}", markup=False)
     if args.junitxml:
         from harness.report.junit import write_junit
 
         junit = write_junit(Path(args.junitxml), run.results, [c for d in datasets for c in d.cases],
                             f"council-harness {run.run_id}")
-        console.print(f"junit: {junit}", markup=False, highlight=False)
+        say(f"junit: {junit}")
     gate = outcome.gate
-    console.print(f"report: {outcome.report}", markup=False, highlight=False)
+    say(f"report: {outcome.report}")
     if gate.scoring.errors:
-        console.print(gate.scoring.words(), soft_wrap=True, markup=False, highlight=False)
-    console.print(f"{gate.line()}; summary: {outcome.summary}", markup=False, highlight=False)
+        say(gate.scoring.words())
+    say(gate.words)
+    say(f"{gate.line()}; summary: {outcome.summary}")
     return outcome.exit_code
+
+
+def _case_line(console: PlainConsole) -> Callable[[CaseResult], None]:
+    """``-v``: one stderr line per finished case (status, dataset::case [subject], the error if any)."""
+
+    def line(result: CaseResult) -> None:
+        why = f": {result.error}" if result.error else ""
+        console.print(f"{result.status:>8} {result.dataset}::{result.case_id} [{result.subject}]{why}",
+                      soft_wrap=True, markup=False, highlight=False)
+
+    return line
 
 
 def _resume_args(args: argparse.Namespace, subjects: Sequence[str]) -> list[str]:

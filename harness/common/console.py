@@ -32,7 +32,7 @@ class PlainConsole(Console):
         super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 
-def plain_console(stderr: bool = True) -> PlainConsole:
-    """The CLI's console (stderr by default)."""
-    return PlainConsole(stderr=stderr)
+def plain_console(stderr: bool = True, quiet: bool = False) -> PlainConsole:
+    """The CLI's console: stderr (progress and notes) by default, stdout for results; ``quiet`` prints nothing."""
+    return PlainConsole(stderr=stderr, quiet=quiet)
 

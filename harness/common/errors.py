@@ -1,6 +1,23 @@
-"""User-facing errors: one paragraph naming the place and what was expected, never a traceback."""
+"""User-facing errors: one paragraph naming the place and what was expected, never a traceback.
+
+The exit codes of every ``council-harness`` command (documented in ``docs/cli.md``):
+
+* :data:`EXIT_OK` 0: the command did what it was asked; for ``run``/``compare``/``diff``: the gate passed.
+* :data:`EXIT_GATE` 1: the gate failed: a failing case or a regression (under the config's ``gate:`` rule).
+* :data:`EXIT_USAGE` 2: a usage or configuration error: a bad option, config, dataset or path
+  (:class:`ConfigError`, :class:`DatasetError`, :class:`StoreError`; argparse's own code).
+* :data:`EXIT_INFRASTRUCTURE` 3: the harness could not reach a verdict: a replay-cache miss, an
+  endpoint that failed after its retries (:class:`ProviderError`), a run whose every case errored, or
+  results left incomplete (the gate's ``incomplete`` verdict, :data:`harness.gate.baselines.EXIT_INCOMPLETE`).
+* 130: interrupted (Ctrl-C).
+"""
 
 from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GATE = 1
+EXIT_USAGE = 2
+EXIT_INFRASTRUCTURE = 3
 
 
 class HarnessError(Exception):
@@ -11,7 +28,7 @@ class HarnessError(Exception):
         where: the file, ``file:line``, config key or field the problem is in (optional).
     """
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
     def __init__(self, message: str, where: str | None = None) -> None:
         self.message = message
@@ -51,9 +68,9 @@ class DatasetError(HarnessError):
 
 
 class ProviderError(HarnessError):
-    """A model call that failed after its retries (endpoint down, bad reply, timeout)."""
+    """A model call that failed after its retries (endpoint down, bad reply, timeout): an infrastructure error."""
 
-    exit_code = 1
+    exit_code = EXIT_INFRASTRUCTURE
 
 
 class CacheMiss(ProviderError):

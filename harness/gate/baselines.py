@@ -47,6 +47,11 @@ when any reason says results are absent, unknown or not fully scored (4, 5, ``sc
 result a scorer could not fully score, :mod:`harness.gate.scoring_errors`, and the run-level kinds
 of :mod:`harness.gate.completeness`: ``unfinished``, ``stopped``, ``not_run``; ``empty_baseline``: a
 baseline with no entries); else ``pass`` (exit 0). An incomplete run never passes, with or without a baseline.
+
+What the user lets pass (``gate.fail_on: regressions``: known failures; ``gate.min_pass_rate``: a
+pass-rate threshold, which adds a ``pass_rate`` reason, a failing kind, when a subject is below it)
+is applied to the run's reasons afterwards by :mod:`harness.gate.fail_rule`; it only ever sets
+``failing`` reasons aside.
 """
 
 from __future__ import annotations
@@ -350,10 +355,13 @@ class CaseDelta(Frozen):
 
 
 ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-                     "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline"]
+                     "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline", "pass_rate",
+                     "known_failure", "tolerated_failure"]
 REASON_KINDS: tuple[ReasonKind, ...] = (
     "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-    "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline")
+    "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline", "pass_rate")
+#: What the user's gate rule excuses (:mod:`harness.gate.fail_rule`): reported, never counted by :func:`verdict_of`.
+EXCUSED_KINDS: tuple[ReasonKind, ...] = ("known_failure", "tolerated_failure")
 #: Reasons that say a case got worse than the baseline: the one definition of "regressed" (the
 #: gate, ``diff`` and the report's "what changed" all use :attr:`Comparison.regressed`). ``failing``
 #: (a case that fails now, whatever it did before) fails the gate but is a state, not a change; a
@@ -371,7 +379,7 @@ EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "incomplete": EXIT_INCOMPLET
 
 def verdict_of(kinds: Iterable[str]) -> Verdict:
     """The verdict of a set of reason kinds (module docstring): ``fail`` > ``incomplete`` > ``pass``."""
-    kinds = set(kinds)
+    kinds = set(kinds) - set(EXCUSED_KINDS)
     if kinds - INCOMPLETE_KINDS:
         return "fail"
     return "incomplete" if kinds else "pass"
@@ -420,6 +428,8 @@ class GateReason(Frozen):
             return f"unreadable result line {self.line}: {self.detail}"
         if self.kind == "aggregate":
             return f"{where}{self.score}: {self.detail}"
+        if self.kind == "pass_rate":
+            return f"{where}{self.detail}"
         return f"{where}: {self.detail}"
 
 

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.common.model import Frozen
-from harness.config import Settings
+from harness.config import GateSettings, Settings
 from harness.gate.baselines import (
+    EXCUSED_KINDS,
     EXIT_CODES,
     FAILING,
     REASON_KINDS,
@@ -29,6 +30,7 @@ from harness.gate.baselines import (
     write_baseline,
 )
 from harness.gate.completeness import Completeness, completeness, completeness_reasons
+from harness.gate.fail_rule import RuleOutcome, apply_rule
 from harness.gate.repeats import load_repeats
 from harness.gate.scoring_errors import ScoringErrors, scoring_error_reasons, scoring_errors
 from harness.records.score_spec import default_tolerance, spec
@@ -136,6 +138,11 @@ class GateOutcome(Frozen):
         comparisons: one per compared dataset.
         scoring: the run's scoring errors, counted per scorer (:mod:`harness.gate.scoring_errors`).
         completeness: how complete the run is (:mod:`harness.gate.completeness`).
+        rule: the rule that decided (``gate.fail_on``, ``gate.min_pass_rate``: :mod:`harness.gate.fail_rule`),
+            ``words`` saying it in one line.
+        excused: the failing reasons the rule set aside (``known_failure``, ``tolerated_failure``):
+            reported, not counted.
+        pass_rates: subject -> pass rate (with ``gate.min_pass_rate`` only).
     """
 
     outcome: Verdict
@@ -145,6 +152,10 @@ class GateOutcome(Frozen):
     comparisons: tuple[DatasetOutcome, ...] = ()
     scoring: ScoringErrors = ScoringErrors()
     completeness: Completeness | None = None
+    rule: GateSettings = GateSettings()
+    words: str = "rule: fail_on=failures"
+    excused: tuple[GateReason, ...] = ()
+    pass_rates: dict[str, float] = {}
 
     @property
     def exit_code(self) -> int:
@@ -157,9 +168,10 @@ class GateOutcome(Frozen):
         return f"gate: {self.outcome} ({self.counts['reasons']} reason(s)){state}"
 
 
-def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
+def gate_outcome(run: Run, comparisons: Sequence[Comparison], rule: GateSettings | None = None) -> GateOutcome:
     """Combine the run's completeness, the comparisons and the failing results of datasets that have no
-    baseline into one verdict (see :class:`GateOutcome`)."""
+    baseline into one verdict (see :class:`GateOutcome`), under the user's ``rule`` (``gate:`` in the
+    config; default: every failure counts), applied by :func:`harness.gate.fail_rule.apply_rule`."""
     compared = {c.dataset for c in comparisons}
     state = completeness(run)
     reasons: list[GateReason] = completeness_reasons(run, state, ", ".join(run_datasets(run)))
@@ -181,19 +193,30 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison]) -> GateOutcome:
                                detail="not a valid result record; it may hide any case")
                     for n in run.corrupt_lines]
     reasons += scoring_error_reasons(run.results)
+    rule = rule or GateSettings()
+    decided: RuleOutcome = apply_rule(reasons, run.results, comparisons, rule)
+    reasons = list(decided.reasons)
     scoring = scoring_errors(run.results)
     counts: dict[str, int] = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
     counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines),
                "scoring_errors": scoring.errors}
+    counts |= {k: sum(r.kind == k for r in decided.excused) for k in EXCUSED_KINDS}
+    set_aside = {(r.dataset, r.case_id, r.subject) for r in decided.excused}
+
+    def counted(c: Comparison) -> tuple[GateReason, ...]:
+        return tuple(r for r in c.reasons
+                     if not (r.kind == "failing" and (r.dataset, r.case_id, r.subject) in set_aside))
+
     per_dataset = tuple(
-        DatasetOutcome(dataset=c.dataset, outcome=c.verdict, noise_aware=c.noise_aware,
+        DatasetOutcome(dataset=c.dataset, outcome=verdict_of(r.kind for r in counted(c)), noise_aware=c.noise_aware,
                        within_noise=tuple(f"case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
                                           for d in c.cases if d.within_noise),
-                       gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=c.reasons)
+                       gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=counted(c))
         for c in comparisons
     )
     return GateOutcome(outcome=verdict_of(r.kind for r in reasons), compared=bool(comparisons), counts=counts,
-                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring, completeness=state)
+                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring, completeness=state,
+                       rule=rule, words=decided.words(), excused=decided.excused, pass_rates=decided.pass_rates)
 
 
 def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None) -> Path:
@@ -203,12 +226,17 @@ def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None)
     return update_summary(run.run_dir, SECTION, outcome)
 
 
-def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
-    """A short human summary per compared dataset, then every reason on its own line."""
+def comparison_lines(comparisons: Sequence[Comparison], gate: GateOutcome | None = None) -> list[str]:
+    """A short human summary per compared dataset, then every reason on its own line.
+
+    With the run's ``gate`` outcome, a dataset's verdict and reasons are those left after the user's rule
+    (:mod:`harness.gate.fail_rule`), and the failures it set aside are counted on the summary line."""
+    outcomes = {d.dataset: d for d in gate.comparisons} if gate is not None else {}
     lines = []
     for c in comparisons:
         counts = c.counts()
-        verdict = {"fail": "FAIL", "incomplete": "INCOMPLETE", "pass": "pass"}[c.verdict]
+        kept = outcomes[c.dataset].reasons if c.dataset in outcomes else c.reasons
+        verdict = {"fail": "FAIL", "incomplete": "INCOMPLETE", "pass": "pass"}[verdict_of(r.kind for r in kept)]
         if c.noise_aware:
             parts = [f"{counts['cases_regressed']} regressed beyond noise",
                      f"{counts['cases_within_noise']} changed within noise"]
@@ -216,10 +244,15 @@ def comparison_lines(comparisons: Sequence[Comparison]) -> list[str]:
             parts = [f"{counts['cases_regressed']} regressed"]
         parts.append(f"{counts['cases_improved']} improved")
         parts += [f"{counts[k]} {k}" for k in ("missing", "unreadable", "empty_baseline") if counts[k]]
+        excused = [r for r in gate.excused if r.dataset == c.dataset] if gate is not None else []
+        for kind, word in (("known_failure", "known failure(s)"), ("tolerated_failure", "tolerated failure(s)")):
+            n = sum(r.kind == kind for r in excused)
+            if n:
+                parts.append(f"{n} {word}")
         mode = (f", noise-aware: per-case level {c.case_level:.3g}, run-level {c.run_level:.3g}"
                 if c.noise_aware and c.case_level is not None and c.run_level is not None else "")
         lines.append(f"baseline {c.dataset}: {verdict} ({', '.join(parts)}{mode})")
-        lines += [f"  - {f}" for f in c.failures]
+        lines += [f"  - {r.message}" for r in kept]
         within = [d for d in c.cases if d.within_noise]
         lines += [f"  ~ within noise: case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
                   for d in within[:WITHIN_NOISE_LINES]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.gate.baselines import Comparison
 from harness.report.formatting import fmt_duration, parse_time, status_label
@@ -20,6 +20,9 @@ from harness.report.view_records import (
     SubjectCounts,
 )
 from harness.run.runs import Run
+
+if TYPE_CHECKING:
+    from harness.gate.regression import GateOutcome
 
 STATUSES = ("passed", "failed", "error", "awaiting_review")
 #: Verdicts of objective answers (harness.metrics.correctness), counted apart in the gate banner.
@@ -79,7 +82,9 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Comparison]) -> GateView:
+def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Comparison],
+              outcome: GateOutcome | None = None) -> GateView:
+    """The banner; ``outcome``: the gate under the config's rule (default: :func:`gate_outcome` under the default)."""
     from harness.gate.regression import gate_outcome
 
     results = run.results
@@ -106,13 +111,15 @@ def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Compariso
         summary = ComparisonSummary(
             dataset=", ".join(c.dataset for c in comparisons), **by, gated_scores=", ".join(gated) or "none",
         )
-    outcome = gate_outcome(run, comparisons)
+    outcome = outcome or gate_outcome(run, comparisons)
     n_failed = sum(r.status == "failed" for r in results)
     n_error = sum(r.status == "error" for r in results)
     parts = [f"{len(results)} result(s)", f"{n_failed} failed", f"{n_error} error(s)"]
     if summary is not None:
         parts += [f"{summary.regressed} regression(s)", f"{summary.improved} improvement(s) vs baseline"]
     parts += [f"{outcome.counts[k]} {k}" for k in ("missing", "unreadable") if outcome.counts[k]]
+    parts += [f"{n} {k.replace('_', ' ')}(s) not counted" for k in ("known_failure", "tolerated_failure")
+              if (n := outcome.counts.get(k, 0))]
     if outcome.scoring.errors:
         parts.append(outcome.scoring.words())
     state = outcome.completeness
@@ -121,6 +128,6 @@ def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Compariso
     word = {"pass": "Gate passed", "fail": "Gate failed", "incomplete": "Gate incomplete"}[outcome.outcome]
     headline = word + ": " + ", ".join(parts)
     reasons = tuple(f"{r.dataset} :: {r.message}" for r in outcome.reasons)
-    return GateView(passed=outcome.outcome == "pass", headline=headline, subjects=per_subject,
+    return GateView(passed=outcome.outcome == "pass", headline=headline, rule=outcome.words, subjects=per_subject,
                     reasons=reasons[:GATE_REASONS_SHOWN], more_reasons=reasons[GATE_REASONS_SHOWN:],
                     comparison=summary)

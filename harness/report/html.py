@@ -19,6 +19,7 @@ import base64
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -32,6 +33,9 @@ from harness.report.diff_view import diff_view
 from harness.report.view import build_view
 from harness.run.runs import Run
 from harness.stats import PredictionReport
+
+if TYPE_CHECKING:
+    from harness.gate.regression import GateOutcome
 
 
 def shown(value: object) -> object:
@@ -154,6 +158,7 @@ def content_security_policy(script: str = SCRIPT) -> str:
 def render_run(
     run: Run, *, prediction: PredictionReport | None = None,
     comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
+    gate: GateOutcome | None = None,
 ) -> str:
     """The report's HTML text.
 
@@ -164,11 +169,13 @@ def render_run(
             counts to the gate banner and the delta column to the case matrix.
         diff: the run compared with an earlier run (:func:`harness.gate.rundiff.diff_runs`): adds the
             "what changed" section.
+        gate: the gate outcome under the config's rule (:func:`harness.gate.regression.gate_outcome`), for the
+            banner; default: the outcome under the default rule (every failure counts).
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """
     with gc_paused():  # a 10,000-result view is millions of live objects: see harness.common.gcpause
-        view = build_view(run, prediction=prediction, comparison=comparison)
+        view = build_view(run, prediction=prediction, comparison=comparison, gate=gate)
         template = _env.get_template("report.html.j2")
         changes = diff_view(diff) if diff is not None else None
         # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
@@ -178,14 +185,16 @@ def render_run(
 def write_report(
     run: Run, path: Path | None = None, *, prediction: PredictionReport | None = None,
     comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
+    gate: GateOutcome | None = None,
 ) -> Path:
     """Write ``index.html`` in the run folder (or ``path``) atomically and return its path.
 
     Args:
         run: the run to report.
         path: where to write; default ``<run_dir>/index.html``.
-        prediction, comparison, diff: as for :func:`render_run`.
+        prediction, comparison, diff, gate: as for :func:`render_run`.
     """
     out = Path(path) if path else run.run_dir / "index.html"
-    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison, diff=diff))
+    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison, diff=diff,
+                                               gate=gate))
     return out

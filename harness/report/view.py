@@ -15,6 +15,7 @@ modules and tests import from it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness.gate.baselines import Comparison
 from harness.records.score_spec import spec
@@ -51,6 +52,9 @@ from harness.report.view_records import GATE_REASONS_SHOWN, PAGE_ROWS, KeyValue,
 from harness.run.runs import Run
 from harness.stats import PredictionReport
 
+if TYPE_CHECKING:
+    from harness.gate.regression import GateOutcome
+
 __all__ = [
     "CHART_FAMILIES", "CONFIG_HIGHLIGHTS", "DETAIL_LIMIT", "GATE_REASONS_SHOWN", "INTERVAL_WIDTH", "KEY_SCORES",
     "LONG_TEXT", "OPEN_BLOCK_ROWS", "PAGE_ROWS", "STATUSES", "VERDICTS", "ReportView", "Tone",
@@ -61,7 +65,7 @@ __all__ = [
 
 def build_view(
     run: Run, *, prediction: PredictionReport | None = None,
-    comparison: Comparison | Sequence[Comparison] | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None, gate: GateOutcome | None = None,
 ) -> ReportView:
     """Everything the report shows, computed from a run.
 
@@ -70,6 +74,7 @@ def build_view(
         prediction: the >15% verdicts (:func:`harness.stats.evaluate_prediction`), for the prediction panel.
         comparison: the run compared with its baseline(s) (:func:`harness.gate.baselines.compare`, one per
             dataset), for the gate banner's regression counts and the matrix's delta column.
+        gate: the gate outcome under the config's rule, for the banner (default: computed under the default rule).
     """
     comparisons: tuple[Comparison, ...] = (
         () if comparison is None else (comparison,) if isinstance(comparison, Comparison) else tuple(comparison)
@@ -85,7 +90,7 @@ def build_view(
         rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
         header=header_view(run, subjects),
-        gate=gate_view(run, subjects, comparisons),
+        gate=gate_view(run, subjects, comparisons, gate),
         prediction=prediction_view(prediction) if prediction is not None else None,
         charts=charts(run.results, subjects),
         subjects=subjects,

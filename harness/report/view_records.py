@@ -130,6 +130,7 @@ class GateView(Frozen):
     Args:
         passed: no failed or errored result and no comparison failure.
         headline: one line for people.
+        rule: which rule decided (``gate.fail_on``, ``gate.min_pass_rate``: :mod:`harness.gate.fail_rule`).
         subjects: counts per subject and status.
         reasons: why it failed, one line per reason of :func:`harness.gate.regression.gate_outcome` (the same
             records as ``summary.json``), shown without a click; more_reasons: the lines beyond
@@ -140,6 +141,7 @@ class GateView(Frozen):
     passed: bool
     headline: str
     subjects: tuple[SubjectCounts, ...]
+    rule: str = ""
     reasons: tuple[str, ...]
     more_reasons: tuple[str, ...] = ()
     comparison: ComparisonSummary | None = None

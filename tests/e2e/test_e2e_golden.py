@@ -159,8 +159,8 @@ def test_cli_run_writes_report(project: Path, cold_run: subprocess.CompletedProc
         capture_output=True, text=True, timeout=600,
     )
     assert out.returncode == 1, out.stderr  # the impossible case fails
-    report_line = [x for x in out.stderr.splitlines() if x.startswith("report: ")]
-    assert report_line, out.stderr
+    report_line = [x for x in out.stdout.splitlines() if x.startswith("report: ")]
+    assert report_line, out.stdout
     html = (project / report_line[0].removeprefix("report: ").strip()).read_text()
     assert "Consensus Strength" in html and "capital-fr" in html and "[█" in html
     assert "<script" not in html.lower().split("</head>")[1]

@@ -82,10 +82,10 @@ def test_one_case_falling_8_to_2_fails_the_run_naming_it(project):
     assert done.returncode == 1, done.stderr
     # m1 samples at temperature 0.7: the gate is noise-aware (issue 27) and still names the collapse
     assert "baseline gate: FAIL (1 regressed beyond noise, 0 changed within noise, 0 improved, noise-aware" \
-        in done.stderr
-    assert "case q3 [baseline]: accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5 + noise band " in done.stderr
+        in done.stdout
+    assert "case q3 [baseline]: accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5 + noise band " in done.stdout
     for other in ("q1", "q2", "q4", "q5"):
-        assert f"case {other} " not in done.stderr
+        assert f"case {other} " not in done.stdout
 
     second = run_dirs(root)[-1]
     gate = json.loads((second / "summary.json").read_text())["gate"]
@@ -172,4 +172,4 @@ def test_repeats_use_a_new_seed_per_repeat_and_store_spreads(project):
     done = cli(root, "run", "--subjects", "baseline", "--data", "golden", "--repeats", "3")
     assert done.returncode == 0, done.stderr
     assert len(server.requests) == before
-    assert "noise-aware" in done.stderr
+    assert "noise-aware" in done.stdout
