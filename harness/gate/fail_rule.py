@@ -19,6 +19,10 @@ regression) still count. Precedence, top-down:
    ``failing`` reasons aside or adds ``pass_rate``; the verdict over what is left is still
    :func:`harness.gate.baselines.verdict_of`.
 
+In the noise-aware mode (:mod:`harness.gate.noise`: a sampled run, or repeats) a case failing in both
+runs is already no reason, whatever ``fail_on`` says; the rule matters for the strict mode (a replayed
+or temperature-0 run), where such a case is a ``failing`` reason.
+
 The excused reasons are kept (:attr:`RuleOutcome.excused`): the console, ``summary.json`` and the
 report list them as known or tolerated failures. :meth:`RuleOutcome.words` says which rule decided.
 """

@@ -9,6 +9,7 @@ still fails it. The pass-rate threshold is checked on run folders written by :mo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,9 @@ def test_fail_on_regressions_passes_a_rerun_against_its_own_baseline_and_fails_a
     # the council is right on cases 0-3 (4 pass, 2 fail); the baseline model on 0-1 (2 pass, 4 fail)
     with ScriptedServer(range(4), range(2)) as server:
         root = scripted_project(tmp_path, server.base_url, N, extra=f"baseline: {SOLO}\n")
+        config = root / "council-harness.yaml"
+        # temperature 0: the strict gate (a sampled run is noise-aware, where failing in both runs is no reason)
+        config.write_text(re.sub(r"model: (m-[abc])", r"model: \1, temperature: 0", config.read_text()))
         stored = run_cli(root, "--update-baseline")
         assert stored.returncode == 1, stored.stderr  # failing cases and no baseline yet: the default rule fails
         default = run_cli(root)
@@ -42,7 +46,6 @@ def test_fail_on_regressions_passes_a_rerun_against_its_own_baseline_and_fails_a
         gate, _ = _gate(root)
         assert gate["outcome"] == "fail" and gate["counts"]["failing"] == 6 and gate["rule"]["fail_on"] == "failures"
 
-        config = root / "council-harness.yaml"
         config.write_text(config.read_text() + "gate:\n  fail_on: regressions\n")
         rerun = run_cli(root)
         assert rerun.returncode == 0, rerun.stdout + rerun.stderr
