@@ -59,8 +59,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
     last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the
-    first number. Numbers that compare ("2 times as many", "25% more than") or name a unit ("in one
-    day") are passed over in a clause and by the fallback rules when other numbers remain. Numbers inside a
+    first number. Numbers that compare ("2 times as many", "25% more than"), name a unit ("in one
+    day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "at $5") are passed over
+    in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
     sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
     other numbers remain.
@@ -149,6 +150,7 @@ from harness.metrics.choice_cues import (
 from harness.metrics.declared import declared_line
 from harness.metrics.number_cues import (
     APPOSITIVE_COPULA,
+    CIRCUMSTANCE_BEFORE,
     COMPARISON_AFTER,
     CONDITION_CLAUSE,
     CONDITION_EQ,
@@ -505,10 +507,13 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
 
 def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
     """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
-    one day", "per 1 hour") when others remain."""
+    one day", "per 1 hour"), then without those in a circumstantial phrase ("from 4 boxes", "in 2
+    hours", "at $5"), each only when others remain."""
     kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])
             and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12): p]))]
-    return kept or nums
+    kept = kept or nums
+    main = [(p, n) for p, n in kept if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12): p])]
+    return main or kept
 
 
 #: The reason :func:`_pick_in_clause` gives when the clause states an expression, not a number.
@@ -534,7 +539,8 @@ def _without_negated_numbers(text: str) -> str:
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
 _CHECK = re.compile(r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
-                    r"for\s+comparison|by\s+comparison)\b")
+                    r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
+                    r"to\s+(?:check|verify)|double[- ]check(?:ing)?)\b")
 
 
 def _without_asides(sentence: str) -> str:

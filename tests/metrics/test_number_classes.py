@@ -115,3 +115,28 @@ def test_a_final_value_the_question_also_gives_is_read(query: str, answer: str, 
 def test_plain_numerals_leaves_words_and_scientific_notation_alone() -> None:
     assert plain_numerals("2 x 10^3 and H2O and v1.2.3 and 3/4") == "2 x 10^3 and H2O and v1.2.3 and 3/4"
     assert plain_numerals("5 1/0 and 4 5/3") == "5 1/0 and 4 5/3"  # not proper fractions
+
+
+MUFFINS = "A baker makes 24 muffins and sells them in boxes of 6 for $5 a box. How much money does he make?"
+CIRCUMSTANCE = [
+    (20, "The baker makes $20 from 4 boxes.", "correct"),
+    (150, "The train covers 150 km in 2 hours.", "correct"),
+    (36, "She collects 36 stamps over 3 weeks.", "correct"),
+    (4, "The baker makes $20 from 4 boxes.", "wrong"),
+]
+CHECKS = [
+    (4, "x = 4? Let's check: 2(4) + 3 = 11 ✓", "correct"),
+    (4, "So x = 4. Let me verify: 2 × 4 + 3 = 11.", "correct"),
+    (4, "x = 4.\nDouble-checking: 8 + 3 = 11.", "correct"),
+    (11, "x = 4? Let's check: 2(4) + 3 = 11 ✓", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), CIRCUMSTANCE)
+def test_a_number_in_a_circumstantial_phrase_is_passed_over(value: float, answer: str, verdict: str) -> None:
+    assert _verdict(value, answer, MUFFINS) == verdict
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), CHECKS)
+def test_a_check_after_the_answer_is_not_the_answer(value: float, answer: str, verdict: str) -> None:
+    assert _verdict(value, answer, "Solve for x: 2x + 3 = 11.") == verdict
