@@ -143,12 +143,14 @@ class Council:
 
     async def synthesize(
         self, query: str, d: Deliberation, messages: list[Message], json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> tuple[str | None, list[CallRecord], list[str]]:
-        """One stage-3 call of the chairman: ``(text or None, its records, errors)``."""
+        """One stage-3 call of the chairman (cap: ``max_tokens``, else the synthesis cap):
+        ``(text or None, its records, errors)``."""
         if not d.ok:
             return None, [], ["stage1: no member produced an answer"]
         res = await self.caller.call(
-            self.chairman, "stage3", messages, max_tokens=self.settings.synthesis_cap,
+            self.chairman, "stage3", messages, max_tokens=max_tokens or self.settings.synthesis_cap,
             temperature=min(self.chairman.temperature, 0.3), json_schema=json_schema,
         )
         if res.completion is not None and res.completion.text.strip():

@@ -33,14 +33,18 @@ class DebateVerdict(Frozen):
 
     Args:
         positions: the competing positions, as laid out.
-        pick: the declared pick, scored as the final answer.
+        pick: the declared pick, as the chairman wrote it.
+        pick_member: the member whose answer the pick names, when the pick is a response label
+            ("Response B"): that answer is then the final answer.
         rationale: why the chairman picked it.
-        parsed: whether the chairman's reply was a readable JSON verdict (else ``pick`` is its whole text).
+        parsed: whether the chairman's reply was a readable JSON verdict with a pick (else ``pick`` is
+            its whole text and the top-ranked answer is the final answer).
     """
 
     kind: Literal["debate"] = "debate"
     positions: tuple[Position, ...] = ()
     pick: str
+    pick_member: str | None = None
     rationale: str = ""
     parsed: bool = True
 

@@ -327,3 +327,40 @@ def test_jury_votes_and_tally_rules() -> None:
     assert (rec.verdict, rec.counts, rec.confidence, rec.tie_rule) == ("yes", {"yes": 2, "no": 1}, 0.5667, "")
     assert tally((JuryVote(member="a", value="no"),), opts, "a").confidence == 0.5
     assert tally((), opts, "a").verdict is None
+
+
+def test_debate_pick_by_label_and_unreadable_verdict(tmp_path: Path) -> None:
+    """On odd questions the chairman's pick is a response label (its answer is scored); on even ones its
+    verdict is cut off mid-JSON (the top-ranked answer is scored, an error noted)."""
+
+    class Chair(ModeServer):
+        def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+            content = str(body["messages"][-1]["content"])
+            if "lay out the competing positions" in content:
+                qid, right = _right(content)
+                if int(qid[1:]) % 2 == 0:
+                    return '{"positions": [{"position": "the sum', "length"
+                label = next(lab for lab, t in BLOCK.findall(content) if right in t)
+                return json.dumps({"positions": [{"position": right, "held_by": [label], "why": "w"}],
+                                   "rationale": "r", "pick": label}), "stop"
+            return super().reply(body)
+
+    with Chair() as server:
+        root = scripted_project(tmp_path, server.base_url, 4, fourth_model="m-d")
+        proc = run_cli(root, "--subjects", "council:debate")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    _, results = _results(root)
+    for i in range(4):
+        t = results[(f"q{i:02d}", "council:debate")].transcript
+        mode = t.mode
+        assert isinstance(mode, DebateVerdict)
+        stage3 = [c for c in t.calls if c.stage == "stage3"]
+        assert len(stage3) == 1
+        if i % 2:
+            assert mode.parsed and mode.pick_member in ("c", "d") and mode.pick.startswith("Response ")
+            assert t.final_answer == t.answer_of(mode.pick_member).text  # type: ignore[union-attr]
+            assert t.final_answer.endswith(f"{i + 100}.")
+        else:
+            assert not mode.parsed and mode.pick_member is None
+            assert t.final_answer == "It is 7."  # b, top-ranked on one shared order
+            assert any("no readable debate verdict; the top-ranked answer is kept" in e for e in t.errors)
