@@ -23,6 +23,7 @@ from harness.common.ballot_labels import MAX_CANDIDATES as MAX_MEMBERS
 from harness.common.errors import ConfigError
 from harness.common.families import FAMILIES
 from harness.common.rubric_terms import RubricWeights, weights_from_env
+from harness.common.scorer_refs import load_declared
 from harness.common.yamlio import LocatedYaml, load_yaml
 
 ENV_PREFIX = "LLM_COUNCIL_"
@@ -317,11 +318,9 @@ class Settings(BaseSettings):
     def _importable_scorers(cls, v: list[str]) -> list[str]:
         """Each entry must load now (a typo or a broken entry point is a config error, not a scoring
         error on every case)."""
-        from harness.scorers.user import declared_scorer
-
         for i, ref in enumerate(v):
             try:
-                declared_scorer(ref)
+                load_declared(ref)
             except ValueError as exc:  # ScorerImportError: pydantic names the field and the file:line
                 raise ValueError(f"entry {i}: {exc}") from None
         return v

@@ -22,9 +22,9 @@ import pytest
 from harness.common.errors import CacheMiss, HarnessError
 from harness.common.untrusted import printable
 from harness.data.cases import Case, Dataset, is_dataset_file, load_datasets
-from harness.data.scorer_names import check_scorer_names
 from harness.report.failure_report import format_failure
 from harness.run.result import CaseResult
+from harness.scorers.names import check_scorer_names
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

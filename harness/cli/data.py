@@ -19,7 +19,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from harness.data.validate import validate
+    from harness.run.validate import validate
 
     result = validate([Path(p) for p in args.paths] or None, args.config)
     for line in result.lines():

@@ -37,11 +37,11 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 
 from harness.common.errors import DatasetError
 from harness.common.model import Frozen
+from harness.common.scorer_refs import SCORER_NAME, user_scorers_possible
 from harness.common.yamlio import LocatedYaml, load_yaml
 from harness.data.answer_format import AnswerFormat, with_instruction
 from harness.data.expected import Expected
 from harness.records.score_spec import BUILTIN_NAMES, SCORES, score_scale
-from harness.scorers.user import SCORER_NAME, user_scorers_loaded
 
 EvaluationMode = Literal["automatic", "expert_review"]
 DatasetKind = Literal["golden", "suite"]
@@ -91,7 +91,7 @@ class Case(Frozen):
     @classmethod
     def _known_scores(cls, v: dict[str, float]) -> dict[str, float]:
         unknown = sorted(k for k in v if k not in SCORES)
-        if unknown and not user_scorers_loaded():  # else a name a user scorer's mapping may return
+        if unknown and not user_scorers_possible():  # else a name a user scorer's mapping may return
             raise ValueError(
                 f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORES))}"
             )
@@ -136,7 +136,7 @@ class Case(Frozen):
 
 class ScorerName(Frozen):
     """A scorer a dataset names under ``scorers:`` and where (checked against the configuration by
-    :func:`harness.data.scorer_names.scorer_name_errors`; never imported by the loader)."""
+    :func:`harness.scorers.names.scorer_name_errors`; never imported by the loader)."""
 
     name: str
     where: str

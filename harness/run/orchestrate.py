@@ -23,7 +23,6 @@ from harness.common.errors import BudgetReached
 from harness.common.untrusted import printable_line
 from harness.config import Settings
 from harness.data.cases import Case, Dataset
-from harness.data.scorer_names import check_scorer_names
 from harness.providers.base import spend_meter
 from harness.records.transcript import CallRecord
 from harness.run.engine import Engine, request_slots
@@ -43,6 +42,7 @@ from harness.run.runs import (
     read_results,
     runs_dir,
 )
+from harness.scorers.names import check_scorer_names
 
 
 def selected_cases(datasets: Sequence[Dataset], limit: int | None = None) -> list[Case]:

@@ -10,7 +10,7 @@ Where the code comes from (configuration, never data):
   the name of an installed entry point (which then runs on that dataset's cases). Nothing a dataset
   names is imported while it loads or validates: an unknown name (``os:system``) is a dataset error
   at its line listing the known names (:func:`known_scorer_names`,
-  :func:`harness.data.scorer_names.scorer_name_errors`).
+  :func:`harness.scorers.names.scorer_name_errors`).
 * an installed entry point runs only where it is named; installing a package turns nothing on.
 
 The function is called with keyword arguments ``case`` (the :class:`~harness.data.cases.Case`) and
@@ -54,19 +54,23 @@ could ``os._exit``); that is why only the configuration can choose one.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import math
-import re
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
+from harness.common.scorer_refs import (
+    ENTRY_POINT_GROUP,
+    ScorerImportError,
+    entry_point_reference,
+    installed_entry_points,
+    load_declared,
+    resolve,
+)
 from harness.common.untrusted import clean_surrogates, printable_line
 from harness.records.score_spec import BUILTIN_NAMES, SCORES, ScoreSpec
 from harness.records.scoreset import CheckResult
@@ -78,51 +82,11 @@ if TYPE_CHECKING:
     from harness.providers.calls import Caller
     from harness.records.transcript import Transcript
 
-#: The entry-point group a package registers its scorers in (``name = "module:function"``).
-ENTRY_POINT_GROUP = "council_harness.scorers"
-_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-#: what a dataset may write under ``scorers:``: a name, never resolved as a module
-SCORER_NAME = re.compile(r"^[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.]*)?$")
 EXPECTED = "a float, a mapping of score names to floats, or a ScoreOutcome"
 #: the longest piece of a scorer's own text (an exception message) kept in a scoring error
 _MAX_TEXT = 300
 #: the longest score name a user scorer may return (it becomes a column, a badge, a baseline key)
 MAX_SCORE_NAME = 100
-
-
-class ScorerImportError(ValueError):
-    """A scorer the configuration names that does not load (a module, attribute or entry point)."""
-
-
-def is_reference(entry: str) -> bool:
-    """Whether a config entry is a ``module:function`` reference (else an entry point's name)."""
-    return bool(_REF.match(entry))
-
-
-def resolve(ref: str) -> Callable[..., Any]:
-    """The callable ``ref`` (``package.module:function``) names. Only the configuration's entries
-    and installed entry points are resolved; never a name read from a dataset.
-
-    Raises:
-        ScorerImportError: ``ref`` is not ``module:function``, the module does not import, or the
-            attribute is missing or not callable; the message says which.
-    """
-    if not isinstance(ref, str) or not _REF.match(ref):
-        raise ScorerImportError(f"expected 'module:function' (an importable module and a function in it) or the "
-                                f"name of an installed {ENTRY_POINT_GROUP} entry point, got {ref!r}")
-    module_name, _, attr = ref.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # the user's module: any import-time error is theirs to see
-        raise ScorerImportError(f"scorer {ref!r}: cannot import module {module_name!r} "
-                                f"({type(exc).__name__}: {exc})") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ScorerImportError(f"scorer {ref!r}: module {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise ScorerImportError(f"scorer {ref!r}: {attr!r} is a {type(obj).__name__}, expected a function")
-    return obj
 
 
 def _text(exc: BaseException) -> str:
@@ -267,31 +231,16 @@ def _is_number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def user_scorer(ref: str) -> UserScorer:
-    """The scorer ``ref`` (``module:function``) names, its score name registered
-    (:data:`harness.records.score_spec.SCORES`)."""
-    scorer = UserScorer(ref, resolve(ref))
+def _registered(scorer: UserScorer) -> UserScorer:
+    """``scorer`` with its score name in :data:`harness.records.score_spec.SCORES` (0-1 unless registered)."""
     if scorer.score_name not in SCORES:
-        SCORES.register(ScoreSpec(name=scorer.score_name, description=f"user-defined scorer {ref}"))
-    _LOADED.add(ref)
+        SCORES.register(ScoreSpec(name=scorer.score_name, description=f"user-defined scorer {scorer.name}"))
     return scorer
 
 
-_LOADED: set[str] = set()
-#: sys.path -> the installed entry points of the group, name -> ``module:function`` (read, not loaded)
-_ENTRY_POINTS: dict[tuple[str, ...], dict[str, str]] = {}
-
-
-def installed_entry_points() -> dict[str, str]:
-    """The ``council_harness.scorers`` entry points installed for this ``sys.path``, name -> value.
-    Read from the distributions' metadata: nothing is imported."""
-    key = tuple(sys.path)
-    if key not in _ENTRY_POINTS:
-        found: dict[str, str] = {}
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            found.setdefault(ep.name, ep.value)
-        _ENTRY_POINTS[key] = found
-    return _ENTRY_POINTS[key]
+def user_scorer(ref: str) -> UserScorer:
+    """The scorer ``ref`` (``module:function``) names, its score name registered."""
+    return _registered(UserScorer(ref, resolve(ref)))
 
 
 def entry_point_scorer(name: str) -> UserScorer:
@@ -300,15 +249,8 @@ def entry_point_scorer(name: str) -> UserScorer:
     Raises:
         ScorerImportError: no such entry point, or it does not name a loadable ``module:function``.
     """
-    installed = installed_entry_points()
-    if name not in installed:
-        known = ", ".join(sorted(installed)) or "none"
-        raise ScorerImportError(f"no entry point {name!r} is installed in the {ENTRY_POINT_GROUP} group "
-                                f"(installed: {known})")
-    try:
-        return user_scorer(installed[name])
-    except ScorerImportError as exc:
-        raise ScorerImportError(f"entry point {name!r} of the {ENTRY_POINT_GROUP} group is broken: {exc}") from None
+    entry_point_reference(name)  # installed (else the error names the installed ones)
+    return _registered(UserScorer(*load_declared(name)))
 
 
 def declared_scorer(entry: str) -> UserScorer:
@@ -317,25 +259,13 @@ def declared_scorer(entry: str) -> UserScorer:
     Raises:
         ScorerImportError: the entry does not load; the message says why.
     """
-    if is_reference(entry):
-        return user_scorer(entry)
-    installed = installed_entry_points()
-    if entry not in installed:
-        raise ScorerImportError(f"expected 'module:function' or the name of an installed {ENTRY_POINT_GROUP} "
-                                f"entry point (installed: {', '.join(sorted(installed)) or 'none'}), got {entry!r}")
-    return entry_point_scorer(entry)
+    return _registered(UserScorer(*load_declared(entry)))
 
 
 def known_scorer_names(settings: Settings) -> tuple[str, ...]:
     """The names a dataset may list under ``scorers:``: the config's entries as written, then the
     installed entry points' names."""
     return tuple(dict.fromkeys([*settings.scorers, *installed_entry_points()]))
-
-
-def user_scorers_loaded() -> bool:
-    """Whether any user scorer may be in play in this process (a config's loaded, or an entry point
-    installed): a ``minimum_scores`` name no built-in scorer produces may then be one of theirs."""
-    return bool(_LOADED) or bool(installed_entry_points())
 
 
 def configured_user_scorers(case: Case, settings: Settings) -> tuple[UserScorer | str, ...]:

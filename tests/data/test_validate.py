@@ -10,7 +10,7 @@ import pytest
 
 from harness.common.errors import DatasetError
 from harness.data.cases import load_datasets
-from harness.data.validate import validate
+from harness.run.validate import validate
 
 CLI = Path(sys.executable).parent / "council-harness"
 

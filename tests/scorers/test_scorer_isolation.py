@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.common import scorer_refs
 from harness.config import Settings
 from harness.council.calls import Caller
 from harness.data.cases import Case
@@ -103,8 +104,8 @@ ERRORS = {
 
 @pytest.fixture(autouse=True)
 def _forget_user_scorers(monkeypatch) -> None:
-    monkeypatch.setattr(user, "_LOADED", set(user._LOADED))
-    monkeypatch.setattr(user, "_ENTRY_POINTS", dict(user._ENTRY_POINTS))
+    monkeypatch.setattr(scorer_refs, "_RESOLVED", set(scorer_refs._RESOLVED))
+    monkeypatch.setattr(scorer_refs, "_ENTRY_POINTS", dict(scorer_refs._ENTRY_POINTS))
     monkeypatch.setattr(user, "_STUCK", {})
     monkeypatch.setattr(SCORES, "_specs", dict(SCORES._specs))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.common import scorer_refs
 from harness.common.errors import ConfigError, DatasetError
 from harness.config import Settings, load_settings
 from harness.council.calls import Caller
@@ -63,8 +64,8 @@ def shout(*, case, transcript):
 def _forget_user_scorers(monkeypatch) -> None:
     """Each test starts and ends with the process state it found: the user scorers loaded and the
     score names they registered are per process (a CLI run loads one config), so they are restored."""
-    monkeypatch.setattr(user, "_LOADED", set(user._LOADED))
-    monkeypatch.setattr(user, "_ENTRY_POINTS", dict(user._ENTRY_POINTS))
+    monkeypatch.setattr(scorer_refs, "_RESOLVED", set(scorer_refs._RESOLVED))
+    monkeypatch.setattr(scorer_refs, "_ENTRY_POINTS", dict(scorer_refs._ENTRY_POINTS))
     monkeypatch.setattr(SCORES, "_specs", dict(SCORES._specs))
 
 
@@ -167,8 +168,8 @@ def test_an_entry_point_scorer_runs_where_it_is_named_and_nowhere_else(tmp_path:
 
 
 def test_unknown_minimum_score_names_are_still_rejected_without_user_scorers(monkeypatch) -> None:
-    monkeypatch.setattr(user, "_LOADED", set())  # a process that has loaded none (earlier tests did)
-    monkeypatch.setattr(user, "_ENTRY_POINTS", {})
+    monkeypatch.setattr(scorer_refs, "_RESOLVED", set())  # a process that has loaded none (earlier tests did)
+    monkeypatch.setattr(scorer_refs, "_ENTRY_POINTS", {})
     with pytest.raises(ValueError, match="unknown score name"):
         Case(id="c", query="q", minimum_scores={"corect": 1})
 

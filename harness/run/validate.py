@@ -2,7 +2,7 @@
 
 Every problem is reported (not only the first): each dataset file is loaded on its own, and a file's
 loader collects every case-level problem (:meth:`harness.common.errors.DatasetError.of`); then each
-scorer a dataset names is checked against the configuration (:mod:`harness.data.scorer_names`:
+scorer a dataset names is checked against the configuration (:mod:`harness.scorers.names`:
 nothing a dataset names is imported). ``run`` performs
 the same checks before its first model call, so a run never pays model time for a broken file.
 """
@@ -69,7 +69,7 @@ def dataset_files(paths: Sequence[Path], validation: Validation) -> list[Path]:
 def validate(paths: Sequence[Path] | None = None, config: str | None = None) -> Validation:
     """Load the configuration and every dataset under ``paths``, collecting every problem."""
     from harness.config import load_settings
-    from harness.data.scorer_names import scorer_name_errors
+    from harness.scorers.names import scorer_name_errors
 
     result = Validation()
     settings = None

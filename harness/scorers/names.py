@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness.common.errors import DatasetError
+from harness.common.scorer_refs import ENTRY_POINT_GROUP, ScorerImportError
 from harness.config import Settings
 from harness.data.cases import Dataset
-from harness.scorers.user import ENTRY_POINT_GROUP, ScorerImportError, entry_point_scorer, known_scorer_names
+from harness.scorers.user import entry_point_scorer, known_scorer_names
 
 
 def scorer_name_errors(datasets: Iterable[Dataset], settings: Settings) -> list[DatasetError]:
