@@ -23,7 +23,7 @@ from harness.data.cases import Case, load_datasets
 from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult
 from harness.run.scoring import score_case
-from harness.scorers import SCORES, ScoreOutcome, user
+from harness.scorers import SCORES, ScoreOutcome
 from tests.scripted_server import SOLO, ScriptedServer, question
 
 CLI = [sys.executable, "-m", "harness.cli"]
