@@ -1,6 +1,7 @@
-"""The README's commands work as printed: every ``council-harness`` command in it parses with the real
-command line, every extra it installs exists, and the ones that are safe offline (``validate``,
-``--collect-only``, ``--help``) are run in this repository and succeed."""
+"""The README's commands work as printed: every ``council-harness`` command in README.md and in the
+reference pages it links (``docs/*.md``) parses with the real command line, every extra it installs
+exists, and the ones that are safe offline (``validate``, ``--collect-only``, ``--help``) are run in
+this repository and succeed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from harness.cli import build_parser
 from tests.paths import REPO
 
 ROOT = REPO
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+README = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
 BIN = Path(sys.executable).parent
 
 
