@@ -15,6 +15,7 @@ from harness.common.model import Frozen
 from harness.gate.arm_outcome import arms_outcome
 from harness.gate.arm_verdicts import ratio_words
 from harness.gate.prediction import default_primary
+from harness.records.transcript import CallRecord
 from harness.run.ledger import UsageLedger, cached_words, cost_words, usage_ledger
 from harness.run.result import CaseResult
 
@@ -112,9 +113,11 @@ def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cas
     return svg, tuple(plots.pareto_frontier(points))
 
 
-def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsView | None:
+def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any],
+              unrecorded: Sequence[CallRecord] = ()) -> ArmsView | None:
     """The panel for ``results``; ``config``: the run's settings as its manifest records them
-    (``prediction_threshold``, ``primary_endpoint``, ``pricing``, ``selection_tag``)."""
+    (``prediction_threshold``, ``primary_endpoint``, ``pricing``, ``selection_tag``); ``unrecorded``: the
+    calls of pairs a budget stopped (the ledger's ``unrecorded`` row)."""
     from harness.config import ModelPrice
 
     threshold = float(config.get("prediction_threshold", 0.15))
@@ -122,7 +125,7 @@ def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ArmsV
     prices = {k: ModelPrice.model_validate(v) for k, v in (config.get("pricing") or {}).items()}
     if not prices and not {r.subject for r in results} - CLASSIC:
         return None  # a council/baseline run without pricing: the prediction panel says it all
-    ledger = usage_ledger(results, prices)
+    ledger = usage_ledger(results, prices, unrecorded)
     if not ledger.total.calls:
         return None
     primary = primary or default_primary(results)[0]

@@ -102,7 +102,7 @@ def build_view(
         expert_review=expert_items(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
-        arms=arms_view(run.results, run.manifest.config or {}),
+        arms=arms_view(run.results, run.manifest.config or {}, run.manifest.unrecorded_calls),
         modes=modes_view(run.results, run.manifest.config or {}),
         sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),

@@ -134,7 +134,10 @@ def test_token_limit_holds_per_call_and_the_printed_resume_command_works(tmp_pat
         # the ledger counts every call the endpoint saw, the stopped pairs' calls in its 'unrecorded' row
         usage = json.loads((run_dir / "summary.json").read_text())["usage"]
         assert usage["total"]["calls"] == first_requests
-        assert usage["by_subject"].get("unrecorded", {"calls": 0})["calls"] == first_requests - len(first.results)
+        unrecorded = usage["by_subject"].get("unrecorded", {"calls": 0})["calls"]
+        assert unrecorded == first_requests - sum(len(r.transcript.calls) for r in first.results if r.transcript)
+        if unrecorded:  # the report's usage table has the row too
+            assert f"<tr><td>unrecorded</td><td class=\"num\">{unrecorded}</td>" in (run_dir / "index.html").read_text()
         line = next(ln for ln in out.splitlines() if "finish it with: " in ln)
         command = shlex.split(line.split("finish it with: ", 1)[1])
         assert command[:4] == ["council-harness", "run", "--resume", run_dir.name]
