@@ -439,21 +439,93 @@ def _describe_error(err: ErrorDetails, located: LocatedYaml | None) -> str:
     return f"configuration: {msg}"
 
 
+#: The ``pyproject.toml`` table that may hold the settings instead of ``council-harness.yaml``.
+PYPROJECT_TABLE = "council-harness"
+#: Settings holding paths: relative paths in a configuration found in a parent folder are relative to that folder.
+PATH_SETTINGS = ("reports_dir", "cache_path", "bias_store")
+
+
+def discover_config(start: Path | None = None) -> LocatedYaml | None:
+    """The configuration nearest to ``start`` (default: the working directory), looking upward.
+
+    In ``start`` and then each parent folder up to the file-system root, the first of these wins:
+    ``council-harness.yaml``, then the ``[tool.council-harness]`` table of ``pyproject.toml`` (a
+    ``pyproject.toml`` without that table is skipped). A configuration found in a parent folder has the
+    relative paths it names (:data:`PATH_SETTINGS`) made relative to its own folder, so that running from
+    a sub-folder writes where running from the project's root would. ``None``: nothing found.
+
+    Raises:
+        ConfigError: a ``pyproject.toml`` that is not valid TOML, or whose table is not a table.
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        yaml_file = folder / DEFAULT_CONFIG_FILE
+        if yaml_file.is_file():
+            located = load_yaml(yaml_file if folder != here or start is not None else Path(DEFAULT_CONFIG_FILE))
+            if located.data is None:
+                located = located.with_data({})
+            if not isinstance(located.data, dict):
+                raise ConfigError("expected a mapping of settings at the top level", f"{yaml_file}:1")
+            return _anchored(located, folder) if folder != here else located
+        table = _pyproject_table(folder / "pyproject.toml")
+        if table is not None:
+            return _anchored(table, folder) if folder != here else table
+    return None
+
+
+def _pyproject_table(path: Path) -> LocatedYaml | None:
+    """``[tool.council-harness]`` of ``path`` with the line of each top-level key; ``None`` without one."""
+    import re
+    import tomllib
+
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", str(path)) from None
+    table = data.get("tool", {}).get(PYPROJECT_TABLE) if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"expected [tool.{PYPROJECT_TABLE}] to be a table of settings", str(path))
+    lines = text.splitlines()
+    header = next((i + 1 for i, ln in enumerate(lines) if ln.strip() == f"[tool.{PYPROJECT_TABLE}]"), 1)
+    located: dict[tuple[str | int, ...], int] = {(): header}
+    for key in table:
+        name = re.escape(key)
+        pattern = re.compile(rf"^\s*\"?{name}\"?\s*=|^\[tool\.{re.escape(PYPROJECT_TABLE)}\.{name}\]")
+        found = next((i + 1 for i, ln in enumerate(lines) if i + 1 >= header and pattern.match(ln)), header)
+        located[(key,)] = found
+    return LocatedYaml(path, table, located)
+
+
+def _anchored(located: LocatedYaml, folder: Path) -> LocatedYaml:
+    """``located`` with its relative :data:`PATH_SETTINGS` made relative to ``folder``."""
+    data = dict(located.data)
+    for key in PATH_SETTINGS:
+        value = data.get(key)
+        if isinstance(value, str) and not Path(value).expanduser().is_absolute() and not value.startswith("~"):
+            data[key] = str(folder / value)
+    return located.with_data(data)
+
+
 def load_settings(
     config_path: Path | str | None = None, **overrides: Any
 ) -> Settings:
     """Load settings from the YAML file (if any), the environment and explicit overrides.
 
     Args:
-        config_path: the YAML file; ``None`` uses ``$COUNCIL_HARNESS_CONFIG`` or
-            ``./council-harness.yaml`` when it exists.
+        config_path: the YAML file; ``None`` uses ``$COUNCIL_HARNESS_CONFIG``, else the configuration
+            :func:`discover_config` finds from the working directory upward (none: defaults and environment).
         overrides: values that win over everything (CLI and pytest options); ``None`` is ignored.
     """
     path = config_path or os.environ.get("COUNCIL_HARNESS_CONFIG")
-    if path is None and Path(DEFAULT_CONFIG_FILE).exists():
-        path = DEFAULT_CONFIG_FILE
     located: LocatedYaml | None = None
-    if path is not None:
+    if path is None:
+        located = discover_config()
+    else:
         p = Path(path)
         if not p.exists():
             raise ConfigError("config file not found", str(p))

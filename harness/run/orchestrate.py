@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import shlex
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any, TypeVar
 
 from rich.console import Console
 
@@ -130,7 +132,14 @@ def run_cases(
         window: pairs in flight at most (default :func:`case_window`; 1 runs them one by one).
         resume_args: the command-line arguments the run needs besides ``--resume ID`` (``--data``,
             ``--config``, ...), repeated in the command printed when a budget stops the run.
+
+    Called while an event loop runs in this thread (a Jupyter cell, ``asyncio.run`` of a coroutine),
+    the run goes to a worker thread with its own loop and this call waits for it (:func:`in_own_thread`):
+    the caller's loop cannot run the run's coroutines while it is blocked in this call.
     """
+    if loop_running():
+        return in_own_thread(run_cases, settings, datasets, subjects, limit=limit, run_dir=run_dir, resume=resume,
+                             console=console, on_result=on_result, window=window, resume_args=resume_args)
     check_scorer_names(datasets, settings)  # before any model call: a dataset names only configured scorers
     console = console or plain_console()
     run_id = run_dir.name if run_dir else new_run_id()
@@ -192,6 +201,23 @@ def run_cases(
 
 
 Pair = tuple[Case, str]
+T = TypeVar("T")
+
+
+def loop_running() -> bool:
+    """Whether an event loop is running in this thread (``asyncio.Runner`` would refuse to start)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def in_own_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a new worker thread (no event loop running there), waiting for it; its
+    exception is raised here."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="council-harness-run") as pool:
+        return pool.submit(fn, *args, **kwargs).result()
 
 
 async def finished_batches(
