@@ -24,7 +24,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``regex``
     ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
-    not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``). ``extract:
+    not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed
+    by a correcting word — "but", "however", "actually", … — after which nothing matches:
+    ``ambiguous``). ``extract:
     whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
     ``regex`` package (the same syntax as ``re``) searches with a time limit of
     :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
@@ -82,7 +84,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.text_cues import contrast_cut, second_clause, trailing_phrase, without_asides
+from harness.metrics.text_cues import CONTRAST, contrast_cut, second_clause, trailing_phrase, without_asides
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import ISOLATED, SandboxResult, run_python
@@ -282,6 +284,18 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
             f"the pattern took more than {REGEX_TIMEOUT_S:g} s on {where} and was stopped "
             "(catastrophic backtracking?); rewrite the pattern"))
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
+    if m and not declared and target is answer:
+        later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"]]
+        if later:
+            try:
+                again = regex.search(exp.pattern, answer[later[-1].end():], flags, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                again = None
+            if again is None:
+                extraction = Extraction(value=None, method="ambiguous", confidence=0.0, detail=(
+                    f"matched {m.group(0)!r} in the whole answer, but the answer turns away from it after "
+                    f"{later[-1].group(0).strip()!r} and no match follows"))
+                return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m:
         extraction = Extraction(value=m.group(0), method="declared" if declared else "regex_search",
                                 confidence=1.0, declared=declared,

@@ -60,7 +60,7 @@ expected value is 0 — zero words such as "no brothers" and "none")
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
     last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the
     first number. Numbers that compare ("2 times as many", "25% more than"), name a unit ("in one
-    day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "at $5") are passed over
+    day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "out of 12") are passed over
     in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
     sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
@@ -508,7 +508,7 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
 def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
     """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
     one day", "per 1 hour"), then without those in a circumstantial phrase ("from 4 boxes", "in 2
-    hours", "at $5"), each only when others remain."""
+    hours"), each only when others remain."""
     kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])
             and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12): p]))]
     kept = kept or nums

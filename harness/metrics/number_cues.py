@@ -8,7 +8,7 @@
   more", "25% more than"; passed over when the clause has another number.
 * :data:`UNIT_BEFORE` — "in one day", "per 1 hour": a 1 that names the unit, passed over like a
   comparison.
-* :data:`CIRCUMSTANCE_BEFORE` — "from 4 boxes", "in 2 hours", "at $5": a number in a
+* :data:`CIRCUMSTANCE_BEFORE` — "from 4 boxes", "in 2 hours", "out of 12": a number in a
   circumstantial phrase, passed over when another number remains.
 * :data:`APPOSITIVE_COPULA` — "which is", "that is", "i.e.": a copula that comments on the number
   before it ("48 pens, which is 2 times as many"), not one that introduces the result.
@@ -33,8 +33,9 @@ COMPARISON_AFTER = re.compile(
 )
 #: Before a 1 that names a unit rather than a quantity: "in one day", "per 1 hour", "for each one".
 UNIT_BEFORE = re.compile(r"(?i)\b(?:in|per|for|each|every|within)\s+$")
-#: Before a number in a circumstantial phrase: "from 4 boxes", "in 2 hours", "at $5 each", "out of 12".
-CIRCUMSTANCE_BEFORE = re.compile(r"(?i)\b(?:from|in|at|over|within|after|during|out\s+of|per|with|among|across)\s+"
+#: Before a number in a circumstantial phrase: "from 4 boxes", "in 2 hours", "out of 12" (not "with",
+#: "at": "ends with 8", "stands at 12" state results).
+CIRCUMSTANCE_BEFORE = re.compile(r"(?i)\b(?:from|in|over|within|during|out\s+of|per)\s+"
                                  r"(?:the\s+|a\s+|an\s+|about\s+|only\s+)?$")
 APPOSITIVE_COPULA = re.compile(r"(?i)\b(?:which|that|this|i\.e\.|ie)\s*,?\s*$")
 _EXPRESSION = re.compile(

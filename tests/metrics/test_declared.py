@@ -126,3 +126,14 @@ def test_arm_artifacts_count_ambiguity_and_format_per_subject() -> None:
 
     assert arm_words(council) == ("council: truncated final answers n/a, extraction failed 1/3 (33%), "
                                   "ambiguous 1/3 (33%), answer line 1/3 (33%) (members 4/6 (67%))")
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("In ISO form that would be 2024-03-15, but I would write 15/03/2024.", "ambiguous"),
+    ("Some write 2024-03-15; however, the usual form here is 15.03.2024.", "ambiguous"),
+    ("2024-03-15 is tempting, actually it's 15/03/2024", "ambiguous"),
+    ("Not 15/03/2024, but 2024-03-15.", "correct"),
+])
+def test_regex_without_a_line_is_not_passed_by_a_pattern_the_answer_turns_away_from(answer: str, verdict: str) -> None:
+    got = check_expected(_exp({"type": "regex", "pattern": r"\b\d{4}-\d{2}-\d{2}\b"}), answer)
+    assert got.verdict == verdict, got.detail
