@@ -492,7 +492,7 @@ def _corrected_later(text: str, clause: str, picked: _Picked, zeros: bool, found
 
 
 def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
-    """The number right before a last "≈" that only rounds it ("1/3 ≈ 0.333" gives 1/3)."""
+    """The fraction right before a last "≈" that only rounds it ("1/3 ≈ 0.333" gives 1/3)."""
     if not eqs or eqs[-1].group(0) != "≈":
         return None
     start = eqs[-2].end() if len(eqs) > 1 else 0
@@ -500,7 +500,8 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
     after = _nums(text[eqs[-1].end():], zeros)
     if before and after:
         exact, approx = before[-1][1], after[0][1]
-        if exact.value != approx.value and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value)):
+        if ("fraction" in exact.kind and exact.value != approx.value
+                and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value))):
             return exact
     return None
 

@@ -13,6 +13,7 @@
 * **dots as thousands separators** when there are at least two groups (``2.500.000`` → ``2500000``;
   one group such as ``2.500`` stays a decimal);
 * **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``
+  (a bare π is left alone: "π ≈ 3.14" states 3.14)
   (the value, so the check compares numbers; an expression around them is left to the other rules);
 * **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
   ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
@@ -42,7 +43,7 @@ _MIXED_RE = re.compile(r"(?<![\w./,])(?P<whole>\d{1,6})[ \t]+(?P<num>\d{1,2})/(?
 _DOTTED_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3}){2,}(?![\w.,]\d|\.\d)")
 _ROOT_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[ \t]?"
                       r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)")
-_PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:π|\\pi\b)(?![\w^])")
+_PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
 _DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
 _AND_A_PART = re.compile(r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
                         r"three\s+quarters|a\s+third|two\s+thirds)\b")
@@ -94,7 +95,7 @@ def _root(m: re.Match[str]) -> str:
 
 
 def _pi(m: re.Match[str]) -> str:
-    return f"{float(m['k'] or 1) * 3.141592653589793:.10g}"
+    return f"{float(m['k']) * 3.141592653589793:.10g}"
 
 
 def plain_numerals(text: str) -> str:

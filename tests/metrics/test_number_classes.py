@@ -140,3 +140,23 @@ def test_a_number_in_a_circumstantial_phrase_is_passed_over(value: float, answer
 @pytest.mark.parametrize(("value", "answer", "verdict"), CHECKS)
 def test_a_check_after_the_answer_is_not_the_answer(value: float, answer: str, verdict: str) -> None:
     assert _verdict(value, answer, "Solve for x: 2x + 3 = 11.") == verdict
+
+
+SYMBOLS = [
+    (12.566370614, "The area is πr² = 4π square units.", "correct"),
+    (6.283185307, "So the circumference is 2π.", "correct"),
+    (3.4641016, "Simplified, it is 2√3.", "correct"),
+    (1.4142136, "The diagonal is \\sqrt{2}.", "correct"),
+    (3.14, "π ≈ 3.14", "correct"),  # a bare π is not rewritten: the rounded value is the answer
+    (2, "Simplified, it is 2√3.", "wrong"),
+    (1.15, "Il reste 1,15 l.", "correct"),
+    (0.35, "On en verse 0,35 l.", "correct"),
+    (2.5, "Es sind 2,5 kg.", "correct"),
+    (1150, "That is 1,150 apples.", "correct"),  # three digits after the comma: thousands
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), SYMBOLS)
+def test_roots_pi_and_decimal_commas(value: float, answer: str, verdict: str) -> None:
+    got = check_expected(_EXPECTED.validate_python({"type": "numeric", "value": value, "tolerance": 0.0001}), answer)
+    assert got.verdict == verdict, got.detail
