@@ -113,7 +113,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
-    sentence of the first non-empty line (``whole`` when that is the whole answer, else
+    sentence of the first non-empty line (when that sentence is a question — "Shakespeare? No,
+    Marlowe." — the rest of the line instead) (``whole`` when that is the whole answer, else
     ``first_sentence``; a first sentence longer than :data:`SHORT_ANSWER_WORDS` words is cut at
     its first comma). Negated parts are dropped from every extracted clause.
 
@@ -761,6 +762,10 @@ def extract_answer(text: str) -> Extraction:
                        capped)
     first = _strip_list_marker(lines[0]).strip()
     m = re.search(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)", first)
+    if m and m.group(0) == "?" and first[m.end():].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
+        rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end():].strip()) or first[m.end():]
+        return _ex(drop_negated(rest) or rest, "first_sentence",
+                   f"the sentence after the opening question: {_show(rest)}", capped)
     sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(_MARKUP)
     whole = sentence == text.strip().strip(_MARKUP + ".!?;")
     sentence = drop_negated(sentence) or sentence

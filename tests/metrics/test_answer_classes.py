@@ -302,3 +302,14 @@ def test_a_short_auxiliary_answer_after_an_interjection(answer: str, value: bool
     got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer,
                          "Does water expand when it freezes?")
     assert got.verdict == verdict, got.detail
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("Shakespeare? No, Marlowe.", "wrong"),
+    ("Was it Shakespeare? It was Marlowe.", "wrong"),
+    ("Marlowe? No, it was Shakespeare.", "correct"),
+])
+def test_an_opening_question_is_not_the_answer(answer: str, verdict: str) -> None:
+    block = {"type": "any_of", "values": ["Shakespeare", "William Shakespeare"]}
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
