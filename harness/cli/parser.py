@@ -12,6 +12,7 @@ from typing import Any
 from harness.cli.args import EXIT_CODES_HELP, add_version, positive_int
 from harness.cli.compare import cmd_compare
 from harness.cli.data import cmd_export, cmd_import, cmd_validate
+from harness.cli.plan import cmd_plan
 from harness.cli.report import cmd_diff, cmd_merge, cmd_report
 from harness.cli.review import cmd_review
 from harness.cli.run import cmd_run
@@ -126,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("paths", nargs="*", help="dataset files or folders (default: golden/ and suites/)")
     val.add_argument("--config", help="council-harness.yaml path")
     val.set_defaults(func=cmd_validate)
+    plan = _command(sub, "plan", "state the >15% verdict's power before a run: the smallest true improvement "
+                    "detectable at 80% power and the cases needed", "council-harness plan --cases 55 --base-rate 0.1")
+    plan.add_argument("--cases", type=positive_int, required=True,
+                      help="cases with an expected answer, run through both subjects")
+    plan.add_argument("--base-rate", type=float, required=True,
+                      help="the single model's expected accuracy on them, strictly between 0 and 1 (e.g. 0.1)")
+    plan.add_argument("--threshold", type=float, default=0.15, help="the claimed improvement (default: 0.15)")
+    plan.set_defaults(func=cmd_plan)
     rep = _command(sub, "report", "(re)write the HTML report of a run",
                    "council-harness report --against 20261125-101500-ab12")
     rep.add_argument("run", nargs="?", help="run folder or id (default: the latest)")

@@ -9,9 +9,14 @@ included. The rule, in order of precedence (:func:`evaluate_prediction`, :func:`
 
 * ``insufficient_data`` when a scope has fewer than ``MIN_INFORMATIVE_PAIRS`` (10) informative pairs
   (pairs with ``council != (1 + threshold) * baseline``);
-* ``supported`` when the interval's low end is > 0 (the one-sided test at level 2.5% for 95%);
-* ``refuted`` when its high end is < 0;
-* ``inconclusive`` otherwise.
+* ``supported`` when the one-sided test at level ``(1 - confidence) / 2`` (2.5% for 95%) rejects
+  "not more than ``threshold`` better"; ``refuted`` when the other side rejects "at least
+  ``threshold`` better"; ``inconclusive`` otherwise. The tests (:mod:`harness.stats.boundary_tests`,
+  issue 27): for a binary family (0/1 values) the exact unconditional test on the discordant pairs,
+  which keeps its level without assuming symmetric differences; for scores the sign-flip interval
+  (``low > 0`` supported, ``high < 0`` refuted), exact under symmetry. The sign-flip interval is shown
+  either way; an ``insufficient_data`` or ``refuted`` verdict states the improvement its ``n`` could
+  detect (:mod:`harness.stats.power`).
 
 One **primary** endpoint, overall, is tested at the configured confidence; every other family and
 every per-category verdict is **secondary** (exploratory) and its interval is Bonferroni-adjusted over
@@ -38,7 +43,7 @@ from pydantic import model_validator
 
 from harness.common.formatting import fmt_bound, fmt_signed, p_equals
 from harness.common.model import Frozen
-from harness.stats import signflip
+from harness.stats import boundary_tests, power, signflip
 from harness.stats.artifacts import ArmArtifacts
 from harness.stats.paired import mcnemar_exact, paired_arrays, relative_improvement, relative_improvement_note
 
@@ -120,6 +125,9 @@ class PredictionVerdict(Frozen):
         reason: why the verdict is ``insufficient_data`` ("" otherwise).
         warning: a sign the scorer may be broken (every answer of both subjects scored the same), else "".
         note: other caveats ("" when all is well).
+        detectable: the smallest true relative improvement this test supports with 80% power at its
+            ``n`` (:mod:`harness.stats.power`; ``inf`` when none is, NaN when not computed); stated in
+            the sentence of an ``insufficient_data`` or ``refuted`` verdict.
         summary: the verdict in words first, the statistics after.
     """
 
@@ -146,6 +154,7 @@ class PredictionVerdict(Frozen):
     reason: str = ""
     warning: str = ""
     note: str = ""
+    detectable: float = math.nan
     summary: str
 
 
@@ -235,21 +244,39 @@ def verdict_headline(v: PredictionVerdict, treatment: str = "council", control: 
             f"(n={v.n}), better by more than {v.threshold:.0%}: {VERDICT_WORDS[v.verdict]}")
 
 
+def detectable_words(v: PredictionVerdict) -> str:
+    """What the verdict's test could have detected at its ``n`` ("" when not computed)."""
+    if math.isnan(v.detectable):
+        return ""
+    if math.isinf(v.detectable):
+        return f"at n={v.n} no true improvement is detectable with 80% power"
+    return f"at n={v.n} only a true improvement of {fmt_bound(v.detectable)} or more is detectable with 80% power"
+
+
 def verdict_statistics(v: PredictionVerdict, treatment: str = "council") -> str:
-    """The statistics behind the verdict (the reason, for ``insufficient_data``)."""
+    """The statistics behind the verdict (the reason, for ``insufficient_data``); an
+    ``insufficient_data`` or ``refuted`` verdict also says what its ``n`` could have detected."""
+    power_words = detectable_words(v) if v.verdict in ("insufficient_data", "refuted") else ""
     if v.verdict == "insufficient_data":
-        return v.reason
+        return "; ".join(w for w in (v.reason, power_words) if w)
     stats = (f"mean({treatment} - {1 + v.threshold:.3g} x baseline) = {fmt_signed(v.mean_difference)}, "
              f"{v.confidence:.4g} interval {fmt_signed(v.diff_low)} to {fmt_signed(v.diff_high)}, {v.method}, "
              f"one-sided {p_equals(v.p_value)}; effect interval {fmt_bound(v.ci_low)} to {fmt_bound(v.ci_high)}")
     if v.mcnemar_p is not None:
         stats += f"; McNemar {p_equals(v.mcnemar_p)}"
+    if power_words:
+        stats += f"; {power_words}"
     return stats
 
 
 def verdict_sentence(v: PredictionVerdict, treatment: str = "council", control: str = "single model") -> str:
     """The verdict in words first, the statistics after in brackets."""
     return f"{verdict_headline(v, treatment, control)} ({verdict_statistics(v, treatment)})"
+
+
+def _detectable(ratio: float | None) -> float:
+    """The detectable relative improvement ``ratio - 1`` (``inf`` when none is detectable)."""
+    return math.inf if ratio is None or not math.isfinite(ratio) else ratio - 1.0
 
 
 def _same_score_warning(family: str, x: np.ndarray, y: np.ndarray) -> str:
@@ -281,17 +308,35 @@ def _decide(
     if n_inf < MIN_INFORMATIVE_PAIRS:
         reason = (f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
                   f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide")
+        if binary and x.size and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
+            det = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
+        else:
+            det = power.score_detectable_ratio(int(x.size), float(y.mean()) if y.size else math.nan,
+                                               float(d.std(ddof=1)) if d.size > 1 else math.nan, threshold, confidence)
         v = verdict(mean_difference=float(d.mean()) if d.size else math.nan,
                     ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data", reason=reason,
-                    note="; ".join(notes), summary="")
+                    note="; ".join(notes), summary="", detectable=_detectable(det))
         return v.model_copy(update={"summary": verdict_sentence(v)})
     test = signflip.sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
     r_low, r_high, r_note = signflip.ratio_interval(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
     notes += [n for n in (relative_improvement_note(y), r_note) if n]
+    side = (1.0 - confidence) / 2.0
+    if binary and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
+        exact = boundary_tests.binary_boundary_test(x, y, threshold)
+        p_sup = exact.p_greater
+        method = (f"exact unconditional test on the discordant pairs ({exact.n10} council only, {exact.n01} "
+                  f"baseline only, {exact.n11} both; sup over the nuisance); interval: {test.method}")
+        decided: Verdict = "supported" if p_sup <= side else "refuted" if exact.p_less <= side else "inconclusive"
+        ratio = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
+    else:
+        p_sup, method = test.p_value, test.method
+        decided = verdict_for(test.low, test.high, n_inf)
+        sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
+        ratio = power.score_detectable_ratio(int(x.size), float(y.mean()), sd, threshold, confidence)
     v = verdict(
-        mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=test.method,
-        p_value=test.p_value, ci_low=r_low - 1.0, ci_high=r_high - 1.0,
-        verdict=verdict_for(test.low, test.high, n_inf), note="; ".join(dict.fromkeys(notes)), summary="",
+        mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=method,
+        p_value=p_sup, ci_low=r_low - 1.0, ci_high=r_high - 1.0, detectable=_detectable(ratio),
+        verdict=decided, note="; ".join(dict.fromkeys(notes)), summary="",
     )
     return v.model_copy(update={"summary": verdict_sentence(v)})
 

@@ -57,8 +57,11 @@ def test_token_ratio_and_bonferroni_level_per_arm() -> None:
     assert solo.verdict.verdict == "supported" and solo.sentence.endswith(
         "at 3.00x tokens, — completion tokens, dollars not priced")
     assert math.isclose(solo.verdict.relative_improvement, 3.0)
-    # 20/20 vs 20/20: +0%, d = -0.15 on every case: refuted
-    assert sc.verdict.verdict == "refuted" and math.isclose(sc.verdict.mean_difference, -0.15)
+    # 20/20 vs 20/20: +0%, d = -0.15 on every case. The sign-flip interval lies below 0, but the exact test on
+    # the discordant pairs (issue 27) cannot refute: a council right always and a baseline right 1/1.15 of
+    # the time (exactly +15%) give 20 pairs both right with probability (1/1.15)**20 = 0.061 > 0.025
+    assert sc.verdict.verdict == "inconclusive" and math.isclose(sc.verdict.mean_difference, -0.15)
+    assert sc.verdict.diff_high < 0 and math.isclose(sc.verdict.p_value, 1.0)
     assert sc.sentence.startswith("council vs self-consistency:a on correctness: +0.0% (n=20)")
 
 

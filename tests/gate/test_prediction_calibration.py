@@ -113,3 +113,37 @@ def test_clearly_worse_council_is_refuted():
     refuted, supported = _rate("refuted", council, base), _rate("supported", council, base)
     print(f"true -30% n=30: refuted {refuted:.1%}, supported {supported:.1%}")
     assert refuted >= 0.8 and supported == 0
+
+
+def _binary_verdict(council: np.ndarray, base: np.ndarray) -> str:
+    (v,) = evaluate_prediction({"correct": PairedSample(council=tuple(council), baseline=tuple(base))},
+                               n_resamples=200).overall
+    return v.verdict
+
+
+@pytest.mark.parametrize(("n", "p_base", "rho"), [(100, 0.1, 0.0), (30, 0.4, 0.5), (55, 0.3, 0.0)])
+def test_binary_boundary_keeps_its_level_without_symmetry(n, p_base, rho):
+    """``correct`` at a true ratio of exactly 1.15 (issue 27: the sign-flip gave 2.93% [2.70, 3.17] at n = 100
+    and a 10% base rate): the exact test on the discordant pairs keeps both sides at 2.5% (+ margin)."""
+    rng = np.random.default_rng(int(1000 * p_base) + n)
+    reps = 1500
+    council, base = _binary(rng, (reps, n), p_base, 1.15, rho=rho)
+    verdicts = [_binary_verdict(c, b) for c, b in zip(council, base, strict=True)]
+    supported, refuted = verdicts.count("supported") / reps, verdicts.count("refuted") / reps
+    print(f"binary boundary n={n} base={p_base} rho={rho}: false supported {supported:.3%}, "
+          f"false refuted {refuted:.3%}")
+    assert supported <= 0.025 + _margin(0.025, reps) and refuted <= 0.025 + _margin(0.025, reps)
+
+
+def test_binary_exact_test_power():
+    """The exact test still supports a true +250% (10% -> 35%) at n = 55 in most runs (printed beside the
+    normal-approximation power of harness.stats.power)."""
+    from harness.stats.power import binary_power
+
+    rng = np.random.default_rng(6)
+    reps = 300
+    council, base = _binary(rng, (reps, 55), 0.1, 3.5, rho=0.0)
+    rate = sum(_binary_verdict(c, b) == "supported" for c, b in zip(council, base, strict=True)) / reps
+    print(f"binary exact test, 10% -> 35% at n=55: supported {rate:.1%} (normal approx. "
+          f"{binary_power(55, 0.1, 3.5):.1%})")
+    assert rate >= 0.6

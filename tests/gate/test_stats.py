@@ -221,8 +221,16 @@ def test_better_baseline_on_correctness_is_refuted():
     (v,) = evaluate_prediction({"correct": _sample(council, base)}).overall
     assert v.n_informative == 10
     assert v.mean_difference == pytest.approx(-7.2 / 55)
-    assert v.diff_high < 0 and v.verdict == "refuted"
+    # the sign-flip interval lies below 0, but it assumes symmetric differences; the exact test on the
+    # discordant pairs (issue 27) gives sup_u P(T <= -7.2) = P(Bin(10, 1.15/2.15) <= 2) = 0.0341 at u = 0
+    assert v.diff_high < 0 and v.verdict == "inconclusive"
+    assert "exact unconditional test on the discordant pairs (2 council only, 8 baseline only, 0 both" in v.method
     assert v.relative_improvement == pytest.approx(2 / 8 - 1)
+    # council 1/55 vs baseline 9/55: P(Bin(10, 1.15/2.15) <= 1) = 0.00592 <= 0.025: refuted
+    (v,) = evaluate_prediction({"correct": _sample(_binary(1, 55), _binary(9, 55, offset=1))}).overall
+    assert v.verdict == "refuted"
+    q = 1.15 / 2.15
+    assert (1 - q) ** 10 + 10 * q * (1 - q) ** 9 == pytest.approx(0.0059228, abs=1e-7)
 
 
 def test_exact_interval_by_hand():
