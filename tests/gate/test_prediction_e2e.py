@@ -36,9 +36,9 @@ def _console(proc: subprocess.CompletedProcess[str]) -> list[str]:
     # issue 11: 20/55 vs 5/55 (+300%) was "inconclusive"; baseline right on 0-4, council on 0-19
     (range(20), range(5), "supported",
      "primary endpoint: council vs single model on correctness: +300.0% (n=55), better by more than 15%: supported"),
-    # 2/55 vs 8/55 (-75%): council right on 0-1, baseline on 2-9
-    (range(2), range(2, 10), "refuted",
-     "primary endpoint: council vs single model on correctness: -75.0% (n=55), better by more than 15%: refuted"),
+    # 1/55 vs 9/55: refuted by the exact test on the discordant pairs (p = 0.0059; 2 vs 8 gives 0.034, issue 27)
+    (range(1), range(1, 10), "refuted",
+     "primary endpoint: council vs single model on correctness: -88.9% (n=55), better by more than 15%: refuted"),
 ])
 def test_run_reaches_the_primary_verdict(tmp_path: Path, council_right, baseline_right, verdict, headline) -> None:
     with ScriptedServer(council_right, baseline_right) as server:
