@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--config", help="council-harness.yaml path")
     val.set_defaults(func=cmd_validate)
     plan = _command(sub, "plan", "state the verdict's power before a run: the smallest true improvement it "
-                    "detects at 80 percent power and the cases needed", "council-harness plan --cases 55 --base-rate 0.1")
+                    "detects at 80 percent power and the cases needed",
+                    "council-harness plan --cases 55 --base-rate 0.1")
     plan.add_argument("--cases", type=positive_int, required=True,
                       help="cases with an expected answer, run through both subjects")
     plan.add_argument("--base-rate", type=float, required=True,
