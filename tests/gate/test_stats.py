@@ -342,3 +342,25 @@ def test_regression_test_lower_is_better():
     assert worse.significant_drop and worse.p_value == pytest.approx(1 / 32)
     better = paired_regression_test([0.1] * 5, [0.2] * 5, tolerance=0.05, higher_is_better=False)
     assert not better.significant_drop and better.p_value == pytest.approx(1.0)
+
+
+def test_exact_binary_test_takes_the_supremum_over_the_nuisance():
+    """5 council-only and 5 both-right pairs (N = 10): P(T >= T_obs) on the boundary
+    q10 - 1.15 q01 - 0.15 q11 = 0 is largest at u = q11 ~ 0.1, not at u = 0; the p-value is that
+    supremum, recomputed here by brute force over every trinomial table (issue 27)."""
+    import numpy as np
+    from scipy.stats import multinomial
+
+    from harness.stats.boundary_tests import GRID, binary_boundary_test
+
+    obs = 5 - 0.15 * 5
+    by_u = []
+    for u in np.linspace(0, 1 / 1.15, GRID):
+        q01 = (1 - 1.15 * u) / 2.15
+        q = [1 - u - q01, q01, u]
+        by_u.append(sum(multinomial.pmf([a, b, 10 - a - b], 10, q) for a in range(11) for b in range(11 - a)
+                        if round(a - 1.15 * b - 0.15 * (10 - a - b), 9) >= round(obs, 9)))
+    test = binary_boundary_test(np.array([1.0] * 10), np.array([0.0] * 5 + [1.0] * 5), 0.15)
+    assert (test.n10, test.n01, test.n11) == (5, 0, 5)
+    assert test.p_greater == pytest.approx(max(by_u), abs=1e-6)
+    assert max(by_u) > by_u[0] + 0.015  # 0.103 against 0.084 at u = 0
