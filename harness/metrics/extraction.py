@@ -1011,7 +1011,8 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
         key = _key_for(bare, options, strict_case=False)
         if key is not None:
             return _ex(key, "bare_letter", f"the whole answer is the letter {key!r}", capped)
-    whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(bare)]
+    whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(bare)
+             and not (letters and re.match(r"^\W*\(?[A-Za-z][.):]\s", bare))]  # "A. Nitrogen": the letter A
     if len(whole) == 1:
         return _ex(whole[0], "whole", f"the whole answer is the text of option {whole[0]!r}", capped)
     for inner in reversed(_bolds(text)):

@@ -313,3 +313,15 @@ def test_an_opening_question_is_not_the_answer(answer: str, verdict: str) -> Non
     block = {"type": "any_of", "values": ["Shakespeare", "William Shakespeare"]}
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, got.detail
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("A. Nitrogen", "ambiguous"),  # the letter says A, the text says B ("A" is not the article here)
+    ("A) Nitrogen", "ambiguous"),
+    ("B. Nitrogen", "correct"),
+    ("A. Oxygen", "wrong"),
+])
+def test_a_leading_letter_and_another_options_text_disagree(answer: str, verdict: str) -> None:
+    block = {"type": "choice", "answer": "B", "options": {"A": "Oxygen", "B": "Nitrogen", "C": "Argon"}}
+    got = check_expected(_EXPECTED.validate_python(block), answer)
+    assert got.verdict == verdict, got.detail
