@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -70,6 +71,12 @@ EXP_LEVELS = _exp_levels()
 def _blas() -> ThreadpoolController:
     """The process's native thread pools, found once (finding them walks the loaded libraries)."""
     return ThreadpoolController()
+
+
+def one_blas_thread() -> Any:
+    """A context in which numpy's BLAS runs on one thread (the product's summation order, and its speed
+    on a loaded machine, then do not depend on the thread count)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 _TINY = 1e-300
@@ -290,7 +297,7 @@ def resampled_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: 
     rng = np.random.default_rng(seed)
     chunk = max(1, _BOOTSTRAP_CELLS // max(1, sessions))
     both = np.hstack([sums, counts]).astype(np.float32)
-    with _blas().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         for first in range(0, resamples, chunk):
             rows = min(chunk, resamples - first)
             weights = EXP_LEVELS[rng.integers(0, EXP_LEVELS.size, (rows, sessions), dtype=np.uint16)]

