@@ -88,6 +88,14 @@ def truncated() -> Fault:
     return Fault(kind="truncated")
 
 
+#: llama_cpp.server's answer to ``response_format: {"type": "json_schema", ...}`` (HTTP 500).
+LLAMA_SCHEMA_REJECTION = (
+    '{"error": {"message": "1 validation error: {\'type\': \'literal_error\', '
+    '\'loc\': (\'body\', \'response_format\', \'type\'), \'msg\': \\"Input should be \'text\' or '
+    '\'json_object\'\\"}", "type": "internal_server_error"}}'
+)
+
+
 def slow(seconds: float) -> Fault:
     """A normal reply that only starts after ``seconds``."""
     return Fault(kind="ok", delay=seconds)
@@ -137,12 +145,15 @@ class FaultServer:
             ``seconds``; beyond it a ``429`` whose ``Retry-After`` is the wait until the oldest
             request in the window leaves it.
         delay: seconds every ``ok`` reply waits (on top of the fault's own delay).
+        reject_json_schema: answer every request whose ``response_format`` type is ``json_schema`` as
+            llama_cpp.server does (500, :data:`LLAMA_SCHEMA_REJECTION`), before any other rule.
     """
 
     def __init__(
         self, default: Fault | None = None, *, responder: Callable[[dict[str, Any]], str] | None = None,
-        rate_limit: tuple[int, float] | None = None, delay: float = 0.0,
+        rate_limit: tuple[int, float] | None = None, delay: float = 0.0, reject_json_schema: bool = False,
     ) -> None:
+        self.reject_json_schema = reject_json_schema
         self.default = default or ok()
         self.responder = responder
         self.rate_limit = rate_limit
@@ -198,6 +209,9 @@ class FaultServer:
     def _next(self, body: dict[str, Any] | None) -> Fault:
         with self._lock:
             model = body.get("model") if isinstance(body, dict) else None
+            form = body.get("response_format") if isinstance(body, dict) else None
+            if self.reject_json_schema and isinstance(form, dict) and form.get("type") == "json_schema":
+                return status(500, body=LLAMA_SCHEMA_REJECTION)
             messages = body.get("messages") if isinstance(body, dict) else None
             text = " ".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if isinstance(
                 messages, list) else ""

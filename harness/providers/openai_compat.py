@@ -13,15 +13,27 @@ Admission: requests wait for a slot and for the endpoint's rate limits in an
 ``429`` pauses that whole endpoint (for ``Retry-After`` when given, else the backoff), not only the
 request that got it. A call's time limit counts from admission (:func:`~harness.providers.base.mark_admitted`).
 
+Time limit (``timeout``, the setting ``request_timeout``): seconds for one attempt, from sending the
+request (after admission) to the whole reply. When it runs out after the request was sent whole, the
+server has it and may be computing it (a server that handles one request at a time queues it behind
+the others): the next attempt waits for that same reply again, for another ``timeout``, holding the
+same concurrency slot, instead of sending a duplicate the server would compute as well. A request
+that never reached the server (connecting, sending), a broken connection or a retryable status is sent
+again after the backoff. Either way a call makes at most ``max_retries + 1`` attempts, so it gives up
+after at most ``(max_retries + 1) x timeout`` of waiting plus the backoffs.
+
 Structured replies: OpenAI's ``{"type": "json_schema", ...}`` response format is tried first;
 ``llama_cpp.server`` rejects that type (it answers 500 with a validation error naming
 ``response_format``) and only accepts ``{"type": "json_object", "schema": ...}``, so in ``auto``
-mode a rejection switches this provider to the ``json_object`` form once and for all.
+mode a rejection switches that model to the ``json_object`` form once and for all. The first schema
+call for a model finds out which form the endpoint takes; the model's other schema calls wait for
+that answer before they are built, so a rejection costs one request per model, not one per queued call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
@@ -120,6 +132,14 @@ class _SchemaRejected(Exception):
     """The endpoint refused the ``json_schema`` response format."""
 
 
+class _Tries:
+    """The attempts one call has made: each request sent, and each further wait for a reply to a request
+    already sent (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+
 class OpenAICompatProvider:
     """Chat completions from an OpenAI-compatible endpoint.
 
@@ -128,7 +148,8 @@ class OpenAICompatProvider:
             ``{base_url}/chat/completions``; a query such as ``?api-version=1`` stays after the path).
         api_key_env: the NAME of the environment variable holding the API key, read once here;
             when unset or empty no ``Authorization`` header is sent (fine for local servers).
-        timeout: seconds allowed for one attempt (connect, send, wait and read the whole reply).
+        timeout: seconds allowed for one attempt (connect, send, wait and read the whole reply); an
+            attempt whose request was sent is followed by a wait for the same reply, not a new request.
         max_retries: extra attempts after the first for transient failures (so at most
             ``max_retries + 1`` requests per call).
         concurrency: at most this many requests in flight at once (ignored when ``limits`` is given).
@@ -138,7 +159,7 @@ class OpenAICompatProvider:
         client: an ``httpx.AsyncClient`` to use (tests); it is not closed by :meth:`aclose`.
         schema_style: how a JSON schema is sent: ``json_schema`` (OpenAI structured outputs),
             ``json_object`` (``{"type": "json_object", "schema": ...}``, llama_cpp.server), or
-            ``auto`` (the first, switching to the second when the endpoint rejects it).
+            ``auto`` (the first, switching to the second for a model when the endpoint rejects it).
         strict: the ``strict`` flag of the ``json_schema`` form.
         backoff_base: the first retry waits about this many seconds, doubling each time.
         backoff_max: the longest backoff wait.
@@ -195,7 +216,9 @@ class OpenAICompatProvider:
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
         self._schema_setting: SchemaStyle = schema_style  # as configured
-        self._schema_style: SchemaStyle = schema_style  # in use (``auto`` resolves on the first schema call)
+        self._schema_style: SchemaStyle = schema_style  # the last model's resolved style (``schema_style``)
+        self._styles: dict[str, SchemaStyle] = {}  # model -> the style it resolved to (``auto`` mode)
+        self._probes: dict[str, asyncio.Lock] = {}  # model -> held by the call finding out its style
         self._own_client = client is None
         self._client = client
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -228,8 +251,17 @@ class OpenAICompatProvider:
 
     @property
     def schema_style(self) -> SchemaStyle:
-        """The response-format style in use (``auto`` until the endpoint has answered a schema call)."""
+        """The response-format style the endpoint last resolved to (``auto`` until it has answered a schema
+        call); :meth:`schema_style_for` gives one model's."""
         return self._schema_style
+
+    def schema_style_for(self, model: str) -> SchemaStyle:
+        """The response-format style used for ``model`` (``auto`` until the endpoint has answered its first
+        schema call)."""
+        return self._styles.get(model, self._schema_setting)
+
+    def _resolve(self, model: str, style: SchemaStyle) -> None:
+        self._styles[model] = self._schema_style = style
 
     def identity(self, model: str) -> str:
         return f"openai:{self.endpoint}:{model}"
@@ -263,6 +295,7 @@ class OpenAICompatProvider:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._loop = loop
+            self._probes = {}  # asyncio locks belong to one loop
             if self._own_client:
                 self._client = httpx.AsyncClient(
                     timeout=httpx.Timeout(self.timeout),
@@ -293,7 +326,7 @@ class OpenAICompatProvider:
             payload["logprobs"] = True
             payload["top_logprobs"] = top_logprobs
         if json_schema is not None:
-            if self._schema_style == "json_object":
+            if self.schema_style_for(model) == "json_object":
                 payload["response_format"] = {"type": "json_object", "schema": json_schema}
             else:
                 payload["response_format"] = {
@@ -308,15 +341,41 @@ class OpenAICompatProvider:
             text = text[:_SNIPPET_CHARS] + "..."
         return text or "(empty body)"
 
-    async def _attempt(self, client: httpx.AsyncClient, model: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """One request; returns the decoded body of a 2xx reply or raises."""
+    async def _attempt(
+        self, client: httpx.AsyncClient, model: str, payload: dict[str, Any], tries: _Tries,
+    ) -> dict[str, Any]:
+        """One request; returns the decoded body of a 2xx reply or raises.
+
+        The request runs as a task; each ``timeout`` without a reply ends one attempt. When the request
+        was sent whole (httpcore's ``send_request_body.complete`` trace event) and attempts remain, the
+        next attempt waits for the same task (``tries`` counts it); otherwise the task is cancelled and
+        :class:`_Retryable` lets :meth:`chat` send the request again.
+        """
         url = self._chat_url
+        sent = False
+
+        async def trace(event: str, info: dict[str, Any]) -> None:
+            nonlocal sent
+            if event.endswith("send_request_body.complete"):
+                sent = True
+
+        task = asyncio.ensure_future(client.post(
+            url, json=payload, headers=self._headers(), extensions={"trace": trace},
+            timeout=httpx.Timeout(self.timeout, read=None),  # the wait for the reply is timed below
+        ))
         try:
-            async with asyncio.timeout(self.timeout):
-                response = await client.post(url, json=payload, headers=self._headers())
-                body = response.content
-        except TimeoutError:
-            raise _Retryable(f"no complete reply within {self.timeout:g} s") from None
+            while not (await asyncio.wait({task}, timeout=self.timeout))[0]:
+                if not sent or tries.made > self.max_retries:
+                    waited = "" if tries.made == 1 or not sent else f" (the request was sent; waited {tries.made} x)"
+                    raise _Retryable(f"no complete reply within {self.timeout:g} s{waited}")
+                tries.made += 1
+                log.warning(
+                    "%s: no reply within %g s to a request the server has (attempt %d of %d); waiting for it "
+                    "rather than sending it again", self._where(model), self.timeout, tries.made,
+                    self.max_retries + 1,
+                )
+            response = task.result()
+            body = response.content
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out ({type(exc).__name__}) after {self.timeout:g} s") from None
         except httpx.UnsupportedProtocol:
@@ -324,6 +383,11 @@ class OpenAICompatProvider:
         except httpx.TransportError as exc:
             detail = self._redact(str(exc)) or "no detail"
             raise _Retryable(f"connection failed or reply cut off ({type(exc).__name__}: {detail})") from None
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+                    await task
         status = response.status_code
         if 200 <= status < 300:
             try:
@@ -336,7 +400,7 @@ class OpenAICompatProvider:
         snippet = self._snippet(body)
         rf = payload.get("response_format", {})
         if (
-            self._schema_setting == "auto" and self._schema_style != "json_schema" and rf.get("type") == "json_schema"
+            self.schema_style_for(model) == "auto" and rf.get("type") == "json_schema"
             and (status in (400, 422) or (status == 500 and "response_format" in snippet))
         ):
             raise _SchemaRejected(f"HTTP {status}: {snippet}")
@@ -401,31 +465,50 @@ class OpenAICompatProvider:
         returns none).
         """
         client = self._resources()
+        probe: asyncio.Lock | None = None
+        if json_schema is not None and self.schema_style_for(model) == "auto":
+            # the first schema call for this model finds out which form the endpoint takes; the others
+            # wait here for its answer (taken before a concurrency slot, so the waiters hold none)
+            probe = self._probes.setdefault(model, asyncio.Lock())
+            await probe.acquire()
+        try:
+            return await self._chat(client, model, messages, temperature, top_p, max_tokens, seed, json_schema,
+                                    top_logprobs)
+        finally:
+            if probe is not None:
+                probe.release()
+
+    async def _chat(
+        self, client: httpx.AsyncClient, model: str, messages: Sequence[Message], temperature: float,
+        top_p: float, max_tokens: int, seed: int, json_schema: dict[str, Any] | None, top_logprobs: int,
+    ) -> Completion:
         started = time.perf_counter()
-        attempts = 0
+        tries = _Tries()
         estimate = estimate_tokens(messages, max_tokens)
         while True:
             payload = self._payload(model, messages, temperature, top_p, max_tokens, seed, json_schema, top_logprobs)
-            attempts += 1
+            tries.made += 1
             try:
                 async with self.limits.slot(estimate):
                     mark_admitted()
-                    data = await self._attempt(client, model, payload)
+                    data = await self._attempt(client, model, payload, tries)
                 completion = checked_usage(self._parse(model, data, started), messages)
                 self.limits.settle(estimate, completion.tokens_in + completion.tokens_out)
                 self.limits.succeeded()
-                if self._schema_style == "auto" and payload.get("response_format", {}).get("type") == "json_schema":
-                    self._schema_style = "json_schema"  # the endpoint accepts it
+                if self.schema_style_for(model) == "auto" and payload.get("response_format", {}).get("type") == (
+                        "json_schema"):
+                    self._resolve(model, "json_schema")  # the endpoint accepts it
                 return completion
             except _SchemaRejected as exc:
                 log.info(
                     "%s: the endpoint rejected response_format json_schema (%s); using json_object + schema",
                     self._where(model), exc,
                 )
-                self._schema_style = "json_object"
-                attempts -= 1  # a format negotiation, not a failure
+                self._resolve(model, "json_object")
+                tries.made -= 1  # a format negotiation, not a failure
                 continue
             except _Retryable as exc:
+                attempts = tries.made
                 if attempts > self.max_retries:
                     raise self._error(
                         model, f"failed after {attempts} attempt{'s' if attempts > 1 else ''}: {exc.reason}"

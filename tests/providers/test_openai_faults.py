@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from datetime import UTC, datetime
 
@@ -14,6 +15,7 @@ from harness.providers.base import Provider
 from harness.providers.openai_compat import OpenAICompatProvider, display_url, retry_after_seconds
 from harness.records.transcript import Completion, Message
 from tests.fault_server import (
+    LLAMA_SCHEMA_REJECTION,
     FaultServer,
     empty_choices,
     malformed,
@@ -155,12 +157,7 @@ def test_json_schema_request_shape(fault_server: FaultServer) -> None:
 def test_schema_rejection_falls_back_to_json_object(fault_server: FaultServer) -> None:
     """llama_cpp.server answers the json_schema type with a 500 naming response_format."""
     schema = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
-    llama_like = (
-        '{"error": {"message": "1 validation error: {\'type\': \'literal_error\', '
-        '\'loc\': (\'body\', \'response_format\', \'type\'), \'msg\': \\"Input should be \'text\' or '
-        '\'json_object\'\\"}", "type": "internal_server_error"}}'
-    )
-    fault_server.script(status(500, body=llama_like))
+    fault_server.script(status(500, body=LLAMA_SCHEMA_REJECTION))
     provider = make(fault_server, max_retries=0)
 
     async def run() -> None:
@@ -175,6 +172,57 @@ def test_schema_rejection_falls_back_to_json_object(fault_server: FaultServer) -
     assert [f["type"] for f in formats] == ["json_schema", "json_object", "json_object"]
     assert formats[1] == {"type": "json_object", "schema": schema}
     assert provider.schema_style == "json_object"
+
+
+def test_schema_rejection_is_found_once_per_model_for_every_queued_call() -> None:
+    """16 schema calls queued at once on 2 slots, 8 per model, against a server that rejects json_schema:
+    one rejected request per model, then json_object for every call (the other 7 of each model waited
+    for the answer instead of each sending json_schema and getting a 500)."""
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    with FaultServer(ok(delay=0.05), reject_json_schema=True) as server:
+        provider = make(server, max_retries=0, concurrency=2)
+
+        async def run() -> list[Completion]:
+            try:
+                return await asyncio.gather(*(
+                    provider.chat(model, MESSAGES, temperature=0.0, max_tokens=8, seed=i, json_schema=schema)
+                    for i in range(8) for model in ("m", "n")
+                ))
+            finally:
+                await provider.aclose()
+
+        results = asyncio.run(run())
+        received = server.requests
+    assert len(results) == 16
+    sent = [(r.body["model"], r.body["response_format"]["type"], r.status) for r in received]  # type: ignore[index]
+    assert sorted(x for x in sent if x[1] == "json_schema") == [("m", "json_schema", 500), ("n", "json_schema", 500)]
+    assert sorted(sent).count(("m", "json_object", 200)) == 8 and sorted(sent).count(("n", "json_object", 200)) == 8
+    assert len(sent) == 18
+    assert provider.schema_style_for("m") == provider.schema_style_for("n") == "json_object"
+    assert server.max_in_flight <= 2
+
+
+def test_schema_style_is_per_model() -> None:
+    """One model's rejection does not switch another model that accepts json_schema."""
+    schema = {"type": "object"}
+    with FaultServer() as server:
+        provider = make(server, max_retries=0)
+        old = [Message(role="user", content="reject me")]
+
+        async def run() -> None:
+            try:
+                await provider.chat("new", MESSAGES, temperature=0.0, max_tokens=8, seed=1, json_schema=schema)
+                server.clear_rules()
+                server.script(status(500, body=LLAMA_SCHEMA_REJECTION))
+                await provider.chat("old", old, temperature=0.0, max_tokens=8, seed=1, json_schema=schema)
+                await provider.chat("new", MESSAGES, temperature=0.0, max_tokens=8, seed=2, json_schema=schema)
+            finally:
+                await provider.aclose()
+
+        asyncio.run(run())
+        forms = [(r.body["model"], r.body["response_format"]["type"]) for r in server.requests]  # type: ignore[index]
+    assert forms == [("new", "json_schema"), ("old", "json_schema"), ("old", "json_object"), ("new", "json_schema")]
+    assert (provider.schema_style_for("new"), provider.schema_style_for("old")) == ("json_schema", "json_object")
 
 
 def test_fixed_schema_style_does_not_fall_back(fault_server: FaultServer) -> None:
@@ -282,10 +330,45 @@ def test_truncated_body_once_then_success(fault_server: FaultServer) -> None:
 
 
 def test_slow_reply_times_out(fault_server: FaultServer) -> None:
+    """The request reached the server: the second attempt waits for its reply instead of sending it again."""
     fault_server.default = slow(0.6)
     err = failure(make(fault_server, timeout=0.1, max_retries=1))
-    assert len(fault_server.requests) == 2
-    assert "failed after 2 attempts: " in str(err) and "0.1 s" in str(err)
+    assert len(fault_server.requests) == 1
+    assert "failed after 2 attempts: " in str(err) and "0.1 s" in str(err) and "the request was sent" in str(err)
+
+
+def test_a_reply_landing_after_the_first_attempt_is_not_requested_twice(
+        fault_server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
+    """A server computing the request past one attempt's time: the reply of the first request is used."""
+    fault_server.default = slow(0.5)
+    with caplog.at_level(logging.WARNING, logger="harness.providers.openai"):
+        completion = chat(make(fault_server, timeout=0.2, max_retries=10))  # room for a loaded machine
+    assert completion.text == "The capital of France is Paris."
+    assert len(fault_server.requests) == 1 and fault_server.requests[0].status == 200
+    waits = [r.getMessage() for r in caplog.records if "waiting for it rather than sending it again" in r.getMessage()]
+    assert len(waits) >= 2  # at least attempts 2 and 3 (0.2 s each) waited: the reply came after 0.5 s
+
+
+def test_a_request_that_never_reached_the_server_is_sent_again(fault_server: FaultServer) -> None:
+    """A stalled connect (a listening socket that never accepts, backlog full) is re-sent after the backoff."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(0)
+        port = silent.getsockname()[1]
+        fillers = []
+        for _ in range(4):  # fill the accept queue: later connects get no answer to their SYN
+            with contextlib.suppress(OSError):
+                fillers.append(socket.create_connection(("127.0.0.1", port), timeout=0.2))
+        try:
+            provider = OpenAICompatProvider(f"http://127.0.0.1:{port}/v1", None, timeout=0.2, max_retries=1,
+                                            backoff_base=0.01, backoff_max=0.02)
+            err = failure(provider)
+        finally:
+            for f in fillers:
+                f.close()
+    assert "failed after 2 attempts: " in str(err) and "the request was sent" not in str(err)
 
 
 # -- concurrency ------------------------------------------------------------------------------
