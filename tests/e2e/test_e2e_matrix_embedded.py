@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, Page, chromium_path
+from tests.chromium import Browser, Tab, chromium_path
 from tests.cli_env import harness_env
 
 pytestmark = [
@@ -53,12 +53,12 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def page(run_dir: Path) -> Iterator[Page]:
+def page(run_dir: Path) -> Iterator[Tab]:
     with Browser() as browser:
         yield browser.open(run_dir / "index.html")
 
 
-def _texts(page: Page, selector: str) -> list[str]:
+def _texts(page: Tab, selector: str) -> list[str]:
     return page.evaluate(f"Array.from(document.querySelectorAll({selector!r})).map(e => e.textContent.trim())")
 
 
@@ -71,14 +71,14 @@ def test_the_run_completed_every_pair(run_dir: Path) -> None:
     assert {s for _, s in pairs} == set(SUBJECTS)
 
 
-def test_arm_rows_and_leave_one_out(page: Page) -> None:
+def test_arm_rows_and_leave_one_out(page: Tab) -> None:
     assert sorted(_texts(page, "#arm-verdicts tr td:first-child")) == sorted(
         ["self-consistency:smollm2-precise", "solo:gemma3"])
     assert all(r.endswith("x") for r in _texts(page, "#arm-verdicts tr td:nth-child(3)"))
     assert _texts(page, "#leave-one-out tr td:first-child") == ["gemma3"]
 
 
-def test_ledger_and_quality_per_cost_chart(page: Page) -> None:
+def test_ledger_and_quality_per_cost_chart(page: Tab) -> None:
     subjects = _texts(page, "#usage-ledger tr td:first-child")
     assert sorted(subjects) == sorted(SUBJECTS)
     calls = [int(x.replace(",", "")) for x in _texts(page, "#usage-ledger tr td:nth-child(2)")]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, Page, chromium_path
+from tests.chromium import Browser, Tab, chromium_path
 from tests.cli_env import harness_env
 
 pytestmark = [
@@ -56,12 +56,12 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def page(run_dir: Path) -> Iterator[Page]:
+def page(run_dir: Path) -> Iterator[Tab]:
     with Browser() as browser:
         yield browser.open(run_dir / "index.html")
 
 
-def _texts(page: Page, selector: str) -> list[str]:
+def _texts(page: Tab, selector: str) -> list[str]:
     return page.evaluate(f"Array.from(document.querySelectorAll({selector!r})).map(e => e.textContent.trim())")
 
 
@@ -81,7 +81,7 @@ def test_the_run_completed_every_pair_with_mode_records(run_dir: Path) -> None:
     assert sum(b["cases"] for b in bands) <= LIMIT and all(b["confidence"] == 0.975 for b in bands)
 
 
-def test_modes_panel_band_table_ledger_and_chart(page: Page) -> None:
+def test_modes_panel_band_table_ledger_and_chart(page: Tab) -> None:
     assert sorted(_texts(page, "#usage-ledger tr td:first-child")) == sorted(SUBJECTS)
     assert set(_texts(page, "#mode-summaries tr td:first-child")) == {"council:debate", "council+dissent", "debate:2"}
     assert _texts(page, "#remediation-bands tr td:first-child") == ["CSS 0.50-0.69", "below CSS 0.50"]

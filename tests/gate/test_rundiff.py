@@ -16,7 +16,7 @@ from harness.gate.rundiff import diff_lines, diff_runs
 from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest, RunWriter, load_run
-from tests.browser import Browser, chromium_path
+from tests.chromium import Browser, chromium_path
 from tests.cli_env import clear_harness_env
 
 CLI = Path(sys.executable).parent / "council-harness"

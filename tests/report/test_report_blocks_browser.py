@@ -13,7 +13,7 @@ from harness.bias.audit import audit_session
 from harness.report.html import write_report
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest, RunWriter, load_run
-from tests.browser import Browser, chromium_path
+from tests.chromium import Browser, chromium_path
 from tests.report.test_report_blocks import _council_transcript
 
 pytestmark = pytest.mark.skipif(

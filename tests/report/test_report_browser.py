@@ -1,6 +1,6 @@
 """The HTML report in a real headless Chromium: it renders, logs no error, fetches nothing, stays inert.
 
-Uses Debian's ``chromium`` (``apt-get install -y chromium``) through :mod:`tests.browser`. Without a
+Uses Debian's ``chromium`` (``apt-get install -y chromium``) through :mod:`tests.chromium` (Playwright). Without a
 Chromium on the machine these tests are skipped, unless ``HARNESS_REQUIRE_BROWSER=1`` (then they fail).
 The run is the hand-made one of :mod:`tests.report.test_report`, whose council texts for ``capital-x`` are
 hostile HTML/JS (``<script>``, ``onerror``, ``javascript:`` links, ``onload``) that try to set
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.report.html import write_report
-from tests.browser import Browser, Page, chromium_path
+from tests.chromium import Browser, Tab, chromium_path
 from tests.report.test_report import HOSTILE, build_run, make_comparison, make_prediction
 
 pytestmark = pytest.mark.skipif(
@@ -40,18 +40,18 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="module")
-def page(browser: Browser, report: Path) -> Page:
+def page(browser: Browser, report: Path) -> Tab:
     return browser.open(report)
 
 
-def _visible(page: Page) -> list[str]:
+def _visible(page: Tab) -> list[str]:
     return page.evaluate(
         "Array.from(document.querySelectorAll('#matrix tbody tr')).filter(r => !r.hidden)"
         ".map(r => r.dataset.caseId)"
     )
 
 
-def _reset_filters(page: Page) -> None:
+def _reset_filters(page: Tab) -> None:
     page.evaluate(
         "(() => { document.querySelectorAll('input[data-filter]').forEach(b => { b.checked = false; });"
         "const s = document.getElementById('case-search'); s.value = '';"
@@ -59,7 +59,7 @@ def _reset_filters(page: Page) -> None:
     )
 
 
-def test_page_renders_the_matrix_panels_and_charts(page: Page) -> None:
+def test_page_renders_the_matrix_panels_and_charts(page: Tab) -> None:
     assert page.evaluate("document.title") == "council-harness · run 20250101-100000-abcd"
     assert _visible(page) == ["arith-1", "arith-2", "boom-1", "capital-x", "essay-1"]
     # the primary verdict is a card above the table; the table holds the secondary (exploratory) verdicts
@@ -86,13 +86,13 @@ def test_verdicts_are_visible_at_420_px(report: Path) -> None:
     assert all(0 <= left and right <= 420 and width > 0 for left, right, width in boxes), boxes
 
 
-def test_console_has_no_errors_and_no_request_but_the_document(page: Page, report: Path) -> None:
+def test_console_has_no_errors_and_no_request_but_the_document(page: Tab, report: Path) -> None:
     assert page.errors() == []
     assert not [text for _level, text in page.console if "Content Security Policy" in text]
     assert page.requests == [report.resolve().as_uri()] and page.blocked == {}
 
 
-def test_hostile_model_output_is_inert_text(page: Page) -> None:
+def test_hostile_model_output_is_inert_text(page: Tab) -> None:
     assert page.dialogs == []
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, a[href^=\"javascript\"]').length") == 0
@@ -103,7 +103,7 @@ def test_hostile_model_output_is_inert_text(page: Page) -> None:
     assert final == HOSTILE  # shown exactly as the model wrote it, as text
 
 
-def test_filters_hide_rows_that_do_not_match(page: Page) -> None:
+def test_filters_hide_rows_that_do_not_match(page: Tab) -> None:
     _reset_filters(page)
     page.click("#filter-failing")
     assert _visible(page) == ["arith-1", "boom-1", "capital-x"]  # a failed or errored subject
@@ -116,13 +116,14 @@ def test_filters_hide_rows_that_do_not_match(page: Page) -> None:
     page.click("#filter-differ")
     assert _visible(page) == ["arith-1", "boom-1", "capital-x"]  # council and baseline statuses differ
     page.click("#filter-differ")
-    page.type_text("#case-search", "ARITH")
+    page.focus("#case-search")
+    page.keyboard.insert_text("ARITH")
     assert _visible(page) == ["arith-1", "arith-2"]
     _reset_filters(page)
     assert len(_visible(page)) == 5
 
 
-def test_case_link_opens_its_transcript_and_expand_all_opens_every_case(page: Page) -> None:
+def test_case_link_opens_its_transcript_and_expand_all_opens_every_case(page: Tab) -> None:
     assert page.evaluate("document.getElementById('case-mini-capital-x').open") is False
     page.click('#matrix a[href="#case-mini-capital-x"]')
     assert page.evaluate("location.hash") == "#case-mini-capital-x"
@@ -155,22 +156,22 @@ def test_csp_blocks_injected_scripts_and_loads(browser: Browser, report: Path) -
         tab.close()
 
 
-def test_screenshot_is_a_full_width_png(page: Page, tmp_path: Path) -> None:
+def test_screenshot_is_a_full_width_png(page: Tab, tmp_path: Path) -> None:
     _reset_filters(page)
     page.evaluate("window.scrollTo(0, 0)")
-    shot = page.screenshot(tmp_path / "report.png")
-    data = shot.read_bytes()
+    data = page.screenshot(path=tmp_path / "report.png")
+    assert (tmp_path / "report.png").read_bytes() == data
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (1400, 1000)
     keep = os.environ.get("HARNESS_SCREENSHOT_DIR")
     if keep:
-        page.screenshot(Path(keep) / "report-top.png")
-        page.screenshot(Path(keep) / "report-full.png", full_page=True)
+        page.screenshot(path=Path(keep) / "report-top.png")
+        page.screenshot(path=Path(keep) / "report-full.png", full_page=True)
 
 
 @pytest.fixture(scope="module")
-def large(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Page:
+def large(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Tab:
     """A 350-case run (every 7th case failing): more rows than a page, more cases than DETAIL_LIMIT."""
     from harness.report.view import DETAIL_LIMIT, PAGE_ROWS
     from harness.run.result import CaseResult
@@ -186,7 +187,7 @@ def large(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Page:
     return browser.open(write_report(load_run(root / "run"), root / "large.html"))
 
 
-def test_large_matrix_pages_through_100_rows_and_keeps_300_transcripts(large: Page) -> None:
+def test_large_matrix_pages_through_100_rows_and_keeps_300_transcripts(large: Tab) -> None:
     visible = _visible(large)
     assert len(visible) == 100 and visible[0] == "c0001" and visible[-1] == "c0100"
     assert large.evaluate("document.getElementById('page-info').textContent") == "page 1 of 4"
@@ -205,7 +206,7 @@ def test_large_matrix_pages_through_100_rows_and_keeps_300_transcripts(large: Pa
     assert large.errors() == []
 
 
-def _sort_by(page: Page, label: str) -> list[str]:
+def _sort_by(page: Tab, label: str) -> list[str]:
     page.evaluate(
         "(() => { const s = document.getElementById('case-sort');"
         f" const o = Array.from(s.options).find(o => o.textContent === {label!r});"
@@ -213,7 +214,7 @@ def _sort_by(page: Page, label: str) -> list[str]:
     return page.evaluate("Array.from(document.querySelectorAll('#matrix tbody tr')).map(r => r.dataset.caseId)")
 
 
-def test_matrix_sorts_by_a_subjects_status_or_score(page: Page) -> None:
+def test_matrix_sorts_by_a_subjects_status_or_score(page: Tab) -> None:
     _reset_filters(page)
     by_status = _sort_by(page, "council: status (failing first)")
     assert by_status == ["boom-1", "capital-x", "essay-1", "arith-1", "arith-2"]

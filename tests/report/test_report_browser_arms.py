@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser import Browser, Page, chromium_path
+from tests.chromium import Browser, Tab, chromium_path
 from tests.cli_env import run_cli
 from tests.council.test_arms import N, _project
 from tests.scripted_server import ScriptedServer
@@ -31,7 +31,7 @@ PRICING = ("pricing:\n  m-a: {input: 2.0, output: 10.0}\n  m-b: {input: 1.0, out
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tab]:
     root = tmp_path_factory.mktemp("arms-browser")
     with ScriptedServer(council_right=range(N), baseline_right=range(3)) as server:
         _project(root, server.base_url, "primary_endpoint: correct\n" + PRICING)
@@ -45,11 +45,11 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
         yield browser.open(run_dir / "index.html")
 
 
-def _texts(page: Page, selector: str) -> list[str]:
+def _texts(page: Tab, selector: str) -> list[str]:
     return page.evaluate(f"Array.from(document.querySelectorAll({selector!r})).map(e => e.textContent.trim())")
 
 
-def test_arm_rows_best_member_and_cross_check(page: Page) -> None:
+def test_arm_rows_best_member_and_cross_check(page: Tab) -> None:
     arms = _texts(page, "#arm-verdicts tr td:first-child")
     assert arms == ["solo:a", "solo:c", "best-solo", "self-consistency:a", "vote"]
     # every arm row states its three budget ratios and the verdict sentence carries them too
@@ -66,7 +66,7 @@ def test_arm_rows_best_member_and_cross_check(page: Page) -> None:
     assert _texts(page, "#loo-cross-check tr td:first-child") == ["a", "b", "c"]
 
 
-def test_ledger_rows_and_both_charts_are_drawn(page: Page) -> None:
+def test_ledger_rows_and_both_charts_are_drawn(page: Tab) -> None:
     subjects = _texts(page, "#usage-ledger tr td:first-child")
     assert sorted(subjects) == sorted(SUBJECTS.split(","))
     calls = dict(zip(subjects, (int(x) for x in _texts(page, "#usage-ledger tr td:nth-child(2)")), strict=True))

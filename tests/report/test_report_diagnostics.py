@@ -23,8 +23,8 @@ from harness.report.html import write_report
 from harness.report.view import build_view
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest, Run, RunWriter, load_run
-from tests.browser import Browser, chromium_path
 from tests.builders import result
+from tests.chromium import Browser, chromium_path
 
 LABELS = {"Response A": "m1", "Response B": "m2"}
 HOSTILE_CRITIQUE = "<script>window.__pwned=1</script> B is best"
