@@ -92,6 +92,7 @@ def test_a_sampled_subject_gets_the_noise_aware_gate(reports: Path) -> None:
     assert lines[1].startswith("  ~ within noise: case c1 [council]: failed 1/1 run(s) (baseline 0/1), Fisher p=0.5")
     (dataset,) = outcome.gate.comparisons
     assert dataset.noise_aware and len(dataset.within_noise) == 1
+    assert "1 case(s) changed within noise (noise-aware gate)" in (reports / "b.html").read_text(encoding="utf-8")
 
 
 def test_failing_cases_without_a_baseline_fail_the_gate_but_are_no_regression(reports: Path) -> None:

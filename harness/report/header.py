@@ -117,6 +117,9 @@ def gate_view(run: Run, subjects: Sequence[str], comparisons: Sequence[Compariso
     parts = [f"{len(results)} result(s)", f"{n_failed} failed", f"{n_error} error(s)"]
     if summary is not None:
         parts += [f"{summary.regressed} regression(s)", f"{summary.improved} improvement(s) vs baseline"]
+    if any(c.noise_aware for c in comparisons):  # issue 27: which changes the noise explains
+        within = sum(c.counts()["cases_within_noise"] for c in comparisons)
+        parts.append(f"{within} case(s) changed within noise (noise-aware gate)")
     parts += [f"{outcome.counts[k]} {k}" for k in ("missing", "unreadable") if outcome.counts[k]]
     parts += [f"{n} {k.replace('_', ' ')}(s) not counted" for k in ("known_failure", "tolerated_failure")
               if (n := outcome.counts.get(k, 0))]
