@@ -17,7 +17,8 @@ and ``merge``. It does, in this order:
    :mod:`harness.gate.fail_rule`), written to ``summary.json`` ``"gate"`` in step 5;
 5. the HTML report (``<run>/index.html`` or ``report_path``; with ``against``, what changed since
    that run; its banner shows the gate outcome of step 4), then ``summary.json`` ``"gate"``;
-6. with ``update_baseline``, the baselines of the run's datasets, written atomically.
+6. with ``update_baseline``, the baselines of the run's datasets, written atomically;
+7. the Markdown summary (:mod:`harness.report.markdown`): ``<run>/summary.md``, and ``markdown_path``.
 
 With ``persist=False`` (``report`` and ``diff --html``: views of a run that is already finished) steps 1-5
 are computed the same way but nothing is written into the run's folder: only the HTML report at
@@ -64,6 +65,7 @@ class RunOutcome(Frozen):
         report: the HTML report written.
         summary: the run's ``summary.json``.
         baselines_written: the baseline files written (``update_baseline`` only).
+        markdown: the Markdown summaries written (``<run>/summary.md``, then ``markdown_path``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -79,6 +81,7 @@ class RunOutcome(Frozen):
     report: Path
     summary: Path
     baselines_written: tuple[Path, ...] = ()
+    markdown: tuple[Path, ...] = ()
 
     @property
     def infrastructure_failed(self) -> bool:
@@ -101,7 +104,7 @@ class RunOutcome(Frozen):
 
 def finish_run(
     run: Run, settings: Settings, *, update_baseline: bool = False, report_path: Path | None = None,
-    against: Run | None = None, persist: bool = True,
+    against: Run | None = None, persist: bool = True, markdown_path: Path | None = None,
 ) -> RunOutcome:
     """Predict, compare with the baselines, write the report and ``summary.json``, update baselines.
 
@@ -114,7 +117,10 @@ def finish_run(
         report_path: where to write the HTML report (default ``<run>/index.html``).
         against: an earlier run; the report adds what changed since it (as ``council-harness diff``).
         persist: write the verdicts, arms, usage and gate sections of ``summary.json`` (and the
-            baselines with ``update_baseline``); ``False`` for views, which write only the report.
+            baselines with ``update_baseline``) and ``<run>/summary.md``; ``False`` for views, which
+            write only the report.
+        markdown_path: also write the Markdown summary here (``run --markdown PATH``), its report link
+            relative to it.
 
     Returns:
         The outcome; the steps and their order are in the module docstring.
@@ -150,8 +156,18 @@ def finish_run(
     validity = [v.line() for v in judge_validity(run.results)]
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
     written = update_baselines(run, settings) if update_baseline else []
+    markdown = []
+    if persist or markdown_path is not None:
+        from harness.gate.prediction import verdict_lines
+        from harness.report.markdown import SUMMARY_MD, write_markdown
+        from harness.run.ledger import ledger_lines
+
+        lines = verdict_lines(prediction) if prediction is not None else []
+        usage_lines = ledger_lines(ledger)
+        targets = ([run.run_dir / SUMMARY_MD] if persist else []) + ([markdown_path] if markdown_path else [])
+        markdown = [write_markdown(t, run, gate, report, lines, usage_lines) for t in targets]
     return RunOutcome(run=run, prediction=prediction, arms=arms,
                       usage=ledger, remediation=tuple(bands), comparisons=tuple(comparisons), gate=gate,
                       validity_lines=tuple(validity),
                       report=report, summary=summary,
-                      baselines_written=tuple(written))
+                      baselines_written=tuple(written), markdown=tuple(markdown))

@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write JUnit XML: one test case per (case, subject), failures with the readable report")
     run.add_argument("--update-baseline", action="store_true",
                      help="write reports/baselines/<dataset>.json from this run (explicitly, atomically)")
+    run.add_argument("--markdown", metavar="PATH",
+                     help="also write the run's Markdown summary here (every run writes <run>/summary.md): the gate, "
+                          "the verdict lines, the failing and regressed cases linked to the report, usage")
     noise = run.add_mutually_exclusive_group()
     noise.add_argument("-q", "--quiet", action="count", default=0,
                        help="no progress; on stdout only the verdict lines, the comparison summaries, the gate rule, "

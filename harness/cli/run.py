@@ -96,7 +96,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         run = run_cases(settings, datasets, subjects, limit=args.limit, console=console, resume_args=resume_args,
                         on_result=on_result)
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
-    outcome = finish_run(run, settings, update_baseline=args.update_baseline)
+    markdown = getattr(args, "markdown", None)
+    outcome = finish_run(run, settings, update_baseline=args.update_baseline,
+                         markdown_path=Path(markdown) if markdown else None)
     if verbosity >= 0:
         _print_summary(run, out)
     if outcome.prediction is not None:
@@ -129,6 +131,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                             f"council-harness {run.run_id}")
         say(f"junit: {junit}")
     gate = outcome.gate
+    if markdown:
+        say(f"markdown: {markdown}")
     say(f"report: {outcome.report}")
     if gate.scoring.errors:
         say(gate.scoring.words())

@@ -33,8 +33,16 @@ def test_workflows_have_the_gate_shape() -> None:
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["if"] == "always()"
     assert "reports/index.html" in upload["with"]["path"] and "summary.json" in upload["with"]["path"]
+    summary = next(s for s in steps if "$GITHUB_STEP_SUMMARY" in s.get("run", ""))  # issue 30: the Markdown summary
+    assert summary["if"] == "always()" and summary["run"] == 'cat reports/runs/*/summary.md >> "$GITHUB_STEP_SUMMARY"'
+    comment = next(s for s in steps if s.get("run", "").startswith("gh pr comment"))
+    assert comment["if"].endswith("github.event_name == 'pull_request'") and "GH_TOKEN" in comment["env"]
+    assert gh["jobs"]["golden"]["permissions"]["pull-requests"] == "write"
+    assert "reports/runs/*/summary.md" in upload["with"]["path"]
     gl = yaml.safe_load((ROOT / "ci" / "gitlab-ci.yml").read_text(encoding="utf-8"))["council-gate"]
     assert gl["artifacts"]["reports"]["junit"] == "reports/junit.xml"
+    assert "reports/summary.md" in gl["artifacts"]["paths"] and gl["artifacts"]["when"] == "always"
+    assert any("--markdown reports/summary.md" in line for line in gl["script"])
     assert ".council-cache/" in gl["cache"]["paths"]
 
 
@@ -57,5 +65,9 @@ def test_every_command_exists(where: str, command: str, tmp_path: Path) -> None:
         assert target.startswith(".["), target
         for extra in target[2:-1].split(","):
             assert extra in extras, f"{where}: no extra {extra!r}"
+    elif argv[0] == "cat":  # the run's Markdown summary appended to the job's page
+        assert argv[1:] == ["reports/runs/*/summary.md", ">>", "$GITHUB_STEP_SUMMARY"], command
+    elif argv[:3] == ["gh", "pr", "comment"]:  # ... and posted on the pull request
+        assert argv[-2:] == ["--body-file", "reports/runs/*/summary.md"], command
     else:
         pytest.fail(f"{where}: unexpected command {command!r}")
