@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from harness.common.families import FAMILIES
 from harness.common.model import Frozen
+from harness.gate.artifacts import arm_artifacts
 from harness.run.result import CaseResult
 from harness.stats import (
     MIN_INFORMATIVE_PAIRS,
@@ -18,7 +19,7 @@ from harness.stats import (
     verdict_headline,
     verdict_sentence,
 )
-from harness.stats.artifacts import ArmArtifacts, arm_artifacts, artifact_warning
+from harness.stats.artifacts import ArmArtifacts, artifact_warning
 
 if TYPE_CHECKING:
     from harness.config import Settings

@@ -5,7 +5,7 @@ answers more than the other's, and an answer whose value cannot be extracted cou
 beside the >15% verdict the harness reports, per subject (arm):
 
 * the **truncation rate**: the share of final-answer calls (the baseline's answer, the chairman's
-  synthesis; :data:`FINAL_STAGES`) whose finish reason is ``length``, over the calls whose finish
+  synthesis; :data:`harness.gate.artifacts.FINAL_STAGES`) whose finish reason is ``length``, over the calls whose finish
   reason is known (results written before finish reasons were recorded have none);
 * the **extraction-failure rate**: the share of results with an objective check (``expected:``)
   where nothing could be extracted from the answer (verdict ``unanswered``);
@@ -19,20 +19,16 @@ beside the >15% verdict the harness reports, per subject (arm):
 
 When the arms' rates differ by more than :data:`MAX_GAP` (5 percentage points) in any of them, the verdict
 is marked: the difference may come from the measurement rather than from the answers.
+
+This module holds the record and the rule; the counting from a run's results is
+:func:`harness.gate.artifacts.arm_artifacts` (it reads results and the extractor's answer-line rule).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from harness.common.model import Frozen
-
-if TYPE_CHECKING:
-    from harness.run.result import CaseResult
-
-#: Stages whose call produces a subject's final answer.
-FINAL_STAGES: tuple[str, ...] = ("baseline", "stage3")
 
 #: Largest gap between two arms' rates (as a share, 0.05 = 5 points) before the verdict is marked.
 MAX_GAP = 0.05
@@ -78,40 +74,6 @@ class ArmArtifacts(Frozen):
     @property
     def format_rate(self) -> float | None:
         return self.followed_format / self.checked if self.checked else None
-
-
-def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
-    """Count ``subject``'s truncated final answers, failed and ambiguous extractions and format
-    compliance over its results."""
-    from harness.metrics.declared import follows_format
-
-    final = truncated = unknown = checked = failed = ambiguous = followed = members = members_ok = 0
-    for r in results:
-        if r.subject != subject:
-            continue
-        calls = r.transcript.calls if r.transcript is not None else ()
-        last = next((c for c in reversed(calls) if c.stage in FINAL_STAGES and c.error is None), None)
-        if last is not None:
-            if last.finish_reason is None:
-                unknown += 1
-            else:
-                final += 1
-                truncated += last.finish_reason == "length"
-        if r.correctness is not None:
-            checked += 1
-            outcome = r.correctness.outcome
-            failed += outcome == "unanswered"
-            ambiguous += outcome == "ambiguous"
-            kind = r.expected.type if r.expected is not None else ""
-            if r.transcript is not None:
-                followed += follows_format(kind, r.transcript.final_answer)
-                if len(r.transcript.answers) > 1:
-                    ok = r.transcript.ok_answers
-                    members += len(ok)
-                    members_ok += sum(follows_format(kind, a.text) for a in ok)
-    return ArmArtifacts(subject=subject, final_calls=final, truncated=truncated, unknown_finish=unknown,
-                        checked=checked, extraction_failed=failed, ambiguous=ambiguous, followed_format=followed,
-                        member_answers=members, member_followed=members_ok)
 
 
 def artifact_warning(arms: Sequence[ArmArtifacts], max_gap: float = MAX_GAP) -> str:

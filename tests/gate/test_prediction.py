@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.gate.artifacts import arm_artifacts
 from harness.gate.prediction import (
     INSUFFICIENT_DATA_EXPLAINED,
     default_primary,
@@ -18,7 +19,7 @@ from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.extraction import Extraction
 from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
-from harness.stats.artifacts import ArmArtifacts, arm_artifacts, artifact_warning
+from harness.stats.artifacts import ArmArtifacts, artifact_warning
 from tests.builders import result
 
 

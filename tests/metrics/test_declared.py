@@ -8,12 +8,12 @@ from pydantic import TypeAdapter
 
 from harness.data.cases import Case
 from harness.data.expected import Expected
+from harness.gate.artifacts import arm_artifacts
 from harness.metrics.correctness import check_case, check_expected
 from harness.metrics.declared import declared_line, follows_format
 from harness.metrics.extraction import extract_answer, extract_boolean, extract_choice, extract_number
 from harness.records.transcript import Answer, Review
 from harness.scorers.builtin import answer_correctness
-from harness.stats.artifacts import arm_artifacts
 from tests.builders import result, transcript
 
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)

@@ -1,0 +1,45 @@
+"""Counting each arm's measurement artifacts from a run's results (the record and the rule that marks a
+verdict: :mod:`harness.stats.artifacts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.metrics.declared import follows_format
+from harness.run.result import CaseResult
+from harness.stats.artifacts import ArmArtifacts
+
+#: Stages whose call produces a subject's final answer.
+FINAL_STAGES: tuple[str, ...] = ("baseline", "stage3")
+
+
+def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
+    """Count ``subject``'s truncated final answers, failed and ambiguous extractions and format
+    compliance over its results."""
+    final = truncated = unknown = checked = failed = ambiguous = followed = members = members_ok = 0
+    for r in results:
+        if r.subject != subject:
+            continue
+        calls = r.transcript.calls if r.transcript is not None else ()
+        last = next((c for c in reversed(calls) if c.stage in FINAL_STAGES and c.error is None), None)
+        if last is not None:
+            if last.finish_reason is None:
+                unknown += 1
+            else:
+                final += 1
+                truncated += last.finish_reason == "length"
+        if r.correctness is not None:
+            checked += 1
+            outcome = r.correctness.outcome
+            failed += outcome == "unanswered"
+            ambiguous += outcome == "ambiguous"
+            kind = r.expected.type if r.expected is not None else ""
+            if r.transcript is not None:
+                followed += follows_format(kind, r.transcript.final_answer)
+                if len(r.transcript.answers) > 1:
+                    ok = r.transcript.ok_answers
+                    members += len(ok)
+                    members_ok += sum(follows_format(kind, a.text) for a in ok)
+    return ArmArtifacts(subject=subject, final_calls=final, truncated=truncated, unknown_finish=unknown,
+                        checked=checked, extraction_failed=failed, ambiguous=ambiguous, followed_format=followed,
+                        member_answers=members, member_followed=members_ok)
