@@ -4,6 +4,7 @@ outcome (0 pass, 1 gate failure, 2 usage or configuration error, 3 infrastructur
 
 from __future__ import annotations
 
+import shlex
 import socket
 import subprocess
 from importlib.metadata import version
@@ -36,6 +37,19 @@ def test_exit_0_and_the_results_on_stdout_progress_on_stderr(tmp_path: Path) -> 
     assert out[-1].startswith("gate: pass (0 reason(s))")
     assert "gate:" not in done.stderr and "report:" not in done.stderr and "primary endpoint" not in done.stderr
     assert "progress 6/6" in done.stderr  # the progress is chatter: stderr
+
+
+def test_a_pipe_through_tee_captures_the_results(tmp_path: Path) -> None:
+    with ScriptedServer(range(N), range(N)) as server:
+        root = _project(tmp_path, server.base_url)
+        shell = (f"{shlex.join(CLI)} run --data golden --config council-harness.yaml --cache-mode off -q "
+                 "| tee run.log > /dev/null; exit ${PIPESTATUS[0]}")
+        done = subprocess.run(["bash", "-c", shell], cwd=root, env=harness_env(OPENAI_API_KEY="test-key"),
+                              capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    log = (root / "run.log").read_text().splitlines()
+    assert log[0].startswith("primary endpoint: ")
+    assert log[-3].startswith("report: ") and log[-1].startswith("gate: pass (0 reason(s))")
 
 
 def test_exit_1_gate_failure_and_quiet_and_verbose(tmp_path: Path) -> None:
