@@ -41,7 +41,7 @@ from harness.common.scorer_refs import SCORER_NAME, user_scorers_possible
 from harness.common.yamlio import LocatedYaml, load_yaml
 from harness.data.answer_format import AnswerFormat, with_instruction
 from harness.data.expected import Expected
-from harness.records.score_spec import BUILTIN_NAMES, SCORES, score_scale
+from harness.records.score_spec import SCORES, score_scale
 
 EvaluationMode = Literal["automatic", "expert_review"]
 DatasetKind = Literal["golden", "suite"]
@@ -99,7 +99,7 @@ class Case(Frozen):
         if not_finite:
             raise ValueError(f"expected finite numbers as bounds, not NaN or infinity: {not_finite}")
         outside = [f"{k}: {bound:g} (scale 0-{score_scale(k):g})" for k, bound in sorted(v.items())
-                   if k in BUILTIN_NAMES and not 0 <= bound <= score_scale(k)]
+                   if k in SCORES.builtin and not 0 <= bound <= score_scale(k)]
         if outside:
             raise ValueError(f"bound outside the score's scale, so it can never be met (or never fail): {outside}")
         return v

@@ -3,14 +3,16 @@
 Every reader of a score's meaning asks here: ``minimum_scores`` validation (:mod:`harness.data.cases`), the
 direction of a regression (:mod:`harness.gate.baselines`, :mod:`harness.metrics.checks`), the default gate
 tolerance (5% of the scale), the report's labels, badges and charts, and the quality report's trend
-table. A user-defined scorer's score (:mod:`harness.scorers.user`) has no spec of its own unless it
+table. The built-in scores are declared beside their scorers, one module each in
+:mod:`harness.scorers.builtin`, and registered here from there (:meth:`ScoreRegistry.declare`). A
+user-defined scorer's score (:mod:`harness.scorers.user`) has no spec of its own unless it
 registers one; :func:`spec` then describes it as a 0-1, higher-is-better, gated score named after
 itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from pydantic import Field
 
@@ -49,87 +51,86 @@ class ScoreSpec(Frozen):
         return self.label or self.name
 
 
-def _builtin() -> dict[str, ScoreSpec]:
-    specs = [
-        ScoreSpec(name="consensus_strength", description="Tier 1 CSS, 0-1", label="CSS", key_rank=4,
-                  trend_label="CSS"),
-        ScoreSpec(name="deliberation_depth", description="Tier 1 DDI, 0-1", trend_label="DDI"),
-        ScoreSpec(name="winner_alignment", description="Tier 1 SAS winner alignment, 0-1", trend_label="SAS"),
-        ScoreSpec(name="max_source_alignment", description="Tier 1 SAS max source alignment, 0-1"),
-        ScoreSpec(name="hallucination_risk", description="Tier 1 SAS hallucination risk, 0-1 (lower is better)",
-                  higher_is_better=False, label="risk", key_rank=5, trend_label="Risk"),
-        ScoreSpec(name="peer_composite", scale=10, trend_label="Peer",
-                  description="stage-2 peer rubric: mean weighted composite of the members' answers, 0-10"),
-        ScoreSpec(name="required_mentions", description="share of required mentions found, 0-1", label="mentions",
-                  key_rank=3, chart=True),
-        ScoreSpec(name="correct", description="objective correctness against the case's expected block, 1 or 0",
-                  key_rank=0, chart=True),
-        *(ScoreSpec(name=d, description=f"rubric judge: {d}, 1-10", scale=10)
-          for d in ("accuracy", "relevance", "completeness", "conciseness", "clarity")),
-        ScoreSpec(name="rubric_composite", scale=10, label="rubric", key_rank=1, chart=True, trend_label="Judge",
-                  description="rubric judge: weighted score after the accuracy ceiling and safety gate, 0-10"),
-        ScoreSpec(name="safety_passed", description="safety gate: 1 when no harmful pattern hit, else 0"),
-        ScoreSpec(name="heuristic_quality", scale=100, label="HQ", key_rank=2, chart=True,
-                  description="seed 002 heuristic quality of the final answer (weighted 5 components), 0-100"),
-        *(ScoreSpec(name=f"hq_{c}", description=f"heuristic quality component: {c.replace('_', ' ')}, 0-100",
-                    scale=100)
-          for c in ("semantic_coherence", "citation_density", "semantic_richness", "answer_completeness",
-                    "error_freedom")),
-        ScoreSpec(name="deepeval_relevancy", description="DeepEval answer relevancy (LLM judge), 0-1"),
-        ScoreSpec(name="deepeval_correctness",
-                  description="DeepEval GEval correctness against ground_truth (LLM judge), 0-1"),
-        ScoreSpec(name="deepeval_hallucination_free",
-                  description="DeepEval share of the context the answer agrees with (LLM judge), 0-1"),
-        ScoreSpec(name="ragas_faithfulness", description="RAGAS faithfulness to the case context (LLM judge), 0-1"),
-        ScoreSpec(name="ragas_answer_relevancy",
-                  description="RAGAS answer relevancy (LLM judge + embedding cosine), 0-1"),
-        ScoreSpec(name="ragas_context_precision",
-                  description="RAGAS context precision against ground_truth (LLM judge), 0-1"),
-    ]
-    return {s.name: s for s in specs}
-
-
 class ScoreRegistry(Mapping[str, ScoreSpec]):
-    """Score name -> :class:`ScoreSpec`, built-in scores first, in registration order."""
+    """Score name -> :class:`ScoreSpec`: the built-in scores first, then user scorers', each in
+    registration order.
 
-    def __init__(self, specs: Mapping[str, ScoreSpec]) -> None:
-        self._specs = dict(specs)
+    The built-in scores are declared beside their scorers (each module of :mod:`harness.scorers.builtin`
+    passes its specs to :meth:`declare`); this layer cannot import them, so the package root hands the
+    registry a loader (:meth:`load_builtins_with`) that it calls once, before the first read or user
+    registration. Every reader, on any layer, therefore sees the built-in scores.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, ScoreSpec] = {}
+        self._builtin: set[str] = set()
+        self._loader: Callable[[], None] | None = None
+        self._state = "unloaded"  # -> "loading" -> "loaded"
+
+    def load_builtins_with(self, loader: Callable[[], None]) -> None:
+        """Set the loader that declares the built-in scores (imports :mod:`harness.scorers.builtin`)."""
+        self._loader = loader
+
+    def _ready(self) -> dict[str, ScoreSpec]:
+        if self._state == "unloaded" and self._loader is not None:
+            self._state = "loading"
+            try:
+                self._loader()
+            finally:
+                self._state = "unloaded"
+            self._state = "loaded"
+        elif self._state == "loading":
+            raise RuntimeError("the score registry was read while the built-in scorers were being declared")
+        return self._specs
 
     def __getitem__(self, name: str) -> ScoreSpec:
-        return self._specs[name]
+        return self._ready()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._specs)
+        return iter(self._ready())
 
     def __len__(self) -> int:
-        return len(self._specs)
+        return len(self._ready())
+
+    def declare(self, spec: ScoreSpec) -> ScoreSpec:
+        """Add a built-in score (a built-in scorer's declaration); each name is declared once."""
+        if spec.name in self._specs:
+            raise ValueError(f"score {spec.name!r} is declared twice")
+        self._specs[spec.name] = spec
+        self._builtin.add(spec.name)
+        return spec
+
+    @property
+    def builtin(self) -> frozenset[str]:
+        """The built-in scores' names (a user scorer may not return one)."""
+        self._ready()
+        return frozenset(self._builtin)
 
     def register(self, spec: ScoreSpec) -> ScoreSpec:
         """Add ``spec`` (a user scorer's score); a built-in name cannot be redefined."""
-        old = self._specs.get(spec.name)
-        if old is not None and old != spec and spec.name in BUILTIN_NAMES:
+        old = self._ready().get(spec.name)
+        if old is not None and old != spec and spec.name in self._builtin:
             raise ValueError(f"score {spec.name!r} is a built-in score and cannot be redefined")
         self._specs[spec.name] = spec
         return spec
 
     def spec(self, name: str) -> ScoreSpec:
         """The registered spec, or a 0-1, higher-is-better, gated one for an unregistered name."""
-        found = self._specs.get(name)
+        found = self._ready().get(name)
         return found if found is not None else ScoreSpec(name=name, description=f"{name} (user-defined score)")
 
     def ranked(self, *, charted: bool = False) -> tuple[str, ...]:
         """The key scores (``key_rank`` set; with ``charted``, only those with ``chart``), in rank order."""
-        chosen = [s for s in self._specs.values() if s.key_rank is not None and (s.chart or not charted)]
+        chosen = [s for s in self._ready().values() if s.key_rank is not None and (s.chart or not charted)]
         return tuple(s.name for s in sorted(chosen, key=lambda s: s.key_rank or 0))
 
     def trended(self) -> dict[str, str]:
         """Score name -> trend-table label, for the scores with a ``trend_label``, in registry order."""
-        return {s.name: s.trend_label for s in self._specs.values() if s.trend_label is not None}
+        return {s.name: s.trend_label for s in self._ready().values() if s.trend_label is not None}
 
 
-BUILTIN_NAMES: frozenset[str] = frozenset(_builtin())
-#: Every known score (built-in, then registered by user scorers as they load).
-SCORES = ScoreRegistry(_builtin())
+#: Every known score (built-in, declared by the built-in scorers; then registered by user scorers as they load).
+SCORES = ScoreRegistry()
 
 
 def spec(name: str) -> ScoreSpec:

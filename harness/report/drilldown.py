@@ -3,7 +3,7 @@ fields the report does not lay out itself (judge verdicts, extraction, votes, fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from harness.metrics.tier1 import consensus_band
 from harness.records.transcript import Transcript
 from harness.report.bars import bar
-from harness.report.blocks import empty, flatten, leaf, make_block
+from harness.report.blocks import empty, leaf, make_block
 from harness.report.formatting import case_anchor, fmt_score, score_scale, status_label
 from harness.report.view_records import (
     AggregateView,
@@ -29,6 +29,7 @@ from harness.report.view_records import (
     SubjectDetail,
 )
 from harness.run.result import CaseResult
+from harness.scorers.builtin import BY_NAME
 from harness.scorers.details import DETAIL_TYPES
 
 #: CaseResult / Transcript fields the report lays out itself; every other field that is set (scoring
@@ -80,33 +81,17 @@ def _blocks(obj: BaseModel, known: frozenset[str], prefix: str = "") -> list[Blo
 
 
 def block_summary(name: str, value: Any) -> str:
-    """The one-line gist of a drill-down block (its rows stay one click away)."""
-    if name == "correctness":
-        verdict = getattr(value, "verdict", None) or ("correct" if value.correct else "wrong")
-        return f"{verdict}: expected {value.expected_display}"
-    if name == "rubric":
-        if value.composite is None:
-            return f"no composite ({value.error or 'no accuracy score'})"
-        cap = " · accuracy ceiling applied" if value.ceiling_applied else ""
-        gate = " · safety gate capped it to 0" if value.safety_capped else ""
-        return f"composite {value.composite:g} by {value.judge_model} ({value.method}){cap}{gate}"
-    if name == "heuristic_quality":
-        capped = f" (first {value.capped_at:,} characters)" if value.capped_at else ""
-        return f"overall {value.overall:g} of 100{capped}"
-    if name == "bias":
-        factors = ", ".join(value.risk_factors) or "none"
-        return f"risk {value.risk} (flags: {factors}) over {len(value.scores)} reviewer scores"
-    if name == "peer_rubric" and isinstance(value, Mapping):
-        parts = [f"{m} {b.weighted_composite:g}" for m, b in sorted(value.items())
-                 if getattr(b, "weighted_composite", None) is not None]
-        return "composite per member: " + ", ".join(parts) if parts else ""
+    """The one-line gist of a drill-down block (its rows stay one click away): a built-in scorer's
+    detail is summarised by its scorer (:meth:`~harness.scorers.builtin.BuiltinScorer.summarise`), the
+    scoring calls by their count, time and tokens; any other block has none."""
+    scorer = BY_NAME.get(name)
+    if scorer is not None:
+        return scorer.summarise(value)
     if name == "scoring_calls" and isinstance(value, Sequence):
         seconds = sum(getattr(c, "latency_s", 0.0) or 0.0 for c in value)
         tokens_in = sum(getattr(c, "tokens_in", 0) or 0 for c in value)
         tokens_out = sum(getattr(c, "tokens_out", 0) or 0 for c in value)
         return f"{len(value)} call(s), {seconds:.1f} s, tokens {tokens_in} in / {tokens_out} out"
-    if name == "external_validation":
-        return f"{len(flatten(value))} figures from DeepEval/RAGAS"
     return ""
 
 

@@ -11,7 +11,7 @@ from harness.metrics.checks import minimum_score_checks
 from harness.providers.calls import Caller
 from harness.records.transcript import CallRecord, Transcript
 from harness.run.result import CaseResult, CheckResult, Status
-from harness.scorers.builtin import BUILTIN_SCORERS, answer_correctness, tier_of
+from harness.scorers.builtin import BUILTIN_SCORERS, answer_correctness
 from harness.scorers.outcome import ScoreOutcome
 from harness.scorers.protocol import Scorer
 from harness.scorers.user import configured_user_scorers
@@ -32,10 +32,10 @@ def case_fields(case: Case) -> CaseFields:
     return {"tags": case.tags, "ground_truth": case.ground_truth, "expected": case.expected}
 
 
-def configured_scorers(case: Case, settings: Settings) -> tuple[Scorer | str, ...]:
+def configured_scorers(case: Case, settings: Settings) -> tuple[Scorer, ...]:
     """The built-in scorers (:data:`~harness.scorers.builtin.BUILTIN_SCORERS`, each switched by its
-    settings), then the user's (:func:`~harness.scorers.user.configured_user_scorers`); a string is
-    a user scorer that did not load, the scoring error it becomes."""
+    settings), then the user's (:func:`~harness.scorers.user.configured_user_scorers`; one that cannot
+    run is an :class:`~harness.scorers.user.UnavailableScorer`, whose outcome is its scoring error)."""
     return (*BUILTIN_SCORERS, *configured_user_scorers(case, settings))
 
 
@@ -56,9 +56,6 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     details: dict[str, object] = {}
     calls: list[CallRecord] = []
     for scorer in configured_scorers(case, settings):
-        if isinstance(scorer, str):
-            errors.append(scorer)
-            continue
         out: ScoreOutcome = await scorer(case, transcript, caller, settings)
         taken = sorted(scores.keys() & out.scores.keys())
         if taken:
@@ -72,9 +69,9 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         calls.extend(out.calls)
         if out.error:
             errors.append(out.error)
-    qm = details.get("quality_metrics")
-    if qm is not None:
-        details["quality_metrics"] = qm.model_copy(update={"tier": tier_of(details)})  # type: ignore[attr-defined]
+    for builtin in BUILTIN_SCORERS:  # a detail that depends on the others' (Tier 1's tier)
+        if builtin.name in details:
+            details[builtin.name] = builtin.settled(details[builtin.name], details)
     checks.extend(minimum_score_checks(case, scores))
     status: Status
     if not transcript.final_answer.strip():

@@ -1,11 +1,13 @@
 """The typed per-scorer detail map of a case result: scorer name -> its record's type.
 
 ``CaseResult.details`` is validated through :func:`validate_details`: a built-in scorer's record is
-read back as its own type (a ``correctness`` entry is a
-:class:`~harness.metrics.correctness.CorrectnessResult`); a user scorer's detail (any JSON value) is
-kept as it is. The keys are the names the nine blocks had at the top level of a result before
-scorers shared one shape, so :func:`migrate_result` moves an old ``results.jsonl`` line's blocks into
-the map unchanged.
+read back as the type its declaration names (:mod:`harness.scorers.builtin`: a ``correctness`` entry
+is a :class:`~harness.metrics.correctness.CorrectnessResult`), an expert's verdict (``review``, set by
+:mod:`harness.run.expert_review`, not by a scorer) as a
+:class:`~harness.records.expert_review_types.ReviewVerdict`; a user scorer's detail (any JSON value) is
+kept as it is. The keys are the names the blocks had at the top level of a result before scorers
+shared one shape, so :func:`migrate_result` moves an old ``results.jsonl`` line's blocks into the map
+unchanged.
 """
 
 from __future__ import annotations
@@ -14,26 +16,14 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from harness.bias.audit import SessionBiasAudit
-from harness.metrics.correctness import CorrectnessResult
-from harness.metrics.external_validation import ExternalValidation
-from harness.metrics.heuristic_quality import HeuristicQuality
-from harness.metrics.judge_rubric import RubricJudgement
-from harness.metrics.quality_metrics import QualityMetrics
-from harness.metrics.rubric import RubricBreakdown
 from harness.records.expert_review_types import ReviewVerdict
+from harness.scorers.builtin import BUILTIN_SCORERS
 
-#: Detail key -> its record's type, in the order the report lays the blocks out.
+#: Detail key -> its record's type: the built-in scorers' in scoring order (the order the report lays
+#: the blocks out), then the expert's verdict.
 DETAIL_TYPES: dict[str, Any] = {
-    "quality_metrics": QualityMetrics,
-    "correctness": CorrectnessResult,
+    **{s.name: s.detail for s in BUILTIN_SCORERS if s.detail is not None},
     "review": ReviewVerdict,
-    "heuristic_quality": HeuristicQuality,
-    "rubric": RubricJudgement,
-    "peer_rubric": dict[str, RubricBreakdown],
-    "bias": SessionBiasAudit,
-    "external_validation": ExternalValidation,
-    "answer_correct": dict[str, bool],
 }
 _ADAPTERS: dict[str, TypeAdapter[Any]] = {k: TypeAdapter(t) for k, t in DETAIL_TYPES.items()}
 
@@ -54,7 +44,7 @@ def migrate_result(data: Any) -> Any:
     if not isinstance(data, dict) or not (DETAIL_TYPES.keys() & data.keys()):
         return data
     out = {k: v for k, v in data.items() if k not in DETAIL_TYPES}
-    moved = {k: data[k] for k in DETAIL_TYPES if data.get(k) is not None}
+    moved = {k: v for k, v in data.items() if k in DETAIL_TYPES and v is not None}
     existing = data.get("details") or {}
     out["details"] = {**existing, **moved} if isinstance(existing, dict) else existing
     return out

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
+from harness.common.model import Frozen
 from harness.common.scorer_refs import (
     ENTRY_POINT_GROUP,
     ScorerImportError,
@@ -72,7 +73,7 @@ from harness.common.scorer_refs import (
     resolve,
 )
 from harness.common.untrusted import clean_surrogates, printable_line
-from harness.records.score_spec import BUILTIN_NAMES, SCORES, ScoreSpec
+from harness.records.score_spec import SCORES, ScoreSpec
 from harness.records.scoreset import CheckResult
 from harness.scorers.outcome import ScoreOutcome
 
@@ -199,7 +200,7 @@ class UserScorer:
                 return self._error(f"score {name!r}: float() of its {type(v).__name__} raised {_text(exc)}")
             if not math.isfinite(f):
                 return self._error(f"score {name!r}: expected a finite float, got {f}")
-            if k in BUILTIN_NAMES:
+            if k in SCORES.builtin:
                 return self._error(f"score {name!r} is a built-in score; expected a name of its own")
             scale = SCORES.spec(k).scale
             if not 0.0 <= f <= scale:
@@ -268,10 +269,26 @@ def known_scorer_names(settings: Settings) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*settings.scorers, *installed_entry_points()]))
 
 
-def configured_user_scorers(case: Case, settings: Settings) -> tuple[UserScorer | str, ...]:
+class UnavailableScorer(Frozen):
+    """A scorer named for a case that cannot run on it (it does not load, or the dataset names one the
+    configuration does not allow); called, it scores nothing and its one scoring error says why.
+
+    Args:
+        name: the entry as the config or the dataset wrote it.
+        reason: the scoring error, naming the scorer (the loader's message).
+    """
+
+    name: str
+    reason: str
+
+    async def __call__(self, case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
+        return ScoreOutcome(error=self.reason)
+
+
+def configured_user_scorers(case: Case, settings: Settings) -> tuple[UserScorer | UnavailableScorer, ...]:
     """The config's scorers, then those the case's dataset names that the config does not, each once;
-    a string is a scorer that cannot run on this case, the scoring error it becomes."""
-    out: list[UserScorer | str] = []
+    one that cannot run on this case is an :class:`UnavailableScorer` (its scoring error)."""
+    out: list[UserScorer | UnavailableScorer] = []
     seen: set[str] = set()
     config = set(settings.scorers)
     for entry in (*settings.scorers, *(n for n in case.scorers if n not in config)):
@@ -283,7 +300,7 @@ def configured_user_scorers(case: Case, settings: Settings) -> tuple[UserScorer 
                                         f"the config's scorers: nor an installed {ENTRY_POINT_GROUP} entry point; "
                                         "it is not imported")
         except ScorerImportError as exc:
-            out.append(str(exc))
+            out.append(UnavailableScorer(name=entry, reason=str(exc)))
             continue
         if scorer.name not in seen:
             seen.add(scorer.name)
