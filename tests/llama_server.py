@@ -1,5 +1,10 @@
 """A real ``llama_cpp.server`` serving the embedded SmolLM2 on a free loopback port.
 
+It is started through :mod:`harness.providers.llama_server` (the server's own ``main`` with the
+harness's buffer-type choice and wait policy: an unmodified server dies on CPUs with AMX, issue 24),
+after the start-up guard checked the engine (a crashing engine fails the tests that need the server
+with the guard's message instead of a server that exits with no reason).
+
 Tests use it through the session fixture ``llama_server`` of ``tests/conftest.py`` (a test argument
 named ``llama_server``; its value is the base URL ``http://127.0.0.1:PORT/v1``); every test that asks
 for it is marked ``slow`` there. The tests that use it are skipped (with the reason) when
@@ -67,7 +72,7 @@ class RunningServer:
 
 
 def start_llama_server() -> RunningServer:
-    """Start ``python -m llama_cpp.server`` with SmolLM2-135M and wait until it answers ``/models``.
+    """Start ``llama_cpp.server`` (:mod:`harness.providers.llama_server`) with SmolLM2-135M and wait until it answers ``/models``.
 
     Skips the calling test when the server extra or the model is missing; fails it (with the
     server's last output) when the server exits or does not answer within ``START_TIMEOUT_S``.
@@ -81,13 +86,20 @@ def start_llama_server() -> RunningServer:
         gguf = model_path("smollm2-135m")
     except ConfigError as exc:
         pytest.skip(str(exc))
+    from harness.providers.engine_guard import EngineCrash, check_engine
+    from harness.providers.engine_setup import extra_bufts_choice
+
+    try:
+        check_engine([gguf], extra_bufts_choice()[0])
+    except EngineCrash as exc:
+        pytest.fail(str(exc), pytrace=False)
     port = free_port()
     base = f"http://127.0.0.1:{port}/v1"
     tmp = tempfile.TemporaryDirectory(prefix="llama-server-")
     log_path = Path(tmp.name) / "server.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+            [sys.executable, "-m", "harness.providers.llama_server", "--model", str(gguf), "--host", "127.0.0.1",
              "--port", str(port), "--n_ctx", str(N_CTX)],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )

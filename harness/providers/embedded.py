@@ -153,6 +153,9 @@ def dequantize_to_f16(source: Path, target: Path) -> None:
     import io
     import logging
 
+    from harness.providers.engine_setup import prepare_openmp
+
+    prepare_openmp()  # before llama_cpp's first import in this process
     try:
         import llama_cpp
     except ImportError:

@@ -34,17 +34,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
 from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, prompt_model_path
+from harness.providers.engine_guard import check_engine
+from harness.providers.engine_setup import EngineSetup, engine_setup, load_llama
 from harness.providers.local_prompts import STOP_COMPLETION, completion_prompt, prompt_tokens
 from harness.providers.option_logprobs import option_logprobs
 from harness.providers.probe import Probe, ProbeReply
@@ -93,6 +97,13 @@ def _close_llama_devnull_at_exit() -> None:
     _close_llama_devnull_at_exit.done = True  # type: ignore[attr-defined]
 
 
+def engine_files(model: str) -> list[Path]:
+    """The GGUF files ``model``'s engines load: the shipped file, then its F16 copy if it has one."""
+    shipped = model_path(model)
+    prompts = prompt_model_path(model)
+    return [shipped] if prompts == shipped else [shipped, prompts]
+
+
 @dataclass(frozen=True)
 class _Handoff:
     """A probe's prompt KV cache (all but the last token) passed from the F16 copy to the shipped file."""
@@ -106,15 +117,19 @@ class LocalProvider:
     """llama.cpp in-process provider for the embedded models.
 
     Args:
-        n_threads: CPU threads per model (default: all cores).
+        n_threads: CPU threads per model (default: the idle cores, see
+            :func:`harness.providers.engine_setup.choose_threads`).
         n_ctx: context window.
+        setup: the engine's set-up (threads, wait policy, buffer types; default:
+            :func:`harness.providers.engine_setup.engine_setup` of ``n_threads``).
     """
 
     name = "local"
     reports_admission = True
 
-    def __init__(self, n_threads: int | None = None, n_ctx: int = N_CTX) -> None:
-        self.n_threads = n_threads or os.cpu_count() or 1
+    def __init__(self, n_threads: int | None = None, n_ctx: int = N_CTX, setup: EngineSetup | None = None) -> None:
+        self.setup = setup or engine_setup(n_threads)
+        self.n_threads = self.setup.threads
         self.n_ctx = n_ctx
         self._computing = 0  # engines inside a call now (see the module docstring)
         self._computing_lock = threading.Lock()
@@ -144,15 +159,15 @@ class LocalProvider:
             if key not in self._models:
                 if model not in EMBEDDED:
                     raise ConfigError(f"unknown embedded model; expected one of {sorted(EMBEDDED)}", model)
-                try:
-                    from llama_cpp import Llama
-                except ImportError:
-                    raise ConfigError(f"llama-cpp-python is not installed; {INSTALL_HINT}", model) from None
+                if importlib.util.find_spec("llama_cpp") is None:
+                    raise ConfigError(f"llama-cpp-python is not installed; {INSTALL_HINT}", model)
+                files = engine_files(model)
+                check_engine(files, self.setup.extra_bufts)  # once per machine and build: a crash stops here
                 _close_llama_devnull_at_exit()
-                path = str(prompt_model_path(model) if key != model else model_path(model))
+                path = files[-1] if key != model else files[0]
                 with _quiet_stderr():
-                    llm = Llama(
-                        model_path=path, n_ctx=self.n_ctx, n_threads=self.n_threads,
+                    llm = load_llama(
+                        path, extra_bufts=self.setup.extra_bufts, n_ctx=self.n_ctx, n_threads=self.n_threads,
                         n_threads_batch=self.n_threads, seed=0, verbose=False,
                     )
                 llm.eval = self._sharing_cores(llm, llm.eval)  # type: ignore[method-assign]  # generate() calls self.eval

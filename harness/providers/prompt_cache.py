@@ -75,6 +75,9 @@ class PromptCache:
         self.max_bytes = max_bytes
         self.live = 0  # leading tokens of the engine's KV cache that were evaluated chunk-aligned
         self.openings: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # token ids -> KV state, oldest first
+        #: per restored opening: (bytes of the openings used since it was saved or last restored, itself
+        #: included: its LRU depth; tokens it saved beyond the live cache) - bench/bench_prompt_cache.py
+        self.restores: list[tuple[int, int]] = []
 
     def forget_live(self) -> None:
         """The engine's KV cache was changed outside :meth:`evaluate` (a chat, a prefill)."""
@@ -102,6 +105,11 @@ class PromptCache:
             keep = shared(llm.input_ids[: min(llm.n_tokens, self.live)])
             best = max(self.openings, key=shared, default=None)
             if best is not None and shared(best) > keep and load_kv_state(llm, self.openings[best], best):
+                depth, found = 0, False
+                for tokens, state in self.openings.items():
+                    found = found or tokens == best
+                    depth += len(state) if found else 0
+                self.restores.append((depth, shared(best) - keep))
                 self.openings.move_to_end(best)
                 keep = shared(best)
         llm.n_tokens = keep  # eval() drops the KV cache beyond this point first

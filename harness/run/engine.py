@@ -20,6 +20,7 @@ from harness.data.cases import Case
 from harness.providers.base import Provider, current_case
 from harness.providers.cache import CachedProvider, CacheStore
 from harness.providers.calls import Caller
+from harness.providers.engine_setup import EngineSetup
 from harness.providers.limits import EndpointLimits
 from harness.records.transcript import CallRecord, Transcript
 from harness.run.expert_review import load_verdicts, with_verdict
@@ -62,13 +63,35 @@ def endpoint_limits(settings: Settings, shared_dir: Path | None = None) -> dict[
     }
 
 
+def embedded_setup(settings: Settings) -> EngineSetup | None:
+    """The embedded engine's set-up for a run (None: no member, chairman or judge is embedded), after
+    the start-up guard (:func:`harness.providers.engine_guard.check_engine`) ran every model file the
+    run may load; a replay loads none, so it is not checked.
+
+    Raises:
+        EngineCrash: the engine cannot run on this machine (exit 2, before any case).
+    """
+    models = sorted({s.model for s in settings.all_specs() if s.provider == "local"})
+    if not models:
+        return None
+    from harness.providers.engine_guard import check_engine
+    from harness.providers.engine_setup import engine_setup
+    from harness.providers.local import engine_files
+
+    setup = engine_setup(settings.llama_threads)
+    if settings.cache_mode != "replay":
+        check_engine([f for m in models for f in engine_files(m)], setup.extra_bufts)
+    return setup
+
+
 def build_providers(settings: Settings, store: CacheStore | None,
-                    shared_limits: Path | None = None) -> dict[str, Provider]:
+                    shared_limits: Path | None = None, setup: EngineSetup | None = None) -> dict[str, Provider]:
     """The providers the configured members need, each wrapped in the record/replay cache.
 
     Keys are :attr:`MemberSpec.provider_key`: ``local``, ``openai`` (the configured endpoint), and
     ``openai@URL|KEYVAR`` for members that name an endpoint of their own. Providers calling the same
-    endpoint URL share its :func:`endpoint_limits`.
+    endpoint URL share its :func:`endpoint_limits`. The embedded models run with ``setup``
+    (default: :func:`harness.providers.engine_setup.engine_setup`).
     """
     raw: dict[str, Provider] = {}
     limits = endpoint_limits(settings, shared_limits)
@@ -79,7 +102,7 @@ def build_providers(settings: Settings, store: CacheStore | None,
         if spec.provider == "local":
             from harness.providers.local import LocalProvider
 
-            raw[key] = LocalProvider(n_threads=settings.llama_threads)
+            raw[key] = LocalProvider(n_threads=settings.llama_threads, setup=setup)
         else:
             from harness.providers.openai_compat import OpenAICompatProvider, display_url
 
@@ -134,10 +157,11 @@ class Engine:
         subjects: subject names to build (``council``, ``baseline``, ...).
     """
 
-    def __init__(self, settings: Settings, subjects: Sequence[str], shared_limits: Path | None = None) -> None:
+    def __init__(self, settings: Settings, subjects: Sequence[str], shared_limits: Path | None = None,
+                 setup: EngineSetup | None = None) -> None:
         self.settings = settings
         self.store = CacheStore(settings.cache_path) if settings.cache_mode != "off" else None
-        self.providers = build_providers(settings, self.store, shared_limits)
+        self.providers = build_providers(settings, self.store, shared_limits, setup)
         self.caller = Caller(self.providers, settings)
         self.board = TokenBoard(council_runs="council" in subjects)
         self.subjects: dict[str, Subject] = {

@@ -26,8 +26,9 @@ from harness.common.untrusted import printable_line
 from harness.config import Settings
 from harness.data.cases import Case, Dataset
 from harness.providers.base import spend_meter
+from harness.providers.engine_setup import EngineSetup
 from harness.records.transcript import CallRecord
-from harness.run.engine import Engine, request_slots
+from harness.run.engine import Engine, embedded_setup, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
 from harness.run.result import CaseResult
@@ -64,15 +65,16 @@ def case_window(settings: Settings) -> int:
 
 
 def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool = True,
-                shared_limits: Path | None = None) -> Engine:
+                shared_limits: Path | None = None, setup: EngineSetup | None = None) -> Engine:
     """The engine that runs a run's (case, subject) pairs.
 
     Args:
         in_order: whether pairs start in case order with the council first, so that a member arm
             (self-consistency) may wait for the council's tokens on the same case. pytest items may
             run in any order (``-k``, xdist), so the plugin passes ``False``: an arm never waits.
+        setup: the embedded engine's set-up (:func:`harness.run.engine.embedded_setup`).
     """
-    engine = Engine(settings, subjects, shared_limits)
+    engine = Engine(settings, subjects, shared_limits, setup)
     engine.board.waits = in_order
     return engine
 
@@ -142,6 +144,7 @@ def run_cases(
                              console=console, on_result=on_result, window=window, resume_args=resume_args)
     check_scorer_names(datasets, settings)  # before any model call: a dataset names only configured scorers
     console = console or plain_console()
+    setup = embedded_setup(settings)  # the start-up guard: a crashing engine stops here, before any folder
     run_id = run_dir.name if run_dir else new_run_id()
     run_dir = run_dir or runs_dir(settings) / run_id
     writer = RunWriter(run_dir)
@@ -153,16 +156,16 @@ def run_cases(
             council_done = {(r.dataset, r.case_id): r for r in existing if r.subject == "council"}
             del existing
             previous = load_run(run_dir).manifest
-            manifest = previous.model_copy(update={"finished_at": None})
+            manifest = previous.model_copy(update={"finished_at": None, "engine": setup or previous.engine})
         else:
-            manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects)
+            manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects, engine=setup)
         cases = selected_cases(datasets, limit)
         manifest = manifest.model_copy(update={"planned": len(cases) * len(subjects)})
         writer.write_manifest(manifest)
         # the council first within each case: self-consistency waits for its tokens on the same case
         ordered = sorted(subjects, key=lambda s: s != "council")
         todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]
-        engine = open_engine(settings, subjects)
+        engine = open_engine(settings, subjects, setup=setup)
         budget = Budget(settings.token_limit, settings.cost_limit, settings.pricing)
         metered = spend_meter.set(budget)  # before the Runner: it copies this context for every task
         if resume:

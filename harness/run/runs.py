@@ -28,6 +28,7 @@ from harness.common.gcpause import gc_paused
 from harness.common.model import Frozen
 from harness.common.run_files import MANIFEST, RESULTS
 from harness.config import Settings
+from harness.providers.engine_setup import EngineSetup
 from harness.records.transcript import CallRecord
 from harness.run.expert_review import RUN_FILE, apply_verdicts, load_verdicts
 from harness.run.result import CaseResult
@@ -83,6 +84,8 @@ class Manifest(Frozen):
     warnings: tuple[str, ...] = ()
     #: the (case, subject) pairs the run planned (``None`` when not recorded: a pytest run, an old run)
     planned: int | None = None
+    #: how the embedded llama.cpp engine ran: threads, OpenMP wait policy, buffer types, and why (issue 24)
+    engine: EngineSetup | None = None
     #: calls made for pairs a budget stopped before they finished (not in any result; paid all the same:
     #: the ledger's ``unrecorded`` row), over every invocation of the run
     unrecorded_calls: tuple[CallRecord, ...] = ()
@@ -132,12 +135,13 @@ def model_files(settings: Settings) -> tuple[ModelFile, ...]:
     return tuple(out)
 
 
-def new_manifest(settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str]) -> Manifest:
+def new_manifest(settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str],
+                 engine: EngineSetup | None = None) -> Manifest:
     rev, dirty = git_state()
     return Manifest(
         run_id=run_id, started_at=now_iso(), datasets=tuple(datasets), subjects=tuple(subjects),
         config=settings.public_dict(), models=model_files(settings), packages=package_versions(),
-        git_revision=rev, git_dirty=dirty, argv=tuple(sys.argv),
+        git_revision=rev, git_dirty=dirty, argv=tuple(sys.argv), engine=engine,
     )
 
 
