@@ -113,7 +113,8 @@ def run(reps: int = 3, load: int = 3, threads: int = 1) -> BenchResult:
                     g, p = median_of(gen, "gen_tps"), median_of(prompt, "prompt_tps")
                     figures[f"{label}.gen_tps"], figures[f"{label}.prompt_tps"] = g, p
                     rows.append(BenchRow(name=label, figure=f"gen {g:.1f} tok/s, F16 prompt {p:.0f} tok/s",
-                                         ratio="", note=f"medians of {reps}; gen {[round(r['gen_tps'], 1) for r in gen]}"))
+                                         ratio="",
+                                         note=f"medians of {reps}; gen {[round(r['gen_tps'], 1) for r in gen]}"))
         finally:
             for s in spinners:
                 s.kill()

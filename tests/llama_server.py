@@ -72,7 +72,8 @@ class RunningServer:
 
 
 def start_llama_server() -> RunningServer:
-    """Start ``llama_cpp.server`` (:mod:`harness.providers.llama_server`) with SmolLM2-135M and wait until it answers ``/models``.
+    """Start ``llama_cpp.server`` (:mod:`harness.providers.llama_server`) with SmolLM2-135M; wait until it
+    answers ``/models``.
 
     Skips the calling test when the server extra or the model is missing; fails it (with the
     server's last output) when the server exits or does not answer within ``START_TIMEOUT_S``.

@@ -109,7 +109,8 @@ def _signal_name(number: int) -> str:
 def fix_command(extra_bufts: bool) -> str:
     """The command that gets a working engine after a crash with this buffer-type choice."""
     if extra_bufts:
-        return f"export {REPACK_ENV}=off (keeps the weights out of llama.cpp's AMX and repacked buffers), then run again"
+        return (f"export {REPACK_ENV}=off (keeps the weights out of llama.cpp's AMX and repacked buffers), "
+                "then run again")
     pip = f"{Path(sys.executable).parent / 'pip'}"
     return (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {pip} install --force-reinstall --no-cache-dir --no-deps '
             f'"llama-cpp-python=={llama_build().split()[1]}" (a portable build; --no-cache-dir, since pip '
