@@ -125,3 +125,18 @@ def test_the_buffer_type_choice_reaches_llama_cpp() -> None:
     finally:
         off.close()
         on.close()
+
+
+def test_the_run_manifest_records_threads_wait_policy_and_buffer_types(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.run.runs import Manifest, new_manifest
+
+    monkeypatch.delenv(REPACK_ENV, raising=False)
+    setup = embedded_setup(Settings(cache_mode="replay", llama_threads=1))
+    assert setup is not None
+    manifest = Manifest.model_validate_json(
+        new_manifest(Settings(cache_mode="replay"), "r1", ["d"], ["council"], engine=setup).model_dump_json())
+    assert manifest.engine == setup and setup.threads == 1
+    threads_why, policy_why, buffers_why = setup.why
+    assert threads_why == "1 thread(s): llama_threads"
+    assert policy_why.startswith(f"OMP_WAIT_POLICY={setup.wait_policy}") and setup.wait_policy
+    assert setup.extra_bufts is extra_bufts_choice()[0] and buffers_why == extra_bufts_choice()[1]
