@@ -36,7 +36,7 @@ def run(limit: int = 10) -> BenchResult:
     seen: dict[str, list[tuple[int, int]]] = {}
     peak: dict[str, int] = {}
     unbounded = 1 << 50
-    prompt_cache.PromptCache.__init__.__defaults__ = (unbounded,)
+    prompt_cache.OpeningBudget.__init__.__defaults__ = (unbounded,)
     save = prompt_cache.PromptCache._save
 
     def save_and_measure(self, llm, tokens):  # noqa: ANN001, ANN202

@@ -52,7 +52,7 @@ from harness.providers.engine_setup import EngineSetup, engine_setup, load_llama
 from harness.providers.local_prompts import STOP_COMPLETION, completion_prompt, prompt_tokens
 from harness.providers.option_logprobs import option_logprobs
 from harness.providers.probe import Probe, ProbeReply
-from harness.providers.prompt_cache import PREFIX_CHUNK, PromptCache, kv_state, load_kv_state
+from harness.providers.prompt_cache import PREFIX_CHUNK, OpeningBudget, PromptCache, kv_state, load_kv_state
 from harness.records.transcript import Completion, Message
 
 N_CTX = 4096
@@ -138,6 +138,7 @@ class LocalProvider:
         self._load_lock = threading.Lock()
         self._queues: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = {}
         self._prompt_caches: dict[str, PromptCache] = {}  # per engine: see harness.providers.prompt_cache
+        self._openings = OpeningBudget()  # the engines' saved openings share one byte budget
         self.reuse_prefix = True  # False: every probe evaluates its whole prompt (bench/bench_kv_reuse.py)
 
     def identity(self, model: str) -> str:
@@ -173,7 +174,7 @@ class LocalProvider:
                 llm.eval = self._sharing_cores(llm, llm.eval)  # type: ignore[method-assign]  # generate() calls self.eval
                 self._models[key] = llm
                 self._locks[key] = threading.Lock()
-                self._prompt_caches[key] = PromptCache()
+                self._prompt_caches[key] = PromptCache(self._openings)
             return self._models[key], key
 
     @contextlib.contextmanager
@@ -443,7 +444,9 @@ class LocalProvider:
                     if close is not None:
                         close()
             self._models.clear()
-            self._prompt_caches.clear()  # their saved openings hold up to 256 MB per engine
+            for cache in self._prompt_caches.values():
+                self._openings.forget(cache)  # up to PREFIX_CACHE_BYTES of saved openings
+            self._prompt_caches.clear()
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close_all)

@@ -11,10 +11,13 @@ question; the judge's prompts for two answers to one question share the grading 
 question, the reference and the rubric (the answer comes last).
 
 Since probes of other cases arrive in between, each engine also keeps the chunk-aligned openings
-its prompts evaluated as saved KV states (``llama_state_seq_get_data``, a few MB each, up to
-:data:`PREFIX_CACHE_BYTES`, least recently used dropped first) and restores the one sharing the most
-whole chunks with a new prompt when that beats its live cache. A restored state holds the same
-bytes in the same cells as the evaluation that saved it, so this too changes the time only
+its prompts evaluated as saved KV states (``llama_state_seq_get_data``, a few MB each) and restores
+the one sharing the most whole chunks with a new prompt when that beats its live cache. The engines
+of one provider share one :class:`OpeningBudget` of :data:`PREFIX_CACHE_BYTES`, least recently used
+(saved or restored) dropped first whichever engine holds it: an engine whose openings are reused keeps
+them, one whose openings are not (Gemma's, measured below) gives its bytes to the others. A restored
+state holds the same bytes in the same cells as the evaluation that saved it, so this too changes the
+time only
 (``tests/providers/test_probe_embedded.py`` compares the numbers bit for bit).
 
 :func:`kv_state` and :func:`load_kv_state` also carry a prompt's KV cache from one engine to another
@@ -33,10 +36,44 @@ from typing import Any
 #: about 280 tokens/s in 32-token chunks, 340 in 64 and 355 in 128 on 2 cores (Gemma about 270
 #: whatever the size), and a reuse loses on average half a chunk; 64 costs the least in the whole suite.
 PREFIX_CHUNK = 64
-#: bytes of saved prompt openings (KV states) each engine keeps, least recently used dropped first;
-#: an opening of SmolLM2 takes about 23 KB per token (9 MB for a 400-token judge prompt). At 256 MB
-#: the whole suite lost the opening of half of the judge's first answers before the second came.
-PREFIX_CACHE_BYTES = 512 * 2**20
+#: bytes of saved prompt openings (KV states) a provider's engines keep together, least recently used
+#: dropped first; an opening of SmolLM2 takes about 23 KB per token (9 MB for a 400-token judge
+#: prompt). Chosen by measured benefit (``bench/bench_prompt_cache.py``, the main job's first 4
+#: challenges, unbounded): SmolLM2's F16 engine restored 13 openings that saved 2,048 prompt tokens, of
+#: which a bound of 32 MB would have kept 53% and 192 MB all (the judge's second answer finds the
+#: first answer's opening about 190 MB of newer openings later); Gemma's engine saved 38 MB of openings
+#: and restored none. The main job's peak RSS was 1.37 GB with 200 MB of openings; 512 MB per engine
+#: (1 GB in all) took it to 2.9 GB on the whole suite. 256 MB shared keeps the F16 engine's measured
+#: benefit and the peak RSS under 1.5 GB.
+PREFIX_CACHE_BYTES = 256 * 2**20
+
+
+class OpeningBudget:
+    """The bytes of saved openings of several :class:`PromptCache` (one provider's engines), and their
+    order of use across them: over ``max_bytes``, the least recently used opening is dropped, whichever
+    cache holds it (the newest one is always kept)."""
+
+    def __init__(self, max_bytes: int = PREFIX_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.used = 0
+        self._order: OrderedDict[tuple[int, tuple[int, ...]], PromptCache] = OrderedDict()
+
+    def touch(self, cache: PromptCache, tokens: tuple[int, ...]) -> None:
+        """``cache``'s opening ``tokens`` was saved or restored now: the most recently used."""
+        key = (id(cache), tokens)
+        if key not in self._order:
+            self._order[key] = cache
+            self.used += len(cache.openings[tokens])
+        self._order.move_to_end(key)
+        while self.used > self.max_bytes and len(self._order) > 1:
+            (_, old), holder = self._order.popitem(last=False)
+            self.used -= len(holder.openings.pop(old))
+
+    def forget(self, cache: PromptCache) -> None:
+        """Drop every opening of ``cache`` (its engine was closed)."""
+        for key in [k for k, c in self._order.items() if c is cache]:
+            del self._order[key]
+            self.used -= len(cache.openings.pop(key[1]))
 
 
 def kv_state(llm: Any) -> Any | None:
@@ -68,11 +105,12 @@ class PromptCache:
     """One engine's reusable prompt KV: the chunk-aligned prefix of its live cache and saved openings.
 
     Args:
-        max_bytes: how many bytes of saved openings to keep.
+        budget: the byte budget shared with other engines' caches (default: one of its own,
+            :data:`PREFIX_CACHE_BYTES`).
     """
 
-    def __init__(self, max_bytes: int = PREFIX_CACHE_BYTES) -> None:
-        self.max_bytes = max_bytes
+    def __init__(self, budget: OpeningBudget | None = None) -> None:
+        self.budget = budget or OpeningBudget()
         self.live = 0  # leading tokens of the engine's KV cache that were evaluated chunk-aligned
         self.openings: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # token ids -> KV state, oldest first
         #: per restored opening: (bytes of the openings used since it was saved or last restored, itself
@@ -111,6 +149,7 @@ class PromptCache:
                     depth += len(state) if found else 0
                 self.restores.append((depth, shared(best) - keep))
                 self.openings.move_to_end(best)
+                self.budget.touch(self, best)
                 keep = shared(best)
         llm.n_tokens = keep  # eval() drops the KV cache beyond this point first
         opening = (len(prompt) - 1) // PREFIX_CHUNK * PREFIX_CHUNK  # every chunk before the last one
@@ -127,7 +166,8 @@ class PromptCache:
         state = kv_state(llm)
         if state is None:
             return
+        if tokens in self.openings:
+            self.budget.used -= len(self.openings[tokens]) - len(state)
         self.openings[tokens] = state
         self.openings.move_to_end(tokens)
-        while sum(len(s) for s in self.openings.values()) > self.max_bytes and len(self.openings) > 1:
-            self.openings.popitem(last=False)
+        self.budget.touch(self, tokens)
