@@ -131,8 +131,11 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
     Measured as the root mean square difference of the next-token log-probabilities over the F16
     copy's ``TOP`` most likely tokens, after a judge prompt and a ballot prompt, it must stay within
     ``MARGIN`` (4) times that ratio: a kernel that changed the model (not just its rounding) would move
-    it by as much as a requantization, ratio about 1. The probes through the provider then agree on the
-    ballot's winner whenever the F16 margin exceeds twice the largest measured log-probability change.
+    it by as much as a requantization, ratio about 1. A build may also give both engines the same
+    numbers (ratio 0: the native AVX-512 build of 2026-11-27 did, bit for bit, even token by token, so
+    its Q4_1 path does not round the activations to 8 bits). The probes through the provider then agree
+    on the ballot's winner whenever the F16 margin exceeds twice the largest measured log-probability
+    change.
     """
     import numpy as np
 
@@ -152,7 +155,7 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
         top = np.argsort(f16)[-TOP:]
         rounding = float(np.sqrt(np.mean((f16[top] - q41[top]) ** 2)))
         requantized = float(np.sqrt(np.mean((q40[top] - q41[top]) ** 2)))
-        assert rounding > 0  # two kernels really ran
+        assert requantized > 0  # the yardstick is a real change of the weights
         ratios.append(rounding / requantized)
         largest = max(largest, float(np.abs(f16[top] - q41[top]).max()))
     tokenizer.close()
@@ -172,11 +175,11 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
         assert q41_provider._models.keys() == {"smollm2-135m"}
     finally:
         asyncio.run(q41_provider.aclose())
-    assert f16_judge != q41_judge  # two engines really ran
     margin = abs(math.log(f16_ballot[" A"]) - math.log(f16_ballot[" B"]))
     if margin > 2 * largest:
         assert max(f16_ballot, key=f16_ballot.__getitem__) == max(q41_ballot, key=q41_ballot.__getitem__)
-    assert math.isclose(sum(f16_ballot.values()), 1.0) and math.isclose(sum(q41_ballot.values()), 1.0)
+    for distribution in (f16_judge, q41_judge, f16_ballot, q41_ballot):
+        assert math.isclose(sum(distribution.values()), 1.0)
 
 
 def test_a_chat_between_two_probes_keeps_the_probe_engine_cache() -> None:
