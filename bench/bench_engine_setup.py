@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -35,6 +36,7 @@ from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa:
 
 PROMPT_TOKENS = 256
 GEN_TOKENS = 64
+TIMEOUT_S = 600.0
 SPINNER = "import time\nend = time.monotonic() + {s}\nwhile time.monotonic() < end: pass\n"
 
 
@@ -71,9 +73,15 @@ def child(path: str, threads: int, extra_bufts: bool, policy: str | None) -> dic
         env["OMP_WAIT_POLICY"] = ""  # harness.prepare_openmp leaves a set variable alone; "" is OpenMP's default
     code = (f"import json, bench.bench_engine_setup as b; "
             f"print(json.dumps(b.measure({path!r}, {threads}, {extra_bufts})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
-                         check=True, timeout=600)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    try:
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                             check=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:  # a loaded machine: recorded as "did not finish", not as a crash
+        return {"prompt_tps": math.nan, "gen_tps": math.nan}
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"  {Path(path).name} threads={threads} extra_bufts={extra_bufts} OMP_WAIT_POLICY={policy or 'default'}: "
+          f"prompt {figures['prompt_tps']:.0f} tok/s, gen {figures['gen_tps']:.1f} tok/s", flush=True)
+    return figures
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
