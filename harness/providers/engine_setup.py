@@ -103,23 +103,28 @@ def extra_bufts_choice(flags: frozenset[str] | None = None,
     return True, "extra buffer types on (llama.cpp's default): no AMX on this CPU"
 
 
-def choose_threads(requested: int | None, cores: int | None = None,
-                   load: float | None = None) -> tuple[int, str]:
+def choose_threads(requested: int | None, cores: int | None = None, load: float | None = None,
+                   passive: bool = True) -> tuple[int, str]:
     """llama.cpp threads of an engine computing alone, and why.
 
-    ``requested`` (``llama_threads``) wins. Otherwise the idle cores: ``cores - load`` rounded to
-    the nearest whole core, at least 1 and at most ``cores`` (``load``: the 1-minute load average).
-    llama.cpp's threads meet at a barrier after every operation, so one thread that shares its core
-    with another process holds all of them up: on 2 cores at load 3, 2 threads generated at a
-    fraction of 1 thread's speed (issue 24; ``bench/bench_engine_setup.py``), while on an idle
-    machine 2 threads are faster.
+    In this order: ``requested`` (``llama_threads``); every core when waiting threads sleep
+    (``passive``: ``OMP_WAIT_POLICY=PASSIVE``, the harness's default); otherwise the idle cores,
+    ``cores - load`` rounded to the nearest whole core, at least 1 (``load``: the 1-minute load average).
+    llama.cpp's threads meet at a barrier after every operation. With OpenMP's default policy the
+    threads that reach it first spin, taking the cores from the one they wait for: on 2 shared cores
+    2 threads generated 2.2-7.4 tokens/s against 18-21 for 1 thread at load 3.5 (issue 24), and did
+    not generate 64 tokens within 240 s at load 25 (``bench/bench_engine_setup.py``). With PASSIVE they
+    sleep, and 2 threads were the fastest measured: 23.4 tokens/s at load 3.5, 26.5 at load 25.
     """
     cores = cores or os.cpu_count() or 1
     if requested is not None:
         return requested, f"{requested} thread(s): llama_threads"
+    if passive:
+        return cores, f"{cores} thread(s): every core (waiting threads sleep: OMP_WAIT_POLICY=PASSIVE)"
     load = os.getloadavg()[0] if load is None else load
     threads = max(1, min(cores, round(cores - load)))
-    return threads, f"{threads} thread(s): {cores} core(s), load average {load:.1f} (idle cores, at least 1)"
+    return threads, (f"{threads} thread(s): {cores} core(s), load average {load:.1f} (idle cores, at least 1: "
+                     "waiting threads spin)")
 
 
 def prepare_openmp() -> str:
@@ -139,7 +144,7 @@ def engine_setup(requested_threads: int | None = None) -> EngineSetup:
     """The set-up of this process's embedded engines (sets the wait policy: :func:`prepare_openmp`)."""
     user_policy = "OMP_WAIT_POLICY" in os.environ
     policy = prepare_openmp()
-    threads, threads_why = choose_threads(requested_threads)
+    threads, threads_why = choose_threads(requested_threads, passive=policy.upper() == WAIT_POLICY)
     extra, extra_why = extra_bufts_choice()
     if user_policy:
         policy_why = f"OMP_WAIT_POLICY={policy}: set by the user"

@@ -117,7 +117,7 @@ class LocalProvider:
     """llama.cpp in-process provider for the embedded models.
 
     Args:
-        n_threads: CPU threads per model (default: the idle cores, see
+        n_threads: CPU threads per model (default: see
             :func:`harness.providers.engine_setup.choose_threads`).
         n_ctx: context window.
         setup: the engine's set-up (threads, wait policy, buffer types; default:
@@ -171,7 +171,7 @@ class LocalProvider:
                         path, extra_bufts=self.setup.extra_bufts, n_ctx=self.n_ctx, n_threads=self.n_threads,
                         n_threads_batch=self.n_threads, seed=0, verbose=False,
                     )
-                llm.eval = self._sharing_cores(llm, llm.eval)  # type: ignore[method-assign]  # generate() calls self.eval
+                llm.eval = self._sharing_cores(llm, llm.eval)  # generate() calls self.eval
                 self._models[key] = llm
                 self._locks[key] = threading.Lock()
                 self._prompt_caches[key] = PromptCache(self._openings)

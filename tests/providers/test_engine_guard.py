@@ -37,11 +37,12 @@ def test_amx_turns_the_extra_buffer_types_off_unless_the_environment_says_otherw
         extra_bufts_choice(amx, "maybe")
 
 
-def test_threads_are_the_idle_cores_unless_llama_threads_is_set() -> None:
-    assert choose_threads(None, cores=2, load=0.1)[0] == 2
-    assert choose_threads(None, cores=2, load=1.2)[0] == 1
-    assert choose_threads(None, cores=2, load=3.4)[0] == 1  # never fewer than one
-    assert choose_threads(None, cores=8, load=2.6)[0] == 5
+def test_threads_are_every_core_when_waiting_threads_sleep_else_the_idle_cores() -> None:
+    assert choose_threads(None, cores=2, load=3.4, passive=True)[0] == 2
+    assert choose_threads(None, cores=2, load=0.1, passive=False)[0] == 2
+    assert choose_threads(None, cores=2, load=1.2, passive=False)[0] == 1
+    assert choose_threads(None, cores=2, load=3.4, passive=False)[0] == 1  # never fewer than one
+    assert choose_threads(None, cores=8, load=2.6, passive=False)[0] == 5
     assert choose_threads(4, cores=2, load=3.0) == (4, "4 thread(s): llama_threads")
 
 
