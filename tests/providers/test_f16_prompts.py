@@ -92,7 +92,7 @@ def _next_token_logprobs(path: str, tokens: list[int]) -> Any:
     try:
         for token in tokens:
             llm.eval([token])
-        z = np.array(llm.scores[len(tokens) - 1], dtype=np.float64)
+        z = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
     finally:
         llm.close()
     z -= z.max()
