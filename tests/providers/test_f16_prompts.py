@@ -131,11 +131,8 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
     Measured as the root mean square difference of the next-token log-probabilities over the F16
     copy's ``TOP`` most likely tokens, after a judge prompt and a ballot prompt, it must stay within
     ``MARGIN`` (4) times that ratio: a kernel that changed the model (not just its rounding) would move
-    it by as much as a requantization, ratio about 1. A build may also give both engines the same
-    numbers (ratio 0: the native AVX-512 build of 2026-11-27 did, bit for bit, even token by token, so
-    its Q4_1 path does not round the activations to 8 bits). The probes through the provider then agree
-    on the ballot's winner whenever the F16 margin exceeds twice the largest measured log-probability
-    change.
+    it by as much as a requantization, ratio about 1. The probes through the provider then agree on the
+    ballot's winner whenever the F16 margin exceeds twice the largest measured log-probability change.
     """
     import numpy as np
 
