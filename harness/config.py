@@ -241,7 +241,7 @@ class Settings(BaseSettings):
     repeats: int = Field(default=1, ge=1, le=100)  # noise-aware gate: passes per case (harness.gate.repeats)
     prediction_threshold: float = Field(default=0.15, ge=-1.0, le=10.0)
     # the >15% prediction's primary endpoint: None = `correct` when at least 10 cases have `expected:`,
-    # else `rubric_composite` (harness.gate.prediction.default_primary)
+    # else `rubric_composite` (harness.gate.verdict_plan.default_primary)
     primary_endpoint: str | None = None
     # monitoring
     quality_webhook_url: str | None = None  # several URLs separated by commas

@@ -4,10 +4,11 @@
 (:meth:`harness.pytest_plugin.HarnessSession.finish`), ``review --apply``, ``report``, ``diff --html``
 and ``merge``. It does, in this order:
 
-1. the >15% prediction (:func:`harness.gate.prediction.prediction_for_run`), written to ``summary.json``
-   ``"verdicts"``;
-2. the arms' figures (:func:`harness.gate.arm_outcome.arms_outcome`: the best member's choice, the
-   council against every arm, the leave-one-out effects and their cross-check; ``"arms"``, only
+1. the run's verdicts, composed once (:func:`harness.gate.run_verdicts.run_verdicts`, over the plan
+   :func:`harness.gate.verdict_plan.plan_for_run` derives once from the results and the settings): the >15%
+   prediction, written to ``summary.json`` ``"verdicts"``;
+2. from the same composition, the arms' figures (:func:`harness.gate.arm_outcome.arms_outcome`: the best
+   member's choice, the council against every arm, the leave-one-out effects and their cross-check; ``"arms"``, only
    when there are any), the seeds' remediation table (:mod:`harness.gate.remediation`: per CSS band of
    the plain council, the recommended mode minus the council; ``"remediation"``, only when a
    recommended mode ran beside the council) and the usage ledger (``"usage"``);
@@ -37,12 +38,14 @@ from pydantic import ConfigDict
 from harness.common.errors import EXIT_INFRASTRUCTURE
 from harness.common.model import Frozen
 from harness.config import Settings
-from harness.gate.arm_outcome import ArmsOutcome, arms_outcome
+from harness.gate.arm_outcome import ArmsOutcome
 from harness.gate.baselines import Comparison
 from harness.gate.judge_validity import judge_validity, reviewer_validity
-from harness.gate.prediction import prediction_for_run, write_verdicts
+from harness.gate.prediction import write_verdicts
 from harness.gate.regression import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
-from harness.gate.remediation import BandComparison, remediation_summary, remediation_table
+from harness.gate.remediation import BandComparison, remediation_summary
+from harness.gate.run_verdicts import run_verdicts
+from harness.gate.verdict_plan import plan_for_run
 from harness.run.ledger import UsageLedger, usage_ledger
 from harness.run.runs import Run
 from harness.run.summary import SUMMARY, update_summary
@@ -129,11 +132,9 @@ def finish_run(
 
     if update_baseline and not persist:
         raise ValueError("update_baseline writes the baselines: it cannot be a view (persist=False)")
-    prediction = prediction_for_run(run.results, settings)
-    arms = arms_outcome(run.results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag,
-                        settings.pricing)
+    verdicts = run_verdicts(plan_for_run(run.results, settings), run.results)
+    prediction, arms, bands = verdicts.prediction, verdicts.arms, verdicts.remediation
     ledger = usage_ledger(run.results, settings.pricing, run.manifest.unrecorded_calls)
-    bands = remediation_table(run.results, settings.primary_endpoint)
     if persist:
         write_verdicts(run.run_dir, prediction)
         if not arms.empty:

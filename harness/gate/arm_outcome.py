@@ -1,17 +1,17 @@
 """Everything a run says about its baseline arms, computed once: the best member's choice
 (:mod:`harness.gate.best_member`), the verdict against every arm and the leave-one-out effects
-(:mod:`harness.gate.arm_verdicts`), and the leave-one-out cross-check (:mod:`harness.gate.loo_crosscheck`)."""
+(:mod:`harness.gate.arm_verdicts`), and the leave-one-out cross-check (:mod:`harness.gate.loo_crosscheck`), all
+from the run's :class:`~harness.gate.verdict_plan.VerdictPlan`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.config import ModelPrice
 from harness.gate.arm_verdicts import ArmVerdict, LeaveOneOut, arm_lines, arm_verdicts, arms_summary, leave_one_out
-from harness.gate.best_member import BestMember, best_member
+from harness.gate.best_member import BestMember
 from harness.gate.loo_crosscheck import CrossCheck, cross_check, cross_check_summary
-from harness.gate.prediction import default_primary
+from harness.gate.verdict_plan import VerdictPlan
 from harness.run.result import CaseResult
 
 
@@ -40,14 +40,11 @@ class ArmsOutcome(Frozen):
         return arm_lines(self.verdicts, self.leave_one_out, results, self.choice) + checks
 
 
-def arms_outcome(results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
-                 selection_tag: str | None = None, pricing: dict[str, ModelPrice] | None = None) -> ArmsOutcome:
-    """The :class:`ArmsOutcome` of ``results`` (``selection_tag``: the declared selection split's tag;
-    ``pricing``: for the dollar ratio)."""
-    primary = primary_endpoint or default_primary(results)[0]
-    loo = leave_one_out(results, primary)
+def arms_outcome(plan: VerdictPlan, results: Sequence[CaseResult]) -> ArmsOutcome:
+    """The :class:`ArmsOutcome` of a run: its ``plan`` (primary endpoint, arms, the best member's choice,
+    prices) and its ``results``."""
+    loo = leave_one_out(plan)
     return ArmsOutcome(
-        primary=primary, choice=best_member(results, primary, selection_tag),
-        verdicts=tuple(arm_verdicts(results, threshold, primary, selection_tag=selection_tag, pricing=pricing)),
+        primary=plan.primary, choice=plan.choice, verdicts=tuple(arm_verdicts(plan, results)),
         leave_one_out=tuple(loo), cross_check=tuple(cross_check(results, loo)),
     )

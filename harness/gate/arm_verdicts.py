@@ -1,6 +1,9 @@
 """The >15% verdict against every baseline arm, leave-one-member-out effects, and token ratios (issue 15).
 
-**Arms compared** (:func:`comparison_arms`): every subject of the run that is a baseline arm —
+All of it is computed from the run's :class:`~harness.gate.verdict_plan.VerdictPlan` (the primary endpoint,
+the arms, the best member's choice and the council's pairs, derived once per run).
+
+**Arms compared** (:func:`harness.gate.verdict_plan.comparison_arms`): every subject of the run that is a baseline arm —
 ``baseline``, ``chairman``, ``solo:<member>``, ``best-solo``, ``self-consistency:<member>`` and ``vote`` —
 in that order. ``best-solo`` is the best single member chosen on the declared selection split and
 present only on the other cases (:mod:`harness.gate.best_member`), so its verdict is on those cases only.
@@ -32,25 +35,13 @@ from collections.abc import Sequence
 from harness.common.model import Frozen
 from harness.config import ModelPrice
 from harness.council.arms import call_tokens
-from harness.gate.best_member import BEST, BestMember, best_member, best_member_summary, best_solo_results
-from harness.gate.paired_difference import paired_difference
-from harness.gate.prediction import default_primary, paired_families
+from harness.gate.best_member import BestMember, best_member_summary
+from harness.gate.paired_difference import sample_difference
+from harness.gate.verdict_plan import VerdictPlan
 from harness.providers.pricing import call_cost
 from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
 from harness.stats import PredictionVerdict, evaluate_prediction, verdict_sentence
-
-ARM_ORDER: tuple[str, ...] = ("baseline", "chairman", "solo:", BEST, "self-consistency:", "vote")
-
-
-def comparison_arms(subjects: Sequence[str]) -> list[str]:
-    """The run's baseline arms in :data:`ARM_ORDER` (see the module docstring)."""
-    def rank(s: str) -> int:
-        return next(i for i, p in enumerate(ARM_ORDER) if s == p or (p.endswith(":") and s.startswith(p)))
-
-    arms = [s for s in dict.fromkeys(subjects)
-            if any(s == p or (p.endswith(":") and s.startswith(p)) for p in ARM_ORDER)]
-    return sorted(arms, key=lambda s: (rank(s), s))
 
 
 class ArmVerdict(Frozen):
@@ -104,22 +95,22 @@ def ratio_words(token: float | None, completion: float | None, cost: float | Non
 
 
 def arm_verdicts(
-    results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
-    confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, selection_tag: str | None = None,
-    pricing: dict[str, ModelPrice] | None = None,
+    plan: VerdictPlan, results: Sequence[CaseResult], confidence: float = 0.95, n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> list[ArmVerdict]:
-    """One :class:`ArmVerdict` per arm of :func:`comparison_arms` (see the module docstring); with
-    ``selection_tag``, the ``best-solo`` arm too (:mod:`harness.gate.best_member`)."""
-    primary = primary_endpoint or default_primary(results)[0]
-    results = [*results, *best_solo_results(results, best_member(results, primary, selection_tag))]
-    arms = comparison_arms([r.subject for r in results])
-    if not arms or not any(r.subject == "council" for r in results):
+    """One :class:`ArmVerdict` per arm of ``plan`` (see the module docstring; ``best-solo`` included when a
+    member was chosen: :mod:`harness.gate.best_member`); ``results``: the run's, for the calls' tokens."""
+    primary = plan.primary
+    results = [*results, *plan.best_solo]
+    arms = plan.arms
+    if not arms:
         return []
     level = 1.0 - (1.0 - confidence) / len(arms)
     out: list[ArmVerdict] = []
     for arm in arms:
-        samples, _ = paired_families(results, "council", arm, families=(primary,))
-        report = evaluate_prediction(samples, threshold=threshold, primary=primary, confidence=level,
+        sample = plan.pair("council", arm)
+        samples = {primary: sample} if sample is not None else {}
+        report = evaluate_prediction(samples, threshold=plan.threshold, primary=primary, confidence=level,
                                      n_resamples=n_resamples, seed=seed,
                                      primary_reason="the run's primary endpoint")
         v = report.headline
@@ -128,7 +119,7 @@ def arm_verdicts(
         council_calls, arm_calls = _calls(results, "council", keys), _calls(results, arm, keys)
         ct, at = call_tokens(council_calls), call_tokens(arm_calls)
         cc, ac = sum(c.tokens_out for c in council_calls), sum(c.tokens_out for c in arm_calls)
-        cd, ad = _cost(council_calls, pricing or {}), _cost(arm_calls, pricing or {})
+        cd, ad = _cost(council_calls, plan.pricing), _cost(arm_calls, plan.pricing)
         ratios = (_ratio(ct, at), _ratio(cc, ac), _ratio(cd, ad))
         out.append(ArmVerdict(arm=arm, verdict=v, council_tokens=ct, arm_tokens=at, token_ratio=ratios[0],
                               council_completion=cc, arm_completion=ac, completion_ratio=ratios[1],
@@ -165,19 +156,14 @@ class LeaveOneOut(Frozen):
                 f"n={self.n}){flag}")
 
 
-def leave_one_out(
-    results: Sequence[CaseResult], primary_endpoint: str | None = None, confidence: float = 0.95,
-    n_resamples: int = 10_000, seed: int = 0,
-) -> list[LeaveOneOut]:
-    """One :class:`LeaveOneOut` per ``council-without:<member>`` subject in ``results``."""
-    withouts = sorted({r.subject for r in results if r.subject.startswith("council-without:")})
-    if not withouts:
-        return []
-    primary = primary_endpoint or default_primary(results)[0]
+def leave_one_out(plan: VerdictPlan, confidence: float = 0.95, n_resamples: int = 10_000,
+                  seed: int = 0) -> list[LeaveOneOut]:
+    """One :class:`LeaveOneOut` per ``council-without:<member>`` subject of ``plan``."""
+    withouts = sorted(s for s in plan.subjects if s.startswith("council-without:"))
     out: list[LeaveOneOut] = []
     for subject in withouts:
-        diff = paired_difference(results, "council", subject, primary, None, confidence, n_resamples, seed)
-        out.append(LeaveOneOut(member=subject.partition(":")[2], family=primary, n=diff.n,
+        diff = sample_difference(plan.pair("council", subject), None, confidence, n_resamples, seed)
+        out.append(LeaveOneOut(member=subject.partition(":")[2], family=plan.primary, n=diff.n,
                                n_informative=diff.n_informative, effect=diff.mean, low=diff.low, high=diff.high,
                                confidence=confidence, flagged=not diff.n or diff.low <= 0))
     return out

@@ -1,7 +1,8 @@
 """The paired difference of two subjects on one score, with its sign-flip interval.
 
 ``d_i = treatment_i - control_i`` over the cases scored (finite) for both
-(:func:`harness.gate.prediction.paired_families`), optionally only those in ``keys``
+(:func:`harness.gate.verdict_plan.paired_families`, or a run's plan:
+:meth:`harness.gate.verdict_plan.VerdictPlan.pair`), optionally only those in ``keys``
 (``dataset::case id``); the mean of ``d`` and its interval at ``confidence`` from
 :func:`harness.stats.signflip.sign_flip_test`. With no informative pair (every ``d_i = 0``) the
 interval is ``[0, 0]``; with no pair at all the mean and interval are NaN.
@@ -13,8 +14,9 @@ import math
 from collections.abc import Collection, Sequence
 
 from harness.common.model import Frozen
-from harness.gate.prediction import paired_families
+from harness.gate.verdict_plan import paired_families
 from harness.run.result import CaseResult
+from harness.stats import PairedSample
 from harness.stats.signflip import difference_scores, sign_flip_test
 
 
@@ -35,7 +37,15 @@ def paired_difference(
 ) -> PairedDifference:
     """The :class:`PairedDifference` of ``treatment`` over ``control`` on ``family`` (module docstring)."""
     samples, _ = paired_families(results, treatment, control, families=(family,))
-    sample = samples.get(family)
+    return sample_difference(samples.get(family), keys, confidence, n_resamples, seed)
+
+
+def sample_difference(
+    sample: PairedSample | None, keys: Collection[str] | None = None, confidence: float = 0.95,
+    n_resamples: int = 10_000, seed: int = 0,
+) -> PairedDifference:
+    """The :class:`PairedDifference` of an already paired sample (``council`` = treatment, ``baseline`` =
+    control; ``None``: no pair), optionally only the pairs whose id is in ``keys``."""
     pairs = [] if sample is None else [
         (t, c) for t, c, k in zip(sample.council, sample.baseline, sample.ids or (), strict=True)
         if keys is None or k in keys

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from harness.common.families import FAMILIES
 from harness.common.model import Frozen
 from harness.gate.artifacts import arm_artifacts
+from harness.gate.verdict_plan import VerdictPlan, verdict_plan
 from harness.run.result import CaseResult
 from harness.stats import (
     MIN_INFORMATIVE_PAIRS,
-    PairedSample,
     PredictionReport,
     evaluate_prediction,
     verdict_headline,
@@ -21,81 +18,33 @@ from harness.stats import (
 )
 from harness.stats.artifacts import ArmArtifacts, artifact_warning
 
-if TYPE_CHECKING:
-    from harness.config import Settings
 
+def prediction(plan: VerdictPlan, results: Sequence[CaseResult], n_resamples: int = 10_000,
+               seed: int = 0) -> PredictionReport | None:
+    """Evaluate the prediction over every family of ``plan`` (its threshold and primary endpoint); ``None``
+    when no family has pairs.
 
-
-def paired_families(
-    results: Sequence[CaseResult], treatment: str = "council", control: str = "baseline",
-    families: Sequence[str] = FAMILIES,
-) -> tuple[dict[str, PairedSample], dict[str, str]]:
-    """Per score family, the paired (council, baseline) scores over cases that have both.
-
-    Returns the samples and ``case id -> category`` for per-category verdicts.
+    Args:
+        plan: the run's verdict inputs (:func:`harness.gate.verdict_plan.verdict_plan`).
+        results: the run's results (for the arms' measurement artifacts).
+        n_resamples, seed: Monte-Carlo sign patterns (above 14 pairs).
     """
-    by: dict[tuple[str, str], dict[str, CaseResult]] = {}
-    for r in results:
-        by.setdefault((r.dataset, r.case_id), {})[r.subject] = r
-    samples: dict[str, PairedSample] = {}
-    categories: dict[str, str] = {}
-    for family in families:
-        c, b, ids = [], [], []
-        for (dataset, case_id), subj in sorted(by.items()):
-            t, k = subj.get(treatment), subj.get(control)
-            if t is None or k is None or family not in t.scores or family not in k.scores:
-                continue
-            x, y = t.scores[family], k.scores[family]
-            if not (math.isfinite(x) and math.isfinite(y)):
-                continue
-            key = f"{dataset}::{case_id}"
-            c.append(x)
-            b.append(y)
-            ids.append(key)
-            categories[key] = t.category or dataset
-        if ids:
-            samples[family] = PairedSample(council=tuple(c), baseline=tuple(b), ids=tuple(ids))
-    return samples, categories
-
-
-#: With at least this many cases that have an ``expected:`` block, the default primary endpoint is
-#: ``correct``; otherwise it is ``rubric_composite``.
-MIN_EXPECTED_FOR_CORRECT = 10
-
-
-def default_primary(results: Sequence[CaseResult]) -> tuple[str, str]:
-    """The default primary endpoint and why: ``correct`` when at least 10 cases have ``expected:``."""
-    expected = {(r.dataset, r.case_id) for r in results if r.correctness is not None or "correct" in r.scores}
-    if len(expected) >= MIN_EXPECTED_FOR_CORRECT:
-        return "correct", (f"default: {len(expected)} cases have an expected answer "
-                           f"(at least {MIN_EXPECTED_FOR_CORRECT})")
-    return "rubric_composite", (f"default: {len(expected)} case(s) have an expected answer "
-                                f"(fewer than {MIN_EXPECTED_FOR_CORRECT}), so the rubric score decides")
+    if not plan.families:
+        return None
+    report = evaluate_prediction(plan.families, threshold=plan.threshold, by_category=plan.categories,
+                                 n_resamples=n_resamples, seed=seed, primary=plan.primary,
+                                 primary_reason=plan.primary_reason)
+    arms = tuple(arm_artifacts(results, s) for s in ("council", "baseline"))
+    return report.model_copy(update={"arms": arms, "artifact_warning": artifact_warning(arms)})
 
 
 def prediction_from_results(
     results: Sequence[CaseResult], threshold: float = 0.15, n_resamples: int = 10_000, seed: int = 0,
     primary_endpoint: str | None = None,
 ) -> PredictionReport | None:
-    """Evaluate the prediction over every family present; ``None`` when no family has pairs.
-
-    Args:
-        results: the run's results.
-        threshold: ``prediction_threshold``.
-        n_resamples, seed: Monte-Carlo sign patterns (above 14 pairs).
-        primary_endpoint: the configured ``primary_endpoint``; ``None`` for :func:`default_primary`.
-    """
-    samples, categories = paired_families(results)
-    if not samples:
-        return None
-    if primary_endpoint:
-        primary, why = primary_endpoint, "configured (primary_endpoint)"
-    else:
-        primary, why = default_primary(results)
-    report = evaluate_prediction(samples, threshold=threshold, by_category=categories, n_resamples=n_resamples,
-                                 seed=seed, primary=primary, primary_reason=why)
-    arms = tuple(arm_artifacts(results, s) for s in ("council", "baseline"))
-    return report.model_copy(update={"arms": arms, "artifact_warning": artifact_warning(arms)})
+    """:func:`prediction` over the plan of ``results`` alone (``primary_endpoint``: the configured one;
+    ``None`` for :func:`~harness.gate.verdict_plan.default_primary`)."""
+    return prediction(verdict_plan(results, threshold, primary_endpoint), results, n_resamples, seed)
 
 
 def verdict_lines(report: PredictionReport) -> list[str]:
@@ -149,12 +98,6 @@ INSUFFICIENT_DATA_EXPLAINED = (
     f"insufficient data means fewer than {MIN_INFORMATIVE_PAIRS} cases where the two subjects' scores differ "
     "in a way that bears on the claim, too few to call the prediction either way; add cases or rerun with more."
 )
-
-
-def prediction_for_run(results: Sequence[CaseResult], settings: Settings) -> PredictionReport | None:
-    """:func:`prediction_from_results` with the run's settings (threshold and primary endpoint)."""
-    return prediction_from_results(results, settings.prediction_threshold,
-                                   primary_endpoint=settings.primary_endpoint)
 
 
 class VerdictRecord(Frozen):

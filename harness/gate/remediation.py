@@ -13,7 +13,8 @@ aggregate has fewer than two ranked members have no CSS and no band). Bands are 
 
 **Comparison.** For each band whose recommended mode is in the run: the paired differences
 ``d_i = mode_i - council_i`` on the primary endpoint over the band's cases scored for both
-(:func:`harness.gate.paired_difference.paired_difference`: their mean and sign-flip interval).
+(the run's :meth:`~harness.gate.verdict_plan.VerdictPlan.pair`, then
+:func:`harness.gate.paired_difference.sample_difference`: their mean and sign-flip interval).
 
 **Multiplicity.** Exploratory, with the rule of the verdict section's secondary verdicts
 (:mod:`harness.stats.verdicts`): with ``m`` band comparisons, each interval is at the Bonferroni level
@@ -26,8 +27,8 @@ import math
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.paired_difference import paired_difference
-from harness.gate.prediction import default_primary
+from harness.gate.paired_difference import sample_difference
+from harness.gate.verdict_plan import VerdictPlan
 from harness.metrics.tier1 import consensus_strength_score
 from harness.run.result import CaseResult
 
@@ -81,20 +82,21 @@ class BandComparison(Frozen):
                 f"{self.confidence:.4g} interval, exploratory)")
 
 
-def remediation_table(results: Sequence[CaseResult], primary_endpoint: str | None = None,
-                      confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> list[BandComparison]:
-    """One :class:`BandComparison` per band of :data:`REMEDIES` whose mode ran beside the council."""
-    subjects = {r.subject for r in results}
+def remediation_table(plan: VerdictPlan, results: Sequence[CaseResult], confidence: float = 0.95,
+                      n_resamples: int = 10_000, seed: int = 0) -> list[BandComparison]:
+    """One :class:`BandComparison` per band of :data:`REMEDIES` whose mode ran beside the council
+    (``plan``: the run's primary endpoint and pairs; ``results``: the council's transcripts, for the CSS)."""
+    subjects = set(plan.subjects)
     remedies = [x for x in REMEDIES if x[3] in subjects] if "council" in subjects else []
     if not remedies:
         return []
-    primary = primary_endpoint or default_primary(results)[0]
+    primary = plan.primary
     css = council_css(results)
     level = 1.0 - (1.0 - confidence) / len(remedies)
     out = []
     for low, high, band, mode in remedies:
         keys = {k for k, v in css.items() if low <= v < high}
-        diff = paired_difference(results, mode, "council", primary, keys, level, n_resamples, seed)
+        diff = sample_difference(plan.pair(mode, "council"), keys, level, n_resamples, seed)
         out.append(BandComparison(band=band, low=low, high=high, mode=mode, family=primary, cases=len(keys),
                                   n=diff.n, difference=diff.mean, ci_low=diff.low, ci_high=diff.high,
                                   confidence=level))

@@ -1,6 +1,7 @@
 """The report's arms panel: the council against every arm, leave-one-out, and the usage ledger per subject.
 
-Computed from the run's results with :mod:`harness.gate.arm_verdicts` and :mod:`harness.run.ledger`; strings
+Computed from the run's results and its verdict plan (:mod:`harness.gate.verdict_plan`) with
+:mod:`harness.gate.arm_outcome` and :mod:`harness.run.ledger`; strings
 only (the template escapes them). The quality-per-cost table gives, per subject, the primary endpoint's
 mean over its scored cases beside its tokens per case and dollars (when priced).
 """
@@ -8,13 +9,12 @@ mean over its scored cases beside its tokens per case and dollars (when priced).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from harness.common.model import Frozen
 from harness.gate.arm_outcome import arms_outcome
 from harness.gate.arm_verdicts import ratio_words
-from harness.gate.prediction import default_primary
+from harness.gate.verdict_plan import VerdictPlan
 from harness.records.transcript import CallRecord
 from harness.run.ledger import UsageLedger, cached_words, cost_words, usage_ledger
 from harness.run.result import CaseResult
@@ -113,23 +113,19 @@ def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cas
     return svg, tuple(plots.pareto_frontier(points))
 
 
-def arms_view(results: Sequence[CaseResult], config: Mapping[str, Any],
+def arms_view(results: Sequence[CaseResult], plan: VerdictPlan,
               unrecorded: Sequence[CallRecord] = ()) -> ArmsView | None:
-    """The panel for ``results``; ``config``: the run's settings as its manifest records them
-    (``prediction_threshold``, ``primary_endpoint``, ``pricing``, ``selection_tag``); ``unrecorded``: the
-    calls of pairs a budget stopped (the ledger's ``unrecorded`` row)."""
-    from harness.config import ModelPrice
-
-    threshold = float(config.get("prediction_threshold", 0.15))
-    primary = config.get("primary_endpoint")
-    prices = {k: ModelPrice.model_validate(v) for k, v in (config.get("pricing") or {}).items()}
+    """The panel for ``results``; ``plan``: the run's verdict plan from the settings its manifest records
+    (:func:`harness.gate.verdict_plan.plan_from_config`); ``unrecorded``: the calls of pairs a budget stopped
+    (the ledger's ``unrecorded`` row)."""
+    prices = plan.pricing
     if not prices and not {r.subject for r in results} - CLASSIC:
         return None  # a council/baseline run without pricing: the prediction panel says it all
     ledger = usage_ledger(results, prices, unrecorded)
     if not ledger.total.calls:
         return None
-    primary = primary or default_primary(results)[0]
-    outcome = arms_outcome(results, threshold, primary, config.get("selection_tag"), prices)
+    primary = plan.primary
+    outcome = arms_outcome(plan, results)
     verdicts, loo = outcome.verdicts, outcome.leave_one_out
     cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
     t = ledger.total

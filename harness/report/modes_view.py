@@ -7,12 +7,11 @@ run's cases. Strings only (the template escapes them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.prediction import default_primary
 from harness.gate.remediation import remediation_table
+from harness.gate.verdict_plan import VerdictPlan
 from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
 from harness.run.result import CaseResult
 
@@ -78,14 +77,15 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     return f"no mode record{tail}"
 
 
-def modes_view(results: Sequence[CaseResult], config: Mapping[str, Any]) -> ModesView | None:
-    """The panel for ``results`` (``config``: the run's settings as its manifest records them)."""
+def modes_view(results: Sequence[CaseResult], plan: VerdictPlan) -> ModesView | None:
+    """The panel for ``results`` (``plan``: the run's verdict plan from the settings its manifest records,
+    :func:`harness.gate.verdict_plan.plan_from_config`)."""
     subjects = list(dict.fromkeys(r.subject for r in results))
     moded = [s for s in subjects if any(r.subject == s and r.transcript is not None and r.transcript.mode
                                         is not None for r in results) or s.startswith(("council:", "council+"))
              or (s.startswith("debate:"))]
-    primary = config.get("primary_endpoint") or default_primary(results)[0]
-    table = remediation_table(results, primary)
+    primary = plan.primary
+    table = remediation_table(plan, results)
     if not moded and not table:
         return None
     return ModesView(

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.gate.baselines import Comparison
+from harness.gate.verdict_plan import plan_from_config
 from harness.records.score_spec import spec
 from harness.report.arms_view import arms_view
 from harness.report.blocks import LONG_TEXT, OPEN_BLOCK_ROWS, flatten
@@ -86,6 +87,7 @@ def build_view(
     grouped = group_results(run.results)
     rows = matrix_rows(grouped, subjects, keys, comparisons)
     keep = detail_indices(rows)
+    plan = plan_from_config(run.results, run.manifest.config or {})  # the arms and modes panels' verdict plan
     if len(keep) < len(rows):
         rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
@@ -102,8 +104,8 @@ def build_view(
         expert_review=expert_items(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
-        arms=arms_view(run.results, run.manifest.config or {}, run.manifest.unrecorded_calls),
-        modes=modes_view(run.results, run.manifest.config or {}),
+        arms=arms_view(run.results, plan, run.manifest.unrecorded_calls),
+        modes=modes_view(run.results, plan),
         sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
                                      breakdown(run.results, subjects, "tag")) if b is not None),

@@ -10,7 +10,8 @@ import json
 import math
 from pathlib import Path
 
-from harness.gate.arm_verdicts import arm_verdicts, comparison_arms, leave_one_out
+from harness.gate.arm_verdicts import arm_verdicts, leave_one_out
+from harness.gate.verdict_plan import comparison_arms, verdict_plan
 from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
 from tests.builders import result
@@ -36,7 +37,7 @@ def test_a_member_that_matters_is_not_flagged_and_one_that_does_not_is() -> None
         # without a: wrong on 15 of 20 cases; without b: the same as the council everywhere
         results.append(_result(i, "council-without:a", 0.0 if i < 15 else 1.0, 70))
         results.append(_result(i, "council-without:b", 1.0, 70))
-    a, b = leave_one_out(results, "correct")
+    a, b = leave_one_out(verdict_plan(results, 0.15, "correct"))
     assert (a.member, a.n, a.n_informative, a.effect) == ("a", 20, 15, 0.75)
     assert 0 < a.low <= 0.75 <= a.high and not a.flagged
     assert (b.member, b.effect, b.low, b.high, b.flagged) == ("b", 0.0, 0.0, 0.0, True)
@@ -48,7 +49,7 @@ def test_token_ratio_and_bonferroni_level_per_arm() -> None:
         results.append(_result(i, "council", 1.0, 300))
         results.append(_result(i, "solo:a", 1.0 if i < 5 else 0.0, 100))
         results.append(_result(i, "self-consistency:a", 1.0, 300))
-    solo, sc = arm_verdicts(results, 0.15, "correct")
+    solo, sc = arm_verdicts(verdict_plan(results, 0.15, "correct"), results)
     assert (solo.arm, sc.arm) == ("solo:a", "self-consistency:a")
     assert solo.verdict.confidence == sc.verdict.confidence == 1 - 0.05 / 2
     assert solo.token_ratio == 3.0 and sc.token_ratio == 1.0

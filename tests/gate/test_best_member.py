@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.gate.arm_verdicts import arm_verdicts, comparison_arms
+from harness.gate.arm_verdicts import arm_verdicts
 from harness.gate.best_member import BEST, best_member, best_solo_results
+from harness.gate.verdict_plan import comparison_arms, verdict_plan
 from harness.records.transcript import AggregateRank, Answer, CallRecord
 from harness.run.result import CaseResult
 from tests.builders import result, transcript
@@ -46,7 +47,7 @@ def test_the_best_member_is_chosen_on_the_split_and_reported_on_the_rest() -> No
                                "0.750); reported as best-solo on the other 12 case(s): 0.250 (n=12)")
     best = best_solo_results(results, choice)
     assert {r.case_id for r in best} == {f"q{i:02d}" for i in range(8, 20)} and {r.subject for r in best} == {BEST}
-    verdicts = {v.arm: v for v in arm_verdicts(results, 0.15, "correct", selection_tag="selection")}
+    verdicts = {v.arm: v for v in arm_verdicts(verdict_plan(results, 0.15, "correct", "selection"), results)}
     assert list(verdicts) == ["solo:a", "solo:b", BEST]
     # the best-solo verdict pairs with the council on the 12 evaluation cases only: 12/12 vs 3/12
     v = verdicts[BEST].verdict
@@ -63,7 +64,8 @@ def test_without_a_split_each_member_is_reported_and_none_is_chosen() -> None:
     assert [(m.member, m.mean, m.n) for m in choice.evaluation] == [("a", 16 / 20, 20), ("b", 9 / 20, 20)]
     assert "not chosen (no case is tagged 'selection'); each member is reported on its own" in choice.sentence
     assert BEST not in comparison_arms([r.subject for r in results])
-    assert [v.arm for v in arm_verdicts(results, 0.15, "correct", selection_tag="selection")] == ["solo:a", "solo:b"]
+    plan = verdict_plan(results, 0.15, "correct", "selection")
+    assert [v.arm for v in arm_verdicts(plan, results)] == ["solo:a", "solo:b"]
     assert best_member(results, "correct", None).chosen is None  # type: ignore[union-attr]
     # every case tagged: nothing left to evaluate on
     tagged = [r.model_copy(update={"tags": ("selection",)}) for r in results]
@@ -90,7 +92,7 @@ def test_cross_check_flags_a_followed_member_whose_removal_does_not_hurt() -> No
         results.append(_council(i, answers[follow], answers, {"a": 2.0, "b": 1.0 if i < 6 else 3.0, "c": 3.0}))
         results.append(_result(i, "council-without:a", 1.0))  # removing a never hurts
         results.append(_result(i, "council-without:c", 0.0 if i < 10 else 1.0))  # removing c hurts on 10
-    checks = {c.member: c for c in cross_check(results, leave_one_out(results, "correct"))}
+    checks = {c.member: c for c in cross_check(results, leave_one_out(verdict_plan(results, 0.15, "correct")))}
     a, b, c = checks["a"], checks["b"], checks["c"]
     assert (a.attribution_share, b.attribution_share, c.attribution_share) == (0.75, 0.25, 0.0)
     # b: rank 1 on 6 cases and 3 on 6: mean 2.0, the same as a's

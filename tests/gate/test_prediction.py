@@ -10,11 +10,11 @@ import pytest
 from harness.gate.artifacts import arm_artifacts
 from harness.gate.prediction import (
     INSUFFICIENT_DATA_EXPLAINED,
-    default_primary,
     prediction_from_results,
     verdict_lines,
     write_verdicts,
 )
+from harness.gate.verdict_plan import default_primary
 from harness.metrics.correctness import CorrectnessResult
 from harness.metrics.extraction import Extraction
 from harness.records.transcript import CallRecord

@@ -3,6 +3,7 @@ Pareto frontier marked; by hand from CaseResults."""
 
 from __future__ import annotations
 
+from harness.gate.verdict_plan import plan_from_config
 from harness.records.transcript import CallRecord
 from harness.report.arms_view import arms_view
 from harness.report.plots import pareto_frontier
@@ -33,7 +34,7 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
         results.append(_result(i, "solo:b", 1.0 if i < 4 else 0.0, "unpriced", 10, 10))  # 0.4, cheapest in tokens
     config = {"primary_endpoint": "correct", "pricing": {"big": {"input": 2.0, "output": 10.0},
                                                          "small": {"input": 0.1, "output": 0.4}}}
-    view = arms_view(results, config)
+    view = arms_view(results, plan_from_config(results, config))
     assert view is not None
     # tokens per case: council 1100, solo:a 1100, solo:b 20: solo:a is dominated by the council
     assert view.frontier == ("solo:b", "council")
@@ -41,4 +42,4 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
     assert view.dollar_frontier == ("solo:a", "council")
     assert '<svg class="chart"' in view.dollar_chart and 'id="quality-per-dollar-' in view.dollar_chart
     assert "quality-per-cost-" not in view.dollar_chart
-    assert arms_view(results, {"primary_endpoint": "correct"}).dollar_chart == ""  # type: ignore[union-attr]
+    assert arms_view(results, plan_from_config(results, {"primary_endpoint": "correct"})).dollar_chart == ""  # type: ignore[union-attr]
