@@ -173,8 +173,7 @@ def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
               results: Sequence[CaseResult] = (), choice: BestMember | None = None) -> list[str]:
     """Console lines: the best member's choice, one per arm verdict, the arms' measurement artifacts,
     then one per leave-one-out member."""
-    from harness.gate.artifacts import arm_artifacts
-    from harness.gate.prediction import arm_words
+    from harness.gate.artifacts import arm_artifacts, arm_words
     from harness.stats.artifacts import artifact_warning
 
     lines = [choice.sentence] if choice is not None else []

@@ -1,5 +1,5 @@
-"""Counting each arm's measurement artifacts from a run's results (the record and the rule that marks a
-verdict: :mod:`harness.stats.artifacts`)."""
+"""Counting each arm's measurement artifacts from a run's results, and saying them in words
+(:func:`arm_words`; the record and the rule that marks a verdict: :mod:`harness.stats.artifacts`)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,18 @@ def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
     return ArmArtifacts(subject=subject, final_calls=final, truncated=truncated, unknown_finish=unknown,
                         checked=checked, extraction_failed=failed, ambiguous=ambiguous, followed_format=followed,
                         member_answers=members, member_followed=members_ok)
+
+
+def _rate(count: int, total: int) -> str:
+    return f"{count}/{total} ({count / total:.0%})" if total else "n/a"
+
+
+def arm_words(arm: ArmArtifacts) -> str:
+    """``council: truncated final answers 2/55 (4%), extraction failed 0/55 (0%), ambiguous 1/55 (2%),
+    answer line 50/55 (91%) (members 150/165 (91%))``."""
+    unknown = f" (+{arm.unknown_finish} without a finish reason)" if arm.unknown_finish else ""
+    members = f" (members {_rate(arm.member_followed, arm.member_answers)})" if arm.member_answers else ""
+    return (f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
+            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}, "
+            f"ambiguous {_rate(arm.ambiguous, arm.checked)}, "
+            f"answer line {_rate(arm.followed_format, arm.checked)}{members}")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.common.model import Frozen
-from harness.gate.artifacts import arm_artifacts
+from harness.gate.artifacts import arm_artifacts, arm_words
 from harness.gate.verdict_plan import VerdictPlan, verdict_plan
 from harness.run.result import CaseResult
 from harness.stats import (
@@ -16,7 +16,7 @@ from harness.stats import (
     verdict_headline,
     verdict_sentence,
 )
-from harness.stats.artifacts import ArmArtifacts, artifact_warning
+from harness.stats.artifacts import artifact_warning
 
 
 def prediction(plan: VerdictPlan, results: Sequence[CaseResult], n_resamples: int = 10_000,
@@ -70,21 +70,6 @@ def verdict_lines(report: PredictionReport) -> list[str]:
         if v.warning:
             lines.append(f"warning: {v.warning}")
     return lines
-
-
-def _rate(count: int, total: int) -> str:
-    return f"{count}/{total} ({count / total:.0%})" if total else "n/a"
-
-
-def arm_words(arm: ArmArtifacts) -> str:
-    """``council: truncated final answers 2/55 (4%), extraction failed 0/55 (0%), ambiguous 1/55 (2%),
-    answer line 50/55 (91%) (members 150/165 (91%))``."""
-    unknown = f" (+{arm.unknown_finish} without a finish reason)" if arm.unknown_finish else ""
-    members = f" (members {_rate(arm.member_followed, arm.member_answers)})" if arm.member_answers else ""
-    return (f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
-            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}, "
-            f"ambiguous {_rate(arm.ambiguous, arm.checked)}, "
-            f"answer line {_rate(arm.followed_format, arm.checked)}{members}")
 
 
 def arms_line(report: PredictionReport) -> str:

@@ -44,7 +44,8 @@ def _prediction_row(v: PredictionVerdict, axis: tuple[float, float]) -> Predicti
 
 
 def prediction_view(report: PredictionReport) -> PredictionView:
-    from harness.gate.prediction import INSUFFICIENT_DATA_EXPLAINED, arm_words
+    from harness.gate.artifacts import arm_words
+    from harness.gate.prediction import INSUFFICIENT_DATA_EXPLAINED
 
     every = report.every()
     axis = plots.interval_axis(

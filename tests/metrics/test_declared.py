@@ -122,7 +122,7 @@ def test_arm_artifacts_count_ambiguity_and_format_per_subject() -> None:
     baseline = arm_artifacts(rows, "baseline")
     assert (baseline.member_answers, baseline.followed_format) == (0, 1)
 
-    from harness.gate.prediction import arm_words
+    from harness.gate.artifacts import arm_words
 
     assert arm_words(council) == ("council: truncated final answers n/a, extraction failed 1/3 (33%), "
                                   "ambiguous 1/3 (33%), answer line 1/3 (33%) (members 4/6 (67%))")
