@@ -152,7 +152,8 @@ def finish_run(
 
         diff = diff_runs(against, run, settings)
     gate = gate_outcome(run, comparisons, settings.gate)
-    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff, gate=gate)
+    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff, gate=gate,
+                          verdicts=verdicts)
     summary = write_gate_summary(gate, run) if persist else run.run_dir / SUMMARY
     validity = [v.line() for v in judge_validity(run.results)]
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]

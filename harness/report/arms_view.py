@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.arm_outcome import arms_outcome
+from harness.gate.arm_outcome import ArmsOutcome, arms_outcome
 from harness.gate.arm_verdicts import ratio_words
 from harness.gate.verdict_plan import VerdictPlan
 from harness.records.transcript import CallRecord
@@ -113,11 +113,12 @@ def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cas
     return svg, tuple(plots.pareto_frontier(points))
 
 
-def arms_view(results: Sequence[CaseResult], plan: VerdictPlan,
-              unrecorded: Sequence[CallRecord] = ()) -> ArmsView | None:
+def arms_view(results: Sequence[CaseResult], plan: VerdictPlan, unrecorded: Sequence[CallRecord] = (),
+              outcome: ArmsOutcome | None = None) -> ArmsView | None:
     """The panel for ``results``; ``plan``: the run's verdict plan from the settings its manifest records
     (:func:`harness.gate.verdict_plan.plan_from_config`); ``unrecorded``: the calls of pairs a budget stopped
-    (the ledger's ``unrecorded`` row)."""
+    (the ledger's ``unrecorded`` row); ``outcome``: the arms' figures already computed from ``plan`` (default:
+    :func:`harness.gate.arm_outcome.arms_outcome` here)."""
     prices = plan.pricing
     if not prices and not {r.subject for r in results} - CLASSIC:
         return None  # a council/baseline run without pricing: the prediction panel says it all
@@ -125,7 +126,7 @@ def arms_view(results: Sequence[CaseResult], plan: VerdictPlan,
     if not ledger.total.calls:
         return None
     primary = plan.primary
-    outcome = arms_outcome(plan, results)
+    outcome = outcome if outcome is not None else arms_outcome(plan, results)
     verdicts, loo = outcome.verdicts, outcome.leave_one_out
     cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
     t = ledger.total

@@ -36,6 +36,7 @@ from harness.stats import PredictionReport
 
 if TYPE_CHECKING:
     from harness.gate.regression import GateOutcome
+    from harness.gate.run_verdicts import RunVerdicts
 
 
 def shown(value: object) -> object:
@@ -158,7 +159,7 @@ def content_security_policy(script: str = SCRIPT) -> str:
 def render_run(
     run: Run, *, prediction: PredictionReport | None = None,
     comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
-    gate: GateOutcome | None = None,
+    gate: GateOutcome | None = None, verdicts: RunVerdicts | None = None,
 ) -> str:
     """The report's HTML text.
 
@@ -171,11 +172,14 @@ def render_run(
             "what changed" section.
         gate: the gate outcome under the config's rule (:func:`harness.gate.regression.gate_outcome`), for the
             banner; default: the outcome under the default rule (every failure counts).
+        verdicts: the run's verdicts as finishing composed them (:func:`harness.gate.run_verdicts.run_verdicts`):
+            the arms and modes panels reuse them when they were computed from the same plan (see
+            :func:`harness.report.view.build_view`).
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """
     with gc_paused():  # a 10,000-result view is millions of live objects: see harness.common.gcpause
-        view = build_view(run, prediction=prediction, comparison=comparison, gate=gate)
+        view = build_view(run, prediction=prediction, comparison=comparison, gate=gate, verdicts=verdicts)
         template = _env.get_template("report.html.j2")
         changes = diff_view(diff) if diff is not None else None
         # SCRIPT is this module's constant, not data: it is the one thing inserted unescaped besides chart SVG.
@@ -185,16 +189,16 @@ def render_run(
 def write_report(
     run: Run, path: Path | None = None, *, prediction: PredictionReport | None = None,
     comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
-    gate: GateOutcome | None = None,
+    gate: GateOutcome | None = None, verdicts: RunVerdicts | None = None,
 ) -> Path:
     """Write ``index.html`` in the run folder (or ``path``) atomically and return its path.
 
     Args:
         run: the run to report.
         path: where to write; default ``<run_dir>/index.html``.
-        prediction, comparison, diff, gate: as for :func:`render_run`.
+        prediction, comparison, diff, gate, verdicts: as for :func:`render_run`.
     """
     out = Path(path) if path else run.run_dir / "index.html"
     atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison, diff=diff,
-                                               gate=gate))
+                                               gate=gate, verdicts=verdicts))
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.remediation import remediation_table
+from harness.gate.remediation import BandComparison, remediation_table
 from harness.gate.verdict_plan import VerdictPlan
 from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
 from harness.run.result import CaseResult
@@ -77,15 +77,17 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     return f"no mode record{tail}"
 
 
-def modes_view(results: Sequence[CaseResult], plan: VerdictPlan) -> ModesView | None:
+def modes_view(results: Sequence[CaseResult], plan: VerdictPlan,
+               table: Sequence[BandComparison] | None = None) -> ModesView | None:
     """The panel for ``results`` (``plan``: the run's verdict plan from the settings its manifest records,
-    :func:`harness.gate.verdict_plan.plan_from_config`)."""
+    :func:`harness.gate.verdict_plan.plan_from_config`; ``table``: its remediation table already computed, default
+    :func:`harness.gate.remediation.remediation_table` here)."""
     subjects = list(dict.fromkeys(r.subject for r in results))
     moded = [s for s in subjects if any(r.subject == s and r.transcript is not None and r.transcript.mode
                                         is not None for r in results) or s.startswith(("council:", "council+"))
              or (s.startswith("debate:"))]
     primary = plan.primary
-    table = remediation_table(plan, results)
+    table = list(table) if table is not None else remediation_table(plan, results)
     if not moded and not table:
         return None
     return ModesView(

@@ -55,6 +55,7 @@ from harness.stats import PredictionReport
 
 if TYPE_CHECKING:
     from harness.gate.regression import GateOutcome
+    from harness.gate.run_verdicts import RunVerdicts
 
 __all__ = [
     "CHART_FAMILIES", "CONFIG_HIGHLIGHTS", "DETAIL_LIMIT", "GATE_REASONS_SHOWN", "INTERVAL_WIDTH", "KEY_SCORES",
@@ -67,6 +68,7 @@ __all__ = [
 def build_view(
     run: Run, *, prediction: PredictionReport | None = None,
     comparison: Comparison | Sequence[Comparison] | None = None, gate: GateOutcome | None = None,
+    verdicts: RunVerdicts | None = None,
 ) -> ReportView:
     """Everything the report shows, computed from a run.
 
@@ -76,6 +78,10 @@ def build_view(
         comparison: the run compared with its baseline(s) (:func:`harness.gate.baselines.compare`, one per
             dataset), for the gate banner's regression counts and the matrix's delta column.
         gate: the gate outcome under the config's rule, for the banner (default: computed under the default rule).
+        verdicts: the run's verdicts as finishing composed them. The arms and modes panels are computed under the
+            settings the run's manifest records (:func:`harness.gate.verdict_plan.plan_from_config`); when that plan
+            equals ``verdicts.plan`` its arms and remediation table are shown as they are, else they are computed
+            from the manifest's plan.
     """
     comparisons: tuple[Comparison, ...] = (
         () if comparison is None else (comparison,) if isinstance(comparison, Comparison) else tuple(comparison)
@@ -88,6 +94,7 @@ def build_view(
     rows = matrix_rows(grouped, subjects, keys, comparisons)
     keep = detail_indices(rows)
     plan = plan_from_config(run.results, run.manifest.config or {})  # the arms and modes panels' verdict plan
+    same = verdicts if verdicts is not None and verdicts.plan == plan else None
     if len(keep) < len(rows):
         rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
@@ -104,8 +111,8 @@ def build_view(
         expert_review=expert_items(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
-        arms=arms_view(run.results, plan, run.manifest.unrecorded_calls),
-        modes=modes_view(run.results, plan),
+        arms=arms_view(run.results, plan, run.manifest.unrecorded_calls, same.arms if same else None),
+        modes=modes_view(run.results, plan, same.remediation if same else None),
         sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
                                      breakdown(run.results, subjects, "tag")) if b is not None),
