@@ -37,7 +37,8 @@ budget of the whole run (half to the per-case tests, half to the run-level ones,
 by Tarone's Bonferroni rule). A score regresses when its drop of means exceeds the tolerance plus
 the pooled noise band; a pass/fail outcome (the case's status, or a binary score such as
 ``correct``) regresses when its failure rate over the repeats is higher by a one-sided Fisher
-exact test; a case failing in both runs is no reason; per subject a sign test on the failure rates
+exact test; a case failing in both runs is no reason; a case that *errored* (no answer: an
+endpoint or engine error, not a sampled outcome) keeps the strict rule 3; per subject a sign test on the failure rates
 and the Wilcoxon test per score catch broad drops. Changes beyond the tolerance that the noise
 explains are kept as ``within_noise`` on the case (and said so), not as reasons.
 
@@ -623,7 +624,8 @@ def compare(
         failing = result.status in FAILING
         was_failing = entry is not None and entry.status in FAILING
         newly_within_noise = False
-        if model is not None and entry is not None:
+        if model is not None and entry is not None and result.status != "error":
+            # an errored case produced no answer: that is not sampling noise, so it falls to the strict rule
             test = model.status[key]
             newly = test.p <= model.case_level
             newly_within_noise = not newly and (failing and not was_failing or test.worse)

@@ -104,3 +104,27 @@ def test_repeated_failures_beyond_noise_are_named_and_one_flip_is_within_noise()
     assert [c.case_id for c in cmp.cases if c.status == "regressed"] == ["c0"]
     newly = next(r for r in cmp.reasons if r.kind == "newly_failing")
     assert "failed 5/5 run(s) (baseline 0/5), Fisher p=0.00397" in newly.message
+
+
+def test_an_errored_case_is_not_sampling_noise() -> None:
+    """An errored result (an endpoint or engine error: no answer at all) is not a sampled outcome: in
+    noise-aware mode it keeps the strict rule, so a baselined pass that now errors is ``newly_failing``
+    (at k = 1 a pass -> fail flip alone has Fisher p = 0.5 and is within noise; an error must not be)."""
+    from datetime import UTC, datetime
+
+    from harness.gate.baselines import baseline_from_results, compare
+    from harness.run.result import CaseResult
+
+    def res(case_id: str, status: str, score: float) -> CaseResult:
+        return CaseResult(case_id=case_id, dataset="sim", subject="council", status=status,  # type: ignore[arg-type]
+                          scores={} if status == "error" else {"rubric_composite": score},
+                          error="HTTP 400" if status == "error" else None)
+
+    base = baseline_from_results("sim", [res(f"c{i}", "passed", 7.0) for i in range(3)], {"run_id": "b"},
+                                 created_at=datetime(2026, 1, 1, tzinfo=UTC))
+    current = [res("c0", "error", 0.0), res("c1", "failed", 7.0), res("c2", "passed", 7.0)]
+    cmp = compare(current, base, {"rubric_composite": 0.5}, ["rubric_composite"], noise_aware=True)
+    kinds = {(r.case_id, r.kind) for r in cmp.reasons}
+    assert ("c0", "newly_failing") in kinds  # errored: strict rule
+    assert ("c1", "newly_failing") not in kinds  # a plain flip at k = 1 stays within noise
+    assert cmp.exit_code == 1
