@@ -115,7 +115,8 @@ def test_cli_prints_server_markup_and_escapes_literally(
     assert code == 3  # every case errored: an infrastructure failure, not a gate verdict (docs/cli.md)
     both = out + err  # results on stdout, progress on stderr: the escaping holds on both streams
     assert "geo-001 [baseline]" in both  # rich used to swallow the bracketed subject
-    assert "[/bold] bad [baseline]" in out, out + "\n---ERR---\n" + err  # used to raise rich.errors.MarkupError at the end of the run
+    # the error body used to raise rich.errors.MarkupError at the end of the run
+    assert "[/bold] bad [baseline]" in out, out + "\n---ERR---\n" + err
     assert "\\x1b]0;owned\\x07" in out and "\x1b]" not in both and "\x07" not in both
     run_dir = sorted((clean_env / "reports" / "runs").iterdir())[-1]
     assert load_run(run_dir).manifest.finished_at is not None
