@@ -18,8 +18,9 @@ from harness.cli.review import cmd_review
 from harness.cli.run import cmd_run
 
 #: what ``--subjects`` accepts (``tests/cli/test_cli_help.py`` checks it against :mod:`harness.run.subjects`)
-SUBJECT_CHOICES = ("council, baseline, voting, llm-council, vote, chairman, solo:<member>, "
-                   "self-consistency:<member>, council-without:<member>")
+SUBJECT_CHOICES = ("council, baseline, voting, llm-council, vote, chairman, solo:<model>, "
+                   "self-consistency:<model>, council-without:<member>, council:debate, council+dissent, "
+                   "council:jury, council:tie-breaker, llm-council:debate, llm-council+dissent, debate:<rounds>")
 
 
 def _command(sub: Any, name: str, summary: str, example: str) -> argparse.ArgumentParser:
