@@ -49,15 +49,15 @@ GEN_TOKENS = 200
 def model_speeds(model: str, threads: int, probe: bool = False) -> tuple[float, float, float]:
     """(prompt tokens/s, generation tokens/s, seconds for 200 generated tokens) of one embedded model
     (``probe``: of its F16 copy, see ``harness.providers.embedded.prompt_model_path``)."""
-    from llama_cpp import Llama
-
     from harness.providers.embedded import model_path, prompt_model_path
+    from harness.providers.engine_setup import extra_bufts_choice, load_llama
     from harness.providers.local import N_CTX, _quiet_stderr
 
     path = prompt_model_path(model) if probe else model_path(model)
     with _quiet_stderr():
-        llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=threads,
-                    n_threads_batch=threads, seed=0, verbose=False)
+        # the harness's own set-up (buffer types, OMP_WAIT_POLICY=PASSIVE): the command's engines run with it
+        llm = load_llama(path, extra_bufts=extra_bufts_choice()[0], n_ctx=N_CTX, n_threads=threads,
+                         n_threads_batch=threads, seed=0, verbose=False)
     text = " ".join(["The quick brown fox jumps over the lazy dog."] * 64)
     tokens = llm.tokenize(text.encode(), add_bos=True)[:PROMPT_TOKENS]
     llm.reset()
