@@ -1,8 +1,11 @@
 """Open local HTML files in headless Chromium through Playwright, recording console, requests and dialogs.
 
 Playwright's Python API drives Debian's ``chromium`` package (``executable_path``), so no browser is
-downloaded. One Chromium is started per test process, on first use, and closed at exit; each
-:class:`Browser` is a fresh browser context (own viewport, storage and tabs) in it. A :class:`Tab`
+downloaded. Chromium is started (with Playwright) when the first :class:`Browser` is entered and
+stopped when the last one open is left; each is a fresh browser context (own viewport, storage and
+tabs). Playwright's sync API runs an event loop in the calling thread while it is started, so one
+kept for the whole process would make every later ``asyncio.run`` in that thread fail ("cannot be
+called from a running event loop"): the harness's own runs, in the tests that follow. A :class:`Tab`
 records, from before navigation:
 
 * ``console``: console API calls, uncaught page errors and browser log entries (CSP violations are
@@ -25,7 +28,6 @@ Everything else (``evaluate``, ``click``, ``screenshot``, ``keyboard``, ...) is 
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser as Chromium
-from playwright.sync_api import BrowserContext, Playwright, sync_playwright
+from playwright.sync_api import BrowserContext, sync_playwright
 from playwright.sync_api import Page as PlaywrightPage
 
 #: Flags for a quiet, sandbox-free, offline headless Chromium (running as root in CI).
@@ -62,28 +64,38 @@ def chromium_path() -> str | None:
     return next((p for p in map(shutil.which, CANDIDATES) if p), None)
 
 
-_started: list[tuple[Playwright, Chromium]] = []
+#: the running Playwright and Chromium, and how many Browsers use them (the last one out stops them)
+_shared: list[Any] = []
 
 
-def _chromium() -> Chromium:
-    """The process's Chromium, launched on first use (closed at exit)."""
-    if not _started:
+def _acquire() -> Chromium:
+    """The running Chromium, started (with Playwright) when no :class:`Browser` holds it."""
+    if not _shared:
         found = chromium_path()
         if not found:
             raise RuntimeError("chromium is not installed (Debian: apt-get install -y chromium)")
         playwright = sync_playwright().start()
-        browser = playwright.chromium.launch(executable_path=found, args=list(CHROMIUM_ARGS), headless=True,
-                                             timeout=TIMEOUT_MS)
-        _started.append((playwright, browser))
-        atexit.register(_stop)
-    return _started[0][1]
+        try:
+            browser = playwright.chromium.launch(executable_path=found, args=list(CHROMIUM_ARGS), headless=True,
+                                                 timeout=TIMEOUT_MS)
+        except BaseException:
+            playwright.stop()
+            raise
+        _shared[:] = [playwright, browser, 0]
+    _shared[2] += 1
+    return _shared[1]
 
 
-def _stop() -> None:
-    while _started:
-        playwright, browser = _started.pop()
-        browser.close()
-        playwright.stop()
+def _release() -> None:
+    """One :class:`Browser` fewer; the last stops Chromium and Playwright (no event loop is left running)."""
+    _shared[2] -= 1
+    if _shared[2] == 0:
+        playwright, browser, _ = _shared
+        _shared.clear()
+        try:
+            browser.close()
+        finally:
+            playwright.stop()
 
 
 def _blocked_reason(failure: str | None) -> str | None:
@@ -150,7 +162,8 @@ class Tab:
 
 
 class Browser:
-    """A fresh browser context in the shared headless Chromium; use as a context manager.
+    """A fresh browser context in headless Chromium (started for the first Browser open, stopped with the
+    last); use as a context manager.
 
     Args:
         width, height: the viewport of its tabs, in CSS pixels.
@@ -161,14 +174,23 @@ class Browser:
         self._context: BrowserContext | None = None
 
     def __enter__(self) -> Browser:
-        self._context = _chromium().new_context(viewport={"width": self.width, "height": self.height})
-        self._context.set_default_timeout(TIMEOUT_MS)
+        chromium = _acquire()
+        try:
+            self._context = chromium.new_context(viewport={"width": self.width, "height": self.height})
+            self._context.set_default_timeout(TIMEOUT_MS)
+        except BaseException:
+            _release()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._context is not None:
-            self._context.close()
-            self._context = None
+        try:
+            if self._context is not None:
+                self._context.close()
+        finally:
+            if self._context is not None:
+                self._context = None
+                _release()
 
     def open(self, path: Path | str) -> Tab:
         """A new tab navigated to ``path`` (a file), loaded, with its events recorded from the start."""
