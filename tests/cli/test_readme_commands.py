@@ -93,3 +93,12 @@ def test_collect_only_output_matches_the_readme() -> None:
             assert line in ids, line
     counted = re.search(r"(\d+)/\d+ tests collected", shown.group(1))
     assert counted is not None and int(counted.group(1)) == len(ids)
+
+
+def test_the_readme_is_a_front_door_that_links_every_reference_page() -> None:
+    """Issue 30: README.md stays short (what it is, the two commands, the first hour, where to go next)
+    and every page under docs/ is reachable from it."""
+    front = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(front.splitlines()) <= 250
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"](docs/{page.name})" in front, f"README.md does not link docs/{page.name}"
