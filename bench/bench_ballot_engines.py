@@ -52,8 +52,11 @@ def review_inputs(n: int) -> list[tuple[str, tuple[str, ...], dict[str, str]]]:
     for i, case in enumerate(cases[:n]):
         labels = labels_for(3)
         right = (case.ground_truth or "").strip() or "I do not know."
-        texts = {labels[0]: right, labels[1]: "The answer is 42, because that is always the answer.",
-                 labels[2]: "Paris is the capital of France."}
+        texts = {
+            labels[0]: right,
+            labels[1]: "The answer is 42, because that is always the answer.",
+            labels[2]: "Paris is the capital of France.",
+        }
         out.append((case.query, presentation_order(labels, i), texts))
     return out
 
@@ -69,8 +72,11 @@ def gbnf_ballots(llm, inputs, max_tokens: int) -> list[tuple[float, int, bool]]:
         llm.reset()
         reply = llm.create_chat_completion(
             messages=[m.model_dump() for m in review_messages(query, order, texts, rubric=False)],
-            temperature=0.0, max_tokens=max_tokens, seed=0,
-            response_format={"type": "json_object", "schema": schema})
+            temperature=0.0,
+            max_tokens=max_tokens,
+            seed=0,
+            response_format={"type": "json_object", "schema": schema},
+        )
         seconds = time.perf_counter() - started
         text = reply["choices"][0]["message"].get("content") or ""
         ballot = parse_ballot(text, sorted(texts))
@@ -134,10 +140,16 @@ def probability_ballots(inputs, threads: int, critique: int) -> list[tuple[float
             for i, (query, order, texts) in enumerate([inputs[0], *inputs]):
                 started = time.perf_counter()
                 review, records = await probability_review(
-                    caller, member, query, order, texts, label_assignment(sorted(texts), i), i, critique)
+                    caller, member, query, order, texts, label_assignment(sorted(texts), i), i, critique
+                )
                 if i:  # the first is the warm-up (model load)
-                    rows.append((time.perf_counter() - started, sum(r.tokens_out for r in records),
-                                 len(review.ballot.ranking) == len(texts)))
+                    rows.append(
+                        (
+                            time.perf_counter() - started,
+                            sum(r.tokens_out for r in records),
+                            len(review.ballot.ranking) == len(texts),
+                        )
+                    )
         finally:
             await provider.aclose()
         return rows
@@ -161,8 +173,14 @@ def run(ballots: int = 4, threads: int | None = None, max_tokens: int | None = N
     inputs = review_inputs(ballots)
     cap = max_tokens or settings.review_max_tokens
     with _quiet_stderr():
-        llm = Llama(model_path=str(model_path(MODEL)), n_ctx=N_CTX, n_threads=threads,
-                    n_threads_batch=threads, seed=0, verbose=False)
+        llm = Llama(
+            model_path=str(model_path(MODEL)),
+            n_ctx=N_CTX,
+            n_threads=threads,
+            n_threads_batch=threads,
+            seed=0,
+            verbose=False,
+        )
     gbnf_ballots(llm, inputs[:1], cap)  # warm-up
     gbnf = gbnf_ballots(llm, inputs, cap)
     figures: dict[str, float] = {}
@@ -171,8 +189,14 @@ def run(ballots: int = 4, threads: int | None = None, max_tokens: int | None = N
     print("gbnf", gbnf, flush=True)
     mean, toks, ok = _summary(gbnf)
     figures.update({"gbnf_s": mean, "gbnf_tokens": toks})
-    rows.append(BenchRow(name="ballot.gbnf", figure=f"{mean:.2f} s per ballot, {toks:.0f} tokens",
-                         ratio="1.00x", note=f"{ok}/{len(gbnf)} full rankings"))
+    rows.append(
+        BenchRow(
+            name="ballot.gbnf",
+            figure=f"{mean:.2f} s per ballot, {toks:.0f} tokens",
+            ratio="1.00x",
+            note=f"{ok}/{len(gbnf)} full rankings",
+        )
+    )
     try:
         import llguidance  # noqa: F401
         from llguidance.llamacpp import lltokenizer_from_vocab
@@ -188,17 +212,26 @@ def run(ballots: int = 4, threads: int | None = None, max_tokens: int | None = N
         print("llguidance", guided, flush=True)
         gmean, gtoks, gok = _summary(guided)
         figures.update({"llguidance_s": gmean, "llguidance_tokens": gtoks, "llguidance_setup_s": setup})
-        rows.append(BenchRow(name="ballot.llguidance", figure=f"{gmean:.2f} s per ballot, {gtoks:.0f} tokens",
-                             ratio=f"{ratio(gmean, mean):.2f}x gbnf",
-                             note=f"{gok}/{len(guided)} full rankings; tokenizer set-up {setup:.2f} s once"))
+        rows.append(
+            BenchRow(
+                name="ballot.llguidance",
+                figure=f"{gmean:.2f} s per ballot, {gtoks:.0f} tokens",
+                ratio=f"{ratio(gmean, mean):.2f}x gbnf",
+                note=f"{gok}/{len(guided)} full rankings; tokenizer set-up {setup:.2f} s once",
+            )
+        )
     llm.close()
     prob = probability_ballots(inputs, threads, settings.critique_max_tokens)
     pmean, ptoks, pok = _summary(prob)
     figures.update({"probabilities_s": pmean, "probabilities_tokens": ptoks})
-    rows.append(BenchRow(name="ballot.probabilities", figure=f"{pmean:.2f} s per ballot, {ptoks:.0f} tokens",
-                         ratio=f"{ratio(pmean, mean):.2f}x gbnf",
-                         note=f"{pok}/{len(prob)} full rankings; two orders + a "
-                         f"{settings.critique_max_tokens}-token critique"))
+    rows.append(
+        BenchRow(
+            name="ballot.probabilities",
+            figure=f"{pmean:.2f} s per ballot, {ptoks:.0f} tokens",
+            ratio=f"{ratio(pmean, mean):.2f}x gbnf",
+            note=f"{pok}/{len(prob)} full rankings; two orders + a {settings.critique_max_tokens}-token critique",
+        )
+    )
     return BenchResult(name="ballot_engines", figures=figures, rows=tuple(rows), notes=tuple(notes))
 
 

@@ -57,16 +57,27 @@ HARSHNESS = {"alpha": 0.0, "beta": 0.3, "gamma": -1.5, "delta": 0.5}
 def _line_format() -> str:
     """A ``str.format`` pattern of one record's JSON line, derived from a real :class:`BiasMetricRecord` dump."""
     dumped = BiasMetricRecord(
-        session_id="SESSION", timestamp=datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC),
+        session_id="SESSION",
+        timestamp=datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC),
         consent_level=ConsentLevel.LOCAL_ONLY,
         query_metadata=QueryMetadata(category="general", token_count_bucket="0-100", language="en"),
-        reviewer_id="REVIEWER", model_id="CANDIDATE", position=7, response_length_chars=8888, score_value=9.25,
+        reviewer_id="REVIEWER",
+        model_id="CANDIDATE",
+        position=7,
+        response_length_chars=8888,
+        score_value=9.25,
         council_config_version="0.1.0+bench",
     ).model_dump_json()
     fmt = dumped.replace("{", "{{").replace("}", "}}")
-    for token, placeholder in (("SESSION", "{s}"), ("2001-02-03T04:05:06Z", "{t}"), ("REVIEWER", "{r}"),
-                               ("CANDIDATE", "{m}"), ('"position":7,', '"position":{p},'), ("8888", "{n}"),
-                               ("9.25", "{v}")):
+    for token, placeholder in (
+        ("SESSION", "{s}"),
+        ("2001-02-03T04:05:06Z", "{t}"),
+        ("REVIEWER", "{r}"),
+        ("CANDIDATE", "{m}"),
+        ('"position":7,', '"position":{p},'),
+        ("8888", "{n}"),
+        ("9.25", "{v}"),
+    ):
         assert fmt.count(token) == 1, token
         fmt = fmt.replace(token, placeholder)
     return fmt
@@ -92,8 +103,17 @@ def write_synthetic(path: Path, sessions: int, seed: int = 7) -> int:
                 rng.shuffle(order)
                 for pos, cand in enumerate(order, start=1):
                     score = 6.0 + lengths[cand] / 1200.0 + HARSHNESS[reviewer] - 0.2 * pos + rng.gauss(0, 1.2)
-                    lines.append(fmt.format(s=f"s{s:06d}", t=when, r=reviewer, m=cand, p=pos, n=lengths[cand],
-                                            v=min(10.0, max(1.0, round(score, 2)))))
+                    lines.append(
+                        fmt.format(
+                            s=f"s{s:06d}",
+                            t=when,
+                            r=reviewer,
+                            m=cand,
+                            p=pos,
+                            n=lengths[cand],
+                            v=min(10.0, max(1.0, round(score, 2))),
+                        )
+                    )
                     count += 1
             if len(lines) > 50_000:
                 fh.write("\n".join(lines) + "\n")
@@ -137,8 +157,13 @@ def measure(sessions: int, resamples: int, folder: Path, records_path: bool) -> 
     report, t_agg = timed(lambda: run_aggregated_bias_audit(table.table, bootstrap_resamples=resamples))
     lc = report.length_correlation
     return SizeFigures(
-        sessions=sessions, records=n_records, bytes_per_session=path.stat().st_size / sessions, read=t_read,
-        aggregate=t_agg, records_read=rec_read, records_aggregate=rec_agg,
+        sessions=sessions,
+        records=n_records,
+        bytes_per_session=path.stat().st_size / sessions,
+        read=t_read,
+        aggregate=t_agg,
+        records_read=rec_read,
+        records_aggregate=rec_agg,
         pooled_r=lc.point_estimate if lc is not None else None,
     )
 
@@ -169,8 +194,7 @@ def _commands_wall(argvs: dict[str, list[str]], repeats: int, cwd: Path) -> dict
             proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
             elapsed = time.perf_counter() - started
             if proc.returncode != 0:
-                raise RuntimeError(f"{argv[0]} exited {proc.returncode}: "
-                                   f"{proc.stderr.decode(errors='replace')[-300:]}")
+                raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}")
             best[name] = min(best[name], elapsed)
     return best
 
@@ -216,26 +240,40 @@ def compare_with_reference(path: Path, resamples: int, commands: bool, repeats: 
         mine = Timing(wall_s=min(p[0].wall_s for p in triples), cpu_s=min(p[0].cpu_s for p in triples))
         cold = Timing(wall_s=min(p[1].wall_s for p in triples), cpu_s=min(p[1].cpu_s for p in triples))
         ref = Timing(wall_s=min(p[2].wall_s for p in triples), cpu_s=min(p[2].cpu_s for p in triples))
-    figures = {"ours_ms": mine.wall_s * 1000, "ours_cpu_ms": mine.cpu_s * 1000,
-               "ours_no_index_ms": cold.wall_s * 1000, "ours_no_index_cpu_ms": cold.cpu_s * 1000}
+    figures = {
+        "ours_ms": mine.wall_s * 1000,
+        "ours_cpu_ms": mine.cpu_s * 1000,
+        "ours_no_index_ms": cold.wall_s * 1000,
+        "ours_no_index_cpu_ms": cold.cpu_s * 1000,
+    }
     if reference is not None:
-        figures.update({"reference_ms": ref.wall_s * 1000, "reference_cpu_ms": ref.cpu_s * 1000,
-                        "speedup_cpu": ratio(ref.cpu_s, mine.cpu_s), "speedup_wall": ratio(ref.wall_s, mine.wall_s),
-                        "speedup_no_index_cpu": ratio(ref.cpu_s, cold.cpu_s)})
-        rows.append(BenchRow(
-            name="bias.vs reference (in process)",
-            figure=f"{mine.cpu_s * 1000:,.1f} ms vs {ref.cpu_s * 1000:,.1f} ms cpu",
-            ratio=f"{ratio(ref.cpu_s, mine.cpu_s):.1f}x faster (wall {ratio(ref.wall_s, mine.wall_s):.1f}x)",
-            note=f"best of {repeats} interleaved runs: read_table (columnar index current) + "
-                 f"run_aggregated_bias_audit ({resamples} resamples) vs "
-                 "llm_council.bias_aggregation.run_aggregated_bias_audit(store_path); same store",
-        ))
-        rows.append(BenchRow(
-            name="bias.vs reference, no index (in process)",
-            figure=f"{cold.cpu_s * 1000:,.1f} ms vs {ref.cpu_s * 1000:,.1f} ms cpu",
-            ratio=f"{ratio(ref.cpu_s, cold.cpu_s):.1f}x faster (wall {ratio(ref.wall_s, cold.wall_s):.1f}x)",
-            note="read_columns(store, index=False): every line decoded, as on a first read",
-        ))
+        figures.update(
+            {
+                "reference_ms": ref.wall_s * 1000,
+                "reference_cpu_ms": ref.cpu_s * 1000,
+                "speedup_cpu": ratio(ref.cpu_s, mine.cpu_s),
+                "speedup_wall": ratio(ref.wall_s, mine.wall_s),
+                "speedup_no_index_cpu": ratio(ref.cpu_s, cold.cpu_s),
+            }
+        )
+        rows.append(
+            BenchRow(
+                name="bias.vs reference (in process)",
+                figure=f"{mine.cpu_s * 1000:,.1f} ms vs {ref.cpu_s * 1000:,.1f} ms cpu",
+                ratio=f"{ratio(ref.cpu_s, mine.cpu_s):.1f}x faster (wall {ratio(ref.wall_s, mine.wall_s):.1f}x)",
+                note=f"best of {repeats} interleaved runs: read_table (columnar index current) + "
+                f"run_aggregated_bias_audit ({resamples} resamples) vs "
+                "llm_council.bias_aggregation.run_aggregated_bias_audit(store_path); same store",
+            )
+        )
+        rows.append(
+            BenchRow(
+                name="bias.vs reference, no index (in process)",
+                figure=f"{cold.cpu_s * 1000:,.1f} ms vs {ref.cpu_s * 1000:,.1f} ms cpu",
+                ratio=f"{ratio(ref.cpu_s, cold.cpu_s):.1f}x faster (wall {ratio(ref.wall_s, cold.wall_s):.1f}x)",
+                note="read_columns(store, index=False): every line decoded, as on a first read",
+            )
+        )
     if commands:
         ours_cmd = _script("council-harness") or [sys.executable, "-m", "harness.cli"]
         report = [*ours_cmd, "bias-report", "--input", str(path), "--sessions", "0", "--days", "0", "--format", "json"]
@@ -252,31 +290,47 @@ def compare_with_reference(path: Path, resamples: int, commands: bool, repeats: 
             best = _commands_wall(argvs, 5, Path(cwd))
         bare, mine_s, all_s, imports = best["bare"], best["ours"], best["ours_all_options"], best["imports"]
         floor = bare + mine.wall_s
-        figures.update({"command_bare_python_ms": bare * 1000, "command_imports_ms": imports * 1000,
-                        "command_ours_ms": mine_s * 1000, "command_ours_vs_floor": ratio(mine_s, floor),
-                        "command_ours_all_options_ms": all_s * 1000,
-                        "command_ours_all_options_vs_floor": ratio(all_s, floor),
-                        "command_ours_vs_imports_floor": ratio(mine_s, imports + mine.wall_s)})
-        rows.append(BenchRow(
-            name="bias.bias-report command", figure=f"{mine_s * 1000:,.0f} ms",
-            ratio=f"{ratio(mine_s, floor):.2f}x bare start-up + in-process work ({floor * 1000:,.0f} ms); "
-                  f"{ratio(mine_s, imports + mine.wall_s):.2f}x its imports + work",
-            note=f"bare `python -c pass` {bare * 1000:,.0f} ms, python + the command's imports (numpy, pydantic, "
-                 f"msgspec, settings) {imports * 1000:,.0f} ms; best of 5 interleaved; --format json, minimum "
-                 "from the settings",
-        ))
-        rows.append(BenchRow(
-            name="bias.bias-report, every option given", figure=f"{all_s * 1000:,.0f} ms",
-            ratio=f"{ratio(all_s, floor):.2f}x bare start-up + in-process work",
-            note="--min-sessions too: no settings stack (pydantic-settings, YAML) is imported",
-        ))
+        figures.update(
+            {
+                "command_bare_python_ms": bare * 1000,
+                "command_imports_ms": imports * 1000,
+                "command_ours_ms": mine_s * 1000,
+                "command_ours_vs_floor": ratio(mine_s, floor),
+                "command_ours_all_options_ms": all_s * 1000,
+                "command_ours_all_options_vs_floor": ratio(all_s, floor),
+                "command_ours_vs_imports_floor": ratio(mine_s, imports + mine.wall_s),
+            }
+        )
+        rows.append(
+            BenchRow(
+                name="bias.bias-report command",
+                figure=f"{mine_s * 1000:,.0f} ms",
+                ratio=f"{ratio(mine_s, floor):.2f}x bare start-up + in-process work ({floor * 1000:,.0f} ms); "
+                f"{ratio(mine_s, imports + mine.wall_s):.2f}x its imports + work",
+                note=f"bare `python -c pass` {bare * 1000:,.0f} ms, python + the command's imports (numpy, pydantic, "
+                f"msgspec, settings) {imports * 1000:,.0f} ms; best of 5 interleaved; --format json, minimum "
+                "from the settings",
+            )
+        )
+        rows.append(
+            BenchRow(
+                name="bias.bias-report, every option given",
+                figure=f"{all_s * 1000:,.0f} ms",
+                ratio=f"{ratio(all_s, floor):.2f}x bare start-up + in-process work",
+                note="--min-sessions too: no settings stack (pydantic-settings, YAML) is imported",
+            )
+        )
         if "reference" in best:
             ref_s = best["reference"]
             figures.update({"command_reference_ms": ref_s * 1000, "command_speedup": ratio(ref_s, mine_s)})
-            rows.append(BenchRow(
-                name="bias.vs reference command", figure=f"{mine_s * 1000:,.0f} ms vs {ref_s * 1000:,.0f} ms",
-                ratio=f"{ratio(ref_s, mine_s):.2f}x faster", note="`llm-council bias-report --format json`",
-            ))
+            rows.append(
+                BenchRow(
+                    name="bias.vs reference command",
+                    figure=f"{mine_s * 1000:,.0f} ms vs {ref_s * 1000:,.0f} ms",
+                    ratio=f"{ratio(ref_s, mine_s):.2f}x faster",
+                    note="`llm-council bias-report --format json`",
+                )
+            )
     return BenchResult(name="bias.reference", figures=figures, rows=tuple(rows), notes=tuple(notes))
 
 
@@ -291,9 +345,11 @@ def run(quick: bool = False, resamples: int = 1000, sizes: tuple[int, ...] | Non
     sizes = sizes or ((1000,) if quick else (1000, 100_000))
     figures: dict[str, float] = {}
     rows: list[BenchRow] = []
-    notes = [load_note(),
-             "12 records per session (4 reviewers x 3 candidates); read = parse + validate every line; "
-             "aggregate = run_aggregated_bias_audit with every figure (bootstrap included)"]
+    notes = [
+        load_note(),
+        "12 records per session (4 reviewers x 3 candidates); read = parse + validate every line; "
+        "aggregate = run_aggregated_bias_audit with every figure (bootstrap included)",
+    ]
     with tempfile.TemporaryDirectory(prefix="bench-bias-") as tmp:
         for i, n in enumerate(sizes):
             f = measure(n, resamples, Path(tmp), records_path=n <= 10_000)
@@ -306,37 +362,52 @@ def run(quick: bool = False, resamples: int = 1000, sizes: tuple[int, ...] | Non
             wall_ms = (f.read.wall_s + f.aggregate.wall_s) * 1000
             cpu_ms = (f.read.cpu_s + f.aggregate.cpu_s) * 1000
             key = f"sessions_{n}"
-            figures.update({
-                f"{key}.records": float(f.records), f"{key}.bytes_per_session": f.bytes_per_session,
-                f"{key}.read_ms": f.read.wall_s * 1000, f"{key}.read_cpu_ms": f.read.cpu_s * 1000,
-                f"{key}.aggregate_ms": f.aggregate.wall_s * 1000, f"{key}.aggregate_cpu_ms": f.aggregate.cpu_s * 1000,
-                f"{key}.per_1000_sessions_ms": wall_ms / per_k, f"{key}.per_1000_sessions_cpu_ms": cpu_ms / per_k,
-                f"{key}.ratio_to_target": ratio(wall_ms / per_k, TARGET_MS_PER_1000),
-                f"{key}.cpu_ratio_to_target": ratio(cpu_ms / per_k, TARGET_MS_PER_1000),
-            })
-            rows.append(BenchRow(
-                name=f"bias.read+aggregate {n:,} sessions",
-                figure=f"{wall_ms:,.0f} ms (cpu {cpu_ms:,.0f} ms)",
-                ratio=f"{wall_ms / per_k / TARGET_MS_PER_1000:.2f}x (cpu {cpu_ms / per_k / TARGET_MS_PER_1000:.2f}x) "
-                      "the 100 ms / 1,000 sessions target",
-                note=f"per 1,000 sessions; read {f.read.cpu_s * 1000 / per_k:,.0f} + aggregate "
-                     f"{f.aggregate.cpu_s * 1000 / per_k:,.0f} ms cpu; streamed into columns (read_table)",
-            ))
+            figures.update(
+                {
+                    f"{key}.records": float(f.records),
+                    f"{key}.bytes_per_session": f.bytes_per_session,
+                    f"{key}.read_ms": f.read.wall_s * 1000,
+                    f"{key}.read_cpu_ms": f.read.cpu_s * 1000,
+                    f"{key}.aggregate_ms": f.aggregate.wall_s * 1000,
+                    f"{key}.aggregate_cpu_ms": f.aggregate.cpu_s * 1000,
+                    f"{key}.per_1000_sessions_ms": wall_ms / per_k,
+                    f"{key}.per_1000_sessions_cpu_ms": cpu_ms / per_k,
+                    f"{key}.ratio_to_target": ratio(wall_ms / per_k, TARGET_MS_PER_1000),
+                    f"{key}.cpu_ratio_to_target": ratio(cpu_ms / per_k, TARGET_MS_PER_1000),
+                }
+            )
+            rows.append(
+                BenchRow(
+                    name=f"bias.read+aggregate {n:,} sessions",
+                    figure=f"{wall_ms:,.0f} ms (cpu {cpu_ms:,.0f} ms)",
+                    ratio=f"{wall_ms / per_k / TARGET_MS_PER_1000:.2f}x "
+                    f"(cpu {cpu_ms / per_k / TARGET_MS_PER_1000:.2f}x) "
+                    "the 100 ms / 1,000 sessions target",
+                    note=f"per 1,000 sessions; read {f.read.cpu_s * 1000 / per_k:,.0f} + aggregate "
+                    f"{f.aggregate.cpu_s * 1000 / per_k:,.0f} ms cpu; streamed into columns (read_table)",
+                )
+            )
             if f.records_read is not None and f.records_aggregate is not None:
                 rec_ms = (f.records_read.wall_s + f.records_aggregate.wall_s) * 1000
                 rec_cpu = (f.records_read.cpu_s + f.records_aggregate.cpu_s) * 1000
                 figures[f"{key}.records_path_ms"] = rec_ms
                 figures[f"{key}.records_path_cpu_ms"] = rec_cpu
-                rows.append(BenchRow(
-                    name=f"bias.records path {n:,} sessions", figure=f"{rec_ms:,.0f} ms (cpu {rec_cpu:,.0f} ms)",
-                    ratio=f"{ratio(rec_cpu, cpu_ms):.2f}x the table path (cpu)",
-                    note="BiasStore.read (a list of record objects) then aggregate",
-                ))
-            rows.append(BenchRow(
-                name=f"bias.storage {n:,} sessions", figure=f"{f.bytes_per_session:,.0f} B/session",
-                ratio=f"{f.bytes_per_session / 1024:.2f}x the 1 KiB/session target",
-                note="the seed's record schema, one line per (reviewer, candidate)",
-            ))
+                rows.append(
+                    BenchRow(
+                        name=f"bias.records path {n:,} sessions",
+                        figure=f"{rec_ms:,.0f} ms (cpu {rec_cpu:,.0f} ms)",
+                        ratio=f"{ratio(rec_cpu, cpu_ms):.2f}x the table path (cpu)",
+                        note="BiasStore.read (a list of record objects) then aggregate",
+                    )
+                )
+            rows.append(
+                BenchRow(
+                    name=f"bias.storage {n:,} sessions",
+                    figure=f"{f.bytes_per_session:,.0f} B/session",
+                    ratio=f"{f.bytes_per_session / 1024:.2f}x the 1 KiB/session target",
+                    note="the seed's record schema, one line per (reviewer, candidate)",
+                )
+            )
             if f.pooled_r is not None:
                 notes.append(f"{n:,} sessions: pooled length-score r = {f.pooled_r:.3f} (synthetic bias built in)")
     return BenchResult(name="bias", figures=figures, rows=tuple(rows), notes=tuple(notes))

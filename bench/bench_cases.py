@@ -74,20 +74,36 @@ class Throughput(Frozen):
 
 
 def measure(
-    cases: int, delay: float = DELAY_S, concurrency: int = CONCURRENCY, window: int | None = None,
+    cases: int,
+    delay: float = DELAY_S,
+    concurrency: int = CONCURRENCY,
+    window: int | None = None,
 ) -> Throughput:
     """Run ``cases`` x (council, baseline) at ``concurrency`` against a fresh server with ``delay``."""
-    with tempfile.TemporaryDirectory(prefix="bench-cases-") as tmp, \
-            FaultServer(responder=scripted_reply, delay=delay) as server:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-cases-") as tmp,
+        FaultServer(responder=scripted_reply, delay=delay) as server,
+    ):
         data = scripted_dataset(Path(tmp) / "scripted.yaml", cases)
         settings = load_settings(
-            base_url=server.base_url, api_key_env="NO_SUCH_KEY_VARIABLE", models=MEMBERS, chairman="a",
-            cache_mode="off", rubric_scoring=True, reports_dir=Path(tmp) / "reports", concurrency=concurrency,
+            base_url=server.base_url,
+            api_key_env="NO_SUCH_KEY_VARIABLE",
+            models=MEMBERS,
+            chairman="a",
+            cache_mode="off",
+            rubric_scoring=True,
+            reports_dir=Path(tmp) / "reports",
+            concurrency=concurrency,
             max_retries=0,
         )
         started = time.perf_counter()
-        run = run_cases(settings, load_datasets(data), ["council", "baseline"],
-                        console=Console(stderr=True, quiet=True), window=window)
+        run = run_cases(
+            settings,
+            load_datasets(data),
+            ["council", "baseline"],
+            console=Console(stderr=True, quiet=True),
+            window=window,
+        )
         wall = time.perf_counter() - started
         requests, peak = len(server.requests), server.max_in_flight
     chains = []
@@ -97,8 +113,14 @@ def measure(
     critical = max(chains, default=0) * delay
     total = requests * delay
     return Throughput(
-        cases=cases, window=window, requests=requests, peak_in_flight=peak, wall_s=wall, sum_s=total,
-        critical_s=critical, ideal_s=max(total / concurrency, critical),
+        cases=cases,
+        window=window,
+        requests=requests,
+        peak_in_flight=peak,
+        wall_s=wall,
+        sum_s=total,
+        critical_s=critical,
+        ideal_s=max(total / concurrency, critical),
         failed=sum(r.status == "error" for r in run.results),
     )
 
@@ -128,8 +150,9 @@ _MAXRSS = (
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
     """Run the CLI in a subprocess; return its wall seconds, its peak RSS in MB and its stderr."""
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _MAXRSS, *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _MAXRSS, *args], env=env, cwd=cwd, capture_output=True, text=True, check=False
+    )
     wall = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"council-harness {' '.join(args)} exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -149,35 +172,56 @@ def scale(cases: int = 10_000, concurrency: int = 32) -> Scale:
         assert len(loaded[0].cases) == cases
         del loaded
         env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-        env.update({
-            "PYTHONPATH": str(root), "LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "m-a",
-            "LLM_COUNCIL_CONCURRENCY": str(concurrency), "LLM_COUNCIL_CACHE_MODE": "off",
-            "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_REPORTS_DIR": str(work / "reports"),
-            "LLM_COUNCIL_MAX_RETRIES": "0",
-        })
+        env.update(
+            {
+                "PYTHONPATH": str(root),
+                "LLM_COUNCIL_BASE_URL": server.base_url,
+                "LLM_COUNCIL_MODELS": "m-a",
+                "LLM_COUNCIL_CONCURRENCY": str(concurrency),
+                "LLM_COUNCIL_CACHE_MODE": "off",
+                "LLM_COUNCIL_RUBRIC_SCORING": "false",
+                "LLM_COUNCIL_REPORTS_DIR": str(work / "reports"),
+                "LLM_COUNCIL_MAX_RETRIES": "0",
+            }
+        )
         run_s, rss, _ = _cli(["run", "--data", str(data), "--dataset", "big", "--subjects", "baseline"], env, work)
         run_dir = next((work / "reports" / "runs").iterdir())
         results = sum(1 for _ in (run_dir / "results.jsonl").open(encoding="utf-8"))
         report_s, _, _ = _cli(["report", str(run_dir), "--reports-dir", str(work / "reports")], env, work)
         size = (run_dir / "index.html").stat().st_size / 2**20
         export_s, _, _ = _cli(["export", str(run_dir), "--output", str(work / "big.parquet")], env, work)
-    return Scale(cases=cases, run_s=run_s, peak_rss_mb=rss, yaml_load_s=yaml_s, report_s=report_s,
-                 report_mb=size, export_s=export_s, results=results)
+    return Scale(
+        cases=cases,
+        run_s=run_s,
+        peak_rss_mb=rss,
+        yaml_load_s=yaml_s,
+        report_s=report_s,
+        report_mb=size,
+        export_s=export_s,
+        results=results,
+    )
 
 
 def _rows(t: Throughput, label: str) -> tuple[list[BenchRow], dict[str, float]]:
     per_sum, per_ideal = ratio(t.wall_s, t.sum_s), ratio(t.wall_s, t.ideal_s)
     figures = {
-        f"{label}_wall_s": t.wall_s, f"{label}_peak_in_flight": float(t.peak_in_flight),
-        f"{label}_requests": float(t.requests), f"{label}_wall_per_sum": per_sum,
-        f"{label}_wall_per_ideal": per_ideal, f"{label}_ideal_s": t.ideal_s, f"{label}_errors": float(t.failed),
+        f"{label}_wall_s": t.wall_s,
+        f"{label}_peak_in_flight": float(t.peak_in_flight),
+        f"{label}_requests": float(t.requests),
+        f"{label}_wall_per_sum": per_sum,
+        f"{label}_wall_per_ideal": per_ideal,
+        f"{label}_ideal_s": t.ideal_s,
+        f"{label}_errors": float(t.failed),
     }
     window = "one case at a time" if t.window == 1 else f"concurrency {CONCURRENCY}"
     row = BenchRow(
-        name=f"cases.{label}", figure=f"{t.wall_s:.2f} s",
+        name=f"cases.{label}",
+        figure=f"{t.wall_s:.2f} s",
         ratio=f"{per_sum:.3f} of sum, {per_ideal:.2f}x ideal",
-        note=(f"{t.cases} cases x (council, baseline), {window}: {t.requests} requests x {DELAY_S * 1000:.0f} ms "
-              f"(sum {t.sum_s:.1f} s, ideal {t.ideal_s:.2f} s), peak {t.peak_in_flight} in flight"),
+        note=(
+            f"{t.cases} cases x (council, baseline), {window}: {t.requests} requests x {DELAY_S * 1000:.0f} ms "
+            f"(sum {t.sum_s:.1f} s, ideal {t.ideal_s:.2f} s), peak {t.peak_in_flight} in flight"
+        ),
     )
     return [row], figures
 
@@ -201,20 +245,43 @@ def run(quick: bool = False, scale_cases: int | None = None) -> BenchResult:
         rows += r
         figures.update(f)
     s = scale(scale_cases or (200 if quick else 10_000))
-    figures.update({
-        "scale_cases": float(s.cases), "scale_run_s": s.run_s, "scale_peak_rss_mb": s.peak_rss_mb,
-        "scale_yaml_load_s": s.yaml_load_s, "scale_report_s": s.report_s, "scale_report_mb": s.report_mb,
-        "scale_export_s": s.export_s, "scale_results": float(s.results),
-    })
+    figures.update(
+        {
+            "scale_cases": float(s.cases),
+            "scale_run_s": s.run_s,
+            "scale_peak_rss_mb": s.peak_rss_mb,
+            "scale_yaml_load_s": s.yaml_load_s,
+            "scale_report_s": s.report_s,
+            "scale_report_mb": s.report_mb,
+            "scale_export_s": s.export_s,
+            "scale_results": float(s.results),
+        }
+    )
     rows += [
-        BenchRow(name="cases.scale_run", figure=f"{s.run_s:.1f} s", ratio=f"peak RSS {s.peak_rss_mb:.0f} MB",
-                 note=f"{s.cases} cases through the baseline, CLI subprocess incl. report ({s.results} result lines)"),
-        BenchRow(name="cases.scale_yaml", figure=f"{s.yaml_load_s:.2f} s", ratio=f"{s.cases} cases",
-                 note="load_datasets of the generated YAML"),
-        BenchRow(name="cases.scale_report", figure=f"{s.report_s:.1f} s", ratio=f"{s.report_mb:.1f} MB",
-                 note="`council-harness report` subprocess (start-up, load, render, write)"),
-        BenchRow(name="cases.scale_export", figure=f"{s.export_s:.1f} s", ratio="parquet",
-                 note="`council-harness export` subprocess"),
+        BenchRow(
+            name="cases.scale_run",
+            figure=f"{s.run_s:.1f} s",
+            ratio=f"peak RSS {s.peak_rss_mb:.0f} MB",
+            note=f"{s.cases} cases through the baseline, CLI subprocess incl. report ({s.results} result lines)",
+        ),
+        BenchRow(
+            name="cases.scale_yaml",
+            figure=f"{s.yaml_load_s:.2f} s",
+            ratio=f"{s.cases} cases",
+            note="load_datasets of the generated YAML",
+        ),
+        BenchRow(
+            name="cases.scale_report",
+            figure=f"{s.report_s:.1f} s",
+            ratio=f"{s.report_mb:.1f} MB",
+            note="`council-harness report` subprocess (start-up, load, render, write)",
+        ),
+        BenchRow(
+            name="cases.scale_export",
+            figure=f"{s.export_s:.1f} s",
+            ratio="parquet",
+            note="`council-harness export` subprocess",
+        ),
     ]
     notes = (
         f"cases: loopback FaultServer, {delay * 1000:.0f} ms per reply, scripted replies (valid ballots and "

@@ -46,8 +46,9 @@ def measure(path: str, threads: int, extra_bufts: bool) -> dict[str, float]:
     from harness.providers.local import _quiet_stderr
 
     with _quiet_stderr():
-        llm = load_llama(path, extra_bufts=extra_bufts, n_ctx=1024, n_threads=threads, n_threads_batch=threads,
-                         seed=0, verbose=False)
+        llm = load_llama(
+            path, extra_bufts=extra_bufts, n_ctx=1024, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
+        )
     text = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
     tokens = llm.tokenize(text.encode(), add_bos=True)[:PROMPT_TOKENS]
     llm.eval(tokens[:8])  # warm-up (first-call allocations)
@@ -56,8 +57,9 @@ def measure(path: str, threads: int, extra_bufts: bool) -> dict[str, float]:
     llm.eval(tokens)
     prompt_s = time.perf_counter() - started
     started = time.perf_counter()
-    out = llm.create_completion(prompt=tokens, max_tokens=GEN_TOKENS, temperature=0.0,
-                                logit_bias={llm.token_eos(): -1e9})
+    out = llm.create_completion(
+        prompt=tokens, max_tokens=GEN_TOKENS, temperature=0.0, logit_bias={llm.token_eos(): -1e9}
+    )
     gen_s = time.perf_counter() - started
     llm.close()
     return {"prompt_tps": len(tokens) / prompt_s, "gen_tps": int(out["usage"]["completion_tokens"]) / gen_s}
@@ -71,16 +73,27 @@ def child(path: str, threads: int, extra_bufts: bool, policy: str | None) -> dic
         env["OMP_WAIT_POLICY"] = policy
     else:
         env["OMP_WAIT_POLICY"] = ""  # harness.prepare_openmp leaves a set variable alone; "" is OpenMP's default
-    code = (f"import json, bench.bench_engine_setup as b; "
-            f"print(json.dumps(b.measure({path!r}, {threads}, {extra_bufts})))")
+    code = (
+        f"import json, bench.bench_engine_setup as b; print(json.dumps(b.measure({path!r}, {threads}, {extra_bufts})))"
+    )
     try:
-        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
-                             check=True, timeout=TIMEOUT_S)
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired:  # a loaded machine: recorded as "did not finish", not as a crash
         return {"prompt_tps": math.nan, "gen_tps": math.nan}
     figures = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"  {Path(path).name} threads={threads} extra_bufts={extra_bufts} OMP_WAIT_POLICY={policy or 'default'}: "
-          f"prompt {figures['prompt_tps']:.0f} tok/s, gen {figures['gen_tps']:.1f} tok/s", flush=True)
+    print(
+        f"  {Path(path).name} threads={threads} extra_bufts={extra_bufts} OMP_WAIT_POLICY={policy or 'default'}: "
+        f"prompt {figures['prompt_tps']:.0f} tok/s, gen {figures['gen_tps']:.1f} tok/s",
+        flush=True,
+    )
     return figures
 
 
@@ -91,8 +104,11 @@ def median_of(runs: list[dict[str, float]], key: str) -> float:
 def run(reps: int = 3, load: int = 3, threads: int = 1) -> BenchResult:
     from harness.providers.embedded import model_path, prompt_model_path
 
-    files = {"smollm2 Q4_1": str(model_path("smollm2-135m")), "smollm2 F16": str(prompt_model_path("smollm2-135m")),
-             "gemma Q4_K_M": str(model_path("gemma3-270m"))}
+    files = {
+        "smollm2 Q4_1": str(model_path("smollm2-135m")),
+        "smollm2 F16": str(prompt_model_path("smollm2-135m")),
+        "gemma Q4_K_M": str(model_path("gemma3-270m")),
+    }
     figures: dict[str, float] = {}
     rows: list[BenchRow] = []
     notes = [f"part 1 (buffer types, {threads} thread(s)): {load_note()}"]
@@ -105,8 +121,14 @@ def run(reps: int = 3, load: int = 3, threads: int = 1) -> BenchResult:
             on, off = median_of(runs[True], key), median_of(runs[False], key)
             slug = f"{name.replace(' ', '_').lower()}.{key}"
             figures[f"{slug}.extra_on"], figures[f"{slug}.extra_off"] = on, off
-            rows.append(BenchRow(name=f"{name} {key}", figure=f"on {on:.0f} / off {off:.0f} tok/s",
-                                 ratio=f"off/on {ratio(off, on):.2f}", note="extra buffer types on vs off"))
+            rows.append(
+                BenchRow(
+                    name=f"{name} {key}",
+                    figure=f"on {on:.0f} / off {off:.0f} tok/s",
+                    ratio=f"off/on {ratio(off, on):.2f}",
+                    note="extra buffer types on vs off",
+                )
+            )
     smol, f16 = files["smollm2 Q4_1"], files["smollm2 F16"]
     for added in (0, load):
         spinners = [subprocess.Popen([sys.executable, "-c", SPINNER.format(s=600)]) for _ in range(added)]
@@ -120,9 +142,14 @@ def run(reps: int = 3, load: int = 3, threads: int = 1) -> BenchResult:
                     label = f"load+{added} threads={n} wait={policy or 'default'}"
                     g, p = median_of(gen, "gen_tps"), median_of(prompt, "prompt_tps")
                     figures[f"{label}.gen_tps"], figures[f"{label}.prompt_tps"] = g, p
-                    rows.append(BenchRow(name=label, figure=f"gen {g:.1f} tok/s, F16 prompt {p:.0f} tok/s",
-                                         ratio="",
-                                         note=f"medians of {reps}; gen {[round(r['gen_tps'], 1) for r in gen]}"))
+                    rows.append(
+                        BenchRow(
+                            name=label,
+                            figure=f"gen {g:.1f} tok/s, F16 prompt {p:.0f} tok/s",
+                            ratio="",
+                            note=f"medians of {reps}; gen {[round(r['gen_tps'], 1) for r in gen]}",
+                        )
+                    )
         finally:
             for s in spinners:
                 s.kill()

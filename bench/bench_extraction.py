@@ -47,10 +47,16 @@ HOLDOUT = DATA / "extraction_corpus_holdout.yaml"
 BLIND_DEV = DATA / "extraction_corpus_blind_dev.yaml"
 #: Its first score, once, with the extractor as it was before issue 26 (commit 81a3235): per type
 #: (n, truly correct, precision, recall); see docs/extraction.md.
-BLIND_DEV_FIRST = {"numeric": (92, 51, 1.000, 0.804), "choice": (54, 28, 0.926, 0.893),
-                   "boolean": (29, 16, 1.000, 0.750), "exact": (15, 7, 1.000, 1.000),
-                   "any_of": (18, 10, 0.833, 1.000), "regex": (17, 10, 0.909, 1.000),
-                   "python": (29, 15, 1.000, 1.000), "all": (254, 137, 0.960, 0.876)}
+BLIND_DEV_FIRST = {
+    "numeric": (92, 51, 1.000, 0.804),
+    "choice": (54, 28, 0.926, 0.893),
+    "boolean": (29, 16, 1.000, 0.750),
+    "exact": (15, 7, 1.000, 1.000),
+    "any_of": (18, 10, 0.833, 1.000),
+    "regex": (17, 10, 0.909, 1.000),
+    "python": (29, 15, 1.000, 1.000),
+    "all": (254, 137, 0.960, 0.876),
+}
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
 
 
@@ -72,8 +78,10 @@ def load_corpus() -> list[dict[str, Any]]:
     """Every labelled triple: the generated JSONL rows, then the hand-written and held-out YAML ones."""
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
     for path in (HAND, HOLDOUT):
-        rows += [{"style": "held_out" if path is HOLDOUT else "hand", **r}
-                 for r in yaml.safe_load(path.read_text(encoding="utf-8"))]
+        rows += [
+            {"style": "held_out" if path is HOLDOUT else "hand", **r}
+            for r in yaml.safe_load(path.read_text(encoding="utf-8"))
+        ]
     return rows
 
 
@@ -81,8 +89,13 @@ def score_row(row: dict[str, Any]) -> dict[str, Any]:
     """Check one triple; returns the row with ``scored`` (bool) and ``verdict``, ``method``, ``detail``."""
     expected = _EXPECTED.validate_python(row["expected"])
     result = check_expected(expected, row["answer"], row.get("query"))
-    return {**row, "scored": result.correct, "verdict": result.verdict, "method": result.extraction.method,
-            "detail": result.detail}
+    return {
+        **row,
+        "scored": result.correct,
+        "verdict": result.verdict,
+        "method": result.extraction.method,
+        "detail": result.detail,
+    }
 
 
 def summarize(scored: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -94,8 +107,13 @@ def summarize(scored: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         fp = sum(r["scored"] and not r["correct"] for r in group)
         fn = sum(not r["scored"] and r["correct"] for r in group)
         out[kind] = {
-            "n": len(group), "truly_correct": sum(r["correct"] for r in group), "tp": tp, "fp": fp, "fn": fn,
-            "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
+            "n": len(group),
+            "truly_correct": sum(r["correct"] for r in group),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "precision": tp / (tp + fp) if tp + fp else 1.0,
+            "recall": tp / (tp + fn) if tp + fn else 1.0,
             "ambiguous": sum(r["verdict"] == "ambiguous" for r in group),
         }
     return out
@@ -133,42 +151,62 @@ def run(quick: bool = False) -> BenchResult:
     scored, t = timed(lambda: [score_row(r) for r in rows])
     stats = summarize(scored)
     missed = sorted(r["id"] for r in scored if r["scored"] != r["correct"])
-    figures: dict[str, float] = {"corpus_n": float(len(rows)),
-                                 "corpus_wrong": float(sum(not r["correct"] for r in rows)), "corpus_s": t.wall_s}
+    figures: dict[str, float] = {
+        "corpus_n": float(len(rows)),
+        "corpus_wrong": float(sum(not r["correct"] for r in rows)),
+        "corpus_s": t.wall_s,
+    }
     table: list[BenchRow] = []
     kinds = Counter(r["expected"]["type"] for r in rows)
     for kind, s in stats.items():
         figures[f"{kind}.precision"] = s["precision"]
         figures[f"{kind}.recall"] = s["recall"]
         figures[f"{kind}.ambiguous"] = s["ambiguous"]
-        table.append(BenchRow(
-            name=f"extraction.{kind}", figure=f"P {s['precision']:.3f} R {s['recall']:.3f}",
-            ratio=f"{s['tp']}/{s['truly_correct']} found",
-            note=(f"n={s['n']} ({kinds.get(kind, s['n'])} cases), fp={s['fp']}, fn={s['fn']}, "
-                  f"ambiguous={s['ambiguous']}"),
-        ))
+        table.append(
+            BenchRow(
+                name=f"extraction.{kind}",
+                figure=f"P {s['precision']:.3f} R {s['recall']:.3f}",
+                ratio=f"{s['tp']}/{s['truly_correct']} found",
+                note=(
+                    f"n={s['n']} ({kinds.get(kind, s['n'])} cases), fp={s['fp']}, fn={s['fn']}, "
+                    f"ambiguous={s['ambiguous']}"
+                ),
+            )
+        )
     blind = [r for r in load_corpus_file(BLIND_DEV) if not quick or r["expected"]["type"] != "python"]
     blind_stats = summarize([score_row(r) for r in blind])
     for kind, s in blind_stats.items():
         figures[f"blind_dev.{kind}.precision"] = s["precision"]
         figures[f"blind_dev.{kind}.recall"] = s["recall"]
         first = BLIND_DEV_FIRST.get(kind)
-        table.append(BenchRow(
-            name=f"extraction.blind_dev.{kind}", figure=f"P {s['precision']:.3f} R {s['recall']:.3f}",
-            ratio=f"{s['tp']}/{s['truly_correct']} found",
-            note=(f"n={s['n']}, fp={s['fp']}, fn={s['fn']}, ambiguous={s['ambiguous']}"
-                  + (f"; first score at 81a3235: P {first[2]:.3f} R {first[3]:.3f}" if first else "")),
-        ))
+        table.append(
+            BenchRow(
+                name=f"extraction.blind_dev.{kind}",
+                figure=f"P {s['precision']:.3f} R {s['recall']:.3f}",
+                ratio=f"{s['tp']}/{s['truly_correct']} found",
+                note=(
+                    f"n={s['n']}, fp={s['fp']}, fn={s['fn']}, ambiguous={s['ambiguous']}"
+                    + (f"; first score at 81a3235: P {first[2]:.3f} R {first[3]:.3f}" if first else "")
+                ),
+            )
+        )
     small, capped_small = _hostile_seconds(128 * 1024)
     big, capped_big = (small, capped_small) if quick else _hostile_seconds(1024 * 1024)
     figures["hostile_128k_ms"] = small * 1000
     figures["hostile_1m_ms"] = big * 1000
-    table.append(BenchRow(name="extraction.hostile", figure=f"{small * 1000:.1f} ms / {big * 1000:.1f} ms",
-                          ratio=f"{ratio(big, small):.2f}x",
-                          note="per case at 128 KB / 1 MB (1 MB = 128 KB in --quick)"))
-    notes = [f"{len(rows)} labelled triples, {int(figures['corpus_wrong'])} truly wrong; misses: "
-             + (", ".join(missed) or "none"),
-             f"hostile answers capped: {capped_small and capped_big}"]
+    table.append(
+        BenchRow(
+            name="extraction.hostile",
+            figure=f"{small * 1000:.1f} ms / {big * 1000:.1f} ms",
+            ratio=f"{ratio(big, small):.2f}x",
+            note="per case at 128 KB / 1 MB (1 MB = 128 KB in --quick)",
+        )
+    )
+    notes = [
+        f"{len(rows)} labelled triples, {int(figures['corpus_wrong'])} truly wrong; misses: "
+        + (", ".join(missed) or "none"),
+        f"hostile answers capped: {capped_small and capped_big}",
+    ]
     return BenchResult(name="extraction", figures=figures, rows=tuple(table), notes=tuple(notes))
 
 
@@ -188,8 +226,10 @@ def table(stats: dict[str, dict[str, float]], scored: list[dict[str, Any]]) -> l
         group = [r for r in scored if kind == "all" or r["expected"]["type"] == kind]
         verdicts = Counter(r["verdict"] for r in group)
         shown = " ".join(f"{v}={verdicts[v]}" for v in ("correct", "wrong", "ambiguous", "unanswered"))
-        lines.append(f"{kind:9} {int(s['n']):4} {int(s['truly_correct']):5} {s['precision']:6.3f} "
-                     f"{s['recall']:6.3f} {int(s['fp']):3} {int(s['fn']):3}  {shown}")
+        lines.append(
+            f"{kind:9} {int(s['n']):4} {int(s['truly_correct']):5} {s['precision']:6.3f} "
+            f"{s['recall']:6.3f} {int(s['fp']):3} {int(s['fn']):3}  {shown}"
+        )
     return lines
 
 

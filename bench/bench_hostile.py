@@ -61,22 +61,35 @@ def run(quick: bool = False) -> BenchResult:
     iso_s, iso_how = _sandbox_seconds(True, repeats)
     bare_s, bare_how = _sandbox_seconds(False, repeats)
     figures = {
-        "hq_small_ms": hq_small * 1000, "hq_big_ms": hq_big * 1000, "hq_ratio": ratio(hq_big, hq_small),
-        "ballot_small_ms": ballot_small * 1000, "ballot_big_ms": ballot_big * 1000,
+        "hq_small_ms": hq_small * 1000,
+        "hq_big_ms": hq_big * 1000,
+        "hq_ratio": ratio(hq_big, hq_small),
+        "ballot_small_ms": ballot_small * 1000,
+        "ballot_big_ms": ballot_big * 1000,
         "ballot_per_char_ratio": ratio(ballot_big / len(b_big_text), ballot_small / len(b_small_text)),
-        "sandbox_isolated_ms": iso_s * 1000, "sandbox_bare_ms": bare_s * 1000,
+        "sandbox_isolated_ms": iso_s * 1000,
+        "sandbox_bare_ms": bare_s * 1000,
         "sandbox_isolation_ratio": ratio(iso_s, bare_s),
     }
     rows = (
-        BenchRow(name="hostile.hq", figure=f"{hq_small * 1000:.0f} ms / {hq_big * 1000:.0f} ms",
-                 ratio=f"{figures['hq_ratio']:.2f}x for {big // small}x the text",
-                 note=f'heuristic quality of "but " x {small:,} and {big:,} chars (scored: first 50,000)'),
-        BenchRow(name="hostile.ballot", figure=f"{ballot_small * 1000:.1f} ms / {ballot_big * 1000:.1f} ms",
-                 ratio=f"{figures['ballot_per_char_ratio']:.2f}x time per char",
-                 note=f"FINAL RANKING + blank lines, {len(b_small_text):,} and {len(b_big_text):,} chars"),
-        BenchRow(name="hostile.sandbox", figure=f"{iso_s * 1000:.0f} ms / {bare_s * 1000:.0f} ms",
-                 ratio=f"{figures['sandbox_isolation_ratio']:.2f}x",
-                 note=f"one run_python with isolation ({iso_how}) / without ({bare_how})"),
+        BenchRow(
+            name="hostile.hq",
+            figure=f"{hq_small * 1000:.0f} ms / {hq_big * 1000:.0f} ms",
+            ratio=f"{figures['hq_ratio']:.2f}x for {big // small}x the text",
+            note=f'heuristic quality of "but " x {small:,} and {big:,} chars (scored: first 50,000)',
+        ),
+        BenchRow(
+            name="hostile.ballot",
+            figure=f"{ballot_small * 1000:.1f} ms / {ballot_big * 1000:.1f} ms",
+            ratio=f"{figures['ballot_per_char_ratio']:.2f}x time per char",
+            note=f"FINAL RANKING + blank lines, {len(b_small_text):,} and {len(b_big_text):,} chars",
+        ),
+        BenchRow(
+            name="hostile.sandbox",
+            figure=f"{iso_s * 1000:.0f} ms / {bare_s * 1000:.0f} ms",
+            ratio=f"{figures['sandbox_isolation_ratio']:.2f}x",
+            note=f"one run_python with isolation ({iso_how}) / without ({bare_how})",
+        ),
     )
     return BenchResult(name="hostile", figures=figures, rows=rows, notes=(load_note(),))
 

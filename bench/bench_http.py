@@ -89,8 +89,9 @@ class DelayServer:
             daemon_threads = True
 
         self._httpd = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="bench-delay-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="bench-delay-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -123,6 +124,7 @@ class Level(Frozen):
 async def _burst(base_url: str, concurrency: int, n: int) -> Timing:
     provider = OpenAICompatProvider(base_url, api_key_env=None, concurrency=concurrency, max_retries=0, timeout=60)
     try:
+
         async def one(i: int):  # noqa: ANN202 - local helper
             return await provider.chat("bench-model", MESSAGES, temperature=0.0, max_tokens=8, seed=i)
 
@@ -165,11 +167,14 @@ def run(
     levels = tuple(levels or ((4,) if quick else (8, 16)))
     serial = measure(1, n, delay)
     figures = {"requests": float(n), "delay_ms": delay * 1000, "c1_s": serial.timing.wall_s}
-    rows = [BenchRow(
-        name="http.c1", figure=f"{serial.timing.wall_s:.2f} s",
-        ratio=f"{ratio(serial.timing.wall_s, n * delay):.2f}x of {n} x {delay * 1000:.0f} ms",
-        note=f"{n} requests, concurrency=1 (max in flight {serial.max_in_flight})",
-    )]
+    rows = [
+        BenchRow(
+            name="http.c1",
+            figure=f"{serial.timing.wall_s:.2f} s",
+            ratio=f"{ratio(serial.timing.wall_s, n * delay):.2f}x of {n} x {delay * 1000:.0f} ms",
+            note=f"{n} requests, concurrency=1 (max in flight {serial.max_in_flight})",
+        )
+    ]
     for c in levels:
         level = measure(c, n, delay)
         speedup = ratio(serial.timing.wall_s, level.timing.wall_s)
@@ -177,12 +182,17 @@ def run(
         figures[f"c{c}_speedup"] = speedup
         figures[f"c{c}_ideal"] = level.ideal
         figures[f"c{c}_efficiency"] = ratio(speedup, level.ideal)
-        rows.append(BenchRow(
-            name=f"http.c{c}", figure=f"{level.timing.wall_s:.2f} s",
-            ratio=f"{speedup:.1f}x speedup (ideal {level.ideal:.0f}x)",
-            note=f"concurrency={c} vs 1, {figures[f'c{c}_efficiency'] * 100:.0f}% of ideal "
-                 f"(max in flight {level.max_in_flight})",
-        ))
-    notes = (f"http: loopback threading server, fixed {delay * 1000:.0f} ms per reply, OpenAI-shaped JSON; "
-             "one warm-up request per provider is not timed",)
+        rows.append(
+            BenchRow(
+                name=f"http.c{c}",
+                figure=f"{level.timing.wall_s:.2f} s",
+                ratio=f"{speedup:.1f}x speedup (ideal {level.ideal:.0f}x)",
+                note=f"concurrency={c} vs 1, {figures[f'c{c}_efficiency'] * 100:.0f}% of ideal "
+                f"(max in flight {level.max_in_flight})",
+            )
+        )
+    notes = (
+        f"http: loopback threading server, fixed {delay * 1000:.0f} ms per reply, OpenAI-shaped JSON; "
+        "one warm-up request per provider is not timed",
+    )
     return BenchResult(name="http", figures=figures, rows=tuple(rows), notes=notes)

@@ -27,18 +27,30 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, load_note, print_result, ratio  # noqa: E402
 
 QUESTIONS = (
-    ("If a train travels 60 miles in 1.5 hours, what is its average speed in miles per hour?",
-     ("The average speed is distance divided by time: 60 / 1.5 = 40 miles per hour.",
-      "It goes 60 miles in 1.5 hours, so in one hour it goes 60 miles, the speed is 60 mph.",
-      "Speed = 60 miles / 1.5 h = 40 mph. So the train averages 40 miles per hour over the trip.")),
-    ("Sally has 3 brothers. Each of her brothers has 2 sisters. How many sisters does Sally have?",
-     ("Each brother has 2 sisters, one of them is Sally, so Sally has 1 sister.",
-      "Sally has 2 sisters because each brother has 2 sisters.",
-      "There are 2 girls in the family: Sally and one more. Sally has one sister.")),
-    ("What is the next number in the sequence 2, 6, 12, 20, 30?",
-     ("The differences are 4, 6, 8, 10, so the next difference is 12 and the answer is 42.",
-      "The numbers are n(n+1): 1*2, 2*3, 3*4, 4*5, 5*6, so next is 6*7 = 42.",
-      "It adds even numbers; next is 30 + 10 = 40.")),
+    (
+        "If a train travels 60 miles in 1.5 hours, what is its average speed in miles per hour?",
+        (
+            "The average speed is distance divided by time: 60 / 1.5 = 40 miles per hour.",
+            "It goes 60 miles in 1.5 hours, so in one hour it goes 60 miles, the speed is 60 mph.",
+            "Speed = 60 miles / 1.5 h = 40 mph. So the train averages 40 miles per hour over the trip.",
+        ),
+    ),
+    (
+        "Sally has 3 brothers. Each of her brothers has 2 sisters. How many sisters does Sally have?",
+        (
+            "Each brother has 2 sisters, one of them is Sally, so Sally has 1 sister.",
+            "Sally has 2 sisters because each brother has 2 sisters.",
+            "There are 2 girls in the family: Sally and one more. Sally has one sister.",
+        ),
+    ),
+    (
+        "What is the next number in the sequence 2, 6, 12, 20, 30?",
+        (
+            "The differences are 4, 6, 8, 10, so the next difference is 12 and the answer is 42.",
+            "The numbers are n(n+1): 1*2, 2*3, 3*4, 4*5, 5*6, so next is 6*7 = 42.",
+            "It adds even numbers; next is 30 + 10 = 40.",
+        ),
+    ),
 )
 LABELS = ("Response A", "Response B", "Response C")
 
@@ -55,8 +67,9 @@ async def _ballots(provider, model: str, rounds: int) -> tuple[float, float, int
         for question, answers in QUESTIONS:
             texts = dict(zip(LABELS, answers, strict=True))
             for order in (LABELS, LABELS[::-1]):
-                reply = await provider.probe(model, probability_review_messages(question, order, texts), [probe],
-                                             seed=0)
+                reply = await provider.probe(
+                    model, probability_review_messages(question, order, texts), [probe], seed=0
+                )
                 tokens += reply.tokens_in - (reply.cached_tokens or 0)  # evaluated, not reused
                 logprobs.append(reply.logprobs)
     return time.perf_counter() - wall, time.process_time() - cpu, tokens, logprobs
@@ -81,15 +94,24 @@ async def _run(rounds: int, threads: int | None) -> BenchResult:
                         best[reuse] = got
             off, on = best[False], best[True]
             same = json.dumps(off[3]) == json.dumps(on[3])
-            figures.update({f"{model}.off_s": off[0], f"{model}.on_s": on[0], f"{model}.off_tokens": off[2],
-                            f"{model}.on_tokens": on[2], f"{model}.time_ratio": ratio(on[0], off[0]),
-                            f"{model}.identical": float(same)})
-            rows.append(BenchRow(
-                name=f"kv_reuse.{model}",
-                figure=f"{on[0]:.2f} s vs {off[0]:.2f} s ({on[2]} vs {off[2]} prompt tokens evaluated)",
-                ratio=f"{ratio(on[0], off[0]):.2f}x the time, {ratio(on[2], off[2]):.2f}x the tokens",
-                note=f"{len(on[3])} probes; log-probabilities {'identical' if same else 'DIFFER'}",
-            ))
+            figures.update(
+                {
+                    f"{model}.off_s": off[0],
+                    f"{model}.on_s": on[0],
+                    f"{model}.off_tokens": off[2],
+                    f"{model}.on_tokens": on[2],
+                    f"{model}.time_ratio": ratio(on[0], off[0]),
+                    f"{model}.identical": float(same),
+                }
+            )
+            rows.append(
+                BenchRow(
+                    name=f"kv_reuse.{model}",
+                    figure=f"{on[0]:.2f} s vs {off[0]:.2f} s ({on[2]} vs {off[2]} prompt tokens evaluated)",
+                    ratio=f"{ratio(on[0], off[0]):.2f}x the time, {ratio(on[2], off[2]):.2f}x the tokens",
+                    note=f"{len(on[3])} probes; log-probabilities {'identical' if same else 'DIFFER'}",
+                )
+            )
     finally:
         await provider.aclose()
     return BenchResult(name="kv_reuse", figures=figures, rows=tuple(rows), notes=(load_note(),))

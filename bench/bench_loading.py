@@ -27,8 +27,9 @@ def write_cases(path: Path, size: int) -> int:
         fh.write("golden_datasets:\n  - name: many\n    queries:\n")
         n = 0
         while fh.tell() < size - 200:
-            fh.write(f"      - id: c{n}\n        query: 'What is {n} plus one?'\n"
-                     f"        required_mentions: ['{n + 1}']\n")
+            fh.write(
+                f"      - id: c{n}\n        query: 'What is {n} plus one?'\n        required_mentions: ['{n + 1}']\n"
+            )
             n += 1
     return n
 
@@ -56,14 +57,27 @@ def run(quick: bool = False) -> BenchResult:
     per_1000_ms = 1000 * load.wall_s / n * 1000
     return BenchResult(
         name="loading",
-        figures={"cases": float(n), "load_s": load.wall_s, "load_cpu_s": load.cpu_s,
-                 "per_1000_cases_ms": per_1000_ms, "peak_rss_mb": peak_mb, "refuse_ms": 1000 * refusal.wall_s},
+        figures={
+            "cases": float(n),
+            "load_s": load.wall_s,
+            "load_cpu_s": load.cpu_s,
+            "per_1000_cases_ms": per_1000_ms,
+            "peak_rss_mb": peak_mb,
+            "refuse_ms": 1000 * refusal.wall_s,
+        },
         rows=(
-            BenchRow(name="loading.at_cap", figure=f"{load.wall_s:.2f} s", ratio=f"{n} cases, {size / 2**20:.0f} MiB",
-                     note=f"CPU {load.cpu_s:.2f} s; {per_1000_ms:.0f} ms per 1,000 cases; peak RSS {peak_mb:.0f} MB"),
-            BenchRow(name="loading.over_cap", figure=f"{1000 * refusal.wall_s:.2f} ms",
-                     ratio=f"{ratio(load.wall_s, refusal.wall_s):.0f}x faster than loading at the cap",
-                     note=message[-90:]),
+            BenchRow(
+                name="loading.at_cap",
+                figure=f"{load.wall_s:.2f} s",
+                ratio=f"{n} cases, {size / 2**20:.0f} MiB",
+                note=f"CPU {load.cpu_s:.2f} s; {per_1000_ms:.0f} ms per 1,000 cases; peak RSS {peak_mb:.0f} MB",
+            ),
+            BenchRow(
+                name="loading.over_cap",
+                figure=f"{1000 * refusal.wall_s:.2f} ms",
+                ratio=f"{ratio(load.wall_s, refusal.wall_s):.0f}x faster than loading at the cap",
+                note=message[-90:],
+            ),
         ),
         notes=(load_note(),),
     )

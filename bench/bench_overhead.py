@@ -61,18 +61,27 @@ def raw_llama(threads: int) -> Any:
 
     with _quiet_stderr():
         return Llama(
-            model_path=str(model_path(MODEL)), n_ctx=N_CTX, n_threads=threads, n_threads_batch=threads,
-            seed=0, verbose=False,
+            model_path=str(model_path(MODEL)),
+            n_ctx=N_CTX,
+            n_threads=threads,
+            n_threads_batch=threads,
+            seed=0,
+            verbose=False,
         )
 
 
-def raw_call(llm: Any, messages: list[dict[str, str]], temperature: float, top_p: float, max_tokens: int,
-             seed: int) -> str:
+def raw_call(
+    llm: Any, messages: list[dict[str, str]], temperature: float, top_p: float, max_tokens: int, seed: int
+) -> str:
     """One raw chat completion, as ``LocalProvider`` makes it (reset, seed, explicit sampling)."""
     llm.reset()
     llm.set_seed(seed)
     out = llm.create_chat_completion(
-        messages=messages, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+        messages=messages,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        seed=seed,
         repeat_penalty=REPEAT_PENALTY,
     )
     return out["choices"][0]["message"].get("content") or ""
@@ -89,9 +98,15 @@ def bench_settings(max_tokens: int, reports_dir: Path, rubric_judge: bool, judge
     """
     spec = default_members()[0]
     return load_settings(
-        models=[spec], baseline=spec.id, cache_mode="off", answer_max_tokens=max_tokens,
-        final_answer_max_tokens=max_tokens, reports_dir=reports_dir,
-        quality_webhook_url="", rubric_scoring=rubric_judge, review_max_tokens=judge_tokens,
+        models=[spec],
+        baseline=spec.id,
+        cache_mode="off",
+        answer_max_tokens=max_tokens,
+        final_answer_max_tokens=max_tokens,
+        reports_dir=reports_dir,
+        quality_webhook_url="",
+        rubric_scoring=rubric_judge,
+        review_max_tokens=judge_tokens,
     )
 
 
@@ -159,15 +174,26 @@ class _Arms:
 
     def raw(self, case: Case) -> CallTime:
         dicts = [m.model_dump() for m in self._messages(case)]
-        text, t = timed(lambda: raw_call(self.llm, dicts, self.spec.temperature, self.spec.top_p,
-                                         self.settings.answer_max_tokens, self.seed))
+        text, t = timed(
+            lambda: raw_call(
+                self.llm, dicts, self.spec.temperature, self.spec.top_p, self.settings.answer_max_tokens, self.seed
+            )
+        )
         return CallTime(text=text.strip(), timing=t)
 
     def via_provider(self, case: Case) -> CallTime:
-        completion, t = timed(lambda: self.runner.run(self.provider.chat(
-            self.spec.model, self._messages(case), temperature=self.spec.temperature, top_p=self.spec.top_p,
-            max_tokens=self.settings.answer_max_tokens, seed=self.seed,
-        )))
+        completion, t = timed(
+            lambda: self.runner.run(
+                self.provider.chat(
+                    self.spec.model,
+                    self._messages(case),
+                    temperature=self.spec.temperature,
+                    top_p=self.spec.top_p,
+                    max_tokens=self.settings.answer_max_tokens,
+                    seed=self.seed,
+                )
+            )
+        )
         return CallTime(text=completion.text.strip(), timing=t, model_s=completion.latency_s)
 
     def via_engine(self, arm: str, case: Case) -> CallTime:
@@ -175,8 +201,12 @@ class _Arms:
         result, t = timed(lambda: self.runner.run(self.engines[arm].run_case(case, "baseline")))
         if result.transcript is None:
             raise RuntimeError(f"the {arm} arm failed on {case.id}: {result.error}")
-        return CallTime(text=result.transcript.final_answer, timing=t, model_s=sum(self.recording.latencies),
-                        model_calls=len(self.recording.latencies))
+        return CallTime(
+            text=result.transcript.final_answer,
+            timing=t,
+            model_s=sum(self.recording.latencies),
+            model_calls=len(self.recording.latencies),
+        )
 
     def call(self, arm: str, case: Case) -> CallTime:
         if arm == "raw":
@@ -219,7 +249,10 @@ class _Totals:
 
 
 def run(
-    quick: bool = False, prompts: int | None = None, max_tokens: int | None = None, threads: int | None = None,
+    quick: bool = False,
+    prompts: int | None = None,
+    max_tokens: int | None = None,
+    threads: int | None = None,
     judge_prompts: int | None = None,
 ) -> BenchResult:
     """Time the same prompts raw, through ``LocalProvider`` and through the harness.
@@ -246,7 +279,7 @@ def run(
             for arm in ARMS if not quick else ():  # loads both model instances and warms every code path
                 arms.call(arm, cases[0])
             for i, case in enumerate(cases):
-                order = ARMS[i % 3:] + ARMS[: i % 3]
+                order = ARMS[i % 3 :] + ARMS[: i % 3]
                 got = {arm: arms.call(arm, case) for arm in order}
                 for arm, c in got.items():
                     totals.add(arm, c)
@@ -280,27 +313,31 @@ def run(
     }
     rows = (
         BenchRow(
-            name="overhead.harness", figure=f"{figures['harness_ms']:.0f} ms/case",
+            name="overhead.harness",
+            figure=f"{figures['harness_ms']:.0f} ms/case",
             ratio=f"{figures['harness_pct']:+.1f}% vs raw (target < 5%)",
             note=f"Engine.run_case baseline (judge off) incl. scoring vs raw llama.cpp, {n} prompts x {max_tokens} "
-                 f"tok; raw {figures['raw_ms']:.0f} ms; cpu {figures['harness_cpu_pct']:+.1f}%",
+            f"tok; raw {figures['raw_ms']:.0f} ms; cpu {figures['harness_cpu_pct']:+.1f}%",
         ),
         BenchRow(
-            name="overhead.harness_inrun", figure=f"{figures['harness_inrun_ms']:.1f} ms/case",
+            name="overhead.harness_inrun",
+            figure=f"{figures['harness_inrun_ms']:.1f} ms/case",
             ratio=f"{figures['harness_inrun_pct']:+.2f}% of model time",
             note="same calls: harness wall minus the model latency recorded inside them",
         ),
         BenchRow(
-            name="overhead.provider", figure=f"{figures['provider_ms']:.0f} ms/call",
+            name="overhead.provider",
+            figure=f"{figures['provider_ms']:.0f} ms/call",
             ratio=f"{figures['provider_pct']:+.1f}% vs raw",
             note=f"LocalProvider.chat vs raw; cpu {figures['provider_cpu_pct']:+.1f}%; "
-                 f"in-run {figures['provider_inrun_pct']:+.2f}%",
+            f"in-run {figures['provider_inrun_pct']:+.2f}%",
         ),
         BenchRow(
-            name="overhead.judge_on", figure=f"{figures['judge_case_ms']:.0f} ms/case",
+            name="overhead.judge_on",
+            figure=f"{figures['judge_case_ms']:.0f} ms/case",
             ratio=f"{figures['judge_inrun_pct']:+.2f}% of model time",
             note=f"default scoring (rubric judge on), {judge_prompts} prompt(s): {totals.calls['harness_judge']} "
-                 f"model calls; model time {figures['judge_model_ratio']:.1f}x the judge-off case",
+            f"model calls; model time {figures['judge_model_ratio']:.1f}x the judge-off case",
         ),
     )
     notes = (

@@ -66,11 +66,20 @@ def run(limit: int = 10) -> BenchResult:
             figures[f"{key}.kept_share.{mb}mb"] = kept / total
             shares.append(f"{mb}:{kept / total:.0%}")
         figures[f"{key}.peak_mb"] = peak.get(key, 0) / 2**20
-        rows.append(BenchRow(name=key, figure=f"{len(restores)} restores, {total} tokens saved",
-                             ratio=" ".join(shares),
-                             note=f"unbounded openings reached {peak.get(key, 0) / 2**20:.0f} MB"))
-    return BenchResult(name="prompt_cache", figures=figures, rows=tuple(rows),
-                       notes=(load_note(), f"--limit {limit}; ratio: bound MB: share of saved tokens kept"))
+        rows.append(
+            BenchRow(
+                name=key,
+                figure=f"{len(restores)} restores, {total} tokens saved",
+                ratio=" ".join(shares),
+                note=f"unbounded openings reached {peak.get(key, 0) / 2**20:.0f} MB",
+            )
+        )
+    return BenchResult(
+        name="prompt_cache",
+        figures=figures,
+        rows=tuple(rows),
+        notes=(load_note(), f"--limit {limit}; ratio: bound MB: share of saved tokens kept"),
+    )
 
 
 def main() -> None:

@@ -79,6 +79,7 @@ def run_suite(
         run_dir: where ``results.jsonl`` is written.
         threads: llama.cpp threads for embedded-model calls (``None``: the harness default).
     """
+
     def body() -> SuitePass:
         engine = Engine(settings, subjects)
         if threads is not None:
@@ -123,14 +124,24 @@ def cold_settings(cache_path: Path, reports_dir: Path, answer_tokens: int) -> Se
     """
     spec = default_members()[0]
     return load_settings(
-        models=[spec], baseline=spec.id, cache_mode="readwrite", cache_path=cache_path, reports_dir=reports_dir,
-        answer_max_tokens=answer_tokens, rubric_scoring=False, quality_webhook_url="",
+        models=[spec],
+        baseline=spec.id,
+        cache_mode="readwrite",
+        cache_path=cache_path,
+        reports_dir=reports_dir,
+        answer_max_tokens=answer_tokens,
+        rubric_scoring=False,
+        quality_webhook_url="",
     )
 
 
 def run(
-    quick: bool = False, cache: Path | None = None, config: Path | None = None, limit: int | None = None,
-    answer_tokens: int | None = None, threads: int | None = None,
+    quick: bool = False,
+    cache: Path | None = None,
+    config: Path | None = None,
+    limit: int | None = None,
+    answer_tokens: int | None = None,
+    threads: int | None = None,
 ) -> BenchResult:
     """Replay the suite from the cache (recording it cold first when the cache lacks it).
 
@@ -152,14 +163,17 @@ def run(
         tmp = Path(tmp_name)
         subjects: list[str] = []
         if cache_path.exists():
-            settings = load_settings(config, cache_mode="replay", cache_path=cache_path, reports_dir=tmp,
-                                     quality_webhook_url="")
+            settings = load_settings(
+                config, cache_mode="replay", cache_path=cache_path, reports_dir=tmp, quality_webhook_url=""
+            )
             subjects = recorded_subjects(settings, cases[0], tmp)
             if subjects:
                 notes.append(f"replay: {cache_path} holds the suite for {', '.join(subjects)}: replayed as recorded")
             else:
-                notes.append(f"replay: {cache_path} exists but has no reply for the suite's first case under this "
-                             "configuration (pass --cache/--config): recording cold instead")
+                notes.append(
+                    f"replay: {cache_path} exists but has no reply for the suite's first case under this "
+                    "configuration (pass --cache/--config): recording cold instead"
+                )
         else:
             notes.append(f"replay: no cache at {cache_path}: recording the suite cold first")
         if not subjects:
@@ -167,9 +181,11 @@ def run(
             record = cold_settings(tmp / "cache.sqlite", tmp, answer_tokens)
             subjects = ["baseline"]
             cold = run_suite(record, cases, subjects, tmp / "cold", threads=n_threads)
-            notes.append(f"replay: cold record into a temporary cache: baseline (smollm2-135m, {answer_tokens}-token "
-                         f"answers, rubric judge off), {cold.results} results, {cold.misses} model calls, "
-                         f"{cold.seconds:.1f} s, {threads_note}")
+            notes.append(
+                f"replay: cold record into a temporary cache: baseline (smollm2-135m, {answer_tokens}-token "
+                f"answers, rubric judge off), {cold.results} results, {cold.misses} model calls, "
+                f"{cold.seconds:.1f} s, {threads_note}"
+            )
             settings = record.model_copy(update={"cache_mode": "replay"})
         replay = run_suite(settings, cases, subjects, tmp / "replay")
     if replay.stopped:
@@ -188,16 +204,20 @@ def run(
     }
     rows = [
         BenchRow(
-            name="replay.suite", figure=f"{replay.seconds:.2f} s",
+            name="replay.suite",
+            figure=f"{replay.seconds:.2f} s",
             ratio=f"{per_result_ms:.1f} ms/result",
             note=f"warm replay, {len(cases)} cases x {'+'.join(subjects)} = {replay.results} results, "
-                 f"{replay.hits} cache hits, scoring and results.jsonl included",
+            f"{replay.hits} cache hits, scoring and results.jsonl included",
         ),
     ]
     if cold is not None:
-        rows.append(BenchRow(
-            name="replay.cold_vs_replay", figure=f"{cold.seconds:.1f} s cold",
-            ratio=f"{figures['cold_over_replay']:.1f}x faster replayed",
-            note="cold record (same cases, model calls) / warm replay, measured in this run",
-        ))
+        rows.append(
+            BenchRow(
+                name="replay.cold_vs_replay",
+                figure=f"{cold.seconds:.1f} s cold",
+                ratio=f"{figures['cold_over_replay']:.1f}x faster replayed",
+                note="cold record (same cases, model calls) / warm replay, measured in this run",
+            )
+        )
     return BenchResult(name="replay", figures=figures, rows=tuple(rows), notes=tuple(notes))

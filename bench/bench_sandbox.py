@@ -67,10 +67,13 @@ def main() -> None:
         os.environ["PATH"] = full_path
     med = {name: statistics.median(t) for name, t in times.items()}
     for name in setups:
-        print(f"{name:16s} median {med[name] * 1000:6.1f} ms, best {min(times[name]) * 1000:6.1f} ms"
-              f"  ({how[name][:90]})")
-    print(f"private root / namespaces only: {med['private root'] / med['namespaces only']:.2f}x "
-          f"(+{(med['private root'] - med['namespaces only']) * 1000:.1f} ms per run)")
+        print(
+            f"{name:16s} median {med[name] * 1000:6.1f} ms, best {min(times[name]) * 1000:6.1f} ms  ({how[name][:90]})"
+        )
+    print(
+        f"private root / namespaces only: {med['private root'] / med['namespaces only']:.2f}x "
+        f"(+{(med['private root'] - med['namespaces only']) * 1000:.1f} ms per run)"
+    )
     print(f"private root / bare: {med['private root'] / med['bare']:.2f}x")
 
 

@@ -36,15 +36,25 @@ def main() -> None:
     server = start_llama_server()
     try:
         log = Path(server.tmp.name) / "server.log"
-        provider = OpenAICompatProvider(server.base, None, timeout=args.timeout, max_retries=3,
-                                        concurrency=args.concurrency)
+        provider = OpenAICompatProvider(
+            server.base, None, timeout=args.timeout, max_retries=3, concurrency=args.concurrency
+        )
 
         async def run() -> list[object]:
             try:
-                return await asyncio.gather(*(
-                    provider.chat("m", [Message(role="user", content=f"Count from 1 to 40, item {i}.")],
-                                  temperature=0.0, max_tokens=args.max_tokens, seed=i)
-                    for i in range(args.calls)), return_exceptions=True)
+                return await asyncio.gather(
+                    *(
+                        provider.chat(
+                            "m",
+                            [Message(role="user", content=f"Count from 1 to 40, item {i}.")],
+                            temperature=0.0,
+                            max_tokens=args.max_tokens,
+                            seed=i,
+                        )
+                        for i in range(args.calls)
+                    ),
+                    return_exceptions=True,
+                )
             finally:
                 await provider.aclose()
 
@@ -55,9 +65,11 @@ def main() -> None:
         text = log.read_text(errors="replace")
         computed, answered = text.count("total time ="), text.count("POST /v1/chat/completions")
         ok = sum(1 for r in results if not isinstance(r, BaseException))
-        print(f"{args.calls} calls at concurrency {args.concurrency}, timeout {args.timeout:g} s: {ok} succeeded; "
-              f"server computed {computed} completions ({computed / args.calls:.2f}x calls), answered {answered}; "
-              f"wall {wall:.1f} s")
+        print(
+            f"{args.calls} calls at concurrency {args.concurrency}, timeout {args.timeout:g} s: {ok} succeeded; "
+            f"server computed {computed} completions ({computed / args.calls:.2f}x calls), answered {answered}; "
+            f"wall {wall:.1f} s"
+        )
     finally:
         server.stop()
 

@@ -56,8 +56,15 @@ def model_speeds(model: str, threads: int, probe: bool = False) -> tuple[float, 
     path = prompt_model_path(model) if probe else model_path(model)
     with _quiet_stderr():
         # the harness's own set-up (buffer types, OMP_WAIT_POLICY=PASSIVE): the command's engines run with it
-        llm = load_llama(path, extra_bufts=extra_bufts_choice()[0], n_ctx=N_CTX, n_threads=threads,
-                         n_threads_batch=threads, seed=0, verbose=False)
+        llm = load_llama(
+            path,
+            extra_bufts=extra_bufts_choice()[0],
+            n_ctx=N_CTX,
+            n_threads=threads,
+            n_threads_batch=threads,
+            seed=0,
+            verbose=False,
+        )
     text = " ".join(["The quick brown fox jumps over the lazy dog."] * 64)
     tokens = llm.tokenize(text.encode(), add_bos=True)[:PROMPT_TOKENS]
     llm.reset()
@@ -66,8 +73,9 @@ def model_speeds(model: str, threads: int, probe: bool = False) -> tuple[float, 
     prompt_s = time.perf_counter() - started
     # generation: the same prompt cached, 200 greedy tokens with end-of-text suppressed
     gen_started = time.perf_counter()
-    out = llm.create_completion(prompt=tokens, max_tokens=GEN_TOKENS, temperature=0.0,
-                                logit_bias={llm.token_eos(): -1e9})
+    out = llm.create_completion(
+        prompt=tokens, max_tokens=GEN_TOKENS, temperature=0.0, logit_bias={llm.token_eos(): -1e9}
+    )
     gen_total = time.perf_counter() - gen_started
     n = int(out["usage"]["completion_tokens"])
     llm.close()
@@ -77,12 +85,22 @@ def model_speeds(model: str, threads: int, probe: bool = False) -> tuple[float, 
 
 def run_command(limit: int, workdir: Path) -> tuple[float, Path, str]:
     """Run the main command cold; (wall seconds, run folder, its output tail)."""
-    env = {**os.environ, "LLM_COUNCIL_CACHE_PATH": str(workdir / "cache.sqlite"),
-           "LLM_COUNCIL_REPORTS_DIR": str(workdir / "reports"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = {
+        **os.environ,
+        "LLM_COUNCIL_CACHE_PATH": str(workdir / "cache.sqlite"),
+        "LLM_COUNCIL_REPORTS_DIR": str(workdir / "reports"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
     exe = Path(sys.executable).with_name("council-harness")
-    cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "harness.cli"]),
-           "run", "--suite", "reasoning-100", "--limit", str(limit)]
+    cmd = [
+        str(exe) if exe.exists() else sys.executable,
+        *([] if exe.exists() else ["-m", "harness.cli"]),
+        "run",
+        "--suite",
+        "reasoning-100",
+        "--limit",
+        str(limit),
+    ]
     started = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
@@ -101,8 +119,11 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
     from harness.providers.embedded import EMBEDDED
 
     # an engine: (model, F16 copy?); SmolLM2's prompts and probes run on its F16 copy
-    engines = [("smollm2-135m", False), ("gemma3-270m", False),
-               *((m, True) for m in ("smollm2-135m", "gemma3-270m") if EMBEDDED[m].f16_prompts)]
+    engines = [
+        ("smollm2-135m", False),
+        ("gemma3-270m", False),
+        *((m, True) for m in ("smollm2-135m", "gemma3-270m") if EMBEDDED[m].f16_prompts),
+    ]
     before = {e: model_speeds(e[0], threads, probe=e[1]) for e in engines}
     with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
         folder = Path(tmp)
@@ -134,31 +155,50 @@ def run(limit: int = 8, threads: int | None = None, workdir: Path | None = None)
     headline = ratio(per_case, smol_200)
     shares = stage_shares(usage)
     figures: dict[str, float] = {
-        "wall_s": wall, "cases": float(cases), "per_case_s": per_case, "smol_200_s": smol_200,
-        "ratio_vs_smol_200": headline, "model_s": model_s, "floor_s": floor_s,
+        "wall_s": wall,
+        "cases": float(cases),
+        "per_case_s": per_case,
+        "smol_200_s": smol_200,
+        "ratio_vs_smol_200": headline,
+        "model_s": model_s,
+        "floor_s": floor_s,
         "model_over_floor": ratio(model_s, floor_s),
     }
     rows = [
-        BenchRow(name="stages.command", figure=f"{wall:.1f} s for {cases} challenges ({per_case:.1f} s each)",
-                 ratio=f"{headline:.2f}x SmolLM2's 200 tokens ({smol_200:.2f} s)",
-                 note="cold: empty cache, fresh reports folder; target <= 4x"),
-        BenchRow(name="stages.model_time", figure=f"{model_s:.1f} s model time, floor {floor_s:.1f} s",
-                 ratio=f"{ratio(model_s, floor_s):.2f}x floor",
-                 note="floor = the run's token counts at the speeds measured below"),
+        BenchRow(
+            name="stages.command",
+            figure=f"{wall:.1f} s for {cases} challenges ({per_case:.1f} s each)",
+            ratio=f"{headline:.2f}x SmolLM2's 200 tokens ({smol_200:.2f} s)",
+            note="cold: empty cache, fresh reports folder; target <= 4x",
+        ),
+        BenchRow(
+            name="stages.model_time",
+            figure=f"{model_s:.1f} s model time, floor {floor_s:.1f} s",
+            ratio=f"{ratio(model_s, floor_s):.2f}x floor",
+            note="floor = the run's token counts at the speeds measured below",
+        ),
     ]
     for stage, totals in usage.items():
         share = shares[stage]
         figures[f"share_{stage}"] = share if share is not None else float("nan")
-        rows.append(BenchRow(
-            name=f"stages.{stage}", figure=f"{totals.seconds:.1f} s, {totals.calls} calls, "
-            f"{totals.tokens_in} in / {totals.tokens_out} out",
-            ratio=f"{share:.0%} of model time" if share is not None else "-",
-        ))
+        rows.append(
+            BenchRow(
+                name=f"stages.{stage}",
+                figure=f"{totals.seconds:.1f} s, {totals.calls} calls, {totals.tokens_in} in / {totals.tokens_out} out",
+                ratio=f"{share:.0%} of model time" if share is not None else "-",
+            )
+        )
     for (m, probe), (p, g, s200) in speeds.items():
         name = f"{m}.f16-copy" if probe else m
         figures[f"{name}.prompt_tps"], figures[f"{name}.gen_tps"] = p, g
-        rows.append(BenchRow(name=f"speed.{name}", figure=f"prompt {p:.0f} tok/s, generation {g:.1f} tok/s",
-                             ratio=f"200 tokens in {s200:.2f} s", note=f"{threads} thread(s)"))
+        rows.append(
+            BenchRow(
+                name=f"speed.{name}",
+                figure=f"prompt {p:.0f} tok/s, generation {g:.1f} tok/s",
+                ratio=f"200 tokens in {s200:.2f} s",
+                note=f"{threads} thread(s)",
+            )
+        )
     notes = (load_note(), *(f"command | {line}" for line in tail.splitlines()))
     return BenchResult(name="stages", figures=figures, rows=tuple(rows), notes=notes)
 
@@ -167,8 +207,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=8, help="challenges to run (default 8)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads for the speed measurement")
-    parser.add_argument("--workdir", type=Path,
-                        help="an empty folder to run in and keep (its cache and reports/); default: a temporary one")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="an empty folder to run in and keep (its cache and reports/); default: a temporary one",
+    )
     args = parser.parse_args()
     result = run(limit=args.limit, threads=args.threads, workdir=args.workdir)
     print_result(result)

@@ -36,8 +36,7 @@ TARGET = 2.0
 
 def _once(args: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=False)
+    subprocess.run([sys.executable, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started
 
 
@@ -53,15 +52,23 @@ def best_times(runs: int) -> dict[str, float]:
 def run(quick: bool = False, runs: int | None = None) -> BenchResult:
     n = runs if runs is not None else (2 if quick else 7)
     best = best_times(n)
-    rows = [BenchRow(name=f"startup.{name}", figure=f"{best[name] * 1000:.0f} ms",
-                     ratio=f"{ratio(best[name], best['libs']):.2f}x libs",
-                     note=f"best of {n}; target <= {TARGET:g}x libs" if name in ("help", "usage_error") else
-                     f"best of {n}")
-            for name in COMMANDS]
+    rows = [
+        BenchRow(
+            name=f"startup.{name}",
+            figure=f"{best[name] * 1000:.0f} ms",
+            ratio=f"{ratio(best[name], best['libs']):.2f}x libs",
+            note=f"best of {n}; target <= {TARGET:g}x libs" if name in ("help", "usage_error") else f"best of {n}",
+        )
+        for name in COMMANDS
+    ]
     figures = {f"{name}_ms": best[name] * 1000 for name in COMMANDS}
     figures |= {f"{name}_ratio": ratio(best[name], best["libs"]) for name in ("help", "usage_error")}
-    return BenchResult(name="startup", figures=figures, rows=tuple(rows),
-                       notes=("libs = a fresh python importing pydantic, httpx, yaml, jinja2 and rich",))
+    return BenchResult(
+        name="startup",
+        figures=figures,
+        rows=tuple(rows),
+        notes=("libs = a fresh python importing pydantic, httpx, yaml, jinja2 and rich",),
+    )
 
 
 def main() -> None:
@@ -71,8 +78,10 @@ def main() -> None:
     result = run(runs=args.runs)
     for row in result.rows:
         print(f"{row.name:<22} {row.figure:>9}  {row.ratio:<12} {row.note}")
-    print(f"--help start-up ratio: {result.figures['help_ratio']:.2f}x the libraries alone (target <= {TARGET:g}x); "
-          f"usage error: {result.figures['usage_error_ratio']:.2f}x")
+    print(
+        f"--help start-up ratio: {result.figures['help_ratio']:.2f}x the libraries alone (target <= {TARGET:g}x); "
+        f"usage error: {result.figures['usage_error_ratio']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -94,17 +94,29 @@ def build_transcript(seed: int = 0) -> Transcript:
         critique = rng.choice(CRITIQUES).format(**{k: r[-1] for k, r in zip("abcde", ranking, strict=True)})
         ballot_json = json.dumps({"critique": critique, "ranking": ranking}, indent=2)
         raw = f"```json\n{ballot_json}\n```"
-        reviews.append(Review(
-            reviewer=reviewer, model="bench-model", raw_text=raw, ballot=parse_ballot(raw, labels),
-            presentation_order=tuple(order), shuffle_seed=rng.randrange(2**32),
-        ))
+        reviews.append(
+            Review(
+                reviewer=reviewer,
+                model="bench-model",
+                raw_text=raw,
+                ballot=parse_ballot(raw, labels),
+                presentation_order=tuple(order),
+                shuffle_seed=rng.randrange(2**32),
+            )
+        )
     aggregate = aggregate_rankings(reviews, label_to_member, members)
     top = [next(a.text for a in answers if a.member == r.member) for r in aggregate[:2]]
     synthesis_sentences = [s for t in top for s in t.split(". ")[:4]] + [rng.choice(SYNTHESIS_EXTRA)]
     synthesis = ". ".join(s.rstrip(".") for s in synthesis_sentences) + "."
     return Transcript(
-        subject="council", query=QUERY, answers=answers, label_to_member=label_to_member,
-        reviews=tuple(reviews), aggregate=aggregate, synthesis=synthesis, final_answer=synthesis,
+        subject="council",
+        query=QUERY,
+        answers=answers,
+        label_to_member=label_to_member,
+        reviews=tuple(reviews),
+        aggregate=aggregate,
+        synthesis=synthesis,
+        final_answer=synthesis,
         chairman=members[0],
     )
 
@@ -186,12 +198,15 @@ def run(
     }
     rows = (
         BenchRow(
-            name="tier1.metrics", figure=f"{cold_ms:.2f} ms", ratio=f"{figures['budget_ratio']:.3f}x of 30 ms budget",
+            name="tier1.metrics",
+            figure=f"{cold_ms:.2f} ms",
+            ratio=f"{figures['budget_ratio']:.3f}x of 30 ms budget",
             note=f"CSS+DDI+SAS per 5-member transcript, mean of {reps}, new-transcript cost "
-                 f"(cpu {cold.cpu_s * 1000:.2f} ms; warm tokenizer memo {warm_ms:.2f} ms)",
+            f"(cpu {cold.cpu_s * 1000:.2f} ms; warm tokenizer memo {warm_ms:.2f} ms)",
         ),
         BenchRow(
-            name="tier1.vs_model_call", figure=f"{call_ms:.0f} ms call",
+            name="tier1.vs_model_call",
+            figure=f"{call_ms:.0f} ms call",
             ratio=f"{figures['metrics_per_model_call']:.4f}x of one call",
             note=f"one smollm2-135m call, {call_out} tokens out, {n_threads} thread(s); metrics time / call time",
         ),
@@ -202,4 +217,3 @@ def run(
         f"tier1: model call with {threads_note}",
     )
     return BenchResult(name="tier1", figures=figures, rows=rows, notes=notes)
-

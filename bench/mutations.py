@@ -22,62 +22,163 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GATE_UNIT = ["tests/gate/test_noise.py", "tests/gate/test_gate_simulation.py", "tests/test_finish.py"]
 GATE_SIM = ["tests/gate/test_noise_simulation.py"]
-VERDICT = ["tests/gate/test_stats.py", "tests/gate/test_signflip.py", "tests/gate/test_prediction_calibration.py",
-           "tests/gate/test_power.py"]
+VERDICT = [
+    "tests/gate/test_stats.py",
+    "tests/gate/test_signflip.py",
+    "tests/gate/test_prediction_calibration.py",
+    "tests/gate/test_power.py",
+]
 BIAS = ["tests/bias/test_bias_aggregate.py", "tests/bias/test_bias_flag_calibration.py"]
 
 #: (name, file, snippet, replacement, tests)
 MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
-    ("gate: no prior floor (repeats that agree mean no noise)", "harness/gate/noise.py",
-     "PRIOR_SD_FRACTION = 0.075", "PRIOR_SD_FRACTION = 0.0", GATE_UNIT),
-    ("gate: prior weight 10 -> 1 df", "harness/gate/noise.py", "PRIOR_DF = 10.0", "PRIOR_DF = 1.0",
-     GATE_UNIT + GATE_SIM),
-    ("gate: whole budget to per-case tests (no run level)", "harness/gate/noise.py", "CASE_SHARE = 0.7",
-     "CASE_SHARE = 1.0", GATE_UNIT + GATE_SIM),
-    ("gate: budget 5% -> 50% per case", "harness/gate/baselines.py",
-     "case_level = tarone_level(case_min_p, alpha * CASE_SHARE)",
-     "case_level = tarone_level(case_min_p, 10 * alpha * CASE_SHARE)", GATE_UNIT + GATE_SIM),
-    ("gate: no multiplicity (Tarone K = 1)", "harness/gate/noise.py",
-     "        if bisect.bisect_right(ordered, alpha / k) <= k:", "        if True:", GATE_UNIT),
-    ("gate: Fisher test on the wrong side", "harness/gate/noise.py",
-     "for x in range(bad_current, top + 1)", "for x in range(0, bad_current + 1)", GATE_UNIT),
-    ("gate: a case's own change widens its band", "harness/gate/noise.py",
-     "other = max(self.between_sum - case.between, 0.0)", "other = self.between_sum", GATE_UNIT),
-    ("gate: any newly failing case regresses (the old rule)", "harness/gate/baselines.py",
-     "newly = test.p <= model.case_level", "newly = test.worse", GATE_UNIT),
-    ("gate: temperature 0 counts as sampled", "harness/gate/regression.py",
-     "m.temperature > 0 for m in", "m.temperature >= 0 for m in", GATE_UNIT),
-    ("gate: an empty baseline passes", "harness/gate/baselines.py",
-     "    if not baseline.entries:\n        reasons.append(", "    if False:\n        reasons.append(", GATE_UNIT),
-    ("gate: one-sided t quantile replaced by the median", "harness/gate/noise.py",
-     "return _t_quantile(1.0 - level, self.df)", "return _t_quantile(0.5 + 0 * level, self.df)",
-     GATE_UNIT + GATE_SIM),
-    ("verdict: informative-pair floor 10 -> 3", "harness/stats/verdicts.py",
-     "MIN_INFORMATIVE_PAIRS = 10", "MIN_INFORMATIVE_PAIRS = 3", VERDICT),
-    ("verdict: binary side at 5% instead of 2.5%", "harness/stats/verdicts.py",
-     "    side = (1.0 - confidence) / 2.0\n", "    side = 1.0 - confidence\n", VERDICT),
-    ("verdict: exact test's supremum replaced by u = 0", "harness/stats/boundary_tests.py",
-     "greater = float(np.max(total - (cum[:, below - 1] if below > 0 else 0.0)))",
-     "greater = float((total - (cum[:, below - 1] if below > 0 else 0.0))[0])", VERDICT),
-    ("verdict: supported from the interval's high end", "harness/stats/verdicts.py",
-     "    if diff_low > 0:\n        return \"supported\"", "    if diff_high > 0:\n        return \"supported\"",
-     VERDICT),
-    ("verdict: sign-flip level off by one pattern", "harness/stats/signflip.py",
-     "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9)",
-     "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9) + 1", VERDICT),
-    ("power: one-sided level doubled", "harness/stats/power.py",
-     "return _Z.inv_cdf(1.0 - (1.0 - confidence) / 2.0) + _Z.inv_cdf(power)",
-     "return _Z.inv_cdf(1.0 - (1.0 - confidence)) + _Z.inv_cdf(power)", VERDICT),
-    ("bias: no Bonferroni over reviewers", "harness/bias/aggregate.py",
-     "if c_p < SIGNIFICANCE / k:", "if c_p < SIGNIFICANCE:", BIAS),
-    ("bias: reviewer flag from raw means (no within-answer contrast)", "harness/bias/aggregate.py",
-     "others = (total[answer] - t.score)[shared] / (count[answer][shared] - 1)",
-     "others = np.full(int(shared.sum()), float(t.score.mean()))", BIAS),
-    ("bias: Grubbs without the n in alpha / (2 n)", "harness/stats/cluster.py",
-     "t = t_quantile(1.0 - alpha / (2.0 * n), n - 2)", "t = t_quantile(1.0 - alpha / 2.0, n - 2)", BIAS),
-    ("bias: the seed's fixed 2.5 SD anomaly cut-off", "harness/bias/aggregate.py",
-     "flagged = np.flatnonzero(np.abs(z) > grubbs_critical_z(t.n_sessions, alpha))",
-     "flagged = np.flatnonzero(np.abs(z) > 2.5)", BIAS),
+    (
+        "gate: no prior floor (repeats that agree mean no noise)",
+        "harness/gate/noise.py",
+        "PRIOR_SD_FRACTION = 0.075",
+        "PRIOR_SD_FRACTION = 0.0",
+        GATE_UNIT,
+    ),
+    (
+        "gate: prior weight 10 -> 1 df",
+        "harness/gate/noise.py",
+        "PRIOR_DF = 10.0",
+        "PRIOR_DF = 1.0",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: whole budget to per-case tests (no run level)",
+        "harness/gate/noise.py",
+        "CASE_SHARE = 0.7",
+        "CASE_SHARE = 1.0",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: budget 5% -> 50% per case",
+        "harness/gate/baselines.py",
+        "case_level = tarone_level(case_min_p, alpha * CASE_SHARE)",
+        "case_level = tarone_level(case_min_p, 10 * alpha * CASE_SHARE)",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: no multiplicity (Tarone K = 1)",
+        "harness/gate/noise.py",
+        "        if bisect.bisect_right(ordered, alpha / k) <= k:",
+        "        if True:",
+        GATE_UNIT,
+    ),
+    (
+        "gate: Fisher test on the wrong side",
+        "harness/gate/noise.py",
+        "for x in range(bad_current, top + 1)",
+        "for x in range(0, bad_current + 1)",
+        GATE_UNIT,
+    ),
+    (
+        "gate: a case's own change widens its band",
+        "harness/gate/noise.py",
+        "other = max(self.between_sum - case.between, 0.0)",
+        "other = self.between_sum",
+        GATE_UNIT,
+    ),
+    (
+        "gate: any newly failing case regresses (the old rule)",
+        "harness/gate/baselines.py",
+        "newly = test.p <= model.case_level",
+        "newly = test.worse",
+        GATE_UNIT,
+    ),
+    (
+        "gate: temperature 0 counts as sampled",
+        "harness/gate/regression.py",
+        "m.temperature > 0 for m in",
+        "m.temperature >= 0 for m in",
+        GATE_UNIT,
+    ),
+    (
+        "gate: an empty baseline passes",
+        "harness/gate/baselines.py",
+        "    if not baseline.entries:\n        reasons.append(",
+        "    if False:\n        reasons.append(",
+        GATE_UNIT,
+    ),
+    (
+        "gate: one-sided t quantile replaced by the median",
+        "harness/gate/noise.py",
+        "return _t_quantile(1.0 - level, self.df)",
+        "return _t_quantile(0.5 + 0 * level, self.df)",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "verdict: informative-pair floor 10 -> 3",
+        "harness/stats/verdicts.py",
+        "MIN_INFORMATIVE_PAIRS = 10",
+        "MIN_INFORMATIVE_PAIRS = 3",
+        VERDICT,
+    ),
+    (
+        "verdict: binary side at 5% instead of 2.5%",
+        "harness/stats/verdicts.py",
+        "    side = (1.0 - confidence) / 2.0\n",
+        "    side = 1.0 - confidence\n",
+        VERDICT,
+    ),
+    (
+        "verdict: exact test's supremum replaced by u = 0",
+        "harness/stats/boundary_tests.py",
+        "greater = float(np.max(total - (cum[:, below - 1] if below > 0 else 0.0)))",
+        "greater = float((total - (cum[:, below - 1] if below > 0 else 0.0))[0])",
+        VERDICT,
+    ),
+    (
+        "verdict: supported from the interval's high end",
+        "harness/stats/verdicts.py",
+        '    if diff_low > 0:\n        return "supported"',
+        '    if diff_high > 0:\n        return "supported"',
+        VERDICT,
+    ),
+    (
+        "verdict: sign-flip level off by one pattern",
+        "harness/stats/signflip.py",
+        "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9)",
+        "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9) + 1",
+        VERDICT,
+    ),
+    (
+        "power: one-sided level doubled",
+        "harness/stats/power.py",
+        "return _Z.inv_cdf(1.0 - (1.0 - confidence) / 2.0) + _Z.inv_cdf(power)",
+        "return _Z.inv_cdf(1.0 - (1.0 - confidence)) + _Z.inv_cdf(power)",
+        VERDICT,
+    ),
+    (
+        "bias: no Bonferroni over reviewers",
+        "harness/bias/aggregate.py",
+        "if c_p < SIGNIFICANCE / k:",
+        "if c_p < SIGNIFICANCE:",
+        BIAS,
+    ),
+    (
+        "bias: reviewer flag from raw means (no within-answer contrast)",
+        "harness/bias/aggregate.py",
+        "others = (total[answer] - t.score)[shared] / (count[answer][shared] - 1)",
+        "others = np.full(int(shared.sum()), float(t.score.mean()))",
+        BIAS,
+    ),
+    (
+        "bias: Grubbs without the n in alpha / (2 n)",
+        "harness/stats/cluster.py",
+        "t = t_quantile(1.0 - alpha / (2.0 * n), n - 2)",
+        "t = t_quantile(1.0 - alpha / 2.0, n - 2)",
+        BIAS,
+    ),
+    (
+        "bias: the seed's fixed 2.5 SD anomaly cut-off",
+        "harness/bias/aggregate.py",
+        "flagged = np.flatnonzero(np.abs(z) > grubbs_critical_z(t.n_sessions, alpha))",
+        "flagged = np.flatnonzero(np.abs(z) > 2.5)",
+        BIAS,
+    ),
 ]
 
 
@@ -95,8 +196,15 @@ def run(name: str, file: str, old: str, new: str, tests: list[str]) -> tuple[boo
         target.write_text(text.replace(old, new), encoding="utf-8")
         env = dict(os.environ, PYTHONPATH=tmp)
         start = time.time()
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
-                              cwd=tmp, env=env, capture_output=True, text=True, timeout=1800, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
+        )
         return proc.returncode != 0, time.time() - start
 
 
@@ -106,8 +214,13 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="first run the tests on an unmutated copy (must pass)")
     args = ap.parse_args()
     if args.check:
-        dead, secs = run("no mutation", "harness/gate/noise.py", "GATE_ALPHA = 0.05", "GATE_ALPHA = 0.05",
-                         sorted({t for m in MUTATIONS for t in m[4]}))
+        dead, secs = run(
+            "no mutation",
+            "harness/gate/noise.py",
+            "GATE_ALPHA = 0.05",
+            "GATE_ALPHA = 0.05",
+            sorted({t for m in MUTATIONS for t in m[4]}),
+        )
         print(f"unmutated copy: {'FAILS' if dead else 'passes'} ({secs:.0f} s)", flush=True)
     chosen = [m for m in MUTATIONS if not args.only or args.only in m[0]]
     killed = 0

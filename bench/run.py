@@ -121,15 +121,24 @@ def _bias(o: Options) -> BenchResult:
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(script), *(["--quick"] if o.quick else [])],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     seconds = time.perf_counter() - started
     lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
     return BenchResult(
         name="bias",
         figures={"subprocess_s": seconds, "exit_code": float(proc.returncode)},
-        rows=(BenchRow(name="bias.subprocess", figure=f"{seconds:.1f} s", ratio="see its output below",
-                       note=f"bench_bias.py run as a subprocess ({why}); exit code {proc.returncode}"),),
+        rows=(
+            BenchRow(
+                name="bias.subprocess",
+                figure=f"{seconds:.1f} s",
+                ratio="see its output below",
+                note=f"bench_bias.py run as a subprocess ({why}); exit code {proc.returncode}",
+            ),
+        ),
         notes=tuple(f"bias | {line}" for line in lines[-40:]),
     )
 
@@ -147,9 +156,16 @@ def _hostile(o: Options) -> BenchResult:
 
 
 BENCHES: dict[str, Callable[[Options], BenchResult]] = {
-    "tier1": _tier1, "overhead": _overhead, "replay": _replay, "http": _http, "bias": _bias, "cases": _cases,
+    "tier1": _tier1,
+    "overhead": _overhead,
+    "replay": _replay,
+    "http": _http,
+    "bias": _bias,
+    "cases": _cases,
     "hostile": _hostile,
-    "extraction": _extraction, "loading": _loading, "startup": _startup,
+    "extraction": _extraction,
+    "loading": _loading,
+    "startup": _startup,
 }
 
 
@@ -171,7 +187,8 @@ def run_one(
     except Exception as exc:  # noqa: BLE001 - one broken benchmark must not hide the others
         detail = traceback.format_exc(limit=3).strip().splitlines()
         result = BenchResult(
-            name=name, figures={"failed": 1.0},
+            name=name,
+            figures={"failed": 1.0},
             rows=(BenchRow(name=f"{name}.FAILED", figure="-", ratio="-", note=f"{type(exc).__name__}: {exc}"),),
             notes=tuple(f"{name} | {line}" for line in detail[-6:]),
         )
@@ -189,8 +206,9 @@ def all_figures(results: Sequence[BenchResult]) -> dict[str, float | None]:
 
 def json_line(results: Sequence[BenchResult], meta: dict[str, object]) -> str:
     """The ``BENCH_JSON`` line: run facts plus every figure (valid JSON: NaN becomes ``null``)."""
-    return "BENCH_JSON " + json.dumps({**meta, "figures": all_figures(results)}, sort_keys=True,
-                                       separators=(",", ":"), allow_nan=False)
+    return "BENCH_JSON " + json.dumps(
+        {**meta, "figures": all_figures(results)}, sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
 
 
 def table(results: Sequence[BenchResult]) -> list[str]:
@@ -209,13 +227,26 @@ def table(results: Sequence[BenchResult]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny inputs everywhere (smoke test)")
-    parser.add_argument("--only", action="append", choices=NAMES, metavar="NAME",
-                        help=f"run only this benchmark (repeatable): {', '.join(NAMES)}")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="cache file for the replay benchmark (default .council-cache/cache.sqlite)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=NAMES,
+        metavar="NAME",
+        help=f"run only this benchmark (repeatable): {', '.join(NAMES)}",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="cache file for the replay benchmark (default .council-cache/cache.sqlite)",
+    )
     parser.add_argument("--config", type=Path, default=None, help="the config that cache was recorded with")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="llama.cpp threads (default: all cores, or 1 when the machine is busy)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="llama.cpp threads (default: all cores, or 1 when the machine is busy)",
+    )
     args = parser.parse_args(argv)
     names = [n for n in NAMES if not args.only or n in args.only]
     threads, threads_note = llama_threads(args.threads)
@@ -241,8 +272,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"- {note}")
     print(f"- total {total:.1f} s; at start: {start_note}; at end: {load_note()}")
     meta = {
-        "quick": args.quick, "cpus": os.cpu_count(), "threads": threads, "total_s": round(total, 2),
-        "load_start": round(load_start, 2), "load_end": round(os.getloadavg()[0], 2), "benches": names,
+        "quick": args.quick,
+        "cpus": os.cpu_count(),
+        "threads": threads,
+        "total_s": round(total, 2),
+        "load_start": round(load_start, 2),
+        "load_end": round(os.getloadavg()[0], 2),
+        "benches": names,
     }
     print(json_line(results, meta))
     return 1 if any("failed" in r.figures for r in results) else 0

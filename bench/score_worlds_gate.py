@@ -29,9 +29,13 @@ def _results(cases, side, repeats_from=1):
     for c in cases:
         reps = getattr(c, side)
         for r, (score, correct) in enumerate(reps):
-            res = CaseResult(case_id=c.case_id, dataset="sim", subject="council",
-                             status="passed" if correct else "failed",
-                             scores={"rubric_composite": float(score), "correct": float(correct)})
+            res = CaseResult(
+                case_id=c.case_id,
+                dataset="sim",
+                subject="council",
+                status="passed" if correct else "failed",
+                scores={"rubric_composite": float(score), "correct": float(correct)},
+            )
             (first if r == 0 else extra).append(res)
     return first, extra
 
@@ -41,13 +45,20 @@ def gate_fails(world, sampled: bool) -> tuple[bool, set[str]]:
 
     b_first, b_extra = _results(world.cases, "baseline")
     c_first, c_extra = _results(world.cases, "current")
-    base = baseline_from_results("sim", b_first, {"run_id": "b"}, created_at=datetime(2026, 1, 1, tzinfo=UTC),
-                                 repeats=b_extra)
+    base = baseline_from_results(
+        "sim", b_first, {"run_id": "b"}, created_at=datetime(2026, 1, 1, tzinfo=UTC), repeats=b_extra
+    )
     kw = {}
     if sampled and not world.deterministic and "noise_aware" in inspect.signature(compare).parameters:
         kw["noise_aware"] = True
-    cmp = compare(c_first, base, {"rubric_composite": 0.5, "correct": 0.05}, ["rubric_composite", "correct"],
-                  repeats=c_extra, **kw)
+    cmp = compare(
+        c_first,
+        base,
+        {"rubric_composite": 0.5, "correct": 0.05},
+        ["rubric_composite", "correct"],
+        repeats=c_extra,
+        **kw,
+    )
     named = {r.case_id for r in cmp.reasons if r.case_id}
     return bool(cmp.exit_code), named
 
@@ -69,8 +80,11 @@ def main() -> int:
             runs = args.runs if n < 100 else args.runs // 2
             fails = sum(gate_fails(gate.null_world(rng, n_cases=n, k=k), sampled)[0] for _ in range(runs))
             lim = 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
-            print(f"null n={n:3d} k={k}: gate fails {fails}/{runs} = {fails / runs:.3f} (required <= 0.05, "
-                  f"MC limit {lim:.3f})", flush=True)
+            print(
+                f"null n={n:3d} k={k}: gate fails {fails}/{runs} = {fails / runs:.3f} (required <= 0.05, "
+                f"MC limit {lim:.3f})",
+                flush=True,
+            )
     for k in (1, 3, 5):
         rng = np.random.default_rng(7 + k)
         caught = named = 0
@@ -80,8 +94,11 @@ def main() -> int:
             fail, names = gate_fails(w, sampled)
             caught += fail
             named += fail and any(c.case_id in names for c in w.cases if c.regressed)
-        print(f"collapse 1 of 5, k={k}: gate fails {caught}/{runs} = {caught / runs:.3f}, names the case "
-              f"{named / runs:.3f} (required >= 0.99)", flush=True)
+        print(
+            f"collapse 1 of 5, k={k}: gate fails {caught}/{runs} = {caught / runs:.3f}, names the case "
+            f"{named / runs:.3f} (required >= 0.99)",
+            flush=True,
+        )
     for n, k in ((20, 1), (20, 3), (100, 1)):
         rng = np.random.default_rng(99 + n + k)
         runs = args.runs // 2
@@ -90,8 +107,9 @@ def main() -> int:
     for change in gate.DETERMINISTIC_CHANGES:
         rng = np.random.default_rng(5)
         runs = 50
-        fails = sum(gate_fails(gate.deterministic_world(rng, n_cases=20, k=1, change=change), sampled)[0]
-                    for _ in range(runs))
+        fails = sum(
+            gate_fails(gate.deterministic_world(rng, n_cases=20, k=1, change=change), sampled)[0] for _ in range(runs)
+        )
         want = 0 if change == "none" else runs
         print(f"deterministic {change}: gate fails {fails}/{runs} (required {want}/{runs})", flush=True)
     print(f"{time.time() - t0:.0f} s")

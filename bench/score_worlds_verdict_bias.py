@@ -44,8 +44,9 @@ def score_verdicts(W, runs: int) -> None:
             cells.append((f"zero_inflated {ep} n={n}", lambda r, n=n, ep=ep: W.zero_inflated(r, n, endpoint=ep)))
     for ratio in (1.0, 1.15):
         for n in (20, 55):
-            cells.append((f"near_ceiling ratio={ratio} n={n}",
-                          lambda r, n=n, q=ratio: W.near_ceiling(r, n, true_ratio=q)))
+            cells.append(
+                (f"near_ceiling ratio={ratio} n={n}", lambda r, n=n, q=ratio: W.near_ceiling(r, n, true_ratio=q))
+            )
     for heavy in ("council", "baseline"):
         for n in (20, 55, 100):
             cells.append((f"heavy_tailed {heavy} n={n}", lambda r, n=n, h=heavy: W.heavy_tailed(r, n, heavy=h)))
@@ -62,9 +63,12 @@ def score_verdicts(W, runs: int) -> None:
         lim = 0.025 + 3 * math.sqrt(0.025 * 0.975 / runs)
         fs = counts["supported"] / runs if truth != "better" else float("nan")
         fr = counts["refuted"] / runs if truth != "not_better" else float("nan")
-        print(f"{name} (truth {truth}): supported {counts['supported']}/{runs}, refuted {counts['refuted']}/{runs}, "
-              f"insufficient {counts['insufficient_data']}; false supported {fs:.3f}, false refuted {fr:.3f} "
-              f"(limit {lim:.3f})", flush=True)
+        print(
+            f"{name} (truth {truth}): supported {counts['supported']}/{runs}, refuted {counts['refuted']}/{runs}, "
+            f"insufficient {counts['insufficient_data']}; false supported {fs:.3f}, false refuted {fr:.3f} "
+            f"(limit {lim:.3f})",
+            flush=True,
+        )
 
 
 def score_bias(W, runs: int) -> None:
@@ -93,8 +97,11 @@ def score_bias(W, runs: int) -> None:
                     rv += a
                     sd += b
                     an += c
-                print(f"no_bias peers={peers} spread={spread} sessions={n}: reviewer flag {rv}/{r} = {rv / r:.3f}, "
-                      f"seed reviewer rule {sd / r:.3f}, anomaly flag {an}/{r} = {an / r:.3f}", flush=True)
+                print(
+                    f"no_bias peers={peers} spread={spread} sessions={n}: reviewer flag {rv}/{r} = {rv / r:.3f}, "
+                    f"seed reviewer rule {sd / r:.3f}, anomaly flag {an}/{r} = {an / r:.3f}",
+                    flush=True,
+                )
     for n in (10, 30, 100):
         rng = np.random.default_rng(77 + n)
         r = runs if n <= 30 else runs // 2

@@ -84,8 +84,9 @@ def datasets_of(cases: Cases, name: str = DEFAULT_DATASET) -> list[Dataset]:
             out.append(item)
         elif isinstance(item, Case):
             group = item.dataset or name
-            loose.setdefault(group, []).append(item.model_copy(update={"dataset": group,
-                                                                       "source": item.source or "python"}))
+            loose.setdefault(group, []).append(
+                item.model_copy(update={"dataset": group, "source": item.source or "python"})
+            )
         elif isinstance(item, str | Path):
             out += discover([Path(item)])
         else:
@@ -116,8 +117,15 @@ def _subjects(subjects: str | Sequence[str], settings: Settings) -> list[str]:
     return names
 
 
-def _execute(datasets: list[Dataset], subjects: list[str], settings: Settings, *, limit: int | None,
-             update_baseline: bool, progress: bool) -> RunOutcome:
+def _execute(
+    datasets: list[Dataset],
+    subjects: list[str],
+    settings: Settings,
+    *,
+    limit: int | None,
+    update_baseline: bool,
+    progress: bool,
+) -> RunOutcome:
     """The run, its repeats and :func:`~harness.finish.finish_run`, in the calling thread (no loop running)."""
     from harness.common.console import plain_console
     from harness.finish import finish_run
@@ -130,10 +138,17 @@ def _execute(datasets: list[Dataset], subjects: list[str], settings: Settings, *
     return finish_run(finished, settings, update_baseline=update_baseline)
 
 
-def run(cases: Cases, *, subjects: str | Sequence[str] = "council,baseline",
-        config: str | Path | Settings | None = None, settings: Mapping[str, Any] | None = None,
-        dataset: str = DEFAULT_DATASET, limit: int | None = None, update_baseline: bool = False,
-        progress: bool = False) -> RunOutcome:
+def run(
+    cases: Cases,
+    *,
+    subjects: str | Sequence[str] = "council,baseline",
+    config: str | Path | Settings | None = None,
+    settings: Mapping[str, Any] | None = None,
+    dataset: str = DEFAULT_DATASET,
+    limit: int | None = None,
+    update_baseline: bool = False,
+    progress: bool = False,
+) -> RunOutcome:
     """Run ``cases`` through ``subjects`` and finish the run, as ``council-harness run`` does.
 
     Args:
@@ -162,15 +177,23 @@ def run(cases: Cases, *, subjects: str | Sequence[str] = "council,baseline",
     datasets = datasets_of(cases, dataset)
     names = _subjects(subjects, cfg)
     if loop_running():  # a notebook cell or a coroutine: the run needs a thread with no loop of its own
-        return in_own_thread(_execute, datasets, names, cfg, limit=limit, update_baseline=update_baseline,
-                             progress=progress)
+        return in_own_thread(
+            _execute, datasets, names, cfg, limit=limit, update_baseline=update_baseline, progress=progress
+        )
     return _execute(datasets, names, cfg, limit=limit, update_baseline=update_baseline, progress=progress)
 
 
-async def run_async(cases: Cases, *, subjects: str | Sequence[str] = "council,baseline",
-                    config: str | Path | Settings | None = None, settings: Mapping[str, Any] | None = None,
-                    dataset: str = DEFAULT_DATASET, limit: int | None = None, update_baseline: bool = False,
-                    progress: bool = False) -> RunOutcome:
+async def run_async(
+    cases: Cases,
+    *,
+    subjects: str | Sequence[str] = "council,baseline",
+    config: str | Path | Settings | None = None,
+    settings: Mapping[str, Any] | None = None,
+    dataset: str = DEFAULT_DATASET,
+    limit: int | None = None,
+    update_baseline: bool = False,
+    progress: bool = False,
+) -> RunOutcome:
     """:func:`run` for an existing event loop: ``await run_async(...)`` (in Jupyter: a top-level ``await``).
 
     The run goes to a worker thread with its own loop (:func:`asyncio.to_thread`); the caller's loop
@@ -179,12 +202,19 @@ async def run_async(cases: Cases, *, subjects: str | Sequence[str] = "council,ba
     cfg = _settings(config, settings)
     datasets = datasets_of(cases, dataset)
     names = _subjects(subjects, cfg)
-    return await asyncio.to_thread(_execute, datasets, names, cfg, limit=limit, update_baseline=update_baseline,
-                                   progress=progress)
+    return await asyncio.to_thread(
+        _execute, datasets, names, cfg, limit=limit, update_baseline=update_baseline, progress=progress
+    )
 
 
-def assert_case(case: Case, *, subject: str = "council", config: str | Path | Settings | None = None,
-                settings: Mapping[str, Any] | None = None, dataset: str = DEFAULT_DATASET) -> CaseResult:
+def assert_case(
+    case: Case,
+    *,
+    subject: str = "council",
+    config: str | Path | Settings | None = None,
+    settings: Mapping[str, Any] | None = None,
+    dataset: str = DEFAULT_DATASET,
+) -> CaseResult:
     """Run one case through one subject; raise ``AssertionError`` unless it passes (or awaits review).
 
     For ordinary pytest tests: the message is the pytest plugin's failure report

@@ -76,9 +76,7 @@ class MemberSpec(BaseModel):
     @model_validator(mode="after")
     def _embedded_exists(self) -> MemberSpec:
         if self.provider == "local" and self.model not in EMBEDDED_MODELS:
-            raise ValueError(
-                f"embedded model '{self.model}' is unknown; expected one of {list(EMBEDDED_MODELS)}"
-            )
+            raise ValueError(f"embedded model '{self.model}' is unknown; expected one of {list(EMBEDDED_MODELS)}")
         return self
 
 
@@ -131,11 +129,16 @@ def default_members() -> list[MemberSpec]:
     """The embedded default council: SmolLM2 in two sampling personas plus Gemma 3 270M."""
     return [
         MemberSpec(
-            id="smollm2-precise", model="smollm2-135m", temperature=0.2,
+            id="smollm2-precise",
+            model="smollm2-135m",
+            temperature=0.2,
             system_prompt="You are a careful assistant. Answer correctly and concisely.",
         ),
         MemberSpec(
-            id="smollm2-explainer", model="smollm2-135m", temperature=0.8, seed=1,
+            id="smollm2-explainer",
+            model="smollm2-135m",
+            temperature=0.8,
+            seed=1,
             system_prompt="You are a helpful teacher. Give the answer first, then explain briefly.",
         ),
         MemberSpec(id="gemma3", model="gemma3-270m", temperature=0.3, seed=2),
@@ -175,9 +178,7 @@ def _is_finite(v: float, name: str) -> float:
 class Settings(BaseSettings):
     """All harness settings. Environment names are ``LLM_COUNCIL_`` + the field name upper-cased."""
 
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, extra="forbid", frozen=True, case_sensitive=False
-    )
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", frozen=True, case_sensitive=False)
 
     # the council
     models: Annotated[list[MemberSpec], NoDecode] = Field(default_factory=default_members)
@@ -354,8 +355,7 @@ class Settings(BaseSettings):
             )
         if any(m.provider == "openai" and not m.base_url for m in self.all_specs()) and not self.base_url:
             raise ValueError(
-                "base_url: a member uses provider 'openai' but no endpoint is configured "
-                "(set LLM_COUNCIL_BASE_URL)"
+                "base_url: a member uses provider 'openai' but no endpoint is configured (set LLM_COUNCIL_BASE_URL)"
             )
         return self
 
@@ -396,7 +396,8 @@ class Settings(BaseSettings):
                 model = _EMBEDDED_ALIASES.get(name, name)
                 specs.append(
                     MemberSpec(
-                        id=name, model=model,
+                        id=name,
+                        model=model,
                         provider="local" if model in EMBEDDED_MODELS else "openai",
                     )
                 )
@@ -511,9 +512,7 @@ def _anchored(located: LocatedYaml, folder: Path) -> LocatedYaml:
     return located.with_data(data)
 
 
-def load_settings(
-    config_path: Path | str | None = None, **overrides: Any
-) -> Settings:
+def load_settings(config_path: Path | str | None = None, **overrides: Any) -> Settings:
     """Load settings from the YAML file (if any), the environment and explicit overrides.
 
     Args:
@@ -538,7 +537,7 @@ def load_settings(
     try:
         clean = {k: v for k, v in overrides.items() if v is not None}
         for name in vault.sealed_names():  # secrets moved out of the environment (harness.common.vault.seal)
-            field = name[len(ENV_PREFIX):].lower() if name.upper().startswith(ENV_PREFIX.upper()) else ""
+            field = name[len(ENV_PREFIX) :].lower() if name.upper().startswith(ENV_PREFIX.upper()) else ""
             if field in Settings.model_fields and field not in clean and name not in os.environ:
                 clean[field] = vault.get(name)
         if "weights" not in clean:  # the seed's LLM_COUNCIL_WEIGHT_<DIMENSION> variables

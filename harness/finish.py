@@ -106,8 +106,14 @@ class RunOutcome(Frozen):
 
 
 def finish_run(
-    run: Run, settings: Settings, *, update_baseline: bool = False, report_path: Path | None = None,
-    against: Run | None = None, persist: bool = True, markdown_path: Path | None = None,
+    run: Run,
+    settings: Settings,
+    *,
+    update_baseline: bool = False,
+    report_path: Path | None = None,
+    against: Run | None = None,
+    persist: bool = True,
+    markdown_path: Path | None = None,
 ) -> RunOutcome:
     """Predict, compare with the baselines, write the report and ``summary.json``, update baselines.
 
@@ -141,10 +147,12 @@ def finish_run(
             update_summary(run.run_dir, "arms", arms.summary())
         if bands:
             update_summary(run.run_dir, "remediation", remediation_summary(bands))
-        update_summary(run.run_dir, "usage", dict(ledger.model_dump(mode="json"), partial=run.manifest.partial,
-                                                  stopped=run.manifest.stopped))
-        update_summary(run.run_dir, "warnings", {"count": len(run.manifest.warnings),
-                                                 "lines": run.manifest.warnings})
+        update_summary(
+            run.run_dir,
+            "usage",
+            dict(ledger.model_dump(mode="json"), partial=run.manifest.partial, stopped=run.manifest.stopped),
+        )
+        update_summary(run.run_dir, "warnings", {"count": len(run.manifest.warnings), "lines": run.manifest.warnings})
     comparisons = [] if update_baseline else compare_run(run, settings)
     diff = None
     if against is not None:
@@ -152,8 +160,9 @@ def finish_run(
 
         diff = diff_runs(against, run, settings)
     gate = gate_outcome(run, comparisons, settings.gate)
-    report = write_report(run, report_path, prediction=prediction, comparison=comparisons, diff=diff, gate=gate,
-                          verdicts=verdicts)
+    report = write_report(
+        run, report_path, prediction=prediction, comparison=comparisons, diff=diff, gate=gate, verdicts=verdicts
+    )
     summary = write_gate_summary(gate, run) if persist else run.run_dir / SUMMARY
     validity = [v.line() for v in judge_validity(run.results)]
     validity += [v.line() for v in reviewer_validity(run.results) if v.verdict in ("uninformative", "inverted")]
@@ -168,8 +177,17 @@ def finish_run(
         usage_lines = ledger_lines(ledger)
         targets = ([run.run_dir / SUMMARY_MD] if persist else []) + ([markdown_path] if markdown_path else [])
         markdown = [write_markdown(t, run, gate, report, lines, usage_lines) for t in targets]
-    return RunOutcome(run=run, prediction=prediction, arms=arms,
-                      usage=ledger, remediation=tuple(bands), comparisons=tuple(comparisons), gate=gate,
-                      validity_lines=tuple(validity),
-                      report=report, summary=summary,
-                      baselines_written=tuple(written), markdown=tuple(markdown))
+    return RunOutcome(
+        run=run,
+        prediction=prediction,
+        arms=arms,
+        usage=ledger,
+        remediation=tuple(bands),
+        comparisons=tuple(comparisons),
+        gate=gate,
+        validity_lines=tuple(validity),
+        report=report,
+        summary=summary,
+        baselines_written=tuple(written),
+        markdown=tuple(markdown),
+    )

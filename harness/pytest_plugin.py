@@ -37,14 +37,23 @@ _SESSION = pytest.StashKey["HarnessSession"]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("council-harness")
     group.addoption("--harness-subjects", default=None, help="subjects to run cases through (default council,baseline)")
-    group.addoption("--cache-mode", default=None, choices=["off", "readwrite", "replay"],
-                    help="record/replay cache mode for model calls")
+    group.addoption(
+        "--cache-mode",
+        default=None,
+        choices=["off", "readwrite", "replay"],
+        help="record/replay cache mode for model calls",
+    )
     group.addoption("--harness-config", default=None, help="council-harness.yaml to use")
     group.addoption("--harness-report", default=None, metavar="PATH", help="write the HTML report here at the end")
-    group.addoption("--update-baseline", action="store_true", default=False,
-                    help="write reports/baselines/<dataset>.json from this session's results")
-    parser.addini("harness_data_paths", "folders holding golden datasets and suites", type="paths",
-                  default=["golden", "suites"])
+    group.addoption(
+        "--update-baseline",
+        action="store_true",
+        default=False,
+        help="write reports/baselines/<dataset>.json from this session's results",
+    )
+    parser.addini(
+        "harness_data_paths", "folders holding golden datasets and suites", type="paths", default=["golden", "suites"]
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -170,8 +179,13 @@ class HarnessSession:
             return None, [], False
         results = read_results(self.run_dir / RESULTS)[0]
         manifest = new_manifest(self.settings, self.run_id, sorted({r.dataset for r in results}), self.subjects or [])
-        finish_manifest(self.run_dir, manifest.model_copy(update={"started_at": self.started_at}),
-                        self.cache_hits, self.cache_misses, results=results)
+        finish_manifest(
+            self.run_dir,
+            manifest.model_copy(update={"started_at": self.started_at}),
+            self.cache_hits,
+            self.cache_misses,
+            results=results,
+        )
         update_baseline = bool(self.config.getoption("--update-baseline"))
         outcome = finish_run(load_run(self.run_dir), self.settings, update_baseline=update_baseline)
         lines = [f"baseline written: {p}" for p in outcome.baselines_written]
@@ -186,8 +200,13 @@ class HarnessSession:
         if target:
             from harness.report.html import write_report
 
-            path = write_report(outcome.run, Path(target), prediction=outcome.prediction,
-                                comparison=list(outcome.comparisons), gate=outcome.gate)
+            path = write_report(
+                outcome.run,
+                Path(target),
+                prediction=outcome.prediction,
+                comparison=list(outcome.comparisons),
+                gate=outcome.gate,
+            )
         return path, lines, outcome.regressed or outcome.gate.outcome == "incomplete"
 
 
@@ -274,7 +293,8 @@ class DatasetFile(pytest.File):
             if first != self.path:
                 raise DatasetLoadError(
                     f"{self.path}: dataset name '{dataset.name}' is defined in two files: {first} and {self.path} "
-                    "(dataset names must be unique: results and baselines are keyed by them)")
+                    "(dataset names must be unique: results and baselines are keyed by them)"
+                )
         for dataset in datasets:
             yield DatasetNode.from_parent(self, name=dataset.name, dataset=dataset)
 
@@ -381,8 +401,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         out.append((printable(f"council-harness: {exc}"), True))
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
-    out += [(printable(f"council-harness {line}"), line.startswith(("baseline", "  -")) and gate_failed)
-            for line in lines]
+    out += [
+        (printable(f"council-harness {line}"), line.startswith(("baseline", "  -")) and gate_failed) for line in lines
+    ]
     if path is not None:
         out.append((printable(f"council-harness report: {path}"), False))
     if gate_failed and session.exitstatus == pytest.ExitCode.OK:

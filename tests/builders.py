@@ -17,9 +17,17 @@ from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult, Status
 
 
-def transcript(final: str = "x", *, subject: str = "council", query: str = "q", member: str = "m",
-               model: str = "m", texts: Mapping[str, str] | None = None, answers: Sequence[Answer] | None = None,
-               **fields: Any) -> Transcript:
+def transcript(
+    final: str = "x",
+    *,
+    subject: str = "council",
+    query: str = "q",
+    member: str = "m",
+    model: str = "m",
+    texts: Mapping[str, str] | None = None,
+    answers: Sequence[Answer] | None = None,
+    **fields: Any,
+) -> Transcript:
     """A transcript answering ``final``.
 
     Args:
@@ -36,9 +44,17 @@ def transcript(final: str = "x", *, subject: str = "council", query: str = "q", 
     return Transcript(subject=subject, query=query, answers=tuple(answers), final_answer=final, **fields)
 
 
-def result(case_id: str = "c1", subject: str = "council", status: Status = "passed", *, dataset: str = "d",
-           answer: str | None = "x", query: str = "q", transcript_fields: Mapping[str, Any] | None = None,
-           **fields: Any) -> CaseResult:
+def result(
+    case_id: str = "c1",
+    subject: str = "council",
+    status: Status = "passed",
+    *,
+    dataset: str = "d",
+    answer: str | None = "x",
+    query: str = "q",
+    transcript_fields: Mapping[str, Any] | None = None,
+    **fields: Any,
+) -> CaseResult:
     """A case result of ``subject`` on ``case_id`` whose transcript answers ``answer``.
 
     Args:
@@ -54,8 +70,15 @@ def result(case_id: str = "c1", subject: str = "council", status: Status = "pass
     return CaseResult(case_id=case_id, dataset=dataset, subject=subject, status=status, **fields)
 
 
-def run_folder(root: Path, run_id: str, results: Sequence[CaseResult], *, datasets: Sequence[str] = ("d",),
-               subjects: Sequence[str] | None = None, **manifest: Any) -> Path:
+def run_folder(
+    root: Path,
+    run_id: str,
+    results: Sequence[CaseResult],
+    *,
+    datasets: Sequence[str] = ("d",),
+    subjects: Sequence[str] | None = None,
+    **manifest: Any,
+) -> Path:
     """A run folder ``root/run_id`` as a run writes it: ``manifest.json`` and ``results.jsonl`` holding ``results``.
 
     Args:
@@ -69,7 +92,14 @@ def run_folder(root: Path, run_id: str, results: Sequence[CaseResult], *, datase
         subjects = list(dict.fromkeys(r.subject for r in results))
     writer = RunWriter(root / run_id)
     manifest.setdefault("finished_at", "2026-11-26T00:01:00Z")  # a finished run (None: killed mid-run)
-    writer.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", datasets=tuple(datasets),
-                                   subjects=tuple(subjects), **manifest))
+    writer.write_manifest(
+        Manifest(
+            run_id=run_id,
+            started_at="2026-11-26T00:00:00Z",
+            datasets=tuple(datasets),
+            subjects=tuple(subjects),
+            **manifest,
+        )
+    )
     writer.add(list(results))
     return root / run_id

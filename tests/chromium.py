@@ -76,8 +76,9 @@ def _acquire() -> Chromium:
             raise RuntimeError("chromium is not installed (Debian: apt-get install -y chromium)")
         playwright = sync_playwright().start()
         try:
-            browser = playwright.chromium.launch(executable_path=found, args=list(CHROMIUM_ARGS), headless=True,
-                                                 timeout=TIMEOUT_MS)
+            browser = playwright.chromium.launch(
+                executable_path=found, args=list(CHROMIUM_ARGS), headless=True, timeout=TIMEOUT_MS
+            )
         except BaseException:
             playwright.stop()
             raise
@@ -116,8 +117,9 @@ class Tab:
 
     def __post_init__(self) -> None:
         page = self.page
-        page.on("console", lambda m: self.console.append(("error" if m.type in ("error", "assert") else m.type,
-                                                          m.text)))
+        page.on(
+            "console", lambda m: self.console.append(("error" if m.type in ("error", "assert") else m.type, m.text))
+        )
         page.on("pageerror", lambda exc: self.console.append(("error", str(exc))))
         page.on("request", self._request)
         page.on("requestfinished", lambda r: self._pending.discard(r))

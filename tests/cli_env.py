@@ -39,8 +39,16 @@ def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
-def scripted_project(root: Path, base_url: str, n: int, *, third_model: str = "m-c", concurrency: int = 4,
-                     extra: str = "", fourth_model: str | None = None) -> Path:
+def scripted_project(
+    root: Path,
+    base_url: str,
+    n: int,
+    *,
+    third_model: str = "m-c",
+    concurrency: int = 4,
+    extra: str = "",
+    fourth_model: str | None = None,
+) -> Path:
     """``root/golden/sums.yaml`` (cases ``q00``.. with the numeric answer ``i + 100``) and
     ``root/council-harness.yaml``: members ``a`` (chairman), ``b`` and ``c`` (model ``third_model``), and
     ``d`` (model ``fourth_model``) when given, on ``base_url``, rubric scoring and quality metrics off, cache
@@ -48,8 +56,12 @@ def scripted_project(root: Path, base_url: str, n: int, *, third_model: str = "m
     is appended to the config."""
     lines = ["golden_datasets:", "  - name: sums", "    description: scripted arithmetic", "    queries:"]
     for i in range(n):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"', f'        ground_truth: "{i + 100}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+        lines += [
+            f"      - id: q{i:02d}",
+            f'        query: "{question(i)}"',
+            f'        ground_truth: "{i + 100}"',
+            f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}",
+        ]
     (root / "golden").mkdir()
     (root / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
     (root / "council-harness.yaml").write_text(
@@ -70,7 +82,20 @@ def run_cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     """``council-harness run ARGS`` on a :func:`scripted_project` (cache off, a dummy API key, the
     variables ``env``), in ``root``."""
     return subprocess.run(
-        [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
-         "--cache-mode", "off", *args],
-        cwd=root, env=harness_env(OPENAI_API_KEY="test-key", **env), capture_output=True, text=True, timeout=600,
+        [
+            *CLI,
+            "run",
+            "--data",
+            str(root / "golden"),
+            "--config",
+            str(root / "council-harness.yaml"),
+            "--cache-mode",
+            "off",
+            *args,
+        ],
+        cwd=root,
+        env=harness_env(OPENAI_API_KEY="test-key", **env),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )

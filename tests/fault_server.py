@@ -91,7 +91,7 @@ def truncated() -> Fault:
 #: llama_cpp.server's answer to ``response_format: {"type": "json_schema", ...}`` (HTTP 500).
 LLAMA_SCHEMA_REJECTION = (
     '{"error": {"message": "1 validation error: {\'type\': \'literal_error\', '
-    '\'loc\': (\'body\', \'response_format\', \'type\'), \'msg\': \\"Input should be \'text\' or '
+    "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
     '\'json_object\'\\"}", "type": "internal_server_error"}}'
 )
 
@@ -150,8 +150,13 @@ class FaultServer:
     """
 
     def __init__(
-        self, default: Fault | None = None, *, responder: Callable[[dict[str, Any]], str] | None = None,
-        rate_limit: tuple[int, float] | None = None, delay: float = 0.0, reject_json_schema: bool = False,
+        self,
+        default: Fault | None = None,
+        *,
+        responder: Callable[[dict[str, Any]], str] | None = None,
+        rate_limit: tuple[int, float] | None = None,
+        delay: float = 0.0,
+        reject_json_schema: bool = False,
     ) -> None:
         self.reject_json_schema = reject_json_schema
         self.default = default or ok()
@@ -213,8 +218,11 @@ class FaultServer:
             if self.reject_json_schema and isinstance(form, dict) and form.get("type") == "json_schema":
                 return status(500, body=LLAMA_SCHEMA_REJECTION)
             messages = body.get("messages") if isinstance(body, dict) else None
-            text = " ".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if isinstance(
-                messages, list) else ""
+            text = (
+                " ".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+                if isinstance(messages, list)
+                else ""
+            )
             for contains, only, fault in self._by_text:
                 if contains in text and (only is None or only == model):
                     return fault
@@ -276,7 +284,9 @@ class FaultServer:
                 except ValueError:
                     body = None
                 received = Received(
-                    method="POST", path=self.path, headers={k.lower(): v for k, v in self.headers.items()},
+                    method="POST",
+                    path=self.path,
+                    headers={k.lower(): v for k, v in self.headers.items()},
                     body=body if isinstance(body, dict) else None,
                 )
                 received = server._enter(received)

@@ -88,11 +88,14 @@ def scripted_dataset(path: Path, n: int, name: str = "scripted") -> Path:
     queries = []
     for i in range(1, n + 1):
         word = f"item{i}"
-        queries.append({
-            "id": f"s{i:05d}",
-            "query": f"What is {word}? Answer in one line.",
-            "required_mentions": ["zebra" if expected_status(i) == "failed" else word],
-        })
-    path.write_text(yaml.safe_dump({"golden_datasets": [{"name": name, "queries": queries}]}, sort_keys=False),
-                    encoding="utf-8")
+        queries.append(
+            {
+                "id": f"s{i:05d}",
+                "query": f"What is {word}? Answer in one line.",
+                "required_mentions": ["zebra" if expected_status(i) == "failed" else word],
+            }
+        )
+    path.write_text(
+        yaml.safe_dump({"golden_datasets": [{"name": name, "queries": queries}]}, sort_keys=False), encoding="utf-8"
+    )
     return path

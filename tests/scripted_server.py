@@ -32,8 +32,13 @@ def question(i: int) -> str:
 class ScriptedServer:
     """``with ScriptedServer(council_right, baseline_right) as server: server.base_url``."""
 
-    def __init__(self, council_right: Iterable[int], baseline_right: Iterable[int],
-                 truncate: Iterable[int] = (), truncate_arm: str = SOLO) -> None:
+    def __init__(
+        self,
+        council_right: Iterable[int],
+        baseline_right: Iterable[int],
+        truncate: Iterable[int] = (),
+        truncate_arm: str = SOLO,
+    ) -> None:
         self.council_right = {f"Q{i:02d}" for i in council_right}
         self.baseline_right = {f"Q{i:02d}" for i in baseline_right}
         self.truncate = {f"Q{i:02d}" for i in truncate}
@@ -65,8 +70,11 @@ class ScriptedServer:
     def usage_block(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The reply's ``usage`` object (``None``: left out), from :meth:`usage` and :meth:`cached_tokens`."""
         prompt, completion = self.usage(body)
-        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                 "total_tokens": prompt + completion}
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
         if (cached := self.cached_tokens(body)) is not None:
             usage["prompt_tokens_details"] = {"cached_tokens": cached}
         return usage
@@ -88,9 +96,12 @@ class ScriptedServer:
                     server.requests += 1
                 text, finish = server.reply(body)
                 reply: dict[str, Any] = {
-                    "id": "scripted", "object": "chat.completion", "model": body.get("model", ""),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": finish}],
+                    "id": "scripted",
+                    "object": "chat.completion",
+                    "model": body.get("model", ""),
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+                    ],
                 }
                 if (usage := server.usage_block(body)) is not None:
                     reply["usage"] = usage

@@ -26,8 +26,14 @@ from tests.cli_env import clear_harness_env, harness_env, scripted_project
 from tests.scripted_server import SOLO, ScriptedServer, question
 
 N = 3
-EXPECTED = {("q00", "council"): "passed", ("q01", "council"): "passed", ("q02", "council"): "failed",
-            ("q00", "baseline"): "passed", ("q01", "baseline"): "failed", ("q02", "baseline"): "failed"}
+EXPECTED = {
+    ("q00", "council"): "passed",
+    ("q01", "council"): "passed",
+    ("q02", "council"): "failed",
+    ("q00", "baseline"): "passed",
+    ("q01", "baseline"): "failed",
+    ("q02", "baseline"): "failed",
+}
 
 
 @pytest.fixture
@@ -40,8 +46,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[P
 
 
 def _cases() -> list:
-    return [case(f"q{i:02d}", question(i), ground_truth=str(i + 100),
-                 expected={"type": "numeric", "value": i + 100, "tolerance": 0}) for i in range(N)]
+    return [
+        case(
+            f"q{i:02d}",
+            question(i),
+            ground_truth=str(i + 100),
+            expected={"type": "numeric", "value": i + 100, "tolerance": 0},
+        )
+        for i in range(N)
+    ]
 
 
 def _statuses(outcome) -> dict[tuple[str, str], str]:  # noqa: ANN001 - a RunOutcome
@@ -102,27 +115,37 @@ def test_run_cases_inside_a_running_loop_no_longer_raises_or_leaves_an_empty_fol
 
     finished = asyncio.run(cell())
     assert {(r.case_id, r.subject): r.status for r in finished.results} == {
-        k: v for k, v in EXPECTED.items() if k[1] == "baseline"}
+        k: v for k, v in EXPECTED.items() if k[1] == "baseline"
+    }
     assert len((finished.run_dir / "results.jsonl").read_text().splitlines()) == N
 
 
 def test_a_plain_script_runs_yaml_and_python_cases(project) -> None:
     root, _ = project
     script = root / "script.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         from harness.api import case, run
         outcome = run([{str(root / "golden")!r}, case("extra", "Q01: What is 1 + 100? Reply with the number.",
                                                      expected={{"type": "numeric", "value": 101}})],
                       subjects=["council"])
         print(sorted((r.dataset, r.case_id, r.status) for r in outcome.run.results))
         print(outcome.gate.outcome, outcome.exit_code)
-    """))
-    done = subprocess.run([sys.executable, str(script)], cwd=root, env=harness_env(OPENAI_API_KEY="test-key"),
-                          capture_output=True, text=True, timeout=300)
+    """)
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=root,
+        env=harness_env(OPENAI_API_KEY="test-key"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == str([("api", "extra", "passed"), ("sums", "q00", "passed"), ("sums", "q01", "passed"),
-                            ("sums", "q02", "failed")])
+    assert lines[0] == str(
+        [("api", "extra", "passed"), ("sums", "q00", "passed"), ("sums", "q01", "passed"), ("sums", "q02", "failed")]
+    )
     assert lines[1] == "fail 1"
     assert done.stderr == ""  # no progress unless asked for
 

@@ -63,9 +63,7 @@ def test_yaml_unknown_key_names_file_and_line(tmp_path: Path) -> None:
 def test_yaml_members_and_bad_value(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
-        "models:\n"
-        "  - id: a\n    model: smollm2-135m\n"
-        "  - id: b\n    model: gemma3-270m\n    temperature: 9\n"
+        "models:\n  - id: a\n    model: smollm2-135m\n  - id: b\n    model: gemma3-270m\n    temperature: 9\n"
     )
     with pytest.raises(ConfigError) as err:
         load_settings(cfg)

@@ -20,7 +20,8 @@ def _clean(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_yaml_file_in_a_parent_folder_is_found_and_its_paths_are_relative_to_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "council-harness.yaml").write_text("repeats: 2\nreports_dir: build/reports\n")
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
@@ -63,7 +64,8 @@ def test_the_nearest_folder_wins_and_yaml_before_pyproject(tmp_path: Path, monke
 
 
 def test_an_explicit_config_and_the_variable_win_over_discovery(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "council-harness.yaml").write_text("repeats: 5\n")
     other = tmp_path / "other.yaml"
     other.write_text("repeats: 9\n")

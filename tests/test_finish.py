@@ -16,16 +16,33 @@ from harness.run.runs import Manifest, RunWriter, load_run
 
 
 def _r(case_id: str, subject: str, status: str, correct: float) -> CaseResult:
-    t = Transcript(subject=subject, query="q?", answers=(Answer(member="m", model="x", text="an answer"),),
-                   final_answer="an answer")
-    return CaseResult(case_id=case_id, dataset="d", subject=subject, status=status,  # type: ignore[arg-type]
-                      transcript=t, scores={"correct": correct})
+    t = Transcript(
+        subject=subject,
+        query="q?",
+        answers=(Answer(member="m", model="x", text="an answer"),),
+        final_answer="an answer",
+    )
+    return CaseResult(
+        case_id=case_id,
+        dataset="d",
+        subject=subject,
+        status=status,  # type: ignore[arg-type]
+        transcript=t,
+        scores={"correct": correct},
+    )
 
 
 def _run(root: Path, run_id: str, results: list[CaseResult]) -> Path:
     w = RunWriter(root / "runs" / run_id)
-    w.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", finished_at="2026-11-26T00:01:00Z",
-                              datasets=("d",), subjects=("council", "baseline")))
+    w.write_manifest(
+        Manifest(
+            run_id=run_id,
+            started_at="2026-11-26T00:00:00Z",
+            finished_at="2026-11-26T00:01:00Z",
+            datasets=("d",),
+            subjects=("council", "baseline"),
+        )
+    )
     w.add(results)
     return root / "runs" / run_id
 
@@ -39,8 +56,12 @@ def reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "custom"
 
 
-GOOD = [_r("c1", "council", "passed", 1.0), _r("c2", "council", "passed", 1.0),
-        _r("c1", "baseline", "passed", 1.0), _r("c2", "baseline", "passed", 1.0)]
+GOOD = [
+    _r("c1", "council", "passed", 1.0),
+    _r("c2", "council", "passed", 1.0),
+    _r("c1", "baseline", "passed", 1.0),
+    _r("c2", "baseline", "passed", 1.0),
+]
 
 
 def _deterministic(settings: Settings) -> Settings:
@@ -87,8 +108,9 @@ def test_a_sampled_subject_gets_the_noise_aware_gate(reports: Path) -> None:
     (cmp,) = outcome.comparisons
     assert cmp.noise_aware and [(c.case_id, c.subject) for c in cmp.cases if c.within_noise] == [("c1", "council")]
     lines = comparison_lines(outcome.comparisons)
-    assert lines[0].startswith("baseline d: pass (0 regressed beyond noise, 1 changed within noise, 0 improved, "
-                               "noise-aware")
+    assert lines[0].startswith(
+        "baseline d: pass (0 regressed beyond noise, 1 changed within noise, 0 improved, noise-aware"
+    )
     assert lines[1].startswith("  ~ within noise: case c1 [council]: failed 1/1 run(s) (baseline 0/1), Fisher p=0.5")
     (dataset,) = outcome.gate.comparisons
     assert dataset.noise_aware and len(dataset.within_noise) == 1

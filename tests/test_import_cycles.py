@@ -40,11 +40,16 @@ def tangles(graph: grimp.ImportGraph) -> dict[frozenset[str], list[str]]:
         for imported in sorted(graph.find_modules_directly_imported_by(module)):
             back = graph.find_shortest_chain(importer=imported, imported=module)
             if back is not None:
-                group = frozenset({module} | {
-                    m for m in graph.modules
-                    if m != module and graph.chain_exists(importer=module, imported=m)
-                    and graph.chain_exists(importer=m, imported=module)
-                })
+                group = frozenset(
+                    {module}
+                    | {
+                        m
+                        for m in graph.modules
+                        if m != module
+                        and graph.chain_exists(importer=module, imported=m)
+                        and graph.chain_exists(importer=m, imported=module)
+                    }
+                )
                 found[group] = [module, *back]
                 done |= group
                 break
@@ -86,9 +91,11 @@ def test_check_finds_a_deferred_cycle_and_ignores_type_checking_imports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check itself: a late import inside a function closes a cycle; a TYPE_CHECKING one does not."""
-    _write_package(tmp_path, {
-        "cyc_pkg/__init__.py": "",
-        "cyc_pkg/low.py": """\
+    _write_package(
+        tmp_path,
+        {
+            "cyc_pkg/__init__.py": "",
+            "cyc_pkg/low.py": """\
             from typing import TYPE_CHECKING
 
             if TYPE_CHECKING:
@@ -99,10 +106,11 @@ def test_check_finds_a_deferred_cycle_and_ignores_type_checking_imports(
                 from cyc_pkg.mid import VALUE  # deferred: still an edge
                 return VALUE
             """,
-        "cyc_pkg/mid.py": "from cyc_pkg.low import late\nVALUE = 1\n",
-        "cyc_pkg/high.py": "from cyc_pkg.low import late\nclass High: ...\n",
-        "cyc_pkg/alone.py": "import cyc_pkg.high\n",
-    })
+            "cyc_pkg/mid.py": "from cyc_pkg.low import late\nVALUE = 1\n",
+            "cyc_pkg/high.py": "from cyc_pkg.low import late\nclass High: ...\n",
+            "cyc_pkg/alone.py": "import cyc_pkg.high\n",
+        },
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     graph = import_graph("cyc_pkg")
     found = tangles(graph)

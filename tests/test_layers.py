@@ -91,7 +91,11 @@ def test_no_import_goes_up_a_layer() -> None:
 def test_the_check_catches_an_injected_upward_import() -> None:
     # the same graph plus one import the table forbids: common reading the CLI's argument helpers
     graph = grimp.build_graph("harness", exclude_type_checking_imports=True, cache_dir=None)
-    graph.add_import(importer="harness.common.text", imported="harness.cli.args", line_number=1,
-                     line_contents="from harness.cli.args import positive_int")
+    graph.add_import(
+        importer="harness.common.text",
+        imported="harness.cli.args",
+        line_number=1,
+        line_contents="from harness.cli.args import positive_int",
+    )
     found = upward_imports(graph)
     assert any(f.startswith("harness.common.text:1 -> harness.cli.args") for f in found)

@@ -24,8 +24,17 @@ PACKAGES = _packages()
 
 def test_the_walk_finds_the_packages() -> None:
     # the walk itself must see the packages ARCHITECTURE.md names, or the test below checks nothing
-    for name in ("harness.common", "harness.records", "harness.bias", "harness.stats", "harness.gate",
-                 "harness.report", "harness.scorers", "harness.run", "harness.cli"):
+    for name in (
+        "harness.common",
+        "harness.records",
+        "harness.bias",
+        "harness.stats",
+        "harness.gate",
+        "harness.report",
+        "harness.scorers",
+        "harness.run",
+        "harness.cli",
+    ):
         assert name in PACKAGES
 
 

@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_mypy_reports_no_errors_in_the_package() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(ROOT / ".mypy_cache")],
-        cwd=ROOT, capture_output=True, text=True, timeout=1100, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1100,
+        check=False,
     )
     assert proc.returncode == 0, f"mypy found errors:\n{proc.stdout[-20000:]}{proc.stderr[-2000:]}"
     assert "Success: no issues found" in proc.stdout

@@ -136,8 +136,12 @@ def _table(data: Iterable[BiasMetricRecord] | RecordTable) -> RecordTable:
 def _report(table: RecordTable, sessions: int, confidence: float, **fields: object) -> BiasMetricReport:
     start, end = table.window
     return BiasMetricReport(
-        window_start=start, window_end=end, statistical_confidence=confidence_tier(sessions), sessions=sessions,
-        confidence_level=confidence, **fields,  # type: ignore[arg-type]
+        window_start=start,
+        window_end=end,
+        statistical_confidence=confidence_tier(sessions),
+        sessions=sessions,
+        confidence_level=confidence,
+        **fields,  # type: ignore[arg-type]
     )
 
 
@@ -187,7 +191,8 @@ def session_candidates(data: Iterable[BiasMetricRecord] | RecordTable) -> np.nda
 
 
 def pooled_length_correlation(
-    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95,
+    data: Iterable[BiasMetricRecord] | RecordTable,
+    confidence: float = 0.95,
     correlations: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> BiasMetricReport | None:
     """Pooled length-score correlation over sessions (see the module docstring).
@@ -214,12 +219,21 @@ def pooled_length_correlation(
     zbar = fit.mean if fit is not None else float(z[0])
     left_out = t.n_sessions - k
     return _report(
-        t, k, confidence, metric_name="length_score_correlation", point_estimate=fisher_z_inverse(zbar),
-        ci_lower=fisher_z_inverse(fit.lower) if fit else None, ci_upper=fisher_z_inverse(fit.upper) if fit else None,
-        sample_size=k, sample_unit="sessions", p_value=fit.p_value if fit else None,
-        note=(f"Fisher-z mean over {k} sessions ({int(n[use].sum())} scores of {int(candidates.sum())} answers), "
-              f"weights = candidates per session; SE from the spread between sessions, t with {k - 1} df"
-              + (f"; {left_out} sessions left out (<4 scores or constant lengths/scores)" if left_out else "")),
+        t,
+        k,
+        confidence,
+        metric_name="length_score_correlation",
+        point_estimate=fisher_z_inverse(zbar),
+        ci_lower=fisher_z_inverse(fit.lower) if fit else None,
+        ci_upper=fisher_z_inverse(fit.upper) if fit else None,
+        sample_size=k,
+        sample_unit="sessions",
+        p_value=fit.p_value if fit else None,
+        note=(
+            f"Fisher-z mean over {k} sessions ({int(n[use].sum())} scores of {int(candidates.sum())} answers), "
+            f"weights = candidates per session; SE from the spread between sessions, t with {k - 1} df"
+            + (f"; {left_out} sessions left out (<4 scores or constant lengths/scores)" if left_out else "")
+        ),
     )
 
 
@@ -240,8 +254,9 @@ def reviewer_contrasts(data: Iterable[BiasMetricRecord] | RecordTable) -> tuple[
     count = np.bincount(answer, minlength=size)
     shared = count[answer] >= 2
     others = (total[answer] - t.score)[shared] / (count[answer][shared] - 1)
-    sums, counts = session_sums(t.session[shared], t.reviewer[shared], t.score[shared] - others, t.n_sessions,
-                                max(k, 1))
+    sums, counts = session_sums(
+        t.session[shared], t.reviewer[shared], t.score[shared] - others, t.n_sessions, max(k, 1)
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
     return means, counts
@@ -308,9 +323,17 @@ def reviewer_profiles(
         sd = math.sqrt(ss[i] / (count - 1)) if count >= 2 else None
         rid = t.reviewer_ids[i]
         mean_report = _report(
-            t, int(sessions[i]), confidence, metric_name="reviewer_mean_score", subject=rid,
-            point_estimate=float(means[i]), ci_lower=_finite(m_lo[i]), ci_upper=_finite(m_hi[i]),
-            sample_size=count, sample_unit="scores", note=f"mean score given; {note}",
+            t,
+            int(sessions[i]),
+            confidence,
+            metric_name="reviewer_mean_score",
+            subject=rid,
+            point_estimate=float(means[i]),
+            ci_lower=_finite(m_lo[i]),
+            ci_upper=_finite(m_hi[i]),
+            sample_size=count,
+            sample_unit="scores",
+            note=f"mean score given; {note}",
         )
         harsh: BiasMetricReport | None = None
         seed_label: Label = "undetermined"
@@ -321,10 +344,22 @@ def reviewer_profiles(
         if test is not None:
             c_mean, c_lo, c_hi, c_p = test
             contrast = _report(
-                t, int(values.size), confidence, metric_name="reviewer_contrast", subject=rid, point_estimate=c_mean,
-                ci_lower=c_lo, ci_upper=c_hi, sample_size=int(values.size), sample_unit="sessions", p_value=c_p,
-                note=(f"score minus the other reviewers' mean on the same answer, per session; t-test over "
-                      f"{values.size} sessions; flagged at p < {SIGNIFICANCE:g}/{k} (Bonferroni over reviewers)"))
+                t,
+                int(values.size),
+                confidence,
+                metric_name="reviewer_contrast",
+                subject=rid,
+                point_estimate=c_mean,
+                ci_lower=c_lo,
+                ci_upper=c_hi,
+                sample_size=int(values.size),
+                sample_unit="sessions",
+                p_value=c_p,
+                note=(
+                    f"score minus the other reviewers' mean on the same answer, per session; t-test over "
+                    f"{values.size} sessions; flagged at p < {SIGNIFICANCE:g}/{k} (Bonferroni over reviewers)"
+                ),
+            )
             label = "typical"
             if c_p < SIGNIFICANCE / k:
                 label = "harsh" if c_mean < 0 else "generous"
@@ -332,18 +367,37 @@ def reviewer_profiles(
             z = (float(means[i]) - grand) / sd_means
             lo, hi = _finite(z_lo[i]), _finite(z_hi[i])
             harsh = _report(
-                t, int(sessions[i]), confidence, metric_name="reviewer_harshness_z", subject=rid,
-                point_estimate=z, ci_lower=lo, ci_upper=hi, sample_size=count, sample_unit="scores",
-                note=(f"(mean - {grand:.3f}) / {sd_means:.3f} (mean and sd of {k} reviewer means); {note}, "
-                      "grand mean and sd recomputed in each"),
+                t,
+                int(sessions[i]),
+                confidence,
+                metric_name="reviewer_harshness_z",
+                subject=rid,
+                point_estimate=z,
+                ci_lower=lo,
+                ci_upper=hi,
+                sample_size=count,
+                sample_unit="scores",
+                note=(
+                    f"(mean - {grand:.3f}) / {sd_means:.3f} (mean and sd of {k} reviewer means); {note}, "
+                    "grand mean and sd recomputed in each"
+                ),
             )
             seed_label = "typical"
             if hi is not None and z <= -HARSHNESS_Z_THRESHOLD and hi < 0:
                 seed_label = "harsh"
             elif lo is not None and z >= HARSHNESS_Z_THRESHOLD and lo > 0:
                 seed_label = "generous"
-        profiles.append(ReviewerProfile(reviewer_id=rid, mean_score=mean_report, std_score=sd,
-                                        harshness_z=harsh, label=label, contrast=contrast, seed_label=seed_label))
+        profiles.append(
+            ReviewerProfile(
+                reviewer_id=rid,
+                mean_score=mean_report,
+                std_score=sd,
+                harshness_z=harsh,
+                label=label,
+                contrast=contrast,
+                seed_label=seed_label,
+            )
+        )
     return tuple(profiles)
 
 
@@ -397,9 +451,16 @@ def position_bias(
         var_ci = (_finite(v_lo[0]), _finite(v_hi[0]))
     reports = tuple(
         _report(
-            t, int(sessions[j]), confidence, metric_name="position_mean_score", subject=str(int(pos)),
-            point_estimate=float(means[j]), ci_lower=_finite(lo[j]), ci_upper=_finite(hi[j]),
-            sample_size=int(n[j]), sample_unit="scores",
+            t,
+            int(sessions[j]),
+            confidence,
+            metric_name="position_mean_score",
+            subject=str(int(pos)),
+            point_estimate=float(means[j]),
+            ci_lower=_finite(lo[j]),
+            ci_upper=_finite(hi[j]),
+            sample_size=int(n[j]),
+            sample_unit="scores",
             note="mean score at this position; percentile interval of a Bayesian bootstrap over sessions",
         )
         for j, pos in enumerate(positions)
@@ -407,16 +468,28 @@ def position_bias(
     test = equal_means_test(sums, counts)
     k = int(sums.shape[0])
     variance = _report(
-        t, k, confidence, metric_name="position_variance", point_estimate=float(np.var(means, ddof=1)),
-        ci_lower=var_ci[0], ci_upper=var_ci[1], sample_size=k, sample_unit="sessions",
+        t,
+        k,
+        confidence,
+        metric_name="position_variance",
+        point_estimate=float(np.var(means, ddof=1)),
+        ci_lower=var_ci[0],
+        ci_upper=var_ci[1],
+        sample_size=k,
+        sample_unit="sessions",
         p_value=test.p_value if test else None,
-        note=(f"sample variance of {p} position means; percentile interval of a Bayesian bootstrap over sessions "
-              f"({bootstrap_resamples} resamples); p-value: cluster-robust Wald F test of equal position means "
-              + (f"F({test.df1}, {test.df2})={test.f:.3f}" if test else "undefined (too few sessions)")),
+        note=(
+            f"sample variance of {p} position means; percentile interval of a Bayesian bootstrap over sessions "
+            f"({bootstrap_resamples} resamples); p-value: cluster-robust Wald F test of equal position means "
+            + (f"F({test.df1}, {test.df2})={test.f:.3f}" if test else "undefined (too few sessions)")
+        ),
     )
     return PositionBiasSummary(
-        variance=variance, positions=reports, f_statistic=test.f if test else None,
-        df=(test.df1, test.df2) if test else None, p_value=test.p_value if test else None,
+        variance=variance,
+        positions=reports,
+        f_statistic=test.f if test else None,
+        df=(test.df1, test.df2) if test else None,
+        p_value=test.p_value if test else None,
         records_without_position=int((~known).sum()),
     )
 
@@ -433,7 +506,8 @@ def session_mean_scores(data: Iterable[BiasMetricRecord] | RecordTable) -> np.nd
 
 
 def temporal_trends(
-    data: Iterable[BiasMetricRecord] | RecordTable, confidence: float = 0.95,
+    data: Iterable[BiasMetricRecord] | RecordTable,
+    confidence: float = 0.95,
     correlations: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[BiasMetricReport, ...]:
     """Per-day slopes of the session mean score and of the session length-score r.
@@ -459,10 +533,21 @@ def temporal_trends(
         if fit is None:
             continue
         k = int(use.sum())
-        out.append(_report(
-            t, k, confidence, metric_name=name, point_estimate=fit[0], ci_lower=fit[1], ci_upper=fit[2],
-            sample_size=k, sample_unit="sessions", p_value=fit[3], note=f"least-squares slope, {unit}",
-        ))
+        out.append(
+            _report(
+                t,
+                k,
+                confidence,
+                metric_name=name,
+                point_estimate=fit[0],
+                ci_lower=fit[1],
+                ci_upper=fit[2],
+                sample_size=k,
+                sample_unit="sessions",
+                p_value=fit[3],
+                note=f"least-squares slope, {unit}",
+            )
+        )
     return tuple(out)
 
 
@@ -500,15 +585,18 @@ def detect_anomalies(
     flagged = np.flatnonzero(np.abs(z) > grubbs_critical_z(t.n_sessions, alpha))
     return tuple(
         SessionAnomaly(
-            session_id=t.session_ids[i], timestamp=_dt(float(times[i])), metric="session_mean_score",
-            value=float(means[i]), z_score=float(z[i]), direction="high" if z[i] > 0 else "low",
+            session_id=t.session_ids[i],
+            timestamp=_dt(float(times[i])),
+            metric="session_mean_score",
+            value=float(means[i]),
+            z_score=float(z[i]),
+            direction="high" if z[i] > 0 else "low",
         )
         for i in sorted(flagged, key=lambda j: times[j])
     )
 
 
-def seed_anomaly_count(data: Iterable[BiasMetricRecord] | RecordTable, z_threshold: float = ANOMALY_Z_THRESHOLD
-                       ) -> int:
+def seed_anomaly_count(data: Iterable[BiasMetricRecord] | RecordTable, z_threshold: float = ANOMALY_Z_THRESHOLD) -> int:
     """Sessions beyond the seed threshold (``|z| > z_threshold``); 0 below its minimum number of sessions."""
     t = _table(data)
     if t.n_sessions < anomaly_min_sessions(z_threshold):
@@ -526,33 +614,45 @@ def _warnings(report: AggregatedBiasReport) -> list[str]:
     elif report.statistical_confidence == ConfidenceTier.PRELIMINARY:
         out.append(f"High Volatility: only {n} sessions (fewer than 20); figures are preliminary")
     if not report.meets_minimum:
-        out.append(f"{n} sessions is below the configured minimum of {report.min_sessions} "
-                   "(LLM_COUNCIL_MIN_BIAS_SESSIONS)")
+        out.append(
+            f"{n} sessions is below the configured minimum of {report.min_sessions} (LLM_COUNCIL_MIN_BIAS_SESSIONS)"
+        )
     if len(report.config_versions) > 1:
-        out.append(f"{len(report.config_versions)} council configurations are pooled; "
-                   "filter by council_config_version to avoid mixing model versions")
+        out.append(
+            f"{len(report.config_versions)} council configurations are pooled; "
+            "filter by council_config_version to avoid mixing model versions"
+        )
     lc = report.length_correlation
     if lc is not None and lc.p_value is not None and lc.p_value < SIGNIFICANCE:
-        out.append(f"length-score correlation r={lc.point_estimate:.3f} is significant over {lc.sample_size} sessions "
-                   f"(p={lc.p_value:.3g}, 95% CI {lc.ci_lower:.3f}..{lc.ci_upper:.3f}): possible verbosity bias")
+        out.append(
+            f"length-score correlation r={lc.point_estimate:.3f} is significant over {lc.sample_size} sessions "
+            f"(p={lc.p_value:.3g}, 95% CI {lc.ci_lower:.3f}..{lc.ci_upper:.3f}): possible verbosity bias"
+        )
     pb = report.position_bias
     if pb is not None and pb.p_value is not None and pb.p_value < SIGNIFICANCE:
-        out.append(f"scores differ by display position (F test over sessions p={pb.p_value:.3g}): "
-                   "possible position bias")
+        out.append(
+            f"scores differ by display position (F test over sessions p={pb.p_value:.3g}): possible position bias"
+        )
     if pb is not None and pb.records_without_position:
-        out.append(f"{pb.records_without_position} records have no display position (llm-council-core before "
-                   "schema 1.2.0 stored a ranking index there): left out of position bias")
+        out.append(
+            f"{pb.records_without_position} records have no display position (llm-council-core before "
+            "schema 1.2.0 stored a ranking index there): left out of position bias"
+        )
     for profile in report.reviewer_profiles:
         if profile.label in ("harsh", "generous") and profile.contrast is not None:
-            out.append(f"reviewer {profile.reviewer_id} appears {profile.label} (within-answer contrast "
-                       f"{profile.contrast.point_estimate:+.2f}, p={profile.contrast.p_value:.3g}; seed threshold: "
-                       f"{profile.seed_label})")
+            out.append(
+                f"reviewer {profile.reviewer_id} appears {profile.label} (within-answer contrast "
+                f"{profile.contrast.point_estimate:+.2f}, p={profile.contrast.p_value:.3g}; seed threshold: "
+                f"{profile.seed_label})"
+            )
     if not report.anomalies_checked:
         out.append("anomaly check not run: it needs at least 3 sessions")
     elif report.anomalies:
-        out.append(f"{len(report.anomalies)} anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at "
-                   f"{SIGNIFICANCE:g} over {n} sessions; seed threshold |z| > {report.anomaly_z:g}: "
-                   f"{report.seed_anomalies})")
+        out.append(
+            f"{len(report.anomalies)} anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at "
+            f"{SIGNIFICANCE:g} over {n} sessions; seed threshold |z| > {report.anomaly_z:g}: "
+            f"{report.seed_anomalies})"
+        )
     return out
 
 
@@ -596,11 +696,19 @@ def run_aggregated_bias_audit(
     start, end = t.window
     needed = anomaly_min_sessions(anomaly_z)
     base = AggregatedBiasReport(
-        sessions=t.n_sessions, records=t.n_records, window_start=start, window_end=end,
-        statistical_confidence=confidence_tier(t.n_sessions), min_sessions=min_sessions,
-        meets_minimum=t.n_sessions >= min_sessions, window_sessions=window_sessions or None,
-        window_days=window_days or None, config_versions=t.config_versions, anomaly_z=anomaly_z,
-        anomaly_min_sessions=needed, anomalies_checked=t.n_sessions >= 3,
+        sessions=t.n_sessions,
+        records=t.n_records,
+        window_start=start,
+        window_end=end,
+        statistical_confidence=confidence_tier(t.n_sessions),
+        min_sessions=min_sessions,
+        meets_minimum=t.n_sessions >= min_sessions,
+        window_sessions=window_sessions or None,
+        window_days=window_days or None,
+        config_versions=t.config_versions,
+        anomaly_z=anomaly_z,
+        anomaly_min_sessions=needed,
+        anomalies_checked=t.n_sessions >= 3,
         anomaly_threshold=grubbs_critical_z(t.n_sessions) if t.n_sessions >= 3 else None,
         bootstrap_resamples=bootstrap_resamples,
     )
@@ -612,16 +720,19 @@ def run_aggregated_bias_audit(
     _, positions, pos_sums, pos_counts = _position_sums(t)
     rev_boot = pos_boot = None
     if bootstrap_resamples > 0 and t.n_sessions >= 2:
-        boot = resampled_means(np.hstack([rev_sums, pos_sums]), np.hstack([rev_counts, pos_counts]),
-                               bootstrap_resamples, seed)
+        boot = resampled_means(
+            np.hstack([rev_sums, pos_sums]), np.hstack([rev_counts, pos_counts]), bootstrap_resamples, seed
+        )
         rev_boot, pos_boot = boot[:, :k], boot[:, k:]
     correlations = session_length_correlations(t)
-    full = base.model_copy(update={
-        "length_correlation": pooled_length_correlation(t, confidence, correlations),
-        "position_bias": position_bias(t, confidence, bootstrap_resamples, seed, boot=pos_boot),
-        "reviewer_profiles": reviewer_profiles(t, confidence, bootstrap_resamples, seed, boot=rev_boot),
-        "trends": temporal_trends(t, confidence, correlations),
-        "anomalies": detect_anomalies(t),
-        "seed_anomalies": seed_anomaly_count(t, anomaly_z),
-    })
+    full = base.model_copy(
+        update={
+            "length_correlation": pooled_length_correlation(t, confidence, correlations),
+            "position_bias": position_bias(t, confidence, bootstrap_resamples, seed, boot=pos_boot),
+            "reviewer_profiles": reviewer_profiles(t, confidence, bootstrap_resamples, seed, boot=rev_boot),
+            "trends": temporal_trends(t, confidence, correlations),
+            "anomalies": detect_anomalies(t),
+            "seed_anomalies": seed_anomaly_count(t, anomaly_z),
+        }
+    )
     return full.model_copy(update={"warnings": tuple(_warnings(full))})

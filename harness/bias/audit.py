@@ -225,16 +225,24 @@ def _review_pairs(review: Review, transcript: Transcript, weights: RubricWeights
     scored: list[tuple[str, float, ScoreSource]] = []
     ballot = review.ballot
     if ballot.scores and not ballot.holistic:
-        scored = [(label, rubric_score(dims, weights), "rubric") for label, dims in ballot.scores.items()
-                  if dims and usable(label)]
+        scored = [
+            (label, rubric_score(dims, weights), "rubric")
+            for label, dims in ballot.scores.items()
+            if dims and usable(label)
+        ]
     else:
         cleaned = [label for label in ballot.ranking if usable(label)]
         k = len(cleaned)
         scored = [(label, ranking_score(pos, k), "ranking") for pos, label in enumerate(cleaned)]
     return [
         PairScore(
-            reviewer=review.reviewer, candidate=mapping[label], label=label, position=shown[label],
-            length_chars=lengths[mapping[label]], score=score, source=source,
+            reviewer=review.reviewer,
+            candidate=mapping[label],
+            label=label,
+            position=shown[label],
+            length_chars=lengths[mapping[label]],
+            score=score,
+            source=source,
         )
         for label, score, source in sorted(scored, key=lambda item: shown[item[0]])
     ]
@@ -299,8 +307,9 @@ def position_bias(pairs: Sequence[PairScore]) -> PositionBias:
         for pos, vals in sorted(by_position.items())
     )
     if len(means) < 2:
-        return PositionBias(position_means=means, variance=None,
-                            reason=f"scores at fewer than 2 display positions ({len(means)})")
+        return PositionBias(
+            position_means=means, variance=None, reason=f"scores at fewer than 2 display positions ({len(means)})"
+        )
     var = position_variance([m.mean_score for m in means])
     return PositionBias(position_means=means, variance=var, detected=var > POSITION_VARIANCE_THRESHOLD)
 
@@ -327,8 +336,9 @@ def reviewer_calibration(pairs: Sequence[PairScore]) -> tuple[tuple[ReviewerCali
         label: CalibrationLabel = (
             "harsh" if dev < -CALIBRATION_THRESHOLD else "generous" if dev > CALIBRATION_THRESHOLD else "typical"
         )
-        out.append(ReviewerCalibration(reviewer=rev, mean_score=means[rev], n=len(given[rev]),
-                                       deviation=dev, label=label))
+        out.append(
+            ReviewerCalibration(reviewer=rev, mean_score=means[rev], n=len(given[rev]), deviation=dev, label=label)
+        )
     return tuple(out), median
 
 
@@ -366,8 +376,13 @@ def audit_session(transcript: Transcript, weights: RubricWeights | None = None) 
     if any(r.label == "generous" for r in reviewers):
         factors.append("generous_reviewer")
     return SessionBiasAudit(
-        scores=pairs, length_correlation=length, position_bias=position, reviewers=reviewers,
-        median_reviewer_mean=median, risk=overall_risk(factors), risk_factors=tuple(factors),
+        scores=pairs,
+        length_correlation=length,
+        position_bias=position,
+        reviewers=reviewers,
+        median_reviewer_mean=median,
+        risk=overall_risk(factors),
+        risk_factors=tuple(factors),
         position_consistency={
             r.reviewer: r.position_consistent for r in transcript.reviews if r.position_consistent is not None
         },

@@ -67,8 +67,7 @@ def _key(fh: BinaryIO, prefix: int) -> dict[str, object]:
     fh.seek(max(0, prefix - _ENDS))
     digest.update(fh.read(min(_ENDS, prefix)))
     fh.seek(where)
-    return {"format": FORMAT, "device": st.st_dev, "inode": st.st_ino, "prefix": prefix,
-            "ends": digest.hexdigest()}
+    return {"format": FORMAT, "device": st.st_dev, "inode": st.st_ino, "prefix": prefix, "ends": digest.hexdigest()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,22 +102,29 @@ def load(store_path: Path, fh: BinaryIO, size: int) -> Indexed | None:
         coder = Coder()
         coder.index = dict(zip(ids, range(len(ids)), strict=True))
         coders[name] = coder
-    chunk = Chunk(columns=columns, bad=[(int(i), str(why)) for i, why in meta["bad"]],
-                   foreign=int(meta["foreign"]), no_display=int(meta["no_display"]))
+    chunk = Chunk(
+        columns=columns,
+        bad=[(int(i), str(why)) for i, why in meta["bad"]],
+        foreign=int(meta["foreign"]),
+        no_display=int(meta["no_display"]),
+    )
     return Indexed(chunk=chunk, prefix=prefix, newlines=int(meta["newlines"]), coders=coders)
 
 
-def save(store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: list[Chunk],
-         coders: dict[str, Coder]) -> None:
+def save(
+    store_path: Path, fh: BinaryIO, prefix: int, newlines: int, chunks: list[Chunk], coders: dict[str, Coder]
+) -> None:
     """Write the index of the first ``prefix`` bytes (whole lines, decoded into ``chunks`` with
     ``coders`` as they stood after them); any error is ignored (the index is a cache)."""
     from harness.common.fsutil import atomic_write_bytes
 
     meta = {
-        "key": _key(fh, prefix), "newlines": newlines,
+        "key": _key(fh, prefix),
+        "newlines": newlines,
         "ids": {name: list(coder.index) for name, coder in coders.items()},
         "bad": [list(b) for c in chunks for b in c.bad],
-        "foreign": sum(c.foreign for c in chunks), "no_display": sum(c.no_display for c in chunks),
+        "foreign": sum(c.foreign for c in chunks),
+        "no_display": sum(c.no_display for c in chunks),
     }
     data = np.empty((len(COLUMNS), sum(c.columns["score"].size for c in chunks)), dtype=np.float64)
     for i, name in enumerate(COLUMNS):

@@ -157,10 +157,18 @@ class RecordTable:
         m_codes, m_ids = _codes(models)
         c_codes, c_ids = _codes(configs)
         return cls(
-            session=s_codes, reviewer=r_codes, model=m_codes, config=c_codes,
-            position=np.asarray(position, dtype=np.int64), length=np.asarray(length, dtype=np.float64),
-            score=np.asarray(score, dtype=np.float64), time=np.asarray(time, dtype=np.float64),
-            session_ids=s_ids, reviewer_ids=r_ids, model_ids=m_ids, config_ids=c_ids,
+            session=s_codes,
+            reviewer=r_codes,
+            model=m_codes,
+            config=c_codes,
+            position=np.asarray(position, dtype=np.int64),
+            length=np.asarray(length, dtype=np.float64),
+            score=np.asarray(score, dtype=np.float64),
+            time=np.asarray(time, dtype=np.float64),
+            session_ids=s_ids,
+            reviewer_ids=r_ids,
+            model_ids=m_ids,
+            config_ids=c_ids,
         )
 
     @classmethod
@@ -172,7 +180,9 @@ class RecordTable:
         """
         rows = list(records)
         return cls.from_columns(
-            [r.session_id for r in rows], [r.reviewer_id for r in rows], [r.model_id for r in rows],
+            [r.session_id for r in rows],
+            [r.reviewer_id for r in rows],
+            [r.model_id for r in rows],
             [r.council_config_version for r in rows],
             np.fromiter((r.position or 0 for r in rows), np.int64, len(rows)),
             np.fromiter((r.response_length_chars for r in rows), np.float64, len(rows)),
@@ -198,9 +208,18 @@ class RecordTable:
         model, model_ids = recode(self.model, self.model_ids)
         config, config_ids = recode(self.config, self.config_ids)
         return RecordTable(
-            session=session, reviewer=reviewer, model=model, config=config, position=self.position[mask],
-            length=self.length[mask], score=self.score[mask], time=self.time[mask],
-            session_ids=session_ids, reviewer_ids=reviewer_ids, model_ids=model_ids, config_ids=config_ids,
+            session=session,
+            reviewer=reviewer,
+            model=model,
+            config=config,
+            position=self.position[mask],
+            length=self.length[mask],
+            score=self.score[mask],
+            time=self.time[mask],
+            session_ids=session_ids,
+            reviewer_ids=reviewer_ids,
+            model_ids=model_ids,
+            config_ids=config_ids,
         )
 
     @property
@@ -331,14 +350,16 @@ def _meets_line_rules(columns: dict[str, list[Any]], numbers: dict[str, np.ndarr
         if "" in columns[name]:
             return False
     position, length, score = numbers["position"], numbers["length"], numbers["score"]
-    if not ((position >= 0).all() and (length >= 0).all()
-            and ((score >= 0.0) & (score <= 10.0)).all()):  # NaN fails both comparisons
+    if not (
+        (position >= 0).all() and (length >= 0).all() and ((score >= 0.0) & (score <= 10.0)).all()
+    ):  # NaN fails both comparisons
         return False
     if any(_SCHEMA_PATTERN.search(v) is None for v in dict.fromkeys(columns["schema_version"])):
         return False
     hashes = columns["query_hash"]
     return hashes.count(None) == len(hashes) or all(
-        _HASH_PATTERN.search(h) is not None for h in dict.fromkeys(hashes) if h is not None)
+        _HASH_PATTERN.search(h) is not None for h in dict.fromkeys(hashes) if h is not None
+    )
 
 
 def _decode_chunk(
@@ -392,8 +413,19 @@ def _rows_to_chunk(
     """Columns of decoded rows, the cross-field rules applied; ``None`` when ``check`` and a row breaks
     one of :class:`_Line`'s constraints (nothing coded yet: the caller decodes the chunk exactly)."""
     n = len(rows)
-    names = ("schema_version", "query_metadata", "position", "score_value", "query_hash", "timestamp",
-             "response_length_chars", "session_id", "reviewer_id", "model_id", "council_config_version")
+    names = (
+        "schema_version",
+        "query_metadata",
+        "position",
+        "score_value",
+        "query_hash",
+        "timestamp",
+        "response_length_chars",
+        "session_id",
+        "reviewer_id",
+        "model_id",
+        "council_config_version",
+    )
     col = {name: column_of(rows, name) for name in names}
     try:
         position = np.fromiter(col["position"], np.int64, n)
@@ -438,8 +470,13 @@ def _rows_to_chunk(
             if len(numbers) != n:  # two objects glued on one line: decode line by line to number them
                 return _decode_chunk(data, first_line, coders, by_line=True)
         for j in np.flatnonzero(~keep):
-            detail = {1: f"got {score[j]!r}", 2: f"got {score[j]!r}", 3: f"got {position[j]}",
-                      4: f"got {stamps[j]!r}", 5: f"consent_level is {consent[j]}"}[int(reason[j])]
+            detail = {
+                1: f"got {score[j]!r}",
+                2: f"got {score[j]!r}",
+                3: f"got {position[j]}",
+                4: f"got {stamps[j]!r}",
+                5: f"consent_level is {consent[j]}",
+            }[int(reason[j])]
             bad.append((numbers[j], f"{_REASONS[int(reason[j])]}, {detail}"))
         bad.sort()
     # llm-council-core from 1.2.0 on: 0-based display position; before: a ranking index (unknown display)
@@ -453,36 +490,47 @@ def _rows_to_chunk(
         return values if everything else [values[j] for j in idx]
 
     columns = {
-        "session": coders["session"](kept("session_id")), "reviewer": coders["reviewer"](kept("reviewer_id")),
-        "model": coders["model"](kept("model_id")), "config": coders["config"](kept("council_config_version")),
-        "position": position if everything else position[idx], "length": length if everything else length[idx],
-        "score": score if everything else score[idx], "time": time if everything else time[idx],
+        "session": coders["session"](kept("session_id")),
+        "reviewer": coders["reviewer"](kept("reviewer_id")),
+        "model": coders["model"](kept("model_id")),
+        "config": coders["config"](kept("council_config_version")),
+        "position": position if everything else position[idx],
+        "length": length if everything else length[idx],
+        "score": score if everything else score[idx],
+        "time": time if everything else time[idx],
     }
-    return Chunk(columns=columns, bad=bad, foreign=int(foreign[keep].sum()),
-                  no_display=int((foreign & ~display & keep).sum()))
+    return Chunk(
+        columns=columns, bad=bad, foreign=int(foreign[keep].sum()), no_display=int((foreign & ~display & keep).sum())
+    )
 
 
 def _assemble(chunks: list[Chunk], coders: dict[str, Coder]) -> TableRead:
     """One :class:`TableRead` from the chunks of a store, in file order."""
-    columns = {
-        name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0)
-        for name in COLUMNS
-    }
+    columns = {name: np.concatenate([c.columns[name] for c in chunks]) if chunks else np.empty(0) for name in COLUMNS}
     bad = [b for c in chunks for b in c.bad]
     total = int(columns["score"].size)
     n_foreign = sum(c.foreign for c in chunks)
     table = RecordTable(
-        session=columns["session"].astype(np.int64), reviewer=columns["reviewer"].astype(np.int64),
-        model=columns["model"].astype(np.int64), config=columns["config"].astype(np.int64),
-        position=columns["position"].astype(np.int64), length=columns["length"].astype(np.float64),
-        score=columns["score"].astype(np.float64), time=columns["time"].astype(np.float64),
-        session_ids=coders["session"].ids, reviewer_ids=coders["reviewer"].ids, model_ids=coders["model"].ids,
+        session=columns["session"].astype(np.int64),
+        reviewer=columns["reviewer"].astype(np.int64),
+        model=columns["model"].astype(np.int64),
+        config=columns["config"].astype(np.int64),
+        position=columns["position"].astype(np.int64),
+        length=columns["length"].astype(np.float64),
+        score=columns["score"].astype(np.float64),
+        time=columns["time"].astype(np.float64),
+        session_ids=coders["session"].ids,
+        reviewer_ids=coders["reviewer"].ids,
+        model_ids=coders["model"].ids,
         config_ids=coders["config"].ids,
     )
     writers = tuple((w, c) for w, c in ((WRITER_HARNESS, total - n_foreign), (WRITER_LLM_COUNCIL, n_foreign)) if c)
     return TableRead(
-        table=table, corrupt_lines=len(bad), corrupt_examples=tuple(i for i, _ in bad[:MAX_SKIP_EXAMPLES]),
-        reasons=tuple(f"line {i}: {why}" for i, why in bad[:MAX_SKIP_EXAMPLES]), writers=writers,
+        table=table,
+        corrupt_lines=len(bad),
+        corrupt_examples=tuple(i for i, _ in bad[:MAX_SKIP_EXAMPLES]),
+        reasons=tuple(f"line {i}: {why}" for i, why in bad[:MAX_SKIP_EXAMPLES]),
+        writers=writers,
         no_display_position=sum(c.no_display for c in chunks),
     )
 
@@ -512,7 +560,10 @@ _REASONS = {
 
 
 def read_columns(
-    store: BiasStore, chunk_bytes: int = CHUNK_BYTES, fast: bool = True, index: bool = True,
+    store: BiasStore,
+    chunk_bytes: int = CHUNK_BYTES,
+    fast: bool = True,
+    index: bool = True,
     index_min_bytes: int | None = None,
 ) -> TableRead:
     """Read a whole store into columns: one snapshot under the store's lock, then one batch decode

@@ -38,8 +38,10 @@ def _ci(m: BiasMetricReport, digits: int = 3) -> str:
 
 def _line(m: BiasMetricReport, label: str, digits: int = 3) -> str:
     p = f"  {p_equals(m.p_value)}" if m.p_value is not None else ""
-    return (f"  {label}: {fmt_fixed(m.point_estimate, digits)}  {_ci(m, digits)}{p}  "
-            f"N={m.sample_size} {m.sample_unit}  [{m.statistical_confidence.value}]")
+    return (
+        f"  {label}: {fmt_fixed(m.point_estimate, digits)}  {_ci(m, digits)}{p}  "
+        f"N={m.sample_size} {m.sample_unit}  [{m.statistical_confidence.value}]"
+    )
 
 
 def _header(report: AggregatedBiasReport) -> list[str]:
@@ -78,8 +80,11 @@ def _reviewers(report: AggregatedBiasReport, verbose: bool) -> list[str]:
         if verbose:
             lines.append(f"      std={fmt_fixed(p.std_score, 2)}  sessions={p.mean_score.sessions}")
     if not verbose:
-        lines.append(f"  {len(flagged)} of {len(report.reviewer_profiles)} reviewers flagged"
-                     + ("" if flagged else " (all typical or undetermined)") + "; --verbose lists every profile")
+        lines.append(
+            f"  {len(flagged)} of {len(report.reviewer_profiles)} reviewers flagged"
+            + ("" if flagged else " (all typical or undetermined)")
+            + "; --verbose lists every profile"
+        )
     return lines + [""]
 
 
@@ -89,8 +94,10 @@ SHOWN_FROM = 10
 
 def thresholds_line(min_sessions: int) -> str:
     """Both thresholds in one sentence: when figures appear, and when they count as robust."""
-    return (f"Figures appear from {SHOWN_FROM} sessions, are preliminary below 20 (seed 003's tiers) and count "
-            f"as robust from {min_sessions} (LLM_COUNCIL_MIN_BIAS_SESSIONS).")
+    return (
+        f"Figures appear from {SHOWN_FROM} sessions, are preliminary below 20 (seed 003's tiers) and count "
+        f"as robust from {min_sessions} (LLM_COUNCIL_MIN_BIAS_SESSIONS)."
+    )
 
 
 def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
@@ -108,8 +115,11 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
         lines += [f"Collecting data... {report.sessions} session(s) so far; figures appear from {SHOWN_FROM}.", ""]
         return "\n".join(lines)
     if tier == ConfidenceTier.PRELIMINARY:
-        lines += [f"WARNING: High Volatility - only {report.sessions} sessions (fewer than 20); "
-                  "treat every figure below as preliminary.", ""]
+        lines += [
+            f"WARNING: High Volatility - only {report.sessions} sessions (fewer than 20); "
+            "treat every figure below as preliminary.",
+            "",
+        ]
 
     lines.append("1. Length-score correlation (verbosity bias)")
     lc = report.length_correlation
@@ -121,14 +131,20 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
         lines.append("  scores at fewer than two display positions")
     else:
         lines.append(_line(pb.variance, "variance of position means"))
-        test = (f"F({pb.df[0]}, {pb.df[1]})={fmt_fixed(pb.f_statistic)} {p_equals(pb.p_value)}" if pb.df is not None
-                else "undefined (fewer sessions than positions, or no spread)")
+        test = (
+            f"F({pb.df[0]}, {pb.df[1]})={fmt_fixed(pb.f_statistic)} {p_equals(pb.p_value)}"
+            if pb.df is not None
+            else "undefined (fewer sessions than positions, or no spread)"
+        )
         lines.append(f"  equal position means (cluster-robust Wald F over sessions): {test}")
         if pb.records_without_position:
             lines.append(f"  {pb.records_without_position} records without a display position left out")
         for m in pb.positions:
-            lines.append(_line(m, f"    position {m.subject} mean score", 2) if verbose
-                         else f"    position {m.subject}: {fmt_fixed(m.point_estimate, 2)} (n={m.sample_size})")
+            lines.append(
+                _line(m, f"    position {m.subject} mean score", 2)
+                if verbose
+                else f"    position {m.subject}: {fmt_fixed(m.point_estimate, 2)} (n={m.sample_size})"
+            )
     lines.append("")
     lines += _reviewers(report, verbose)
 
@@ -136,15 +152,20 @@ def render_text(report: AggregatedBiasReport, verbose: bool = False) -> str:
     lines += [_line(t, t.metric_name, 4) for t in report.trends] or ["  not enough sessions at distinct times"]
     lines.append("")
     if report.anomalies_checked and report.anomaly_threshold is not None:
-        lines.append(f"5. Anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at 5% over "
-                     f"{report.sessions} sessions): {len(report.anomalies)}; seed threshold |z| > "
-                     f"{report.anomaly_z:g}: {report.seed_anomalies}")
+        lines.append(
+            f"5. Anomalous sessions (|z| > {report.anomaly_threshold:.2f}, Grubbs at 5% over "
+            f"{report.sessions} sessions): {len(report.anomalies)}; seed threshold |z| > "
+            f"{report.anomaly_z:g}: {report.seed_anomalies}"
+        )
     else:
-        lines.append(f"5. Anomalous sessions: not checked (needs at least 3 sessions; this window has "
-                     f"{report.sessions})")
+        lines.append(
+            f"5. Anomalous sessions: not checked (needs at least 3 sessions; this window has {report.sessions})"
+        )
     if verbose:
-        lines += [f"  {a.session_id} {_when(a.timestamp)} {a.metric}={a.value:.2f} z={a.z_score:.2f} ({a.direction})"
-                  for a in report.anomalies]
+        lines += [
+            f"  {a.session_id} {_when(a.timestamp)} {a.metric}={a.value:.2f} z={a.z_score:.2f} ({a.direction})"
+            for a in report.anomalies
+        ]
     lines.append("")
     if report.warnings:
         lines.append("Warnings")

@@ -212,10 +212,17 @@ def records_from_transcript(
     meta = query_metadata or QueryMetadata()
     return [
         BiasMetricRecord(
-            session_id=session_id, timestamp=when, consent_level=level, query_metadata=meta,
-            reviewer_id=p.reviewer, model_id=p.candidate, position=p.position,
-            response_length_chars=p.length_chars, score_value=p.score,
-            council_config_version=config_version, query_hash=hashed,
+            session_id=session_id,
+            timestamp=when,
+            consent_level=level,
+            query_metadata=meta,
+            reviewer_id=p.reviewer,
+            model_id=p.candidate,
+            position=p.position,
+            response_length_chars=p.length_chars,
+            score_value=p.score,
+            council_config_version=config_version,
+            query_hash=hashed,
         )
         for p in pair_scores(transcript, weights)
     ]
@@ -374,8 +381,11 @@ def parse_line(raw: bytes) -> tuple[BiasMetricRecord | None, str | None]:
         return None, f"not a JSON object on one line ({exc})"
     foreign = from_llm_council(data) if isinstance(data, dict) else None
     if foreign is None:
-        return None, (f"not a bias record: {first}" if isinstance(data, dict)
-                      else f"expected a JSON object, got {type(data).__name__}")
+        return None, (
+            f"not a bias record: {first}"
+            if isinstance(data, dict)
+            else f"expected a JSON object, got {type(data).__name__}"
+        )
     try:
         return BiasMetricRecord.model_validate(foreign), None
     except ValidationError as exc:
@@ -522,8 +532,10 @@ class BiasStore:
                 records.append(record)
         return ReadResult(
             records=tuple(select_window(records, window_sessions, window_days, now)),
-            corrupt_lines=len(corrupt), corrupt_examples=tuple(n for n, _ in corrupt[:MAX_CORRUPT_EXAMPLES]),
-            total_records=len(records), reasons=tuple(f"line {n}: {why}" for n, why in corrupt[:MAX_CORRUPT_EXAMPLES]),
+            corrupt_lines=len(corrupt),
+            corrupt_examples=tuple(n for n, _ in corrupt[:MAX_CORRUPT_EXAMPLES]),
+            total_records=len(records),
+            reasons=tuple(f"line {n}: {why}" for n, why in corrupt[:MAX_CORRUPT_EXAMPLES]),
         )
 
     def prune(self, older_than_days: float, now: datetime | None = None) -> PruneResult:
@@ -588,8 +600,13 @@ def persist_transcript(
     if not settings.bias_persistence:
         return 0
     records = records_from_transcript(
-        transcript, session_id, settings.bias_consent, settings.hash_secret,
-        query_metadata=query_metadata, config_version=config_version(settings), timestamp=timestamp,
+        transcript,
+        session_id,
+        settings.bias_consent,
+        settings.hash_secret,
+        query_metadata=query_metadata,
+        config_version=config_version(settings),
+        timestamp=timestamp,
         weights=settings.weights,
     )
     return BiasStore(settings.bias_store).append(records)

@@ -26,9 +26,11 @@ positive_int = whole_number(1)
 
 
 #: The exit codes of every command (:mod:`harness.common.errors`), shown at the end of ``council-harness --help``.
-EXIT_CODES_HELP = ("exit codes: 0 passed; 1 the gate failed (a failing case or a regression); "
-                   "2 usage or configuration error; 3 infrastructure error or incomplete results (a replay-cache "
-                   "miss, an unreachable endpoint, every case errored, scoring errors); 130 interrupted.")
+EXIT_CODES_HELP = (
+    "exit codes: 0 passed; 1 the gate failed (a failing case or a regression); "
+    "2 usage or configuration error; 3 infrastructure error or incomplete results (a replay-cache "
+    "miss, an unreachable endpoint, every case errored, scoring errors); 130 interrupted."
+)
 
 
 def package_version() -> str:

@@ -32,20 +32,34 @@ def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         The sub-command's parser (its ``func`` default is :func:`bias_report_command`).
     """
     p = subparsers.add_parser(
-        "bias-report", help="cross-session bias audit of the bias JSONL store (text, json or csv)",
+        "bias-report",
+        help="cross-session bias audit of the bias JSONL store (text, json or csv)",
         description="Aggregate bias records across sessions: pooled length-score correlation, position bias, "
-                    "reviewer profiles, trends and anomalies, each with N, estimate, 95% CI and window.",
+        "reviewer profiles, trends and anomalies, each with N, estimate, 95% CI and window.",
         epilog="example:\n  council-harness bias-report --sessions 50 --format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, "
-                                   "~/.llm-council/bias_metrics.jsonl)")
-    p.add_argument("--sessions", type=non_negative_int, default=None,
-                   help="only the last N sessions (default: LLM_COUNCIL_BIAS_WINDOW_SESSIONS, 100; 0 = no limit)")
-    p.add_argument("--days", type=non_negative_int, default=None,
-                   help="only the last N days (default: LLM_COUNCIL_BIAS_WINDOW_DAYS, 30; 0 = no limit)")
-    p.add_argument("--min-sessions", type=positive_int, default=None,
-                   help="sessions wanted for robust figures (default: LLM_COUNCIL_MIN_BIAS_SESSIONS, 20)")
+    p.add_argument(
+        "--input", help="bias JSONL file (default: LLM_COUNCIL_BIAS_STORE, ~/.llm-council/bias_metrics.jsonl)"
+    )
+    p.add_argument(
+        "--sessions",
+        type=non_negative_int,
+        default=None,
+        help="only the last N sessions (default: LLM_COUNCIL_BIAS_WINDOW_SESSIONS, 100; 0 = no limit)",
+    )
+    p.add_argument(
+        "--days",
+        type=non_negative_int,
+        default=None,
+        help="only the last N days (default: LLM_COUNCIL_BIAS_WINDOW_DAYS, 30; 0 = no limit)",
+    )
+    p.add_argument(
+        "--min-sessions",
+        type=positive_int,
+        default=None,
+        help="sessions wanted for robust figures (default: LLM_COUNCIL_MIN_BIAS_SESSIONS, 20)",
+    )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--verbose", action="store_true", help="list every reviewer profile, position and anomaly")
     p.add_argument("--config", help="council-harness.yaml path (for the defaults above)")
@@ -55,16 +69,18 @@ def add_bias_report_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def _resolve(args: argparse.Namespace) -> tuple[Path, int, int, int]:
     """Input path, session bound, day bound and minimum: options first, then settings (env/YAML/defaults)."""
-    given = {"bias_store": Path(args.input).expanduser() if args.input else None,
-             "bias_window_sessions": args.sessions, "bias_window_days": args.days,
-             "min_bias_sessions": args.min_sessions}
+    given = {
+        "bias_store": Path(args.input).expanduser() if args.input else None,
+        "bias_window_sessions": args.sessions,
+        "bias_window_days": args.days,
+        "min_bias_sessions": args.min_sessions,
+    }
     if None in given.values():
         from harness.config import load_settings
 
         settings = load_settings(getattr(args, "config", None))
         given = {k: getattr(settings, k) if v is None else v for k, v in given.items()}
-    return (given["bias_store"], given["bias_window_sessions"], given["bias_window_days"],
-            given["min_bias_sessions"])
+    return (given["bias_store"], given["bias_window_sessions"], given["bias_window_days"], given["min_bias_sessions"])
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -84,10 +100,16 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {reason}", file=sys.stderr)
     if any(writer != "council-harness" for writer, _ in read.writers):
         counts = ", ".join(f"{n} from {writer}" for writer, n in read.writers)
-        print(f"note: {path} holds records of more than this project ({counts}); "
-              "llm-council-core's 0-based display positions are read as 1-based", file=sys.stderr)
+        print(
+            f"note: {path} holds records of more than this project ({counts}); "
+            "llm-council-core's 0-based display positions are read as 1-based",
+            file=sys.stderr,
+        )
     report = run_aggregated_bias_audit(
-        read.table, min_sessions=minimum, window_sessions=sessions or None, window_days=days or None,
+        read.table,
+        min_sessions=minimum,
+        window_sessions=sessions or None,
+        window_days=days or None,
     )
     if args.format == "json":
         out = render_json(report)

@@ -20,14 +20,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not comparisons:
         raise ConfigError(
             "no baseline to compare with; write one with `council-harness run --update-baseline` "
-            "or pass --baseline FILE", str(baseline_hint(settings)))
+            "or pass --baseline FILE",
+            str(baseline_hint(settings)),
+        )
     outcome = gate_outcome(run, comparisons, settings.gate)
     summary = write_gate_summary(outcome, run, Path(args.summary) if args.summary else None)
     for line in comparison_lines(comparisons, outcome):
         echo(line)
     counts = outcome.counts
-    echo(f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "
-         f"{counts['missing']} baselined case(s) missing, {counts['unreadable']} unreadable line(s)")
+    echo(
+        f"gate: {outcome.outcome}: {counts['reasons']} reason(s); {counts['results']} result(s) read, "
+        f"{counts['missing']} baselined case(s) missing, {counts['unreadable']} unreadable line(s)"
+    )
     if outcome.completeness is not None:
         echo(outcome.completeness.words())
     echo(f"summary: {summary}")
@@ -37,5 +41,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def baseline_hint(settings: Settings) -> Path:
     """Where the stored regression baselines live: ``<reports_dir>/baselines``."""
     return Path(settings.reports_dir) / "baselines"
-
-

@@ -35,5 +35,3 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else default_export_path(run)
     print(export(run, out))
     return 0
-
-

@@ -29,8 +29,17 @@ from harness.common.fsutil import atomic_write_text
 from harness.common.model import Frozen
 from harness.data.cases import load_datasets
 
-TARGETS = ("id", "query", "ground_truth", "context", "tags", "expected.numeric", "expected.exact",
-           "expected.regex", "expected.any_of")
+TARGETS = (
+    "id",
+    "query",
+    "ground_truth",
+    "context",
+    "tags",
+    "expected.numeric",
+    "expected.exact",
+    "expected.regex",
+    "expected.any_of",
+)
 _BUILDERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -103,8 +112,9 @@ def _strings(value: Any) -> list[str]:
     return [str(value)]
 
 
-def convert(rows: list[dict[str, Any]], columns: list[str], mapping: FieldMap, name: str, source: str,
-            description: str = "") -> dict[str, Any]:
+def convert(
+    rows: list[dict[str, Any]], columns: list[str], mapping: FieldMap, name: str, source: str, description: str = ""
+) -> dict[str, Any]:
     """Build the golden YAML document; a mapped column that does not exist is an error naming it."""
     missing = sorted({c for c in mapping.pairs.values() if c not in columns})
     if missing:
@@ -124,8 +134,11 @@ def convert(rows: list[dict[str, Any]], columns: list[str], mapping: FieldMap, n
         if "tags" in m:
             case["tags"] = _strings(row[m["tags"]])
         if "expected.numeric" in m:
-            case["expected"] = {"type": "numeric", "value": _number(row[m["expected.numeric"]], where),
-                                "tolerance": 1e-6}
+            case["expected"] = {
+                "type": "numeric",
+                "value": _number(row[m["expected.numeric"]], where),
+                "tolerance": 1e-6,
+            }
         elif "expected.exact" in m:
             case["expected"] = {"type": "exact", "value": str(row[m["expected.exact"]])}
         elif "expected.regex" in m:
@@ -140,8 +153,9 @@ def convert(rows: list[dict[str, Any]], columns: list[str], mapping: FieldMap, n
     return {"golden_datasets": [{**dataset, "queries": queries}]}
 
 
-def import_dataset(source: str, mapping: FieldMap, name: str, output: Path, split: str = "train",
-                   limit: int | None = None) -> int:
+def import_dataset(
+    source: str, mapping: FieldMap, name: str, output: Path, split: str = "train", limit: int | None = None
+) -> int:
     """Import and write ``output`` atomically; the result is loaded back to prove it is valid."""
     rows, columns = load_rows(source, split, limit)
     if not rows:

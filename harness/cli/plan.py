@@ -12,24 +12,37 @@ def plan_lines(cases: int, base_rate: float, threshold: float = 0.15, confidence
     """What a run of ``cases`` objective cases at the single model's ``base_rate`` can decide."""
     from harness.stats.power import POWER, binary_detectable_ratio, binary_n_needed, binary_power
 
-    lines = [f"plan: {cases} case(s) with an expected answer, single-model base rate {base_rate:.0%}, "
-             f"claim \"better by more than {threshold:.0%}\" at {confidence:.0%} (one-sided "
-             f"{(1 - confidence) / 2:.3g})"]
+    lines = [
+        f"plan: {cases} case(s) with an expected answer, single-model base rate {base_rate:.0%}, "
+        f'claim "better by more than {threshold:.0%}" at {confidence:.0%} (one-sided '
+        f"{(1 - confidence) / 2:.3g})"
+    ]
     ratio = binary_detectable_ratio(cases, base_rate, threshold, confidence)
     if ratio is None:
-        lines.append(f"  detectable: no true improvement is supported with {POWER:.0%} power at {cases} cases "
-                     f"(even a council that is always right)")
+        lines.append(
+            f"  detectable: no true improvement is supported with {POWER:.0%} power at {cases} cases "
+            f"(even a council that is always right)"
+        )
     else:
-        lines.append(f"  detectable: a true improvement of {ratio - 1:+.0%} or more is supported with {POWER:.0%} "
-                     f"power; smaller ones mostly come out insufficient_data or inconclusive")
+        lines.append(
+            f"  detectable: a true improvement of {ratio - 1:+.0%} or more is supported with {POWER:.0%} "
+            f"power; smaller ones mostly come out insufficient_data or inconclusive"
+        )
     for gain in PLANNED_IMPROVEMENTS:
         need = binary_n_needed(1 + gain, base_rate, threshold, confidence)
         power = binary_power(cases, base_rate, 1 + gain, threshold, confidence) if 1 + gain <= 1 / base_rate else None
-        lines.append(f"  true {gain:+.0%}: " + (f"power {power:.0%} at {cases} cases; {need} cases for {POWER:.0%}"
-                                                 if need is not None and power is not None
-                                                 else "not possible at this base rate"))
-    lines.append(f"  true {threshold:+.0%} exactly is the claim's boundary: no number of cases supports it "
-                 f"(the verdict errs there at most {(1 - confidence) / 2:.1%} of the time)")
+        lines.append(
+            f"  true {gain:+.0%}: "
+            + (
+                f"power {power:.0%} at {cases} cases; {need} cases for {POWER:.0%}"
+                if need is not None and power is not None
+                else "not possible at this base rate"
+            )
+        )
+    lines.append(
+        f"  true {threshold:+.0%} exactly is the claim's boundary: no number of cases supports it "
+        f"(the verdict errs there at most {(1 - confidence) / 2:.1%} of the time)"
+    )
     return lines
 
 

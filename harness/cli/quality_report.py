@@ -40,25 +40,47 @@ def add_quality_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         The sub-command's parser (its ``func`` default is :func:`quality_report_command`).
     """
     p = subparsers.add_parser(
-        "quality-report", help="seed 001 quality report of a run (or trends over the last N runs)",
+        "quality-report",
+        help="seed 001 quality report of a run (or trends over the last N runs)",
         description="Tier 1 means, the peer rubric breakdown with baseline delta, temporal consistency, "
-                    "cross-model calibration and alerts for one run; --sessions N for trends over N runs.",
+        "cross-model calibration and alerts for one run; --sessions N for trends over N runs.",
         epilog="example:\n  council-harness quality-report --session latest --sessions 5",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--session", default="latest", metavar="latest|RUN_ID",
-                   help="the run to report on: 'latest' (default), a run id under <reports-dir>/runs, or a folder")
-    p.add_argument("--sessions", type=positive_int, default=None, metavar="N",
-                   help="cross-session trends over the last N runs (ending at --session)")
+    p.add_argument(
+        "--session",
+        default="latest",
+        metavar="latest|RUN_ID",
+        help="the run to report on: 'latest' (default), a run id under <reports-dir>/runs, or a folder",
+    )
+    p.add_argument(
+        "--sessions",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="cross-session trends over the last N runs (ending at --session)",
+    )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--reports-dir", default=None,
-                   help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)")
+    p.add_argument(
+        "--reports-dir",
+        default=None,
+        help="reports folder (default: LLM_COUNCIL_REPORTS_DIR, reports_dir in the config, else reports)",
+    )
     p.add_argument("--subject", default=DEFAULT_SUBJECT, help="subject to report on (default: council)")
-    p.add_argument("--temporal", choices=TEMPORAL_MODES, default="auto",
-                   help="temporal consistency similarity: auto (embeddings when the semantic extra is installed, "
-                        "else Jaccard), embedding, jaccard, or off")
-    p.add_argument("--temporal-window", type=positive_int, default=None, metavar="N",
-                   help="search only the N most recent earlier runs for similar queries (default: all)")
+    p.add_argument(
+        "--temporal",
+        choices=TEMPORAL_MODES,
+        default="auto",
+        help="temporal consistency similarity: auto (embeddings when the semantic extra is installed, "
+        "else Jaccard), embedding, jaccard, or off",
+    )
+    p.add_argument(
+        "--temporal-window",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="search only the N most recent earlier runs for similar queries (default: all)",
+    )
     p.set_defaults(func=quality_report_command)
     return p
 
@@ -89,8 +111,11 @@ def _load(run_dir: Path) -> Run:
 
 def _warn_corrupt(run: Run) -> Run:
     if run.corrupt_lines:
-        print(f"warning: skipped {len(run.corrupt_lines)} unreadable line(s) in {run.run_dir / 'results.jsonl'} "
-              f"(line {', '.join(str(n) for n in run.corrupt_lines[:20])})", file=sys.stderr)
+        print(
+            f"warning: skipped {len(run.corrupt_lines)} unreadable line(s) in {run.run_dir / 'results.jsonl'} "
+            f"(line {', '.join(str(n) for n in run.corrupt_lines[:20])})",
+            file=sys.stderr,
+        )
     return run
 
 
@@ -107,15 +132,27 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(f"expected one of {list(FORMATS)}, got {args.format!r}", "--format")
     run_dir = resolve_run(args.session, reports_dir, "--session")
     if args.sessions:
-        folders = [p for p in run_folders(run_dir.parent) if p.name <= run_dir.name][-args.sessions:]
+        folders = [p for p in run_folders(run_dir.parent) if p.name <= run_dir.name][-args.sessions :]
         trends = quality_trends([_warn_corrupt(r) for r in readable_runs(folders)], args.subject)
-        out = json.dumps(trends_json(trends), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else \
-            render_trends_text(trends)
+        out = (
+            json.dumps(trends_json(trends), indent=2, ensure_ascii=False) + "\n"
+            if args.format == "json"
+            else render_trends_text(trends)
+        )
     else:
-        q = session_quality(_load(run_dir), reports_dir, args.subject, _embedder_source(args.temporal),
-                            temporal=args.temporal != "off", temporal_window=args.temporal_window)
-        out = json.dumps(session_json(q), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else \
-            render_text(q)
+        q = session_quality(
+            _load(run_dir),
+            reports_dir,
+            args.subject,
+            _embedder_source(args.temporal),
+            temporal=args.temporal != "off",
+            temporal_window=args.temporal_window,
+        )
+        out = (
+            json.dumps(session_json(q), indent=2, ensure_ascii=False) + "\n"
+            if args.format == "json"
+            else render_text(q)
+        )
     sys.stdout.write(out if args.format == "json" else printable(out))  # text from runs reaches a terminal escaped
     return 0
 

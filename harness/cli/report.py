@@ -19,8 +19,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     reports_dir = args.reports_dir or settings.reports_dir
     run = load_run(resolve_run(args.run, reports_dir))
     against = load_run(resolve_run(args.against, reports_dir)) if args.against else None
-    outcome = finish_run(run, settings, report_path=Path(args.output) if args.output else None, against=against,
-                         persist=False)
+    outcome = finish_run(
+        run, settings, report_path=Path(args.output) if args.output else None, against=against, persist=False
+    )
     print(outcome.report)
     print(outcome.gate.line())
     return outcome.exit_code
@@ -68,5 +69,3 @@ def cmd_merge(args: argparse.Namespace) -> int:
     print(f"report: {outcome.report}")
     print(outcome.gate.line())
     return outcome.exit_code
-
-

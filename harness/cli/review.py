@@ -20,8 +20,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     if args.apply:
         from harness.finish import finish_run
 
-        new = apply_sheet(run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE,
-                          args.reviewer)
+        new = apply_sheet(
+            run.run_dir, run.results, Path(args.apply), Path(settings.reports_dir) / VERDICTS_FILE, args.reviewer
+        )
         outcome = finish_run(load_run(run.run_dir), settings, update_baseline=args.update_baseline)
         print(f"applied {len(new)} verdict(s) to run {run.run_id}")
         for path in outcome.baselines_written:
@@ -32,5 +33,3 @@ def cmd_review(args: argparse.Namespace) -> int:
     pending = sum(1 for r in awaiting(run.results) if r.review is None)
     print(f"{out}: {n} expert-review row(s), {pending} awaiting a verdict")
     return 0
-
-

@@ -36,8 +36,9 @@ def _datasets(names: Sequence[str] | None, paths: Sequence[Path], explicit: bool
         golden = [d for d in found if d.kind == "golden"]
         if not golden:
             where = ", ".join(str(p) for p in paths)
-            raise ConfigError(f"no golden dataset found in {where}; pass --data PATH, or --suite NAME for a suite",
-                              "--data")
+            raise ConfigError(
+                f"no golden dataset found in {where}; pass --data PATH, or --suite NAME for a suite", "--data"
+            )
         return golden
     by_name = {d.name: d for d in found}
     missing = [n for n in names if n not in by_name]
@@ -84,21 +85,42 @@ def cmd_run(args: argparse.Namespace) -> int:
         from harness.run.resume import check_resumable
 
         prior = load_run(args.resume, settings)
-        check_resumable(prior.manifest, settings.public_dict(), subjects=subjects if args.subjects else None,
-                        datasets=names or None, where=str(prior.run_dir / "manifest.json"))
+        check_resumable(
+            prior.manifest,
+            settings.public_dict(),
+            subjects=subjects if args.subjects else None,
+            datasets=names or None,
+            where=str(prior.run_dir / "manifest.json"),
+        )
         datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
         subjects = list(prior.manifest.subjects)
-        run = run_cases(settings, datasets, subjects, run_dir=prior.run_dir, resume=True, console=console,
-                        resume_args=resume_args, on_result=on_result)
+        run = run_cases(
+            settings,
+            datasets,
+            subjects,
+            run_dir=prior.run_dir,
+            resume=True,
+            console=console,
+            resume_args=resume_args,
+            on_result=on_result,
+        )
         run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
-        run = run_cases(settings, datasets, subjects, limit=args.limit, console=console, resume_args=resume_args,
-                        on_result=on_result)
+        run = run_cases(
+            settings,
+            datasets,
+            subjects,
+            limit=args.limit,
+            console=console,
+            resume_args=resume_args,
+            on_result=on_result,
+        )
         run_repeats(settings, datasets, subjects, run.run_dir, limit=args.limit, console=console)
     markdown = getattr(args, "markdown", None)
-    outcome = finish_run(run, settings, update_baseline=args.update_baseline,
-                         markdown_path=Path(markdown) if markdown else None)
+    outcome = finish_run(
+        run, settings, update_baseline=args.update_baseline, markdown_path=Path(markdown) if markdown else None
+    )
     if verbosity >= 0:
         _print_summary(run, out)
     if outcome.prediction is not None:
@@ -127,8 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.junitxml:
         from harness.report.junit import write_junit
 
-        junit = write_junit(Path(args.junitxml), run.results, [c for d in datasets for c in d.cases],
-                            f"council-harness {run.run_id}")
+        junit = write_junit(
+            Path(args.junitxml), run.results, [c for d in datasets for c in d.cases], f"council-harness {run.run_id}"
+        )
         say(f"junit: {junit}")
     gate = outcome.gate
     if markdown:
@@ -146,8 +169,12 @@ def _case_line(console: PlainConsole) -> Callable[[CaseResult], None]:
 
     def line(result: CaseResult) -> None:
         why = f": {result.error}" if result.error else ""
-        console.print(f"{result.status:>8} {result.dataset}::{result.case_id} [{result.subject}]{why}",
-                      soft_wrap=True, markup=False, highlight=False)
+        console.print(
+            f"{result.status:>8} {result.dataset}::{result.case_id} [{result.subject}]{why}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
 
     return line
 
@@ -178,8 +205,7 @@ def _print_summary(run: Run, console: PlainConsole) -> None:
         table.add_column(status)
     for subject in run.manifest.subjects:
         rs = [r for r in run.results if r.subject == subject]
-        table.add_row(subject, *(str(sum(r.status == s for r in rs)) for s in
-                                 ("passed", "failed", "error", "awaiting_review")))
+        table.add_row(
+            subject, *(str(sum(r.status == s for r in rs)) for s in ("passed", "failed", "error", "awaiting_review"))
+        )
     console.print(table)
-
-

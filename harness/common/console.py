@@ -35,4 +35,3 @@ class PlainConsole(Console):
 def plain_console(stderr: bool = True, quiet: bool = False) -> PlainConsole:
     """The CLI's console: stderr (progress and notes) by default, stdout for results; ``quiet`` prints nothing."""
     return PlainConsole(stderr=stderr, quiet=quiet)
-

@@ -61,8 +61,11 @@ class DatasetError(HarnessError):
         if len(problems) == 1:
             return first
         more = len(problems) - 1
-        err = cls(f"{first.message} (and {more} more problem{'s' if more > 1 else ''}; "
-                  "`council-harness validate` lists them all)", first.where)
+        err = cls(
+            f"{first.message} (and {more} more problem{'s' if more > 1 else ''}; "
+            "`council-harness validate` lists them all)",
+            first.where,
+        )
         err.problems = list(problems)
         return err
 

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 #: score families compared, when present for both subjects (objective first).
 FAMILIES: tuple[str, ...] = (
-    "correct", "heuristic_quality", "rubric_composite",
-    "deepeval_relevancy", "deepeval_correctness", "deepeval_hallucination_free",
-    "ragas_faithfulness", "ragas_answer_relevancy", "ragas_context_precision",
+    "correct",
+    "heuristic_quality",
+    "rubric_composite",
+    "deepeval_relevancy",
+    "deepeval_correctness",
+    "deepeval_hallucination_free",
+    "ragas_faithfulness",
+    "ragas_answer_relevancy",
+    "ragas_context_precision",
 )

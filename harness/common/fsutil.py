@@ -38,14 +38,20 @@ class NotRegularFile(OSError):
         return f"{self.filename}: {self.message}"
 
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def file_kind(mode: int) -> str:
     """``a regular file``, ``a folder``, ``a character device``, ... for an ``st_mode``."""
-    return next((name for test, name in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else
-                "not a regular file")
+    return next(
+        (name for test, name in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+    )
 
 
 def open_regular(path: Path | str, limit: int | None = None) -> int:

@@ -67,9 +67,7 @@ def weights_error_message(exc: Exception) -> str:
     return str(exc)
 
 
-def weights_from_env(
-    environ: Mapping[str, str], base: Mapping[str, Any] | None = None
-) -> dict[str, float] | None:
+def weights_from_env(environ: Mapping[str, str], base: Mapping[str, Any] | None = None) -> dict[str, float] | None:
     """Rubric weights from the seed's ``LLM_COUNCIL_WEIGHT_<DIMENSION>`` variables.
 
     Args:
@@ -99,15 +97,16 @@ def weights_from_env(
         try:
             value = float(raw.strip())
         except ValueError:
-            raise ConfigError(f"expected a number (a weight such as 0.35), got {raw!r}",
-                              f"environment variable {key}") from None
+            raise ConfigError(
+                f"expected a number (a weight such as 0.35), got {raw!r}", f"environment variable {key}"
+            ) from None
         if not math.isfinite(value) or value < 0:
-            raise ConfigError(f"expected a finite, non-negative weight, got {raw!r}",
-                              f"environment variable {key}")
+            raise ConfigError(f"expected a finite, non-negative weight, got {raw!r}", f"environment variable {key}")
         values[dim] = value
     try:
         return RubricWeights(**values).model_dump()
     except (ValidationError, TypeError) as exc:
         names = ", ".join(found[d][0] for d in RUBRIC_DIMENSIONS if d in found)
-        raise ConfigError(f"invalid rubric weights {values!r}: {weights_error_message(exc)}",
-                          f"environment variable(s) {names}") from None
+        raise ConfigError(
+            f"invalid rubric weights {values!r}: {weights_error_message(exc)}", f"environment variable(s) {names}"
+        ) from None

@@ -49,14 +49,17 @@ def resolve(ref: str) -> Callable[..., Any]:
             attribute is missing or not callable; the message says which.
     """
     if not isinstance(ref, str) or not _REF.match(ref):
-        raise ScorerImportError(f"expected 'module:function' (an importable module and a function in it) or the "
-                                f"name of an installed {ENTRY_POINT_GROUP} entry point, got {ref!r}")
+        raise ScorerImportError(
+            f"expected 'module:function' (an importable module and a function in it) or the "
+            f"name of an installed {ENTRY_POINT_GROUP} entry point, got {ref!r}"
+        )
     module_name, _, attr = ref.partition(":")
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # the user's module: any import-time error is theirs to see
-        raise ScorerImportError(f"scorer {ref!r}: cannot import module {module_name!r} "
-                                f"({type(exc).__name__}: {exc})") from None
+        raise ScorerImportError(
+            f"scorer {ref!r}: cannot import module {module_name!r} ({type(exc).__name__}: {exc})"
+        ) from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise ScorerImportError(f"scorer {ref!r}: module {module_name!r} has no attribute {attr!r}")
@@ -88,8 +91,9 @@ def entry_point_reference(name: str) -> str:
     installed = installed_entry_points()
     if name not in installed:
         known = ", ".join(sorted(installed)) or "none"
-        raise ScorerImportError(f"no entry point {name!r} is installed in the {ENTRY_POINT_GROUP} group "
-                                f"(installed: {known})")
+        raise ScorerImportError(
+            f"no entry point {name!r} is installed in the {ENTRY_POINT_GROUP} group (installed: {known})"
+        )
     return installed[name]
 
 
@@ -104,8 +108,10 @@ def declared_reference(entry: str) -> str:
         return entry
     installed = installed_entry_points()
     if entry not in installed:
-        raise ScorerImportError(f"expected 'module:function' or the name of an installed {ENTRY_POINT_GROUP} "
-                                f"entry point (installed: {', '.join(sorted(installed)) or 'none'}), got {entry!r}")
+        raise ScorerImportError(
+            f"expected 'module:function' or the name of an installed {ENTRY_POINT_GROUP} "
+            f"entry point (installed: {', '.join(sorted(installed)) or 'none'}), got {entry!r}"
+        )
     return installed[entry]
 
 

@@ -98,7 +98,7 @@ def _base64_cores(raw: bytes) -> list[str]:
     cores = []
     for k in range(3):
         text = base64.b64encode(bytes(k) + raw).decode("ascii")
-        cores.append(text[-(-8 * k // 6):8 * (k + len(raw)) // 6])
+        cores.append(text[-(-8 * k // 6) : 8 * (k + len(raw)) // 6])
     return cores
 
 
@@ -110,9 +110,17 @@ def encodings(value: str) -> tuple[str, ...]:
     ``%6B``). Forms shorter than :data:`MIN_SECRET_LENGTH` are left out."""
     raw = value.encode("utf-8")
     cores = _base64_cores(raw)
-    forms = {value, value[::-1], raw.hex(), raw.hex().upper(), *cores,
-             *(c.replace("+", "-").replace("/", "_") for c in cores), quote(value, safe=""),
-             "".join(f"%{b:02x}" for b in raw), "".join(f"%{b:02X}" for b in raw)}
+    forms = {
+        value,
+        value[::-1],
+        raw.hex(),
+        raw.hex().upper(),
+        *cores,
+        *(c.replace("+", "-").replace("/", "_") for c in cores),
+        quote(value, safe=""),
+        "".join(f"%{b:02x}" for b in raw),
+        "".join(f"%{b:02X}" for b in raw),
+    }
     return tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH), key=lambda f: (-len(f), f)))
 
 
@@ -129,8 +137,9 @@ def redact_value(text: str, value: str, marker: str) -> str:
 def redact(text: str, secrets: dict[str, str] | None = None) -> str:
     """``text`` with each known secret value, in each of its :func:`encodings`, replaced by ``[redacted $NAME]``."""
     known = known_secrets() if secrets is None else secrets
-    forms = sorted(((form, name) for value, name in known.items() for form in encodings(value)),
-                   key=lambda p: -len(p[0]))
+    forms = sorted(
+        ((form, name) for value, name in known.items() for form in encodings(value)), key=lambda p: -len(p[0])
+    )
     for form, name in forms:
         if form in text:
             text = text.replace(form, f"[redacted ${name}]")

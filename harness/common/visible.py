@@ -19,8 +19,17 @@ from __future__ import annotations
 _CODEPOINTS = [
     *(c for c in range(0x20) if c not in (0x09, 0x0A)),
     *range(0x7F, 0xA0),
-    0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029,
-    *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x206A), 0xFEFF,
+    0x061C,
+    0x180E,
+    0x200B,
+    0x200E,
+    0x200F,
+    0x2028,
+    0x2029,
+    *range(0x202A, 0x202F),
+    *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A),
+    0xFEFF,
 ]
 _TABLE = {c: f"⟨U+{c:04X}⟩" for c in _CODEPOINTS}
 
@@ -37,8 +46,10 @@ def truncated(text: str, limit: int = DISPLAY_LIMIT, where: str = "results.jsonl
     """The first ``limit`` characters of ``text`` plus a note saying how much was cut and where the rest is."""
     if len(text) <= limit:
         return text
-    return (f"{text[:limit]}\n[… {len(text) - limit:,} more characters not shown "
-            f"(first {limit:,} of {len(text):,}); the full text is in {where}]")
+    return (
+        f"{text[:limit]}\n[… {len(text) - limit:,} more characters not shown "
+        f"(first {limit:,} of {len(text):,}); the full text is in {where}]"
+    )
 
 
 def for_display(text: str, limit: int = DISPLAY_LIMIT) -> str:

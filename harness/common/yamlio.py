@@ -97,7 +97,11 @@ def _build(node: yaml.Node, loc: Path_, lines: dict[Path_, int], path: Path, bud
 
 
 def _merged(
-    node: yaml.MappingNode, loc: Path_, lines: dict[Path_, int], path: Path, budget: list[int],
+    node: yaml.MappingNode,
+    loc: Path_,
+    lines: dict[Path_, int],
+    path: Path,
+    budget: list[int],
 ) -> dict[Any, Any]:
     """The entries a mapping takes from its YAML merge keys (``<<: *base`` or ``<<: [*a, *b]``).
 
@@ -108,8 +112,9 @@ def _merged(
     merge_values = [value for key, value in node.value if key.tag == _MERGE_TAG]
     if len(merge_values) > 1:
         second = [key for key, _ in node.value if key.tag == _MERGE_TAG][1]
-        raise DatasetError("duplicate merge key '<<' (list the mappings in one: <<: [*a, *b])",
-                           f"{path}:{second.start_mark.line + 1}")
+        raise DatasetError(
+            "duplicate merge key '<<' (list the mappings in one: <<: [*a, *b])", f"{path}:{second.start_mark.line + 1}"
+        )
     for value in merge_values:
         sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
         for source in sources:
@@ -171,7 +176,9 @@ def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
             if stat.S_ISREG(info.st_mode) and size > MAX_YAML_BYTES:
                 raise DatasetError(
                     f"file is larger than {MAX_YAML_BYTES // 2**20} MiB ({size / 2**20:.1f} MiB), the "
-                    "cap on dataset and config files; split the dataset into several files", str(path))
+                    "cap on dataset and config files; split the dataset into several files",
+                    str(path),
+                )
             # a leading byte-order mark is not content; a device or FIFO is refused before it is read
             text = read_bounded_text(path, MAX_YAML_BYTES, encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -205,12 +212,16 @@ def load_yaml(path: Path | str, text: str | None = None) -> LocatedYaml:
         return LocatedYaml(path, None, {(): 1})
     lines: dict[Path_, int] = {}
     try:
-        data = _build(docs[0], (), lines, path, [ALIAS_BUDGET_PER_NODE * _distinct_nodes(docs[0], path)
-                                                 + ALIAS_BUDGET_BASE])
+        data = _build(
+            docs[0], (), lines, path, [ALIAS_BUDGET_PER_NODE * _distinct_nodes(docs[0], path) + ALIAS_BUDGET_BASE]
+        )
     except MemoryError:
         lines.clear()
-        raise DatasetError("out of memory building the YAML values (an alias bomb, or a file too large "
-                           "to load); expected a plain dataset", str(path)) from None
+        raise DatasetError(
+            "out of memory building the YAML values (an alias bomb, or a file too large "
+            "to load); expected a plain dataset",
+            str(path),
+        ) from None
     except RecursionError:
         raise DatasetError("YAML nested too deeply (expected at most a few hundred levels)", str(path)) from None
     except yaml.constructor.ConstructorError as exc:

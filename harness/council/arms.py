@@ -114,8 +114,7 @@ def select_answer(texts: Sequence[str], case: Case | None) -> tuple[int, str, di
         return keys.index(winner), "majority", dict(votes)
     if len(texts) == 1:
         return 0, "medoid", {}
-    means = [sum(jaccard(t, o) for j, o in enumerate(texts) if j != i) / (len(texts) - 1)
-             for i, t in enumerate(texts)]
+    means = [sum(jaccard(t, o) for j, o in enumerate(texts) if j != i) / (len(texts) - 1) for i, t in enumerate(texts)]
     return means.index(max(means)), "medoid", {}
 
 
@@ -147,9 +146,12 @@ class SelfConsistency:
 
     async def _sample(self, query: str, i: int) -> CallResult:
         return await self.caller.call(
-            self.spec, "baseline", answer_messages(query, self.spec.system_prompt),
+            self.spec,
+            "baseline",
+            answer_messages(query, self.spec.system_prompt),
             max_tokens=self.settings.final_answer_max_tokens,
-            temperature=self.spec.temperature or SAMPLING_TEMPERATURE, seed_offset=i,
+            temperature=self.spec.temperature or SAMPLING_TEMPERATURE,
+            seed_offset=i,
         )
 
     async def _wave(self, query: str, first: int, count: int) -> list[CallResult]:
@@ -176,33 +178,79 @@ class SelfConsistency:
                 break
             results += await self._wave(query, len(results), min(count, MAX_SAMPLES - len(results)))
             spent = spend([r.record for r in results], match_on, pricing)
-        return _chosen(self.name, query, case, self.spec, results, "self-consistency",
-                       call_tokens(council) if matched and council else None, len(results) if matched else None,
-                       started, match=(match_on, target, spent) if matched else None)
+        return _chosen(
+            self.name,
+            query,
+            case,
+            self.spec,
+            results,
+            "self-consistency",
+            call_tokens(council) if matched and council else None,
+            len(results) if matched else None,
+            started,
+            match=(match_on, target, spent) if matched else None,
+        )
 
 
-def _chosen(name: str, query: str, case: Case | None, spec: MemberSpec | None, results: Sequence[CallResult],
-            kind: str, target: int | None, matched: int | None, started: float,
-            answers: Sequence[Answer] | None = None,
-            match: tuple[MatchOn, float | None, float] | None = None) -> Transcript:
+def _chosen(
+    name: str,
+    query: str,
+    case: Case | None,
+    spec: MemberSpec | None,
+    results: Sequence[CallResult],
+    kind: str,
+    target: int | None,
+    matched: int | None,
+    started: float,
+    answers: Sequence[Answer] | None = None,
+    match: tuple[MatchOn, float | None, float] | None = None,
+) -> Transcript:
     records = tuple(r.record for r in results)
     if answers is None:
         assert spec is not None
-        answers = [Answer(member=spec.id, model=spec.model,
-                          text=r.completion.text.strip() if r.completion else "", error=r.error)
-                   for r in results]
+        answers = [
+            Answer(
+                member=spec.id, model=spec.model, text=r.completion.text.strip() if r.completion else "", error=r.error
+            )
+            for r in results
+        ]
     ok = [a for a in answers if a.ok and a.text]
     errors = tuple(f"{kind} {a.member}: {a.error}" for a in answers if a.error)
     if not ok:
-        return Transcript(subject=name, query=query, answers=tuple(answers), final_answer="", calls=records,
-                          errors=errors or (f"{kind}: no answer",), duration_s=time.perf_counter() - started)
+        return Transcript(
+            subject=name,
+            query=query,
+            answers=tuple(answers),
+            final_answer="",
+            calls=records,
+            errors=errors or (f"{kind}: no answer",),
+            duration_s=time.perf_counter() - started,
+        )
     chosen, rule, votes = select_answer([a.text for a in ok], case)
     match_on, budget, spent = match if match else (None, None, None)
-    arm = ArmRecord(kind=kind, rule=rule, samples=len(results), chosen=chosen, votes=votes,  # type: ignore[arg-type]
-                    target_tokens=target, matched_samples=matched, tokens=call_tokens(records),
-                    match_on=match_on, target=budget, spent=spent)
-    return Transcript(subject=name, query=query, answers=tuple(answers), final_answer=ok[chosen].text,
-                      calls=records, errors=errors, duration_s=time.perf_counter() - started, arm=arm)
+    arm = ArmRecord(
+        kind=kind,  # type: ignore[arg-type]
+        rule=rule,  # type: ignore[arg-type]
+        samples=len(results),
+        chosen=chosen,
+        votes=votes,
+        target_tokens=target,
+        matched_samples=matched,
+        tokens=call_tokens(records),
+        match_on=match_on,
+        target=budget,
+        spent=spent,
+    )
+    return Transcript(
+        subject=name,
+        query=query,
+        answers=tuple(answers),
+        final_answer=ok[chosen].text,
+        calls=records,
+        errors=errors,
+        duration_s=time.perf_counter() - started,
+        arm=arm,
+    )
 
 
 class StageOneVote:
@@ -229,19 +277,23 @@ class StageOneVote:
 
     async def _answer(self, query: str, case: Case | None) -> Transcript:
         started = time.perf_counter()
-        results = await asyncio.gather(*(
-            self.caller.call(m, "stage1", answer_messages(query, m.system_prompt),
-                             max_tokens=self.settings.answer_max_tokens)
-            for m in self.members
-        ))
-        answers = [Answer(member=m.id, model=m.model, text=r.completion.text.strip() if r.completion else "",
-                          error=r.error) for m, r in zip(self.members, results, strict=True)]
+        results = await asyncio.gather(
+            *(
+                self.caller.call(
+                    m, "stage1", answer_messages(query, m.system_prompt), max_tokens=self.settings.answer_max_tokens
+                )
+                for m in self.members
+            )
+        )
+        answers = [
+            Answer(member=m.id, model=m.model, text=r.completion.text.strip() if r.completion else "", error=r.error)
+            for m, r in zip(self.members, results, strict=True)
+        ]
         return _chosen(self.name, query, case, None, results, "vote", None, None, started, answers)
 
 
 def council_without(settings: Settings, caller: Caller, member: str) -> Council:
     """The council minus ``member`` in stages 1 and 2; the chairman still synthesizes (a role, not a vote)."""
-    council = Council([m for m in settings.models if m.id != member], settings.role_spec("chairman"),
-                      caller, settings)
+    council = Council([m for m in settings.models if m.id != member], settings.role_spec("chairman"), caller, settings)
     council.name = f"council-without:{member}"
     return council

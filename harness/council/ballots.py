@@ -65,8 +65,14 @@ def combine_passes(passes: Sequence[BallotPass], labels: Sequence[str]) -> tuple
 
 
 async def probability_review(
-    caller: Caller, member: MemberSpec, query: str, order: Sequence[str], texts: Mapping[str, str],
-    shown_labels: Mapping[str, str], seed: int, critique_max_tokens: int,
+    caller: Caller,
+    member: MemberSpec,
+    query: str,
+    order: Sequence[str],
+    texts: Mapping[str, str],
+    shown_labels: Mapping[str, str],
+    seed: int,
+    critique_max_tokens: int,
 ) -> tuple[Review, list[CallRecord]]:
     """One reviewer's probability ballot (both orders) and its call records.
 
@@ -84,22 +90,32 @@ async def probability_review(
     shown_texts = {shown_labels[lab]: texts[lab] for lab in labels}
     probe = Probe(text=BEST_PROBE, options=tuple(letter(shown_labels[lab]) for lab in labels))
     orders = (tuple(order), tuple(reversed(order)))
-    calls = await asyncio.gather(*(
-        caller.probe(
-            member, "stage2",
-            probability_review_messages(query, [shown_labels[lab] for lab in o], shown_texts), [probe],
-            max_tokens=critique_max_tokens if i == 0 else 0, temperature=min(member.temperature, 0.3),
-            lead=BEST_PROBE if i == 0 and critique_max_tokens else "",
-            stop=CRITIQUE_STOP if i == 0 and critique_max_tokens else (),
+    calls = await asyncio.gather(
+        *(
+            caller.probe(
+                member,
+                "stage2",
+                probability_review_messages(query, [shown_labels[lab] for lab in o], shown_texts),
+                [probe],
+                max_tokens=critique_max_tokens if i == 0 else 0,
+                temperature=min(member.temperature, 0.3),
+                lead=BEST_PROBE if i == 0 and critique_max_tokens else "",
+                stop=CRITIQUE_STOP if i == 0 and critique_max_tokens else (),
+            )
+            for i, o in enumerate(orders)
         )
-        for i, o in enumerate(orders)
-    ))
+    )
     records = [record for _, record in calls]
     failed = next((r.error for r in records if r.error), None)
     if failed is not None or any(reply is None for reply, _ in calls):
         return Review(
-            reviewer=member.id, model=member.model, raw_text="", ballot=Ballot(abstained=True),
-            presentation_order=tuple(order), shuffle_seed=seed, shown_labels=dict(shown_labels),
+            reviewer=member.id,
+            model=member.model,
+            raw_text="",
+            ballot=Ballot(abstained=True),
+            presentation_order=tuple(order),
+            shuffle_seed=seed,
+            shown_labels=dict(shown_labels),
             error=failed or "no probabilities",
         ), records
     passes = []
@@ -111,8 +127,13 @@ async def probability_review(
     ranking, _ = combine_passes(passes, labels)
     critique = critique_text(calls[0][0].text) if calls[0][0] is not None else ""
     return Review(
-        reviewer=member.id, model=member.model, raw_text=critique,
+        reviewer=member.id,
+        model=member.model,
+        raw_text=critique,
         ballot=Ballot(ranking=ranking, critique=critique, method="probabilities"),
-        presentation_order=tuple(order), shuffle_seed=seed, shown_labels=dict(shown_labels),
-        passes=tuple(passes), position_consistent=passes[0].winner == passes[1].winner,
+        presentation_order=tuple(order),
+        shuffle_seed=seed,
+        shown_labels=dict(shown_labels),
+        passes=tuple(passes),
+        position_consistent=passes[0].winner == passes[1].winner,
     ), records

@@ -79,8 +79,12 @@ PACKAGE = "llm-council-core"
 TESTED_VERSION = "0.53.0"
 PLACEHOLDER_KEY = "no-key-needed"
 _SCRUBBED = (
-    "OPENROUTER_API_KEY", "REQUESTY_API_KEY", "NOT_DIAMOND_API_KEY",
-    "OTEL_EXPORTER_OTLP_ENDPOINT", "POSTHOG_API_KEY", "POSTHOG_HOST",
+    "OPENROUTER_API_KEY",
+    "REQUESTY_API_KEY",
+    "NOT_DIAMOND_API_KEY",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "POSTHOG_API_KEY",
+    "POSTHOG_HOST",
 )
 _STAGE_ORDER = {"stage1": 0, "stage2": 1, "stage3": 2}
 
@@ -135,7 +139,8 @@ class LLMCouncilConfig(Frozen):
         if settings.cache_mode == "replay":
             raise ConfigError(
                 "the llm-council subject makes its own HTTP calls, which the record/replay cache does not see, "
-                "so it cannot run with cache_mode 'replay'", "cache_mode",
+                "so it cannot run with cache_mode 'replay'",
+                "cache_mode",
             )
         chairman = settings.role_spec("chairman")
         for spec in [*settings.models, chairman]:
@@ -158,7 +163,8 @@ class LLMCouncilConfig(Frozen):
         if len(urls) > 1 or len(key_vars) > 1:
             raise ConfigError(
                 "llm-council-core sends every call to one endpoint with one key; the members name "
-                f"endpoints {urls} and key variables {key_vars}", "models",
+                f"endpoints {urls} and key variables {key_vars}",
+                "models",
             )
         if not urls[0]:
             raise ConfigError("the llm-council subject needs an endpoint (set LLM_COUNCIL_BASE_URL)", "base_url")
@@ -172,10 +178,16 @@ class LLMCouncilConfig(Frozen):
                 )
             key = PLACEHOLDER_KEY
         return cls(
-            endpoint=endpoint, api_key=SecretStr(key), members=tuple(settings.models), chairman=chairman,
-            limits=StageLimits(stage1=settings.answer_max_tokens, stage2=settings.review_max_tokens,
-                               stage3=settings.synthesis_cap),
-            seed=settings.seed, timeout=settings.member_timeout, ballot_style=settings.ballot_style,
+            endpoint=endpoint,
+            api_key=SecretStr(key),
+            members=tuple(settings.models),
+            chairman=chairman,
+            limits=StageLimits(
+                stage1=settings.answer_max_tokens, stage2=settings.review_max_tokens, stage3=settings.synthesis_cap
+            ),
+            seed=settings.seed,
+            timeout=settings.member_timeout,
+            ballot_style=settings.ballot_style,
         )
 
 
@@ -327,43 +339,65 @@ def parse_package_output(stage1: Any, stage2: Any, stage3: Any, metadata: Any) -
         parsed: dict[str, Any] = got if isinstance(got, dict) else {}
         listed = parsed.get("ranking")
         ranking: list[Any] = listed if isinstance(listed, list) else []
-        reviews.append(PackageReview(
-            model=_str(r.get("model")), text=_str(r.get("ranking")),
-            ranking=tuple(str(x) for x in ranking), abstained=parsed.get("abstained") is True,
-            reason=_str(parsed.get("abstention_reason")) or None,
-            score_rank_mismatch=parsed.get("score_rank_mismatch") is True,
-        ))
+        reviews.append(
+            PackageReview(
+                model=_str(r.get("model")),
+                text=_str(r.get("ranking")),
+                ranking=tuple(str(x) for x in ranking),
+                abstained=parsed.get("abstained") is True,
+                reason=_str(parsed.get("abstention_reason")) or None,
+                score_rank_mismatch=parsed.get("score_rank_mismatch") is True,
+            )
+        )
     s3 = stage3 if isinstance(stage3, dict) else {}
     error = None
     if s3.get("error_status") or s3.get("error_detail"):
         error = f"{_str(s3.get('error_status')) or 'error'}: {_str(s3.get('error_detail')) or 'no detail'}"
-    synthesis = PackageSynthesis(model=_str(s3.get("model")), text=_str(s3.get("response")), error=error,
-                                 chairman_disabled=s3.get("chairman_disabled") is True)
+    synthesis = PackageSynthesis(
+        model=_str(s3.get("model")),
+        text=_str(s3.get("response")),
+        error=error,
+        chairman_disabled=s3.get("chairman_disabled") is True,
+    )
     labels: dict[str, str] = {}
     raw_labels = meta.get("label_to_model")
-    for label, value in (raw_labels.items() if isinstance(raw_labels, dict) else ()):
+    for label, value in raw_labels.items() if isinstance(raw_labels, dict) else ():
         model = value.get("model") if isinstance(value, dict) else value
         if isinstance(label, str) and isinstance(model, str):
             labels[label] = model
     aggregate = tuple(
-        PackageAggregate(model=_str(a.get("model")), borda=_num(a.get("borda_score")),
-                         average_position=_num(a.get("average_position")), votes=_int(a.get("vote_count")),
-                         rank=_int(a.get("rank")) or None)
+        PackageAggregate(
+            model=_str(a.get("model")),
+            borda=_num(a.get("borda_score")),
+            average_position=_num(a.get("average_position")),
+            votes=_int(a.get("vote_count")),
+            rank=_int(a.get("rank")) or None,
+        )
         for a in _dicts(meta.get("aggregate_rankings"))
     )
     usage: list[StageUsage] = []
     by_stage = meta.get("usage", {}).get("by_stage") if isinstance(meta.get("usage"), dict) else None
-    for stage, bucket in (by_stage.items() if isinstance(by_stage, dict) else ()):
+    for stage, bucket in by_stage.items() if isinstance(by_stage, dict) else ():
         by_model = bucket.get("by_model") if isinstance(bucket, dict) else None
-        for model, tokens in (by_model.items() if isinstance(by_model, dict) else ()):
+        for model, tokens in by_model.items() if isinstance(by_model, dict) else ():
             if isinstance(tokens, dict):
-                usage.append(StageUsage(stage=str(stage), model=str(model),
-                                        tokens_in=_int(tokens.get("prompt_tokens")),
-                                        tokens_out=_int(tokens.get("completion_tokens"))))
+                usage.append(
+                    StageUsage(
+                        stage=str(stage),
+                        model=str(model),
+                        tokens_in=_int(tokens.get("prompt_tokens")),
+                        tokens_out=_int(tokens.get("completion_tokens")),
+                    )
+                )
     degraded = meta.get("degraded_mode")
     return PackageOutput(
-        answers=answers, reviews=tuple(reviews), synthesis=synthesis, label_to_model=labels,
-        aggregate=aggregate, quality=_quality(meta.get("quality_metrics")), usage=tuple(usage),
+        answers=answers,
+        reviews=tuple(reviews),
+        synthesis=synthesis,
+        label_to_model=labels,
+        aggregate=aggregate,
+        quality=_quality(meta.get("quality_metrics")),
+        usage=tuple(usage),
         degraded_mode=degraded if isinstance(degraded, str) else None,
         dissent=_str(meta.get("dissent")) or None,
     )
@@ -385,8 +419,13 @@ def _usage_calls(output: PackageOutput, member_of: Mapping[str, str]) -> tuple[C
     """Per-stage, per-model token records from the package's usage block (latency not measured)."""
     stage_name = {"stage1": "stage1", "stage1_5": "stage1.5", "stage2": "stage2", "stage3": "stage3"}
     return tuple(
-        CallRecord(stage=stage_name.get(u.stage, u.stage), member=member_of.get(u.model, u.model), model=u.model,
-                   tokens_in=u.tokens_in, tokens_out=u.tokens_out)
+        CallRecord(
+            stage=stage_name.get(u.stage, u.stage),
+            member=member_of.get(u.model, u.model),
+            model=u.model,
+            tokens_in=u.tokens_in,
+            tokens_out=u.tokens_out,
+        )
         for u in output.usage
     )
 
@@ -444,18 +483,40 @@ def transcript_from_package(
             if got_review is None:
                 reason = failed_calls.get(("stage2", spec.model)) or "no review (llm-council-core dropped it)"
                 errors.append(f"stage2 {spec.id}: {reason}")
-                reviews.append(Review(reviewer=spec.id, model=spec.model, raw_text="", ballot=Ballot(abstained=True),
-                                      presentation_order=labels, shuffle_seed=shuffle_seed, error=reason))
+                reviews.append(
+                    Review(
+                        reviewer=spec.id,
+                        model=spec.model,
+                        raw_text="",
+                        ballot=Ballot(abstained=True),
+                        presentation_order=labels,
+                        shuffle_seed=shuffle_seed,
+                        error=reason,
+                    )
+                )
                 continue
             ballot = parse_ballot(got_review.text, labels)
             if ballot.abstained:
                 errors.append(f"stage2 {spec.id}: no usable ranking (abstained)")
-            reviews.append(Review(reviewer=spec.id, model=spec.model, raw_text=got_review.text, ballot=ballot,
-                                  presentation_order=labels, shuffle_seed=shuffle_seed))
-            package_ballots.append(PackageBallot(
-                reviewer=spec.id, ranking=got_review.ranking, abstained=got_review.abstained,
-                reason=got_review.reason, score_rank_mismatch=got_review.score_rank_mismatch,
-            ))
+            reviews.append(
+                Review(
+                    reviewer=spec.id,
+                    model=spec.model,
+                    raw_text=got_review.text,
+                    ballot=ballot,
+                    presentation_order=labels,
+                    shuffle_seed=shuffle_seed,
+                )
+            )
+            package_ballots.append(
+                PackageBallot(
+                    reviewer=spec.id,
+                    ranking=got_review.ranking,
+                    abstained=got_review.abstained,
+                    reason=got_review.reason,
+                    score_rank_mismatch=got_review.score_rank_mismatch,
+                )
+            )
     aggregate = aggregate_rankings(reviews, label_to_member, list(label_to_member.values()))
 
     synthesis: str | None = None
@@ -477,7 +538,8 @@ def transcript_from_package(
     if output.quality is None:
         ranked = sum(1 for a in output.aggregate if a.average_position is not None)
         notes.append(
-            f"{PACKAGE} reported no quality metrics ({ranked} ranked candidate(s); it needs 2)" if ranked < 2
+            f"{PACKAGE} reported no quality metrics ({ranked} ranked candidate(s); it needs 2)"
+            if ranked < 2
             else f"{PACKAGE} reported no quality metrics although {ranked} candidates were ranked"
         )
     if calls is None:
@@ -485,22 +547,42 @@ def transcript_from_package(
     elif config.ballot_style != "off":
         notes.append("stage-2 replies were constrained to a JSON ballot (ranking first, then a critique)")
     record = ExternalCouncilRecord(
-        package=PACKAGE, version=version, self_reported=output.quality,
+        package=PACKAGE,
+        version=version,
+        self_reported=output.quality,
         aggregate=tuple(
-            PackageRank(member=member_of.get(a.model, a.model), model=a.model, borda=a.borda,
-                        average_position=a.average_position, votes=a.votes, rank=a.rank)
+            PackageRank(
+                member=member_of.get(a.model, a.model),
+                model=a.model,
+                borda=a.borda,
+                average_position=a.average_position,
+                votes=a.votes,
+                rank=a.rank,
+            )
             for a in output.aggregate
         ),
-        ballots=tuple(package_ballots), degraded_mode=output.degraded_mode,
-        sampling_pinned=calls is not None, notes=tuple(notes),
+        ballots=tuple(package_ballots),
+        degraded_mode=output.degraded_mode,
+        sampling_pinned=calls is not None,
+        notes=tuple(notes),
     )
     records = _usage_calls(output, member_of) if calls is None else tuple(calls)
     order = {m.id: i for i, m in enumerate(config.members)}
     records = tuple(sorted(records, key=lambda c: (_STAGE_ORDER.get(c.stage, 3), order.get(c.member, len(order)))))
     return Transcript(
-        subject=LLMCouncilSubject.name, query=query, answers=tuple(answers), label_to_member=label_to_member,
-        reviews=tuple(reviews), aggregate=aggregate, synthesis=synthesis, final_answer=final,
-        chairman=config.chairman.id, calls=records, errors=tuple(errors), duration_s=duration_s, external=record,
+        subject=LLMCouncilSubject.name,
+        query=query,
+        answers=tuple(answers),
+        label_to_member=label_to_member,
+        reviews=tuple(reviews),
+        aggregate=aggregate,
+        synthesis=synthesis,
+        final_answer=final,
+        chairman=config.chairman.id,
+        calls=records,
+        errors=tuple(errors),
+        duration_s=duration_s,
+        external=record,
     )
 
 
@@ -543,16 +625,18 @@ def package_environment(home: Path, config_path: Path) -> Iterator[None]:
             if key.startswith("LLM_COUNCIL_") or key in _SCRUBBED:
                 del os.environ[key]
         no_proxy = ",".join(p for p in (saved.get("NO_PROXY", ""), "127.0.0.1,localhost") if p)
-        os.environ.update({
-            "HOME": str(home),
-            "LLM_COUNCIL_CONFIG": str(config_path),
-            "LLM_COUNCIL_QUALITY_METRICS": "true",
-            "LLM_COUNCIL_QUALITY_TIER": "core",
-            "LLM_COUNCIL_PERFORMANCE_TRACKING": "false",
-            "LLM_COUNCIL_PROMPT_CACHING": "false",
-            "LLM_COUNCIL_SUPPRESS_WARNINGS": "1",
-            "NO_PROXY": no_proxy,
-        })
+        os.environ.update(
+            {
+                "HOME": str(home),
+                "LLM_COUNCIL_CONFIG": str(config_path),
+                "LLM_COUNCIL_QUALITY_METRICS": "true",
+                "LLM_COUNCIL_QUALITY_TIER": "core",
+                "LLM_COUNCIL_PERFORMANCE_TRACKING": "false",
+                "LLM_COUNCIL_PROMPT_CACHING": "false",
+                "LLM_COUNCIL_SUPPRESS_WARNINGS": "1",
+                "NO_PROXY": no_proxy,
+            }
+        )
         yield
     finally:
         for key in set(os.environ) - set(saved):
@@ -677,7 +761,8 @@ class LLMCouncilSubject:
                     try:
                         extra = {"include_dissent": True} if self.include_dissent else {}
                         stage1, stage2, stage3, metadata = await council.run_full_council(
-                            query, bypass_cache=True, **extra)
+                            query, bypass_cache=True, **extra
+                        )
                     except Exception as exc:  # noqa: BLE001 - the package's failure becomes this case's error
                         raise ProviderError(f"{PACKAGE} failed: {type(exc).__name__}: {exc}") from exc
             calls = list(relay.calls) if relay is not None else None
@@ -685,15 +770,23 @@ class LLMCouncilSubject:
             self.last_raw = RawRun(stage1=stage1, stage2=stage2, stage3=stage3, metadata=metadata)
         output = parse_package_output(stage1, stage2, stage3, metadata)
         transcript = transcript_from_package(
-            query, output, self.config, version=package_version(), shuffle_seed=seed,
-            calls=calls, duration_s=time.perf_counter() - started,
+            query,
+            output,
+            self.config,
+            version=package_version(),
+            shuffle_seed=seed,
+            calls=calls,
+            duration_s=time.perf_counter() - started,
         )
         return with_mode(transcript, self.name, output.dissent if self.include_dissent else None)
 
     def _relay(self, limits: StageLimits) -> SamplingRelay:
-        members = {m.model: Pin(member=m.id, temperature=m.temperature, top_p=m.top_p, seed=self.config.seed + m.seed)
-                   for m in self.config.members}
+        members = {
+            m.model: Pin(member=m.id, temperature=m.temperature, top_p=m.top_p, seed=self.config.seed + m.seed)
+            for m in self.config.members
+        }
         c = self.config.chairman
         chairman = Pin(member=c.id, temperature=c.temperature, top_p=c.top_p, seed=self.config.seed + c.seed)
-        return SamplingRelay(self.config.endpoint, members, c.model, chairman, limits, self.config.timeout,
-                             self.config.ballot_style)
+        return SamplingRelay(
+            self.config.endpoint, members, c.model, chairman, limits, self.config.timeout, self.config.ballot_style
+        )

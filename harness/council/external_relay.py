@@ -130,8 +130,14 @@ class SamplingRelay:
     """
 
     def __init__(
-        self, upstream: str, members: Mapping[str, Pin], chairman_model: str, chairman: Pin,
-        limits: StageLimits, timeout: float, ballot_style: BallotStyle = "off",
+        self,
+        upstream: str,
+        members: Mapping[str, Pin],
+        chairman_model: str,
+        chairman: Pin,
+        limits: StageLimits,
+        timeout: float,
+        ballot_style: BallotStyle = "off",
     ) -> None:
         self.upstream = upstream
         self.members = dict(members)
@@ -245,14 +251,26 @@ class SamplingRelay:
             reply = await self._client.post(self.upstream, json=out, headers=headers)
         except httpx.HTTPError as exc:
             failure = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            self.calls.append(CallRecord(stage=stage, member=member, model=model,
-                                         latency_s=time.perf_counter() - started, error=failure))
+            self.calls.append(
+                CallRecord(
+                    stage=stage, member=member, model=model, latency_s=time.perf_counter() - started, error=failure
+                )
+            )
             return 502, _error_body(f"relay: upstream call failed: {failure}")
         latency = time.perf_counter() - started
         tokens_in, tokens_out = _usage(reply.content)
         error = None if reply.status_code < 400 else f"HTTP {reply.status_code}: {reply.text[:200]}"
-        self.calls.append(CallRecord(stage=stage, member=member, model=model, latency_s=latency,
-                                     tokens_in=tokens_in, tokens_out=tokens_out, error=error))
+        self.calls.append(
+            CallRecord(
+                stage=stage,
+                member=member,
+                model=model,
+                latency_s=latency,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                error=error,
+            )
+        )
         return reply.status_code, reply.content
 
 

@@ -45,4 +45,6 @@ def check_priced(settings: Settings, models: Iterable[str], subject: str) -> Non
         raise ConfigError(
             f"{subject}: arms.match_on is 'cost' but {', '.join(repr(m) for m in missing)} "
             "has no positive price; add it under pricing: (input/output dollars per million tokens) "
-            "or match on tokens", "arms.match_on")
+            "or match on tokens",
+            "arms.match_on",
+        )

@@ -31,9 +31,7 @@ def review_preamble(query: str, order: Sequence[str], texts: Mapping[str, str]) 
     )
 
 
-def review_messages(
-    query: str, order: Sequence[str], texts: Mapping[str, str], rubric: bool
-) -> list[Message]:
+def review_messages(query: str, order: Sequence[str], texts: Mapping[str, str], rubric: bool) -> list[Message]:
     """Stage 2: rank the anonymized responses (shown in ``order``), best first, as JSON."""
     task = review_preamble(query, order, texts) + (
         "Reply with JSON: a short 'critique' explaining which answers are right or wrong and why, "
@@ -79,9 +77,7 @@ def ballot_schema(labels: Sequence[str], rubric: bool) -> dict[str, Any]:
 
 def synthesis_messages(query: str, ranked: Sequence[tuple[str, str]]) -> list[Message]:
     """Stage 3: the chairman writes the final answer from the ranked answers."""
-    listing = "\n\n".join(
-        f"Answer ranked #{i + 1}:\n{text.strip()}" for i, (_, text) in enumerate(ranked)
-    )
+    listing = "\n\n".join(f"Answer ranked #{i + 1}:\n{text.strip()}" for i, (_, text) in enumerate(ranked))
     content = (
         "Several assistants answered a question and reviewed each other's answers. Write the "
         "single best final answer to the question, using what the answers got right and fixing "

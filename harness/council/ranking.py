@@ -57,10 +57,12 @@ def label_assignment(labels: Sequence[str], seed: int) -> dict[str, str]:
 def relabel_ballot(ballot: Ballot, shown_labels: Mapping[str, str]) -> Ballot:
     """A ballot parsed in a reviewer's own labels, translated back to the transcript's labels."""
     back = {shown: label for label, shown in shown_labels.items()}
-    return ballot.model_copy(update={
-        "ranking": tuple(back[x] for x in ballot.ranking if x in back),
-        "scores": {back[x]: dims for x, dims in ballot.scores.items() if x in back},
-    })
+    return ballot.model_copy(
+        update={
+            "ranking": tuple(back[x] for x in ballot.ranking if x in back),
+            "scores": {back[x]: dims for x, dims in ballot.scores.items() if x in back},
+        }
+    )
 
 
 def escape_candidate(text: str) -> str:

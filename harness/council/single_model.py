@@ -29,13 +29,19 @@ class Baseline:
     async def answer(self, query: str) -> Transcript:
         started = time.perf_counter()
         res = await self.caller.call(
-            self.spec, "baseline", answer_messages(query, self.spec.system_prompt),
+            self.spec,
+            "baseline",
+            answer_messages(query, self.spec.system_prompt),
             max_tokens=self.settings.final_answer_max_tokens,
         )
         text = res.completion.text.strip() if res.completion else ""
         answer = Answer(member=self.spec.id, model=self.spec.model, text=text, error=res.error)
         return Transcript(
-            subject=self.name, query=query, answers=(answer,), final_answer=text,
-            calls=(res.record,), errors=(f"baseline {self.spec.id}: {res.error}",) if res.error else (),
+            subject=self.name,
+            query=query,
+            answers=(answer,),
+            final_answer=text,
+            calls=(res.record,),
+            errors=(f"baseline {self.spec.id}: {res.error}",) if res.error else (),
             duration_s=time.perf_counter() - started,
         )

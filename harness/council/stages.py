@@ -91,11 +91,14 @@ class Council:
         errors: list[str] = []
 
         # Stage 1: every member answers (in parallel; a failed member is recorded and left out).
-        results = await asyncio.gather(*(
-            self.caller.call(m, "stage1", answer_messages(query, m.system_prompt),
-                             max_tokens=self.settings.answer_max_tokens)
-            for m in self.members
-        ))
+        results = await asyncio.gather(
+            *(
+                self.caller.call(
+                    m, "stage1", answer_messages(query, m.system_prompt), max_tokens=self.settings.answer_max_tokens
+                )
+                for m in self.members
+            )
+        )
         answers = []
         for member, res in zip(self.members, results, strict=True):
             records.append(res.record)
@@ -105,11 +108,14 @@ class Council:
                 errors.append(f"stage1 {member.id}: empty answer")
                 answers.append(Answer(member=member.id, model=member.model, text="", error="empty answer"))
                 continue
-            answers.append(Answer(
-                member=member.id, model=member.model,
-                text=res.completion.text.strip() if res.completion else "",
-                error=None if res.completion else res.error,
-            ))
+            answers.append(
+                Answer(
+                    member=member.id,
+                    model=member.model,
+                    text=res.completion.text.strip() if res.completion else "",
+                    error=None if res.completion else res.error,
+                )
+            )
         ok = [a for a in answers if a.ok]
         labels = labels_for(len(ok))
         label_to_member = dict(zip(labels, (a.member for a in ok), strict=True))
@@ -121,10 +127,12 @@ class Council:
         if len(ok) >= 2:
             reviewers = [m for m in self.members if any(a.member == m.id for a in ok)]
             seeds = [review_seed(self.settings.seed, query, m.id) for m in reviewers]
-            done = await asyncio.gather(*(
-                self._review_one(m, query, presentation_order(labels, s), texts, label_assignment(labels, s), s)
-                for m, s in zip(reviewers, seeds, strict=True)
-            ))
+            done = await asyncio.gather(
+                *(
+                    self._review_one(m, query, presentation_order(labels, s), texts, label_assignment(labels, s), s)
+                    for m, s in zip(reviewers, seeds, strict=True)
+                )
+            )
             for m, (review, calls) in zip(reviewers, done, strict=True):
                 records.extend(calls)
                 reviews.append(review)
@@ -133,8 +141,14 @@ class Council:
                 elif review.ballot.abstained:
                     errors.append(f"stage2 {m.id}: no usable ranking (abstained)")
         aggregate = aggregate_rankings(reviews, label_to_member, [a.member for a in ok])
-        return Deliberation(answers=tuple(answers), label_to_member=label_to_member, reviews=tuple(reviews),
-                            aggregate=tuple(aggregate), calls=tuple(records), errors=tuple(errors))
+        return Deliberation(
+            answers=tuple(answers),
+            label_to_member=label_to_member,
+            reviews=tuple(reviews),
+            aggregate=tuple(aggregate),
+            calls=tuple(records),
+            errors=tuple(errors),
+        )
 
     async def conclude(self, query: str, d: Deliberation, started: float) -> Transcript:
         """Stage 3: the chairman synthesizes from the ranked answers (a mode overrides this)."""
@@ -142,7 +156,11 @@ class Council:
         return self.transcript(query, d, started, synthesis=synthesis, calls=records, errors=errors)
 
     async def synthesize(
-        self, query: str, d: Deliberation, messages: list[Message], json_schema: dict[str, Any] | None = None,
+        self,
+        query: str,
+        d: Deliberation,
+        messages: list[Message],
+        json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> tuple[str | None, list[CallRecord], list[str]]:
         """One stage-3 call of the chairman (cap: ``max_tokens``, else the synthesis cap):
@@ -150,16 +168,27 @@ class Council:
         if not d.ok:
             return None, [], ["stage1: no member produced an answer"]
         res = await self.caller.call(
-            self.chairman, "stage3", messages, max_tokens=max_tokens or self.settings.synthesis_cap,
-            temperature=min(self.chairman.temperature, 0.3), json_schema=json_schema,
+            self.chairman,
+            "stage3",
+            messages,
+            max_tokens=max_tokens or self.settings.synthesis_cap,
+            temperature=min(self.chairman.temperature, 0.3),
+            json_schema=json_schema,
         )
         if res.completion is not None and res.completion.text.strip():
             return res.completion.text.strip(), [res.record], []
         return None, [res.record], [f"stage3 {self.chairman.id}: {res.error or 'empty synthesis'}"]
 
     def transcript(
-        self, query: str, d: Deliberation, started: float, *, synthesis: str | None,
-        calls: Sequence[CallRecord] = (), errors: Sequence[str] = (), final: str | None = None,
+        self,
+        query: str,
+        d: Deliberation,
+        started: float,
+        *,
+        synthesis: str | None,
+        calls: Sequence[CallRecord] = (),
+        errors: Sequence[str] = (),
+        final: str | None = None,
         mode: ModeRecord | None = None,
     ) -> Transcript:
         """The transcript of stages 1-3; ``final`` defaults to the synthesis, else the top-ranked answer."""
@@ -167,14 +196,28 @@ class Council:
         if final is None:
             final = synthesis if synthesis is not None else (ranked[0][1] if ranked else "")
         return Transcript(
-            subject=self.name, query=query, answers=d.answers, label_to_member=d.label_to_member,
-            reviews=d.reviews, aggregate=d.aggregate, synthesis=synthesis, final_answer=final,
-            chairman=self.chairman.id, calls=(*d.calls, *calls), errors=(*d.errors, *errors),
-            duration_s=time.perf_counter() - started, mode=mode,
+            subject=self.name,
+            query=query,
+            answers=d.answers,
+            label_to_member=d.label_to_member,
+            reviews=d.reviews,
+            aggregate=d.aggregate,
+            synthesis=synthesis,
+            final_answer=final,
+            chairman=self.chairman.id,
+            calls=(*d.calls, *calls),
+            errors=(*d.errors, *errors),
+            duration_s=time.perf_counter() - started,
+            mode=mode,
         )
 
     async def _review_one(
-        self, m: MemberSpec, query: str, order: tuple[str, ...], texts: dict[str, str], shown: dict[str, str],
+        self,
+        m: MemberSpec,
+        query: str,
+        order: tuple[str, ...],
+        texts: dict[str, str],
+        shown: dict[str, str],
         seed: int,
     ) -> tuple[Review, list[CallRecord]]:
         """One reviewer's review: a probability ballot when its probabilities can be read (and no
@@ -185,9 +228,14 @@ class Council:
             )
         shown_labels = sorted(shown.values())
         res = await self.caller.call(
-            m, "stage2",
-            review_messages(query, [shown[lab] for lab in order], {shown[lab]: t for lab, t in texts.items()},
-                            self.settings.peer_rubric),
+            m,
+            "stage2",
+            review_messages(
+                query,
+                [shown[lab] for lab in order],
+                {shown[lab]: t for lab, t in texts.items()},
+                self.settings.peer_rubric,
+            ),
             max_tokens=self.settings.review_max_tokens,
             json_schema=ballot_schema(shown_labels, self.settings.peer_rubric),
             temperature=min(m.temperature, 0.3),
@@ -197,9 +245,24 @@ class Council:
     @staticmethod
     def _review(m: MemberSpec, order: tuple[str, ...], seed: int, res: CallResult, shown: dict[str, str]) -> Review:
         if res.completion is None:
-            return Review(reviewer=m.id, model=m.model, raw_text="", ballot=Ballot(abstained=True),
-                          presentation_order=order, shuffle_seed=seed, error=res.error, shown_labels=shown)
+            return Review(
+                reviewer=m.id,
+                model=m.model,
+                raw_text="",
+                ballot=Ballot(abstained=True),
+                presentation_order=order,
+                shuffle_seed=seed,
+                error=res.error,
+                shown_labels=shown,
+            )
         text = res.completion.text
         ballot = relabel_ballot(parse_ballot(text, sorted(shown.values())), shown)
-        return Review(reviewer=m.id, model=m.model, raw_text=text, ballot=ballot,
-                      presentation_order=order, shuffle_seed=seed, shown_labels=shown)
+        return Review(
+            reviewer=m.id,
+            model=m.model,
+            raw_text=text,
+            ballot=ballot,
+            presentation_order=order,
+            shuffle_seed=seed,
+            shown_labels=shown,
+        )

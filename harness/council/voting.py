@@ -260,9 +260,15 @@ def _consensus_id(responses: Sequence[ModelResponse], second_round: Sequence[Mod
 
 
 def _reasoning(
-    level: AgreementLevel, score: float, n_pairs: int,
-    rankings: Sequence[tuple[ModelResponse, HeuristicQuality]], triggered: bool, real_round2: bool,
-    synthesized: bool, weights: Mapping[str, float], confidence: float,
+    level: AgreementLevel,
+    score: float,
+    n_pairs: int,
+    rankings: Sequence[tuple[ModelResponse, HeuristicQuality]],
+    triggered: bool,
+    real_round2: bool,
+    synthesized: bool,
+    weights: Mapping[str, float],
+    confidence: float,
 ) -> str:
     top = rankings[0][1].overall
     tied = [r.model for r, q in rankings if q.overall == top]
@@ -338,9 +344,13 @@ def run_consensus(
         only = responses[0]
         quality = rank_by_quality(responses, cfg)[0][1]
         return ConsensusResult(
-            consensus_id=cid, agreement_level=AgreementLevel.STRONG_AGREEMENT, winning_member=only.model,
-            winning_response=only.content, confidence_score=only.confidence,
-            model_votes={only.model: quality.overall}, total_execution_time_ms=(time.perf_counter() - t0) * 1000,
+            consensus_id=cid,
+            agreement_level=AgreementLevel.STRONG_AGREEMENT,
+            winning_member=only.model,
+            winning_response=only.content,
+            confidence_score=only.confidence,
+            model_votes={only.model: quality.overall},
+            total_execution_time_ms=(time.perf_counter() - t0) * 1000,
             reasoning=(
                 f"Single response from {only.model}: no vote to take; quality {quality.overall:.1f}; "
                 f"confidence is the model's own ({only.confidence:.2f})."
@@ -374,8 +384,9 @@ def run_consensus(
         second_round_triggered=triggered,
         round_count=2 if triggered else 1,
         total_execution_time_ms=(time.perf_counter() - t0) * 1000,
-        reasoning=_reasoning(level, score, len(sims), rankings, triggered, bool(round2), synthesized is not None,
-                             weights, confidence),
+        reasoning=_reasoning(
+            level, score, len(sims), rankings, triggered, bool(round2), synthesized is not None, weights, confidence
+        ),
         similarities=sims,
         similarity_score=score,
         weights=weights,
@@ -400,8 +411,9 @@ def _excerpt(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
 
 
-def conflict_summary(member: str, responses: Sequence[ModelResponse], similarities: Mapping[str, float],
-                     excerpt_chars: int = 200) -> str:
+def conflict_summary(
+    member: str, responses: Sequence[ModelResponse], similarities: Mapping[str, float], excerpt_chars: int = 200
+) -> str:
     """The seed's re-evaluation instruction followed by every other answer's short excerpt.
 
     Args:
@@ -516,11 +528,21 @@ class VotingCouncil:
         self.settings = settings
 
     async def _ask(self, stage: str, calls: Sequence[tuple[MemberSpec, list[Message]]]) -> list[CallResult]:
-        return list(await asyncio.gather(*(
-            self.caller.call(m, stage, msgs, max_tokens=self.settings.answer_max_tokens + JSON_OVERHEAD_TOKENS,
-                             json_schema=VOTE_SCHEMA, timeout=self.config.timeout_s)
-            for m, msgs in calls
-        )))
+        return list(
+            await asyncio.gather(
+                *(
+                    self.caller.call(
+                        m,
+                        stage,
+                        msgs,
+                        max_tokens=self.settings.answer_max_tokens + JSON_OVERHEAD_TOKENS,
+                        json_schema=VOTE_SCHEMA,
+                        timeout=self.config.timeout_s,
+                    )
+                    for m, msgs in calls
+                )
+            )
+        )
 
     @staticmethod
     def _read(stage: str, member: MemberSpec, res: CallResult, errors: list[str]) -> tuple[str, float | None] | str:
@@ -541,9 +563,13 @@ class VotingCouncil:
     def _response(member: MemberSpec, vote: tuple[str, float | None], res: CallResult) -> ModelResponse:
         text, confidence = vote
         return ModelResponse(
-            model=member.id, content=text, confidence=confidence or 0.0,
-            generation_time_ms=res.record.latency_s * 1000, token_count=res.record.tokens_out,
-            citations=tuple(detect_citations(text)), timestamp=datetime.now(UTC).isoformat(),
+            model=member.id,
+            content=text,
+            confidence=confidence or 0.0,
+            generation_time_ms=res.record.latency_s * 1000,
+            token_count=res.record.tokens_out,
+            citations=tuple(detect_citations(text)),
+            timestamp=datetime.now(UTC).isoformat(),
         )
 
     async def answer(self, query: str) -> Transcript:
@@ -568,16 +594,27 @@ class VotingCouncil:
             survivors.append(member)
         if not responses:
             errors.append(f"{ROUND1_STAGE}: no member produced an answer")
-            return Transcript(subject=self.name, query=query, answers=tuple(answers), final_answer="",
-                              calls=tuple(records), errors=tuple(errors), duration_s=time.perf_counter() - started)
+            return Transcript(
+                subject=self.name,
+                query=query,
+                answers=tuple(answers),
+                final_answer="",
+                calls=tuple(records),
+                errors=tuple(errors),
+                duration_s=time.perf_counter() - started,
+            )
 
         # Round 2: on weak agreement or disagreement each surviving model reconsiders, for real.
         second: list[ModelResponse] | None = None
         level, sims, _ = detect_agreement(responses, cfg)
         if len(responses) > 1 and should_trigger_second_round(level, cfg.max_rounds):
             prompts = [
-                (m, round2_messages(query, m.system_prompt, r.content,
-                                    conflict_summary(m.id, responses, sims, cfg.excerpt_chars)))
+                (
+                    m,
+                    round2_messages(
+                        query, m.system_prompt, r.content, conflict_summary(m.id, responses, sims, cfg.excerpt_chars)
+                    ),
+                )
                 for m, r in zip(survivors, responses, strict=True)
             ]
             second = []
@@ -589,6 +626,12 @@ class VotingCouncil:
 
         result = run_consensus(responses, cfg, second_round=second, started=started)
         return Transcript(
-            subject=self.name, query=query, answers=tuple(answers), final_answer=result.final_answer,
-            calls=tuple(records), errors=tuple(errors), duration_s=time.perf_counter() - started, voting=result,
+            subject=self.name,
+            query=query,
+            answers=tuple(answers),
+            final_answer=result.final_answer,
+            calls=tuple(records),
+            errors=tuple(errors),
+            duration_s=time.perf_counter() - started,
+            voting=result,
         )

@@ -92,14 +92,15 @@ class Case(Frozen):
     def _known_scores(cls, v: dict[str, float]) -> dict[str, float]:
         unknown = sorted(k for k in v if k not in SCORES)
         if unknown and not user_scorers_possible():  # else a name a user scorer's mapping may return
-            raise ValueError(
-                f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORES))}"
-            )
+            raise ValueError(f"unknown score name(s) {unknown}; valid names are: {', '.join(sorted(SCORES))}")
         not_finite = sorted(k for k, bound in v.items() if not math.isfinite(bound))
         if not_finite:
             raise ValueError(f"expected finite numbers as bounds, not NaN or infinity: {not_finite}")
-        outside = [f"{k}: {bound:g} (scale 0-{score_scale(k):g})" for k, bound in sorted(v.items())
-                   if k in SCORES.builtin and not 0 <= bound <= score_scale(k)]
+        outside = [
+            f"{k}: {bound:g} (scale 0-{score_scale(k):g})"
+            for k, bound in sorted(v.items())
+            if k in SCORES.builtin and not 0 <= bound <= score_scale(k)
+        ]
         if outside:
             raise ValueError(f"bound outside the score's scale, so it can never be met (or never fail): {outside}")
         return v
@@ -116,8 +117,11 @@ class Case(Frozen):
     def _no_blank_entries(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         blank = [i for i, s in enumerate(v) if not s.strip()]
         if blank:
-            effect = ("every answer contains it, so the check can never fail" if info.field_name == "required_mentions"
-                      else "every answer contains it, so the case can never pass")
+            effect = (
+                "every answer contains it, so the check can never fail"
+                if info.field_name == "required_mentions"
+                else "every answer contains it, so the case can never pass"
+            )
             raise ValueError(f"entry {blank[0]} is empty or blank ({effect}); expected text to look for")
         return v
 
@@ -167,9 +171,7 @@ _UNION_TAGS = {"exact", "numeric", "regex", "choice", "any_of", "python", "boole
 
 def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """Drop pydantic's discriminator tag (``expected.numeric.value`` -> ``expected.value``)."""
-    return tuple(
-        p for i, p in enumerate(loc) if not (i > 0 and loc[i - 1] == "expected" and p in _UNION_TAGS)
-    )
+    return tuple(p for i, p in enumerate(loc) if not (i > 0 and loc[i - 1] == "expected" and p in _UNION_TAGS))
 
 
 def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[Any, ...]) -> DatasetError:
@@ -191,8 +193,13 @@ def _validation_error(exc: ValidationError, located: LocatedYaml, prefix: tuple[
 
 
 def _load_cases(
-    located: LocatedYaml, items: Any, items_loc: tuple[Any, ...], dataset: str,
-    default_mode: str, require_category: bool, answer_format: AnswerFormat = "auto",
+    located: LocatedYaml,
+    items: Any,
+    items_loc: tuple[Any, ...],
+    dataset: str,
+    default_mode: str,
+    require_category: bool,
+    answer_format: AnswerFormat = "auto",
     scorers: tuple[str, ...] = (),
 ) -> tuple[Case, ...]:
     if not isinstance(items, list):
@@ -240,9 +247,7 @@ def datasets_from_yaml(located: LocatedYaml) -> list[Dataset]:
     """The datasets of an already parsed golden or suite file (see :func:`load_datasets`)."""
     data = located.data
     if not isinstance(data, dict) or not ({"golden_datasets", "suite"} & set(data)):
-        raise DatasetError(
-            "expected a top-level 'golden_datasets:' list or a 'suite:' mapping", located.where(())
-        )
+        raise DatasetError("expected a top-level 'golden_datasets:' list or a 'suite:' mapping", located.where(()))
     extra = sorted(set(data) - {"golden_datasets", "suite"})
     if extra:
         raise DatasetError(f"unknown top-level key(s) {extra}", located.where((extra[0],)))
@@ -277,8 +282,11 @@ def _dataset_scorers(located: LocatedYaml, refs: Any, loc: tuple[Any, ...]) -> t
     out = []
     for i, ref in enumerate(refs):
         if not isinstance(ref, str) or not SCORER_NAME.match(ref):
-            raise DatasetError(f"'scorers.{i}': expected the name of a scorer the config declares or an installed "
-                               f"entry point, got {ref!r}", located.where(loc + (i,)))
+            raise DatasetError(
+                f"'scorers.{i}': expected the name of a scorer the config declares or an installed "
+                f"entry point, got {ref!r}",
+                located.where(loc + (i,)),
+            )
         out.append(ScorerName(name=ref, where=located.where(loc + (i,))))
     return tuple(out)
 
@@ -306,15 +314,30 @@ def _dataset(located: LocatedYaml, entry: Any, loc: tuple[Any, ...], kind: str, 
         )
     answer_format = entry.get("answer_format", "auto")
     if answer_format not in ("auto", "none"):
-        raise DatasetError(f"'answer_format' must be 'auto' or 'none', got {answer_format!r}",
-                           located.where(loc + ("answer_format",)))
+        raise DatasetError(
+            f"'answer_format' must be 'auto' or 'none', got {answer_format!r}", located.where(loc + ("answer_format",))
+        )
     scorers = _dataset_scorers(located, entry.get("scorers", []), loc + ("scorers",))
-    cases = _load_cases(located, entry[items_key], loc + (items_key,), name, mode, kind == "suite", answer_format,
-                        tuple(dict.fromkeys(s.name for s in scorers)))
+    cases = _load_cases(
+        located,
+        entry[items_key],
+        loc + (items_key,),
+        name,
+        mode,
+        kind == "suite",
+        answer_format,
+        tuple(dict.fromkeys(s.name for s in scorers)),
+    )
     try:
         return Dataset(
-            name=name, description=str(entry.get("description", "")), kind=kind,  # type: ignore[arg-type]
-            evaluation_mode=mode, answer_format=answer_format, cases=cases, path=str(located.path), scorers=scorers,
+            name=name,
+            description=str(entry.get("description", "")),
+            kind=kind,  # type: ignore[arg-type]
+            evaluation_mode=mode,
+            answer_format=answer_format,
+            cases=cases,
+            path=str(located.path),
+            scorers=scorers,
         )
     except ValidationError as exc:
         raise _validation_error(exc, located, loc) from None
@@ -375,7 +398,9 @@ def discover(paths: list[Path]) -> list[Dataset]:
             if not in_folder:
                 raise DatasetError(
                     "no dataset file in this folder (expected .yaml/.yml files with a top-level "
-                    "'golden_datasets:' list or 'suite:' mapping)", str(p))
+                    "'golden_datasets:' list or 'suite:' mapping)",
+                    str(p),
+                )
             found.extend(in_folder)
         elif p.exists():
             found.extend(load_datasets(p))

@@ -45,6 +45,9 @@ def arms_outcome(plan: VerdictPlan, results: Sequence[CaseResult]) -> ArmsOutcom
     prices) and its ``results``."""
     loo = leave_one_out(plan)
     return ArmsOutcome(
-        primary=plan.primary, choice=plan.choice, verdicts=tuple(arm_verdicts(plan, results)),
-        leave_one_out=tuple(loo), cross_check=tuple(cross_check(results, loo)),
+        primary=plan.primary,
+        choice=plan.choice,
+        verdicts=tuple(arm_verdicts(plan, results)),
+        leave_one_out=tuple(loo),
+        cross_check=tuple(cross_check(results, loo)),
     )

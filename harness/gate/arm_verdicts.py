@@ -72,9 +72,12 @@ class ArmVerdict(Frozen):
 
 
 def _calls(results: Sequence[CaseResult], subject: str, keys: set[str]) -> list[CallRecord]:
-    return [c for r in results
-            if r.subject == subject and r.transcript is not None and f"{r.dataset}::{r.case_id}" in keys
-            for c in r.transcript.calls]
+    return [
+        c
+        for r in results
+        if r.subject == subject and r.transcript is not None and f"{r.dataset}::{r.case_id}" in keys
+        for c in r.transcript.calls
+    ]
 
 
 def _cost(calls: Sequence[CallRecord], pricing: dict[str, ModelPrice]) -> float | None:
@@ -88,14 +91,19 @@ def _ratio(council: float | None, arm: float | None) -> float | None:
 
 def ratio_words(token: float | None, completion: float | None, cost: float | None) -> str:
     """``"1.0x tokens, 0.6x completion tokens, 0.9x dollars"`` (a missing ratio: "—"; unpriced: said so)."""
+
     def x(r: float | None) -> str:
         return f"{r:.2f}x" if r is not None else "—"
+
     dollars = f"{x(cost)} dollars" if cost is not None else "dollars not priced"
     return f"{x(token)} tokens, {x(completion)} completion tokens, {dollars}"
 
 
 def arm_verdicts(
-    plan: VerdictPlan, results: Sequence[CaseResult], confidence: float = 0.95, n_resamples: int = 10_000,
+    plan: VerdictPlan,
+    results: Sequence[CaseResult],
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
     seed: int = 0,
 ) -> list[ArmVerdict]:
     """One :class:`ArmVerdict` per arm of ``plan`` (see the module docstring; ``best-solo`` included when a
@@ -110,9 +118,15 @@ def arm_verdicts(
     for arm in arms:
         sample = plan.pair("council", arm)
         samples = {primary: sample} if sample is not None else {}
-        report = evaluate_prediction(samples, threshold=plan.threshold, primary=primary, confidence=level,
-                                     n_resamples=n_resamples, seed=seed,
-                                     primary_reason="the run's primary endpoint")
+        report = evaluate_prediction(
+            samples,
+            threshold=plan.threshold,
+            primary=primary,
+            confidence=level,
+            n_resamples=n_resamples,
+            seed=seed,
+            primary_reason="the run's primary endpoint",
+        )
         v = report.headline
         assert v is not None
         keys = set(samples[primary].ids or ()) if primary in samples else set()
@@ -121,10 +135,22 @@ def arm_verdicts(
         cc, ac = sum(c.tokens_out for c in council_calls), sum(c.tokens_out for c in arm_calls)
         cd, ad = _cost(council_calls, plan.pricing), _cost(arm_calls, plan.pricing)
         ratios = (_ratio(ct, at), _ratio(cc, ac), _ratio(cd, ad))
-        out.append(ArmVerdict(arm=arm, verdict=v, council_tokens=ct, arm_tokens=at, token_ratio=ratios[0],
-                              council_completion=cc, arm_completion=ac, completion_ratio=ratios[1],
-                              council_cost=cd, arm_cost=ad, cost_ratio=ratios[2],
-                              sentence=verdict_sentence(v, "council", arm) + " at " + ratio_words(*ratios)))
+        out.append(
+            ArmVerdict(
+                arm=arm,
+                verdict=v,
+                council_tokens=ct,
+                arm_tokens=at,
+                token_ratio=ratios[0],
+                council_completion=cc,
+                arm_completion=ac,
+                completion_ratio=ratios[1],
+                council_cost=cd,
+                arm_cost=ad,
+                cost_ratio=ratios[2],
+                sentence=verdict_sentence(v, "council", arm) + " at " + ratio_words(*ratios),
+            )
+        )
     return out
 
 
@@ -151,26 +177,43 @@ class LeaveOneOut(Frozen):
     @property
     def sentence(self) -> str:
         flag = " (removal does not hurt)" if self.flagged else ""
-        return (f"leave-one-out {self.member}: council - council-without:{self.member} on {self.family} = "
-                f"{self.effect:+.3f} ({self.confidence:.4g} interval {self.low:+.3f} to {self.high:+.3f}, "
-                f"n={self.n}){flag}")
+        return (
+            f"leave-one-out {self.member}: council - council-without:{self.member} on {self.family} = "
+            f"{self.effect:+.3f} ({self.confidence:.4g} interval {self.low:+.3f} to {self.high:+.3f}, "
+            f"n={self.n}){flag}"
+        )
 
 
-def leave_one_out(plan: VerdictPlan, confidence: float = 0.95, n_resamples: int = 10_000,
-                  seed: int = 0) -> list[LeaveOneOut]:
+def leave_one_out(
+    plan: VerdictPlan, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+) -> list[LeaveOneOut]:
     """One :class:`LeaveOneOut` per ``council-without:<member>`` subject of ``plan``."""
     withouts = sorted(s for s in plan.subjects if s.startswith("council-without:"))
     out: list[LeaveOneOut] = []
     for subject in withouts:
         diff = sample_difference(plan.pair("council", subject), None, confidence, n_resamples, seed)
-        out.append(LeaveOneOut(member=subject.partition(":")[2], family=plan.primary, n=diff.n,
-                               n_informative=diff.n_informative, effect=diff.mean, low=diff.low, high=diff.high,
-                               confidence=confidence, flagged=not diff.n or diff.low <= 0))
+        out.append(
+            LeaveOneOut(
+                member=subject.partition(":")[2],
+                family=plan.primary,
+                n=diff.n,
+                n_informative=diff.n_informative,
+                effect=diff.mean,
+                low=diff.low,
+                high=diff.high,
+                confidence=confidence,
+                flagged=not diff.n or diff.low <= 0,
+            )
+        )
     return out
 
 
-def arm_lines(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
-              results: Sequence[CaseResult] = (), choice: BestMember | None = None) -> list[str]:
+def arm_lines(
+    verdicts: Sequence[ArmVerdict],
+    loo: Sequence[LeaveOneOut],
+    results: Sequence[CaseResult] = (),
+    choice: BestMember | None = None,
+) -> list[str]:
     """Console lines: the best member's choice, one per arm verdict, the arms' measurement artifacts,
     then one per leave-one-out member."""
     from harness.gate.artifacts import arm_artifacts, arm_words
@@ -190,23 +233,37 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def arms_summary(verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut],
-                 choice: BestMember | None = None) -> dict[str, object]:
+def arms_summary(
+    verdicts: Sequence[ArmVerdict], loo: Sequence[LeaveOneOut], choice: BestMember | None = None
+) -> dict[str, object]:
     """The ``"arms"`` section of summary.json."""
     return {
         "best_member": best_member_summary(choice),
         "rule": "per arm, the primary endpoint's verdict at the Bonferroni level over the arms; "
-                "token_ratio, completion_ratio, cost_ratio = council / arm in total tokens, completion "
-                "tokens and dollars (when every call is priced) on the paired cases, the subjects' own calls",
+        "token_ratio, completion_ratio, cost_ratio = council / arm in total tokens, completion "
+        "tokens and dollars (when every call is priced) on the paired cases, the subjects' own calls",
         "verdicts": [
-            {"arm": v.arm, "family": v.verdict.family, "verdict": v.verdict.verdict, "n": v.verdict.n,
-             "effect": _finite(v.verdict.relative_improvement), "difference": _finite(v.verdict.mean_difference),
-             "difference_low": _finite(v.verdict.diff_low), "difference_high": _finite(v.verdict.diff_high),
-             "confidence": v.verdict.confidence, "council_tokens": v.council_tokens, "arm_tokens": v.arm_tokens,
-             "token_ratio": v.token_ratio, "council_completion_tokens": v.council_completion,
-             "arm_completion_tokens": v.arm_completion, "completion_ratio": v.completion_ratio,
-             "council_cost_usd": v.council_cost, "arm_cost_usd": v.arm_cost, "cost_ratio": v.cost_ratio,
-             "sentence": v.sentence}
+            {
+                "arm": v.arm,
+                "family": v.verdict.family,
+                "verdict": v.verdict.verdict,
+                "n": v.verdict.n,
+                "effect": _finite(v.verdict.relative_improvement),
+                "difference": _finite(v.verdict.mean_difference),
+                "difference_low": _finite(v.verdict.diff_low),
+                "difference_high": _finite(v.verdict.diff_high),
+                "confidence": v.verdict.confidence,
+                "council_tokens": v.council_tokens,
+                "arm_tokens": v.arm_tokens,
+                "token_ratio": v.token_ratio,
+                "council_completion_tokens": v.council_completion,
+                "arm_completion_tokens": v.arm_completion,
+                "completion_ratio": v.completion_ratio,
+                "council_cost_usd": v.council_cost,
+                "arm_cost_usd": v.arm_cost,
+                "cost_ratio": v.cost_ratio,
+                "sentence": v.sentence,
+            }
             for v in verdicts
         ],
         "leave_one_out": [dict(x.model_dump(mode="json"), sentence=x.sentence) for x in loo],

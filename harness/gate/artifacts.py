@@ -40,9 +40,18 @@ def arm_artifacts(results: Sequence[CaseResult], subject: str) -> ArmArtifacts:
                     ok = r.transcript.ok_answers
                     members += len(ok)
                     members_ok += sum(follows_format(kind, a.text) for a in ok)
-    return ArmArtifacts(subject=subject, final_calls=final, truncated=truncated, unknown_finish=unknown,
-                        checked=checked, extraction_failed=failed, ambiguous=ambiguous, followed_format=followed,
-                        member_answers=members, member_followed=members_ok)
+    return ArmArtifacts(
+        subject=subject,
+        final_calls=final,
+        truncated=truncated,
+        unknown_finish=unknown,
+        checked=checked,
+        extraction_failed=failed,
+        ambiguous=ambiguous,
+        followed_format=followed,
+        member_answers=members,
+        member_followed=members_ok,
+    )
 
 
 def _rate(count: int, total: int) -> str:
@@ -54,7 +63,9 @@ def arm_words(arm: ArmArtifacts) -> str:
     answer line 50/55 (91%) (members 150/165 (91%))``."""
     unknown = f" (+{arm.unknown_finish} without a finish reason)" if arm.unknown_finish else ""
     members = f" (members {_rate(arm.member_followed, arm.member_answers)})" if arm.member_answers else ""
-    return (f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
-            f"extraction failed {_rate(arm.extraction_failed, arm.checked)}, "
-            f"ambiguous {_rate(arm.ambiguous, arm.checked)}, "
-            f"answer line {_rate(arm.followed_format, arm.checked)}{members}")
+    return (
+        f"{arm.subject}: truncated final answers {_rate(arm.truncated, arm.final_calls)}{unknown}, "
+        f"extraction failed {_rate(arm.extraction_failed, arm.checked)}, "
+        f"ambiguous {_rate(arm.ambiguous, arm.checked)}, "
+        f"answer line {_rate(arm.followed_format, arm.checked)}{members}"
+    )

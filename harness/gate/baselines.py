@@ -260,9 +260,15 @@ def baseline_from_results(
         again = extra.get((r.case_id, r.subject), [])
         spread = _spreads(r, again, scores)
         entries[(r.case_id, r.subject)] = BaselineEntry(
-            case_id=r.case_id, subject=r.subject, category=r.category, evaluation_mode=r.evaluation_mode,
-            status=r.status, scores={s: spread[s].mean for s in spread} if spread else scores, review=r.review,
-            spread=spread, runs=1 + len(again),
+            case_id=r.case_id,
+            subject=r.subject,
+            category=r.category,
+            evaluation_mode=r.evaluation_mode,
+            status=r.status,
+            scores={s: spread[s].mean for s in spread} if spread else scores,
+            review=r.review,
+            spread=spread,
+            runs=1 + len(again),
             failures=sum(x.status in FAILING for x in (r, *again)) if again else None,
         )
     data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
@@ -355,12 +361,38 @@ class CaseDelta(Frozen):
     within_noise: bool = False
 
 
-ReasonKind = Literal["score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-                     "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline", "pass_rate",
-                     "known_failure", "tolerated_failure"]
+ReasonKind = Literal[
+    "score_drop",
+    "score_missing",
+    "newly_failing",
+    "failing",
+    "missing",
+    "unreadable",
+    "aggregate",
+    "scoring_error",
+    "unfinished",
+    "stopped",
+    "not_run",
+    "empty_baseline",
+    "pass_rate",
+    "known_failure",
+    "tolerated_failure",
+]
 REASON_KINDS: tuple[ReasonKind, ...] = (
-    "score_drop", "score_missing", "newly_failing", "failing", "missing", "unreadable", "aggregate",
-    "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline", "pass_rate")
+    "score_drop",
+    "score_missing",
+    "newly_failing",
+    "failing",
+    "missing",
+    "unreadable",
+    "aggregate",
+    "scoring_error",
+    "unfinished",
+    "stopped",
+    "not_run",
+    "empty_baseline",
+    "pass_rate",
+)
 #: What the user's gate rule excuses (:mod:`harness.gate.fail_rule`): reported, never counted by :func:`verdict_of`.
 EXCUSED_KINDS: tuple[ReasonKind, ...] = ("known_failure", "tolerated_failure")
 #: Reasons that say a case got worse than the baseline: the one definition of "regressed" (the
@@ -370,8 +402,9 @@ EXCUSED_KINDS: tuple[ReasonKind, ...] = ("known_failure", "tolerated_failure")
 REGRESSION_KINDS: frozenset[str] = frozenset({"score_drop", "score_missing", "newly_failing", "aggregate"})
 #: Reasons that say results are absent, unknown or not fully scored: the verdict is ``incomplete``
 #: unless a failing reason fails it.
-INCOMPLETE_KINDS: frozenset[str] = frozenset({"missing", "unreadable", "scoring_error", "unfinished", "stopped",
-                                              "not_run", "empty_baseline"})
+INCOMPLETE_KINDS: frozenset[str] = frozenset(
+    {"missing", "unreadable", "scoring_error", "unfinished", "stopped", "not_run", "empty_baseline"}
+)
 Verdict = Literal["pass", "fail", "incomplete"]
 #: The exit code of an ``incomplete`` verdict (``fail`` is 1, a usage or input error 2).
 EXIT_INCOMPLETE = 3
@@ -421,8 +454,11 @@ class GateReason(Frozen):
     @property
     def message(self) -> str:
         """One line for people (the CLI, the pytest summary and the report banner)."""
-        where = f"case {self.case_id} [{self.subject}]" if self.case_id is not None else (
-            f"[{self.subject}] " if self.subject else "")
+        where = (
+            f"case {self.case_id} [{self.subject}]"
+            if self.case_id is not None
+            else (f"[{self.subject}] " if self.subject else "")
+        )
         if self.kind == "score_drop":
             return f"{where}: {self.score} {self.baseline:.3f} -> {self.current:.3f}, {self.detail}"
         if self.kind == "unreadable":
@@ -511,12 +547,24 @@ def resolve_tolerances(
 
 
 def _score_delta(
-    score: str, base: float | None, cur: float | None, tol: float, band: float = 0.0,
+    score: str,
+    base: float | None,
+    cur: float | None,
+    tol: float,
+    band: float = 0.0,
     spreads: tuple[ScoreSpread | None, ScoreSpread | None] = (None, None),
 ) -> ScoreDelta:
     hib = higher_is_better(score)
-    delta = partial(ScoreDelta, score=score, baseline=base, current=cur, tolerance=tol, higher_is_better=hib,
-                    baseline_spread=spreads[0], current_spread=spreads[1])
+    delta = partial(
+        ScoreDelta,
+        score=score,
+        baseline=base,
+        current=cur,
+        tolerance=tol,
+        higher_is_better=hib,
+        baseline_spread=spreads[0],
+        current_spread=spreads[1],
+    )
     if base is None:
         return delta(status="new")
     if cur is None:
@@ -593,8 +641,10 @@ def compare(
         current[(r.case_id, r.subject)] = r
     extra = _by_key(repeats, baseline.dataset)
     stored = baseline.entry_map()
-    gated = tuple(gated_scores) if gated_scores is not None else tuple(
-        sorted({s for e in baseline.entries for s in e.scores})
+    gated = (
+        tuple(gated_scores)
+        if gated_scores is not None
+        else tuple(sorted({s for e in baseline.entries for s in e.scores}))
     )
     tols = resolve_tolerances(gated, tolerances, default_tolerance)
     ds = baseline.dataset
@@ -607,19 +657,42 @@ def compare(
         for where in unreadable
     ]
     if not baseline.entries:
-        reasons.append(GateReason(kind="empty_baseline", dataset=ds, detail=(
-            f"the baseline of {ds} holds no entries: nothing was compared (write it again with --update-baseline "
-            "from a run with results)")))
+        reasons.append(
+            GateReason(
+                kind="empty_baseline",
+                dataset=ds,
+                detail=(
+                    f"the baseline of {ds} holds no entries: nothing was compared "
+                    "(write it again with --update-baseline "
+                    "from a run with results)"
+                ),
+            )
+        )
     pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
     for key in [*stored, *(k for k in current if k not in stored)]:
         entry, result = stored.get(key), current.get(key)
         case_id, subject = key
         if result is None:
             assert entry is not None
-            cases.append(CaseDelta(case_id=case_id, subject=subject, category=entry.category,
-                                   status="missing", baseline_status=entry.status, reasons=("not in this run",)))
-            reasons.append(GateReason(kind="missing", dataset=ds, case_id=case_id, subject=subject,
-                                      detail=f"baselined case has no result in this run (baseline {entry.status})"))
+            cases.append(
+                CaseDelta(
+                    case_id=case_id,
+                    subject=subject,
+                    category=entry.category,
+                    status="missing",
+                    baseline_status=entry.status,
+                    reasons=("not in this run",),
+                )
+            )
+            reasons.append(
+                GateReason(
+                    kind="missing",
+                    dataset=ds,
+                    case_id=case_id,
+                    subject=subject,
+                    detail=f"baselined case has no result in this run (baseline {entry.status})",
+                )
+            )
             continue
         failing = result.status in FAILING
         was_failing = entry is not None and entry.status in FAILING
@@ -630,17 +703,33 @@ def compare(
             newly = test.p <= model.case_level
             newly_within_noise = not newly and (failing and not was_failing or test.worse)
             if newly:
-                reasons.append(GateReason(kind="newly_failing", dataset=ds, case_id=case_id, subject=subject,
-                                          p_value=test.p, detail=f"{test.words()} (noise-aware)"))
+                reasons.append(
+                    GateReason(
+                        kind="newly_failing",
+                        dataset=ds,
+                        case_id=case_id,
+                        subject=subject,
+                        p_value=test.p,
+                        detail=f"{test.words()} (noise-aware)",
+                    )
+                )
         elif failing:
             why = f": {result.error}" if result.status == "error" and result.error else ""
             verb = "errored" if result.status == "error" else "failed"
             if entry is not None and not was_failing:
-                reasons.append(GateReason(kind="newly_failing", dataset=ds, case_id=case_id, subject=subject,
-                                          detail=f"newly {verb} (baseline {entry.status}){why}"))
+                reasons.append(
+                    GateReason(
+                        kind="newly_failing",
+                        dataset=ds,
+                        case_id=case_id,
+                        subject=subject,
+                        detail=f"newly {verb} (baseline {entry.status}){why}",
+                    )
+                )
             else:
-                reasons.append(GateReason(kind="failing", dataset=ds, case_id=case_id, subject=subject,
-                                          detail=f"{verb}{why}"))
+                reasons.append(
+                    GateReason(kind="failing", dataset=ds, case_id=case_id, subject=subject, detail=f"{verb}{why}")
+                )
         base_scores = entry.scores if entry is not None else {}
         cur_spreads = _spreads(result, extra.get(key, []), gated)
         deltas = []
@@ -662,17 +751,44 @@ def compare(
                 cur_list.append(c)
                 base_list.append(b)
             if d.status == "regressed":
-                reasons.append(GateReason(
-                    kind="score_drop", dataset=ds, case_id=case_id, subject=subject, score=s, baseline=b, current=c,
-                    tolerance=tols[s], allowed=d.allowed, p_value=d.p_value,
-                    detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}"))
+                reasons.append(
+                    GateReason(
+                        kind="score_drop",
+                        dataset=ds,
+                        case_id=case_id,
+                        subject=subject,
+                        score=s,
+                        baseline=b,
+                        current=c,
+                        tolerance=tols[s],
+                        allowed=d.allowed,
+                        p_value=d.p_value,
+                        detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}",
+                    )
+                )
             elif d.status == "missing" and not failing:
-                reasons.append(GateReason(kind="score_missing", dataset=ds, case_id=case_id, subject=subject,
-                                          score=s, baseline=b, tolerance=tols[s],
-                                          detail=f"{s} missing from the run (baseline {b:.3f})"))
+                reasons.append(
+                    GateReason(
+                        kind="score_missing",
+                        dataset=ds,
+                        case_id=case_id,
+                        subject=subject,
+                        score=s,
+                        baseline=b,
+                        tolerance=tols[s],
+                        detail=f"{s} missing from the run (baseline {b:.3f})",
+                    )
+                )
         case_reasons = [r for r in map(_score_reason, deltas) if r]
-        case_delta = partial(CaseDelta, case_id=case_id, subject=subject, category=result.category,
-                             current_status=result.status, failing=failing, scores=tuple(deltas))
+        case_delta = partial(
+            CaseDelta,
+            case_id=case_id,
+            subject=subject,
+            category=result.category,
+            current_status=result.status,
+            failing=failing,
+            scores=tuple(deltas),
+        )
         if entry is None:
             cases.append(case_delta(status="new", reasons=("not in the baseline", *case_reasons)))
             continue
@@ -693,8 +809,9 @@ def compare(
         else:
             status = "unchanged"
         within = status != "regressed" and (newly_within_noise or any(d.within_noise for d in deltas))
-        cases.append(case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons),
-                                within_noise=within))
+        cases.append(
+            case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons), within_noise=within)
+        )
 
     aggregates: dict[str, RegressionTest] = {}
     run_alpha = model.run_level if model is not None else alpha
@@ -702,22 +819,50 @@ def compare(
         agg = paired_regression_test(cur, base, tols[s], alpha=run_alpha, higher_is_better=higher_is_better(s))
         aggregates[f"{subject}:{s}"] = agg
         if agg.significant_drop:
-            reasons.append(GateReason(
-                kind="aggregate", dataset=ds, subject=subject, score=s, tolerance=tols[s], p_value=agg.p_value,
-                n=agg.n, detail=(f"paired test over {agg.n} case(s): a drop beyond tolerance {tols[s]:g} "
-                                  f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} < alpha "
-                                  f"{run_alpha:.3g})")))
+            reasons.append(
+                GateReason(
+                    kind="aggregate",
+                    dataset=ds,
+                    subject=subject,
+                    score=s,
+                    tolerance=tols[s],
+                    p_value=agg.p_value,
+                    n=agg.n,
+                    detail=(
+                        f"paired test over {agg.n} case(s): a drop beyond tolerance {tols[s]:g} "
+                        f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} < alpha "
+                        f"{run_alpha:.3g})"
+                    ),
+                )
+            )
     if model is not None:
         for subject, (worse, better) in sorted(model.pass_fail.items()):
             p = sign_test_worse_p(worse, better)
             if p <= model.run_level:
-                reasons.append(GateReason(
-                    kind="aggregate", dataset=ds, subject=subject, score="pass/fail", p_value=p, n=worse + better,
-                    detail=(f"sign test over the cases whose failure rate changed: {worse} fail more often, "
-                            f"{better} less often (p={p:.3g} <= {model.run_level:.3g})")))
+                reasons.append(
+                    GateReason(
+                        kind="aggregate",
+                        dataset=ds,
+                        subject=subject,
+                        score="pass/fail",
+                        p_value=p,
+                        n=worse + better,
+                        detail=(
+                            f"sign test over the cases whose failure rate changed: {worse} fail more often, "
+                            f"{better} less often (p={p:.3g} <= {model.run_level:.3g})"
+                        ),
+                    )
+                )
     return Comparison(
-        dataset=ds, gated_scores=gated, tolerances=tols, alpha=alpha, cases=tuple(cases),
-        aggregates=aggregates, reasons=tuple(reasons), unreadable=tuple(unreadable), noise_aware=noisy,
+        dataset=ds,
+        gated_scores=gated,
+        tolerances=tols,
+        alpha=alpha,
+        cases=tuple(cases),
+        aggregates=aggregates,
+        reasons=tuple(reasons),
+        unreadable=tuple(unreadable),
+        noise_aware=noisy,
         case_level=model.case_level if model is not None else None,
         run_level=model.run_level if model is not None else None,
     )
@@ -739,14 +884,21 @@ class _StatusTest:
         return self.bad_current / self.k_current > self.bad_base / self.k_base
 
     def words(self) -> str:
-        return (f"failed {self.bad_current}/{self.k_current} run(s) (baseline {self.bad_base}/{self.k_base}), "
-                f"Fisher p={self.p:.3g}")
+        return (
+            f"failed {self.bad_current}/{self.k_current} run(s) (baseline {self.bad_base}/{self.k_base}), "
+            f"Fisher p={self.p:.3g}"
+        )
 
 
 def _status_test(bad_base: int, k_base: int, bad_current: int, k_current: int) -> _StatusTest:
-    return _StatusTest(bad_base=bad_base, k_base=k_base, bad_current=bad_current, k_current=k_current,
-                       p=fisher_worse_p(bad_base, k_base, bad_current, k_current),
-                       min_p=fisher_min_p(bad_base, k_base, bad_current, k_current))
+    return _StatusTest(
+        bad_base=bad_base,
+        k_base=k_base,
+        bad_current=bad_current,
+        k_current=k_current,
+        p=fisher_worse_p(bad_base, k_base, bad_current, k_current),
+        min_p=fisher_min_p(bad_base, k_base, bad_current, k_current),
+    )
 
 
 @dataclass(frozen=True)
@@ -758,14 +910,21 @@ class _ScoreTest:
     case: CaseNoise | None = None
     noise: ScoreNoise | None = None
 
-    def delta(self, score: str, base: float, current: float, tol: float,
-              spreads: tuple[ScoreSpread | None, ScoreSpread | None]) -> ScoreDelta:
+    def delta(
+        self,
+        score: str,
+        base: float,
+        current: float,
+        tol: float,
+        spreads: tuple[ScoreSpread | None, ScoreSpread | None],
+    ) -> ScoreDelta:
         if self.binary is not None:
             raw = _score_delta(score, base, current, tol, 0.0, spreads)
             beyond = self.binary.p <= self.level
             if raw.status == "regressed" and not beyond:
-                return raw.model_copy(update={"status": "unchanged", "within_noise": True,
-                                              "p_value": self.binary.p, "level": self.level})
+                return raw.model_copy(
+                    update={"status": "unchanged", "within_noise": True, "p_value": self.binary.p, "level": self.level}
+                )
             return raw.model_copy(update={"p_value": self.binary.p, "level": self.level})
         assert self.case is not None and self.noise is not None
         band = self.noise.band(self.case, self.level)
@@ -790,8 +949,11 @@ def _is_binary(score: str, values: Iterable[float]) -> bool:
 
 
 def _noise_model(
-    stored: Mapping[tuple[str, str], BaselineEntry], current: Mapping[tuple[str, str], CaseResult],
-    extra: Mapping[tuple[str, str], Sequence[CaseResult]], gated: Sequence[str], alpha: float,
+    stored: Mapping[tuple[str, str], BaselineEntry],
+    current: Mapping[tuple[str, str], CaseResult],
+    extra: Mapping[tuple[str, str], Sequence[CaseResult]],
+    gated: Sequence[str],
+    alpha: float,
 ) -> _NoiseModel:
     """Every per-case and run-level test of noise-aware mode (:mod:`harness.gate.noise`) and their levels."""
     status: dict[tuple[str, str], _StatusTest] = {}
@@ -823,17 +985,24 @@ def _noise_model(
                 binary[(key, s)] = _status_test(bad_base, k_base, sum(v != good for v in values), len(values))
                 continue
             groups.setdefault((key[1], s), {})[key] = case_noise(
-                [b], values, None if spread is None else (spread.k, spread.sd))
+                [b], values, None if spread is None else (spread.k, spread.sd)
+            )
     noises = {g: ScoreNoise.of(list(cs.values()), score_scale(g[1])) for g, cs in groups.items()}
     case_min_p = [t.min_p for t in status.values()] + [t.min_p for t in binary.values()]
     case_min_p += [0.0] * sum(len(cs) for cs in groups.values())
     case_level = tarone_level(case_min_p, alpha * CASE_SHARE)
-    run_min_p = [0.5 ** sum(c) for c in pass_fail.values()] + [0.0] * (len(groups) + len(
-        {(k[1], s) for k, s in binary}))
+    run_min_p = [0.5 ** sum(c) for c in pass_fail.values()] + [0.0] * (
+        len(groups) + len({(k[1], s) for k, s in binary})
+    )
     run_level = tarone_level(run_min_p, alpha * (1.0 - CASE_SHARE))
     scores = {ks: _ScoreTest(binary=t, level=case_level) for ks, t in binary.items()}
     for (subject, s), cs in groups.items():
         for key, cn in cs.items():
             scores[(key, s)] = _ScoreTest(case=cn, noise=noises[(subject, s)], level=case_level)
-    return _NoiseModel(case_level=case_level, run_level=run_level, status=status, scores=scores,
-                       pass_fail={k: (v[0], v[1]) for k, v in pass_fail.items()})
+    return _NoiseModel(
+        case_level=case_level,
+        run_level=run_level,
+        status=status,
+        scores=scores,
+        pass_fail={k: (v[0], v[1]) for k, v in pass_fail.items()},
+    )

@@ -63,8 +63,11 @@ def _key(r: CaseResult) -> str:
 
 
 def _score(results: Sequence[CaseResult], subject: str, family: str, keys: set[str]) -> MemberScore:
-    xs = [r.scores[family] for r in results if r.subject == subject and _key(r) in keys
-          and family in r.scores and math.isfinite(r.scores[family])]
+    xs = [
+        r.scores[family]
+        for r in results
+        if r.subject == subject and _key(r) in keys and family in r.scores and math.isfinite(r.scores[family])
+    ]
     return MemberScore(member=subject.partition(":")[2], mean=sum(xs) / len(xs) if xs else None, n=len(xs))
 
 
@@ -78,28 +81,54 @@ def best_member(results: Sequence[CaseResult], family: str, tag: str | None) -> 
     held_out = keys - chosen_on
     if not chosen_on or not held_out:
         per = tuple(_score(results, s, family, keys) for s in solos)
-        why = (f"no case is tagged '{tag}'" if tag and not chosen_on else
-               f"every case is tagged '{tag}', none is left to evaluate on" if tag else "no selection tag is set")
-        return BestMember(tag=tag, family=family, selection_cases=len(chosen_on), evaluation_cases=len(held_out),
-                          chosen=None, selection=(), evaluation=per,
-                          sentence=f"best single member: not chosen ({why}); each member is reported on its own")
+        why = (
+            f"no case is tagged '{tag}'"
+            if tag and not chosen_on
+            else f"every case is tagged '{tag}', none is left to evaluate on"
+            if tag
+            else "no selection tag is set"
+        )
+        return BestMember(
+            tag=tag,
+            family=family,
+            selection_cases=len(chosen_on),
+            evaluation_cases=len(held_out),
+            chosen=None,
+            selection=(),
+            evaluation=per,
+            sentence=f"best single member: not chosen ({why}); each member is reported on its own",
+        )
     selection = tuple(_score(results, s, family, chosen_on) for s in solos)
     evaluation = tuple(_score(results, s, family, held_out) for s in solos)
     eligible = [m for m in selection if m.mean is not None]
     if not eligible:
-        return BestMember(tag=tag, family=family, selection_cases=len(chosen_on), evaluation_cases=len(held_out),
-                          chosen=None, selection=selection, evaluation=evaluation,
-                          sentence=f"best single member: not chosen (no member was scored on {family} "
-                                   f"on the {len(chosen_on)} case(s) tagged '{tag}')")
+        return BestMember(
+            tag=tag,
+            family=family,
+            selection_cases=len(chosen_on),
+            evaluation_cases=len(held_out),
+            chosen=None,
+            selection=selection,
+            evaluation=evaluation,
+            sentence=f"best single member: not chosen (no member was scored on {family} "
+            f"on the {len(chosen_on)} case(s) tagged '{tag}')",
+        )
     top = max(m.mean for m in eligible if m.mean is not None)
     win = next(m for m in eligible if m.mean == top)  # solos are sorted: ties go to the first alphabetically
     ev = next(m for m in evaluation if m.member == win.member)
     ev_words = f"{ev.mean:.3f} (n={ev.n})" if ev.mean is not None else "not scored"
     return BestMember(
-        tag=tag, family=family, selection_cases=len(chosen_on), evaluation_cases=len(held_out),
-        chosen=win.member, selection=selection, evaluation=evaluation,
-        sentence=(f"best single member: {win.member}, chosen on the {len(chosen_on)} case(s) tagged '{tag}' "
-                  f"(mean {family} {top:.3f}); reported as {BEST} on the other {len(held_out)} case(s): {ev_words}"),
+        tag=tag,
+        family=family,
+        selection_cases=len(chosen_on),
+        evaluation_cases=len(held_out),
+        chosen=win.member,
+        selection=selection,
+        evaluation=evaluation,
+        sentence=(
+            f"best single member: {win.member}, chosen on the {len(chosen_on)} case(s) tagged '{tag}' "
+            f"(mean {family} {top:.3f}); reported as {BEST} on the other {len(held_out)} case(s): {ev_words}"
+        ),
     )
 
 
@@ -107,8 +136,11 @@ def best_solo_results(results: Sequence[CaseResult], choice: BestMember | None) 
     """The chosen member's results on the evaluation cases, relabelled ``best-solo`` (empty without a choice)."""
     if choice is None or choice.chosen is None or choice.tag is None:
         return []
-    return [r.model_copy(update={"subject": BEST}) for r in results
-            if r.subject == f"solo:{choice.chosen}" and choice.tag not in r.tags]
+    return [
+        r.model_copy(update={"subject": BEST})
+        for r in results
+        if r.subject == f"solo:{choice.chosen}" and choice.tag not in r.tags
+    ]
 
 
 def best_member_summary(choice: BestMember | None) -> dict[str, object] | None:

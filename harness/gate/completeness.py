@@ -50,8 +50,11 @@ class Completeness(Frozen):
 
     def words(self) -> str:
         """One line for people: ``incomplete: 1 of 24 planned result(s), run not finished (killed?)``."""
-        held = f"{self.results} of {self.planned} planned result(s)" if self.planned is not None else (
-            f"{self.results} result(s)")
+        held = (
+            f"{self.results} of {self.planned} planned result(s)"
+            if self.planned is not None
+            else (f"{self.results} result(s)")
+        )
         parts = [held]
         if self.unreadable_lines:
             parts.append(f"{self.unreadable_lines} unreadable line(s) in {RESULTS}")
@@ -67,9 +70,11 @@ def completeness(run: Run) -> Completeness:
     m = run.manifest
     planned = m.planned
     return Completeness(
-        planned=planned, results=len(run.results),
+        planned=planned,
+        results=len(run.results),
         not_run=max(planned - len(run.results), 0) if planned is not None else 0,
-        unreadable_lines=len(run.corrupt_lines), finished=m.finished_at is not None,
+        unreadable_lines=len(run.corrupt_lines),
+        finished=m.finished_at is not None,
         stopped=(m.stopped or "a limit stopped the run") if m.partial else None,
     )
 
@@ -79,14 +84,34 @@ def completeness_reasons(run: Run, state: Completeness, datasets: str) -> list[G
     reasons of the comparison or of :func:`harness.gate.regression.gate_outcome`)."""
     out = []
     if not state.finished:
-        out.append(GateReason(kind="unfinished", dataset=datasets, detail=(
-            f"the run never finished (no finish time in {run.run_dir / 'manifest.json'}): killed or crashed "
-            f"mid-run; finish it with `council-harness run --resume {run.run_id}`")))
+        out.append(
+            GateReason(
+                kind="unfinished",
+                dataset=datasets,
+                detail=(
+                    f"the run never finished (no finish time in {run.run_dir / 'manifest.json'}): killed or crashed "
+                    f"mid-run; finish it with `council-harness run --resume {run.run_id}`"
+                ),
+            )
+        )
     if state.stopped is not None:
-        out.append(GateReason(kind="stopped", dataset=datasets, detail=(
-            f"stopped early by a limit ({state.stopped}); finish it with `council-harness run --resume "
-            f"{run.run_id}`")))
+        out.append(
+            GateReason(
+                kind="stopped",
+                dataset=datasets,
+                detail=(
+                    f"stopped early by a limit ({state.stopped}); finish it with `council-harness run --resume "
+                    f"{run.run_id}`"
+                ),
+            )
+        )
     if state.not_run:
-        out.append(GateReason(kind="not_run", dataset=datasets, n=state.not_run, detail=(
-            f"{state.not_run} of {state.planned} planned (case, subject) pair(s) have no result")))
+        out.append(
+            GateReason(
+                kind="not_run",
+                dataset=datasets,
+                n=state.not_run,
+                detail=(f"{state.not_run} of {state.planned} planned (case, subject) pair(s) have no result"),
+            )
+        )
     return out

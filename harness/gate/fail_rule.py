@@ -81,20 +81,31 @@ def pass_rates(results: Iterable[CaseResult]) -> dict[str, float]:
 
 def _baseline_failing(comparisons: Sequence[Comparison]) -> set[tuple[str, str, str]]:
     """(dataset, case, subject) of every case that failed or errored in its stored baseline."""
-    return {(c.dataset, d.case_id, d.subject) for c in comparisons for d in c.cases
-            if d.baseline_status is not None and d.baseline_status in FAILING}
+    return {
+        (c.dataset, d.case_id, d.subject)
+        for c in comparisons
+        for d in c.cases
+        if d.baseline_status is not None and d.baseline_status in FAILING
+    }
 
 
-def apply_rule(reasons: Sequence[GateReason], results: Sequence[CaseResult], comparisons: Sequence[Comparison],
-               rule: GateSettings) -> RuleOutcome:
+def apply_rule(
+    reasons: Sequence[GateReason], results: Sequence[CaseResult], comparisons: Sequence[Comparison], rule: GateSettings
+) -> RuleOutcome:
     """Apply ``rule`` to the gate's ``reasons`` (module docstring: precedence and definitions)."""
     known_keys = _baseline_failing(comparisons) if rule.fail_on == "regressions" else set()
     kept: list[GateReason] = []
     excused: list[GateReason] = []
     for r in reasons:
         if r.kind == "failing" and (r.dataset, r.case_id, r.subject) in known_keys:
-            excused.append(r.model_copy(update={"kind": "known_failure",
-                                                "detail": f"{r.detail} (failed in the baseline too: a known failure)"}))
+            excused.append(
+                r.model_copy(
+                    update={
+                        "kind": "known_failure",
+                        "detail": f"{r.detail} (failed in the baseline too: a known failure)",
+                    }
+                )
+            )
         else:
             kept.append(r)
     rates: dict[str, float] = {}
@@ -105,16 +116,34 @@ def apply_rule(reasons: Sequence[GateReason], results: Sequence[CaseResult], com
         still: list[GateReason] = []
         for r in kept:
             if r.kind == "failing" and r.subject in rates and r.subject not in low:
-                excused.append(r.model_copy(update={
-                    "kind": "tolerated_failure",
-                    "detail": f"{r.detail} (tolerated: {r.subject} passes {rates[r.subject]:.1%} >= {threshold:.1%})"}))
+                excused.append(
+                    r.model_copy(
+                        update={
+                            "kind": "tolerated_failure",
+                            "detail": f"{r.detail} (tolerated: {r.subject} passes "
+                            f"{rates[r.subject]:.1%} >= {threshold:.1%})",
+                        }
+                    )
+                )
             else:
                 still.append(r)
         datasets = ", ".join(sorted({r.dataset for r in results}))
-        still += [GateReason(kind="pass_rate", dataset=datasets, subject=s, current=round(rates[s], 4),
-                             allowed=threshold,
-                             detail=f"pass rate {rates[s]:.1%} below gate.min_pass_rate {threshold:.1%}")
-                  for s in sorted(low)]
+        still += [
+            GateReason(
+                kind="pass_rate",
+                dataset=datasets,
+                subject=s,
+                current=round(rates[s], 4),
+                allowed=threshold,
+                detail=f"pass rate {rates[s]:.1%} below gate.min_pass_rate {threshold:.1%}",
+            )
+            for s in sorted(low)
+        ]
         kept = still
-    return RuleOutcome(fail_on=rule.fail_on, min_pass_rate=rule.min_pass_rate, reasons=tuple(kept),
-                       excused=tuple(excused), pass_rates=rates)
+    return RuleOutcome(
+        fail_on=rule.fail_on,
+        min_pass_rate=rule.min_pass_rate,
+        reasons=tuple(kept),
+        excused=tuple(excused),
+        pass_rates=rates,
+    )

@@ -77,14 +77,19 @@ class Validity(Frozen):
         who = f"{self.kind} {self.scorer}"
         if self.verdict == "undefined":
             return f"{who}: validity undefined ({self.n_correct} correct, {self.n_incorrect} incorrect answers)"
-        figures = (f"AUC {self.auc:.2f} (95% CI {self.ci_low:.2f}-{self.ci_high:.2f}), mean score "
-                   f"{self.mean_correct:.2f} right vs {self.mean_incorrect:.2f} wrong, "
-                   f"n = {self.n_correct}+{self.n_incorrect}")
+        figures = (
+            f"AUC {self.auc:.2f} (95% CI {self.ci_low:.2f}-{self.ci_high:.2f}), mean score "
+            f"{self.mean_correct:.2f} right vs {self.mean_incorrect:.2f} wrong, "
+            f"n = {self.n_correct}+{self.n_incorrect}"
+        )
         if self.verdict == "too_few":
             return f"{who}: too few right or wrong answers to tell whether it separates them ({figures})"
         if self.verdict == "uninformative":
-            what = (UNINFORMATIVE_LINE if self.kind == "judge" else
-                    "the reviewer does not rank right answers above wrong ones: treat its ballots as uninformative")
+            what = (
+                UNINFORMATIVE_LINE
+                if self.kind == "judge"
+                else "the reviewer does not rank right answers above wrong ones: treat its ballots as uninformative"
+            )
             return f"{who}: {what} ({figures})"
         if self.verdict == "inverted":
             return f"{who}: scores wrong answers HIGHER than right ones ({figures})"
@@ -114,13 +119,25 @@ def validity(scorer: str, kind: Literal["judge", "reviewer"], pairs: Sequence[tu
     low, high = max(0.0, auc - Z95 * se), min(1.0, auc + Z95 * se)
     p = float(test.pvalue) if test.pvalue == test.pvalue else 1.0  # all scores equal: NaN -> no difference
     verdict: Verdict = (
-        "too_few" if min(len(right), len(wrong)) < MIN_GROUP
-        else "uninformative" if p >= ALPHA else "informative" if auc > 0.5 else "inverted"
+        "too_few"
+        if min(len(right), len(wrong)) < MIN_GROUP
+        else "uninformative"
+        if p >= ALPHA
+        else "informative"
+        if auc > 0.5
+        else "inverted"
     )
-    return base.model_copy(update=dict(
-        auc=auc, ci_low=low, ci_high=high, mean_correct=statistics.fmean(right),
-        mean_incorrect=statistics.fmean(wrong), p_value=p, verdict=verdict,
-    ))
+    return base.model_copy(
+        update=dict(
+            auc=auc,
+            ci_low=low,
+            ci_high=high,
+            mean_correct=statistics.fmean(right),
+            mean_incorrect=statistics.fmean(wrong),
+            p_value=p,
+            verdict=verdict,
+        )
+    )
 
 
 def judge_validity(results: Iterable[CaseResult]) -> list[Validity]:
@@ -143,8 +160,11 @@ def reviewer_validity(results: Iterable[CaseResult]) -> list[Validity]:
         for review in r.transcript.reviews:
             if not review.ok or review.ballot.abstained:
                 continue
-            ballot = [mapping[lab] for lab in review.ballot.ranking
-                      if lab in mapping and mapping[lab] != review.reviewer and mapping[lab] in r.answer_correct]
+            ballot = [
+                mapping[lab]
+                for lab in review.ballot.ranking
+                if lab in mapping and mapping[lab] != review.reviewer and mapping[lab] in r.answer_correct
+            ]
             for pos, member in enumerate(ballot):
                 pairs[review.reviewer].append((ranking_score(pos, len(ballot)), r.answer_correct[member]))
     return [validity(reviewer, "reviewer", p) for reviewer, p in sorted(pairs.items())]

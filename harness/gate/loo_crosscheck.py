@@ -49,8 +49,10 @@ class CrossCheck(Frozen):
         rank = f"{self.mean_peer_rank:.2f}" if self.mean_peer_rank is not None else "—"
         loo = f"{self.loo_effect:+.3f}" if self.loo_effect is not None else "not run"
         flags = f" — {'; '.join(self.flags)}" if self.flags else ""
-        return (f"cross-check {self.member}: synthesis follows it in {share} of {self.attributed_cases} case(s), "
-                f"mean peer rank {rank}, leave-one-out effect {loo}{flags}")
+        return (
+            f"cross-check {self.member}: synthesis follows it in {share} of {self.attributed_cases} case(s), "
+            f"mean peer rank {rank}, leave-one-out effect {loo}{flags}"
+        )
 
 
 def _finite(x: float | None) -> float | None:
@@ -94,13 +96,21 @@ def cross_check(results: Sequence[CaseResult], loo: Sequence[LeaveOneOut]) -> li
             if x.flagged and best_rank is not None and mean_rank[m] == best_rank:
                 flags.append("top-ranked but dispensable: peers rank it best, yet removing it does not hurt")
             if not x.flagged and share[m] is not None and share[m] < 1 / len(members):  # type: ignore[operator]
-                flags.append("matters but unfollowed: removing it hurts, yet the synthesis follows it "
-                             "less than an equal share")
-        out.append(CrossCheck(
-            member=m, attribution_share=share[m], attributed_cases=cases, mean_peer_rank=mean_rank[m],
-            loo_effect=_finite(x.effect) if x else None, loo_low=_finite(x.low) if x else None,
-            loo_high=_finite(x.high) if x else None, flags=tuple(flags),
-        ))
+                flags.append(
+                    "matters but unfollowed: removing it hurts, yet the synthesis follows it less than an equal share"
+                )
+        out.append(
+            CrossCheck(
+                member=m,
+                attribution_share=share[m],
+                attributed_cases=cases,
+                mean_peer_rank=mean_rank[m],
+                loo_effect=_finite(x.effect) if x else None,
+                loo_low=_finite(x.low) if x else None,
+                loo_high=_finite(x.high) if x else None,
+                flags=tuple(flags),
+            )
+        )
     return out
 
 

@@ -152,9 +152,13 @@ class ScoreNoise(Frozen):
 
     @classmethod
     def of(cls, cases: Sequence[CaseNoise], scale: float) -> ScoreNoise:
-        return cls(prior_sd=PRIOR_SD_FRACTION * scale, ss_within=math.fsum(c.ss_within for c in cases),
-                   df_within=sum(c.df_within for c in cases), between_sum=math.fsum(c.between for c in cases),
-                   m=len(cases))
+        return cls(
+            prior_sd=PRIOR_SD_FRACTION * scale,
+            ss_within=math.fsum(c.ss_within for c in cases),
+            df_within=sum(c.df_within for c in cases),
+            between_sum=math.fsum(c.between for c in cases),
+            m=len(cases),
+        )
 
     @property
     def df(self) -> float:
@@ -180,20 +184,28 @@ def _t_quantile(q: float, df: float) -> float:
     return float(sps.t.ppf(q, df))
 
 
-def case_noise(base: Sequence[float], current: Sequence[float], base_spread: tuple[int, float] | None = None
-               ) -> CaseNoise:
+def case_noise(
+    base: Sequence[float], current: Sequence[float], base_spread: tuple[int, float] | None = None
+) -> CaseNoise:
     """:class:`CaseNoise` from the repeat values of both sides (each non-empty).
 
     ``base_spread = (k, sd)`` stands for the baseline's ``k`` values when only their mean
     (``base[0]``) and sample SD were stored (a baseline's :class:`~harness.gate.repeats.ScoreSpread`).
     """
+
     def ss(values: Sequence[float]) -> float:
         mean = math.fsum(values) / len(values)
         return math.fsum((v - mean) ** 2 for v in values)
 
-    k_base, ss_base = (len(base), ss(base)) if base_spread is None else (
-        base_spread[0], (base_spread[0] - 1) * base_spread[1] ** 2)
+    k_base, ss_base = (
+        (len(base), ss(base)) if base_spread is None else (base_spread[0], (base_spread[0] - 1) * base_spread[1] ** 2)
+    )
     mean_base = math.fsum(base) / len(base)
-    return CaseNoise(k_base=k_base, k_current=len(current), mean_base=mean_base,
-                     mean_current=math.fsum(current) / len(current), ss_within=ss_base + ss(current),
-                     df_within=k_base - 1 + len(current) - 1)
+    return CaseNoise(
+        k_base=k_base,
+        k_current=len(current),
+        mean_base=mean_base,
+        mean_current=math.fsum(current) / len(current),
+        ss_within=ss_base + ss(current),
+        df_within=k_base - 1 + len(current) - 1,
+    )

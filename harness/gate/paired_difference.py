@@ -32,8 +32,14 @@ class PairedDifference(Frozen):
 
 
 def paired_difference(
-    results: Sequence[CaseResult], treatment: str, control: str, family: str,
-    keys: Collection[str] | None = None, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+    results: Sequence[CaseResult],
+    treatment: str,
+    control: str,
+    family: str,
+    keys: Collection[str] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> PairedDifference:
     """The :class:`PairedDifference` of ``treatment`` over ``control`` on ``family`` (module docstring)."""
     samples, _ = paired_families(results, treatment, control, families=(family,))
@@ -41,23 +47,36 @@ def paired_difference(
 
 
 def sample_difference(
-    sample: PairedSample | None, keys: Collection[str] | None = None, confidence: float = 0.95,
-    n_resamples: int = 10_000, seed: int = 0,
+    sample: PairedSample | None,
+    keys: Collection[str] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> PairedDifference:
     """The :class:`PairedDifference` of an already paired sample (``council`` = treatment, ``baseline`` =
     control; ``None``: no pair), optionally only the pairs whose id is in ``keys``."""
-    pairs = [] if sample is None else [
-        (t, c) for t, c, k in zip(sample.council, sample.baseline, sample.ids or (), strict=True)
-        if keys is None or k in keys
-    ]
+    pairs = (
+        []
+        if sample is None
+        else [
+            (t, c)
+            for t, c, k in zip(sample.council, sample.baseline, sample.ids or (), strict=True)
+            if keys is None or k in keys
+        ]
+    )
     if not pairs:
-        return PairedDifference(n=0, n_informative=0, mean=math.nan, low=math.nan, high=math.nan,
-                                confidence=confidence)
+        return PairedDifference(n=0, n_informative=0, mean=math.nan, low=math.nan, high=math.nan, confidence=confidence)
     d = difference_scores([t for t, _ in pairs], [c for _, c in pairs], 0.0)
     if not d.any():
         low = high = 0.0
     else:
         test = sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
         low, high = test.low, test.high
-    return PairedDifference(n=int(d.size), n_informative=int((d != 0).sum()), mean=float(d.mean()), low=low,
-                            high=high, confidence=confidence)
+    return PairedDifference(
+        n=int(d.size),
+        n_informative=int((d != 0).sum()),
+        mean=float(d.mean()),
+        low=low,
+        high=high,
+        confidence=confidence,
+    )

@@ -19,8 +19,9 @@ from harness.stats import (
 from harness.stats.artifacts import artifact_warning
 
 
-def prediction(plan: VerdictPlan, results: Sequence[CaseResult], n_resamples: int = 10_000,
-               seed: int = 0) -> PredictionReport | None:
+def prediction(
+    plan: VerdictPlan, results: Sequence[CaseResult], n_resamples: int = 10_000, seed: int = 0
+) -> PredictionReport | None:
     """Evaluate the prediction over every family of ``plan`` (its threshold and primary endpoint); ``None``
     when no family has pairs.
 
@@ -31,15 +32,24 @@ def prediction(plan: VerdictPlan, results: Sequence[CaseResult], n_resamples: in
     """
     if not plan.families:
         return None
-    report = evaluate_prediction(plan.families, threshold=plan.threshold, by_category=plan.categories,
-                                 n_resamples=n_resamples, seed=seed, primary=plan.primary,
-                                 primary_reason=plan.primary_reason)
+    report = evaluate_prediction(
+        plan.families,
+        threshold=plan.threshold,
+        by_category=plan.categories,
+        n_resamples=n_resamples,
+        seed=seed,
+        primary=plan.primary,
+        primary_reason=plan.primary_reason,
+    )
     arms = tuple(arm_artifacts(results, s) for s in ("council", "baseline"))
     return report.model_copy(update={"arms": arms, "artifact_warning": artifact_warning(arms)})
 
 
 def prediction_from_results(
-    results: Sequence[CaseResult], threshold: float = 0.15, n_resamples: int = 10_000, seed: int = 0,
+    results: Sequence[CaseResult],
+    threshold: float = 0.15,
+    n_resamples: int = 10_000,
+    seed: int = 0,
     primary_endpoint: str | None = None,
 ) -> PredictionReport | None:
     """:func:`prediction` over the plan of ``results`` alone (``primary_endpoint``: the configured one;
@@ -128,12 +138,27 @@ def verdict_records(report: PredictionReport) -> dict[str, object]:
     """The ``"verdicts"`` section of summary.json: the settings, the primary verdict, then every verdict."""
     records = [
         VerdictRecord(
-            family=v.family, scope=v.scope, role=v.role, n=v.n, n_informative=v.n_informative,
-            mean_council=v.mean_council, mean_baseline=v.mean_baseline, effect=v.relative_improvement,
-            effect_low=v.ci_low, effect_high=v.ci_high, difference=v.mean_difference,
-            difference_low=v.diff_low, difference_high=v.diff_high, confidence=v.confidence, method=v.method,
-            p_value=v.p_value, mcnemar_p=v.mcnemar_p, verdict=v.verdict, sentence=verdict_headline(v),
-            reason=v.reason, warning=v.warning,
+            family=v.family,
+            scope=v.scope,
+            role=v.role,
+            n=v.n,
+            n_informative=v.n_informative,
+            mean_council=v.mean_council,
+            mean_baseline=v.mean_baseline,
+            effect=v.relative_improvement,
+            effect_low=v.ci_low,
+            effect_high=v.ci_high,
+            difference=v.mean_difference,
+            difference_low=v.diff_low,
+            difference_high=v.diff_high,
+            confidence=v.confidence,
+            method=v.method,
+            p_value=v.p_value,
+            mcnemar_p=v.mcnemar_p,
+            verdict=v.verdict,
+            sentence=verdict_headline(v),
+            reason=v.reason,
+            warning=v.warning,
         ).model_dump(mode="json")
         for v in report.every()
     ]
@@ -148,9 +173,16 @@ def verdict_records(report: PredictionReport) -> dict[str, object]:
         "confidence": report.confidence,
         "secondary_confidence": report.secondary_confidence,
         "n_secondary": report.n_secondary,
-        "arms": [dict(a.model_dump(mode="json"), truncation_rate=a.truncation_rate,
-                      extraction_failure_rate=a.extraction_failure_rate, ambiguity_rate=a.ambiguity_rate,
-                      format_rate=a.format_rate) for a in report.arms],
+        "arms": [
+            dict(
+                a.model_dump(mode="json"),
+                truncation_rate=a.truncation_rate,
+                extraction_failure_rate=a.extraction_failure_rate,
+                ambiguity_rate=a.ambiguity_rate,
+                format_rate=a.format_rate,
+            )
+            for a in report.arms
+        ],
         "artifact_warning": report.artifact_warning,
         "records": records,
     }
@@ -167,7 +199,13 @@ def write_verdicts(run_dir: Path, report: PredictionReport | None) -> Path:
     """Write the ``"verdicts"`` section of ``<run_dir>/summary.json`` (``null`` when nothing was paired)."""
     from harness.run.summary import update_summary
 
-    payload: dict[str, object] = verdict_records(report) if report is not None else {
-        "primary_verdict": None, "reason": "no score family has cases scored for both the council and the baseline",
-        "records": []}
+    payload: dict[str, object] = (
+        verdict_records(report)
+        if report is not None
+        else {
+            "primary_verdict": None,
+            "reason": "no score family has cases scored for both the council and the baseline",
+            "records": [],
+        }
+    )
     return update_summary(run_dir, "verdicts", payload)

@@ -85,11 +85,23 @@ def compare_run(run: Run, settings: Settings, baseline_file: Path | None = None)
     out = []
     for f in files:
         baseline = load_baseline(f)
-        gated = settings.gated_scores if settings.gated_scores is not None else sorted(
-            {s for e in baseline.entries for s in e.scores if spec(s).gated})
+        gated = (
+            settings.gated_scores
+            if settings.gated_scores is not None
+            else sorted({s for e in baseline.entries for s in e.scores if spec(s).gated})
+        )
         noisy = True if sampled(run, settings) else None  # None: noise-aware when there are repeats
-        out.append(compare(run.results, baseline, tolerances_for(settings, gated), gated,
-                           unreadable=unreadable, repeats=repeats, noise_aware=noisy))
+        out.append(
+            compare(
+                run.results,
+                baseline,
+                tolerances_for(settings, gated),
+                gated,
+                unreadable=unreadable,
+                repeats=repeats,
+                noise_aware=noisy,
+            )
+        )
     return out
 
 
@@ -186,37 +198,73 @@ def gate_outcome(run: Run, comparisons: Sequence[Comparison], rule: GateSettings
     for r in sorted(run.results, key=lambda r: r.key):
         if r.dataset not in compared and r.status in FAILING:
             verb = "errored" if r.status == "error" else "failed"
-            reasons.append(GateReason(kind="failing", dataset=r.dataset, case_id=r.case_id, subject=r.subject,
-                                      detail=verb + (f": {r.error}" if r.status == "error" and r.error else "")))
+            reasons.append(
+                GateReason(
+                    kind="failing",
+                    dataset=r.dataset,
+                    case_id=r.case_id,
+                    subject=r.subject,
+                    detail=verb + (f": {r.error}" if r.status == "error" and r.error else ""),
+                )
+            )
     if not comparisons:  # no baseline: unreadable lines still mean results may be lost
-        reasons += [GateReason(kind="unreadable", dataset=", ".join(run_datasets(run)), line=f"{RESULTS}:{n}",
-                               detail="not a valid result record; it may hide any case")
-                    for n in run.corrupt_lines]
+        reasons += [
+            GateReason(
+                kind="unreadable",
+                dataset=", ".join(run_datasets(run)),
+                line=f"{RESULTS}:{n}",
+                detail="not a valid result record; it may hide any case",
+            )
+            for n in run.corrupt_lines
+        ]
     reasons += scoring_error_reasons(run.results)
     rule = rule or GateSettings()
     decided: RuleOutcome = apply_rule(reasons, run.results, comparisons, rule)
     reasons = list(decided.reasons)
     scoring = scoring_errors(run.results)
     counts: dict[str, int] = {k: sum(r.kind == k for r in reasons) for k in REASON_KINDS}
-    counts |= {"reasons": len(reasons), "results": len(run.results), "unreadable_lines": len(run.corrupt_lines),
-               "scoring_errors": scoring.errors}
+    counts |= {
+        "reasons": len(reasons),
+        "results": len(run.results),
+        "unreadable_lines": len(run.corrupt_lines),
+        "scoring_errors": scoring.errors,
+    }
     counts |= {k: sum(r.kind == k for r in decided.excused) for k in EXCUSED_KINDS}
     set_aside = {(r.dataset, r.case_id, r.subject) for r in decided.excused}
 
     def counted(c: Comparison) -> tuple[GateReason, ...]:
-        return tuple(r for r in c.reasons
-                     if not (r.kind == "failing" and (r.dataset, r.case_id, r.subject) in set_aside))
+        return tuple(
+            r for r in c.reasons if not (r.kind == "failing" and (r.dataset, r.case_id, r.subject) in set_aside)
+        )
 
     per_dataset = tuple(
-        DatasetOutcome(dataset=c.dataset, outcome=verdict_of(r.kind for r in counted(c)), noise_aware=c.noise_aware,
-                       within_noise=tuple(f"case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
-                                          for d in c.cases if d.within_noise),
-                       gated_scores=c.gated_scores, tolerances=c.tolerances, counts=c.counts(), reasons=counted(c))
+        DatasetOutcome(
+            dataset=c.dataset,
+            outcome=verdict_of(r.kind for r in counted(c)),
+            noise_aware=c.noise_aware,
+            within_noise=tuple(
+                f"case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}" for d in c.cases if d.within_noise
+            ),
+            gated_scores=c.gated_scores,
+            tolerances=c.tolerances,
+            counts=c.counts(),
+            reasons=counted(c),
+        )
         for c in comparisons
     )
-    return GateOutcome(outcome=verdict_of(r.kind for r in reasons), compared=bool(comparisons), counts=counts,
-                       reasons=tuple(reasons), comparisons=per_dataset, scoring=scoring, completeness=state,
-                       rule=rule, words=decided.words(), excused=decided.excused, pass_rates=decided.pass_rates)
+    return GateOutcome(
+        outcome=verdict_of(r.kind for r in reasons),
+        compared=bool(comparisons),
+        counts=counts,
+        reasons=tuple(reasons),
+        comparisons=per_dataset,
+        scoring=scoring,
+        completeness=state,
+        rule=rule,
+        words=decided.words(),
+        excused=decided.excused,
+        pass_rates=decided.pass_rates,
+    )
 
 
 def write_gate_summary(outcome: GateOutcome, run: Run, path: Path | None = None) -> Path:
@@ -238,8 +286,10 @@ def comparison_lines(comparisons: Sequence[Comparison], gate: GateOutcome | None
         kept = outcomes[c.dataset].reasons if c.dataset in outcomes else c.reasons
         verdict = {"fail": "FAIL", "incomplete": "INCOMPLETE", "pass": "pass"}[verdict_of(r.kind for r in kept)]
         if c.noise_aware:
-            parts = [f"{counts['cases_regressed']} regressed beyond noise",
-                     f"{counts['cases_within_noise']} changed within noise"]
+            parts = [
+                f"{counts['cases_regressed']} regressed beyond noise",
+                f"{counts['cases_within_noise']} changed within noise",
+            ]
         else:
             parts = [f"{counts['cases_regressed']} regressed"]
         parts.append(f"{counts['cases_improved']} improved")
@@ -249,13 +299,18 @@ def comparison_lines(comparisons: Sequence[Comparison], gate: GateOutcome | None
             n = sum(r.kind == kind for r in excused)
             if n:
                 parts.append(f"{n} {word}")
-        mode = (f", noise-aware: per-case level {c.case_level:.3g}, run-level {c.run_level:.3g}"
-                if c.noise_aware and c.case_level is not None and c.run_level is not None else "")
+        mode = (
+            f", noise-aware: per-case level {c.case_level:.3g}, run-level {c.run_level:.3g}"
+            if c.noise_aware and c.case_level is not None and c.run_level is not None
+            else ""
+        )
         lines.append(f"baseline {c.dataset}: {verdict} ({', '.join(parts)}{mode})")
         lines += [f"  - {r.message}" for r in kept]
         within = [d for d in c.cases if d.within_noise]
-        lines += [f"  ~ within noise: case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
-                  for d in within[:WITHIN_NOISE_LINES]]
+        lines += [
+            f"  ~ within noise: case {d.case_id} [{d.subject}]: {'; '.join(d.reasons)}"
+            for d in within[:WITHIN_NOISE_LINES]
+        ]
         if len(within) > WITHIN_NOISE_LINES:
             lines.append(f"  ~ ... and {len(within) - WITHIN_NOISE_LINES} more within noise (summary.json)")
     return lines

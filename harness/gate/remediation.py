@@ -48,7 +48,8 @@ def council_css(results: Sequence[CaseResult]) -> dict[str, float]:
         ranked = [a for a in r.transcript.aggregate if a.votes > 0]
         if len(ranked) >= 2:
             out[f"{r.dataset}::{r.case_id}"] = consensus_strength_score(
-                (a.member, a.average_position) for a in r.transcript.aggregate)
+                (a.member, a.average_position) for a in r.transcript.aggregate
+            )
     return out
 
 
@@ -77,13 +78,16 @@ class BandComparison(Frozen):
     def sentence(self) -> str:
         if not self.n:
             return f"{self.band} (n=0): no case of this band was scored for both council and {self.mode}"
-        return (f"{self.band} (n={self.n}): {self.mode} − council (synthesis) on {self.family} = "
-                f"{self.difference:+.2f} ({self.ci_low:+.2f} to {self.ci_high:+.2f}; "
-                f"{self.confidence:.4g} interval, exploratory)")
+        return (
+            f"{self.band} (n={self.n}): {self.mode} − council (synthesis) on {self.family} = "
+            f"{self.difference:+.2f} ({self.ci_low:+.2f} to {self.ci_high:+.2f}; "
+            f"{self.confidence:.4g} interval, exploratory)"
+        )
 
 
-def remediation_table(plan: VerdictPlan, results: Sequence[CaseResult], confidence: float = 0.95,
-                      n_resamples: int = 10_000, seed: int = 0) -> list[BandComparison]:
+def remediation_table(
+    plan: VerdictPlan, results: Sequence[CaseResult], confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+) -> list[BandComparison]:
     """One :class:`BandComparison` per band of :data:`REMEDIES` whose mode ran beside the council
     (``plan``: the run's primary endpoint and pairs; ``results``: the council's transcripts, for the CSS)."""
     subjects = set(plan.subjects)
@@ -97,9 +101,21 @@ def remediation_table(plan: VerdictPlan, results: Sequence[CaseResult], confiden
     for low, high, band, mode in remedies:
         keys = {k for k, v in css.items() if low <= v < high}
         diff = sample_difference(plan.pair(mode, "council"), keys, level, n_resamples, seed)
-        out.append(BandComparison(band=band, low=low, high=high, mode=mode, family=primary, cases=len(keys),
-                                  n=diff.n, difference=diff.mean, ci_low=diff.low, ci_high=diff.high,
-                                  confidence=level))
+        out.append(
+            BandComparison(
+                band=band,
+                low=low,
+                high=high,
+                mode=mode,
+                family=primary,
+                cases=len(keys),
+                n=diff.n,
+                difference=diff.mean,
+                ci_low=diff.low,
+                ci_high=diff.high,
+                confidence=level,
+            )
+        )
     return out
 
 
@@ -112,7 +128,15 @@ def remediation_summary(table: Sequence[BandComparison]) -> dict[str, object]:
     return {
         "label": "exploratory",
         "rule": "per CSS band of the plain council (seed 000 / ADR-036), the recommended mode minus the council "
-                "on the primary endpoint; sign-flip interval at the Bonferroni level over the bands compared",
-        "bands": [dict(b.model_dump(mode="json"), difference=_finite(b.difference), ci_low=_finite(b.ci_low),
-                       ci_high=_finite(b.ci_high), sentence=b.sentence) for b in table],
+        "on the primary endpoint; sign-flip interval at the Bonferroni level over the bands compared",
+        "bands": [
+            dict(
+                b.model_dump(mode="json"),
+                difference=_finite(b.difference),
+                ci_low=_finite(b.ci_low),
+                ci_high=_finite(b.ci_high),
+                sentence=b.sentence,
+            )
+            for b in table
+        ],
     }

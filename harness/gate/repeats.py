@@ -71,8 +71,14 @@ def repeat_settings(settings: Settings, repeat: int) -> Settings:
 
 
 def run_repeats(
-    settings: Settings, datasets: Sequence[Dataset], subjects: Sequence[str], run_dir: Path, *,
-    limit: int | None = None, resume: bool = False, console: Console | None = None,
+    settings: Settings,
+    datasets: Sequence[Dataset],
+    subjects: Sequence[str],
+    run_dir: Path,
+    *,
+    limit: int | None = None,
+    resume: bool = False,
+    console: Console | None = None,
 ) -> int:
     """Run passes 1 .. ``settings.repeats - 1`` into ``<run_dir>/repeats/r<r>/``; return how many passes ran."""
     from harness.run.orchestrate import run_cases
@@ -80,8 +86,9 @@ def run_repeats(
     for r in range(1, settings.repeats):
         folder = repeat_dir(run_dir, r)
         again = resume and (folder / "manifest.json").exists()
-        run_cases(repeat_settings(settings, r), datasets, subjects, limit=limit, run_dir=folder, resume=again,
-                  console=console)
+        run_cases(
+            repeat_settings(settings, r), datasets, subjects, limit=limit, run_dir=folder, resume=again, console=console
+        )
     return max(settings.repeats - 1, 0)
 
 

@@ -37,5 +37,9 @@ class RunVerdicts(Frozen):
 
 def run_verdicts(plan: VerdictPlan, results: Sequence[CaseResult]) -> RunVerdicts:
     """The :class:`RunVerdicts` of ``results`` under ``plan`` (module docstring)."""
-    return RunVerdicts(plan=plan, prediction=prediction(plan, results), arms=arms_outcome(plan, results),
-                       remediation=tuple(remediation_table(plan, results)))
+    return RunVerdicts(
+        plan=plan,
+        prediction=prediction(plan, results),
+        arms=arms_outcome(plan, results),
+        remediation=tuple(remediation_table(plan, results)),
+    )

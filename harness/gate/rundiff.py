@@ -107,8 +107,11 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
     comparisons: list[Comparison] = []
     for dataset in sorted({r.dataset for r in run_a.results} | {r.dataset for r in run_b.results}):
         base = baseline_from_results(dataset, run_a.results, run_a.manifest, settings.gated_scores)
-        gated = settings.gated_scores if settings.gated_scores is not None else sorted(
-            {s for e in base.entries for s in e.scores if spec(s).gated})
+        gated = (
+            settings.gated_scores
+            if settings.gated_scores is not None
+            else sorted({s for e in base.entries for s in e.scores if spec(s).gated})
+        )
         comparisons.append(compare(run_b.results, base, tolerances_for(settings, gated), gated))
     unreadable = tuple(f"{RESULTS}:{n}" for n in run_b.corrupt_lines)
     changes: list[CaseChange] = []
@@ -120,25 +123,50 @@ def diff_runs(run_a: Run, run_b: Run, settings: Settings, top: int = 20) -> RunD
             before, after = a_by_key.get(key), b_by_key.get(key)
             for s in d.scores:
                 if s.change is not None and s.baseline is not None and s.current is not None and s.change != 0:
-                    moves.append(ScoreMove(dataset=comp.dataset, case_id=d.case_id, subject=d.subject, score=s.score,
-                                           before=s.baseline, after=s.current, change=s.change,
-                                           share_of_scale=abs(s.change) / score_scale(s.score)))
+                    moves.append(
+                        ScoreMove(
+                            dataset=comp.dataset,
+                            case_id=d.case_id,
+                            subject=d.subject,
+                            score=s.score,
+                            before=s.baseline,
+                            after=s.current,
+                            change=s.change,
+                            share_of_scale=abs(s.change) / score_scale(s.score),
+                        )
+                    )
             kind = _kind(d.status, before.status if before else None, after.status if after else None)
             if kind == "unchanged":
                 unchanged += 1
                 continue
-            changes.append(CaseChange(
-                dataset=comp.dataset, case_id=d.case_id, subject=d.subject, kind=kind,
-                before_status=before.status if before else None, after_status=after.status if after else None,
-                reasons=d.reasons, answer_before=_answer(before), answer_after=_answer(after),
-            ))
+            changes.append(
+                CaseChange(
+                    dataset=comp.dataset,
+                    case_id=d.case_id,
+                    subject=d.subject,
+                    kind=kind,
+                    before_status=before.status if before else None,
+                    after_status=after.status if after else None,
+                    reasons=d.reasons,
+                    answer_before=_answer(before),
+                    answer_after=_answer(after),
+                )
+            )
     changes.sort(key=lambda c: (_ORDER.get(c.kind, 9), c.dataset, c.case_id, c.subject))
     moves.sort(key=lambda m: (-m.share_of_scale, m.dataset, m.case_id, m.subject, m.score))
-    drops = tuple(f"{c.dataset}: {s}" for c in comparisons for s, t in sorted(c.aggregates.items())
-                  if t.significant_drop)
-    return RunDiff(run_a=run_a.run_id, run_b=run_b.run_id, changes=tuple(changes), moves=tuple(moves[:top]),
-                   unchanged=unchanged, aggregate_drops=drops, regressed=any(c.regressed for c in comparisons),
-                   unreadable=unreadable)
+    drops = tuple(
+        f"{c.dataset}: {s}" for c in comparisons for s, t in sorted(c.aggregates.items()) if t.significant_drop
+    )
+    return RunDiff(
+        run_a=run_a.run_id,
+        run_b=run_b.run_id,
+        changes=tuple(changes),
+        moves=tuple(moves[:top]),
+        unchanged=unchanged,
+        aggregate_drops=drops,
+        regressed=any(c.regressed for c in comparisons),
+        unreadable=unreadable,
+    )
 
 
 def _clip(text: str | None, n: int = 160) -> str:
@@ -158,15 +186,18 @@ def diff_lines(diff: RunDiff, answers: bool = True) -> list[str]:
     lines += [f"unreadable result line {where} of {diff.run_b}: it may hide any case" for where in diff.unreadable]
     lines += [f"aggregate drop: {d} (paired test over the cases)" for d in diff.aggregate_drops]
     for c in diff.changes:
-        lines.append(f"{c.kind.replace('_', ' ')}: {c.dataset}::{c.case_id} [{c.subject}] "
-                     f"({c.before_status or '-'} -> {c.after_status or '-'})")
+        lines.append(
+            f"{c.kind.replace('_', ' ')}: {c.dataset}::{c.case_id} [{c.subject}] "
+            f"({c.before_status or '-'} -> {c.after_status or '-'})"
+        )
         lines += [f"    {r}" for r in c.reasons]
         if answers and c.kind != "new" and c.kind != "missing":
             lines.append(f"    A: {_clip(c.answer_before)}")
             lines.append(f"    B: {_clip(c.answer_after)}")
     if diff.moves:
         lines.append("biggest score moves:")
-        lines += [f"    {m.dataset}::{m.case_id} [{m.subject}] {m.score}: {m.before:g} -> {m.after:g} "
-                  f"({m.change:+g})" for m in diff.moves]
+        lines += [
+            f"    {m.dataset}::{m.case_id} [{m.subject}] {m.score}: {m.before:g} -> {m.after:g} ({m.change:+g})"
+            for m in diff.moves
+        ]
     return [printable_line(line) for line in lines]  # case ids, reasons and answers come from data and models
-

@@ -71,7 +71,14 @@ def scoring_error_reasons(results: Iterable[CaseResult]) -> list[GateReason]:
             detail = "; ".join(r.scoring_errors)
             if len(detail) > MAX_DETAIL:
                 detail = detail[:MAX_DETAIL] + "..."
-            out.append(GateReason(kind="scoring_error", dataset=r.dataset, case_id=r.case_id, subject=r.subject,
-                                  n=len(r.scoring_errors),
-                                  detail=f"{len(r.scoring_errors)} scoring error(s), its scores incomplete: {detail}"))
+            out.append(
+                GateReason(
+                    kind="scoring_error",
+                    dataset=r.dataset,
+                    case_id=r.case_id,
+                    subject=r.subject,
+                    n=len(r.scoring_errors),
+                    detail=f"{len(r.scoring_errors)} scoring error(s), its scores incomplete: {detail}",
+                )
+            )
     return out

@@ -39,7 +39,9 @@ MIN_EXPECTED_FOR_CORRECT = 10
 
 
 def paired_families(
-    results: Sequence[CaseResult], treatment: str = "council", control: str = "baseline",
+    results: Sequence[CaseResult],
+    treatment: str = "council",
+    control: str = "baseline",
     families: Sequence[str] = FAMILIES,
 ) -> tuple[dict[str, PairedSample], dict[str, str]]:
     """Per score family, the paired (council, baseline) scores over cases that have both.
@@ -74,19 +76,24 @@ def default_primary(results: Sequence[CaseResult]) -> tuple[str, str]:
     """The default primary endpoint and why: ``correct`` when at least 10 cases have ``expected:``."""
     expected = {(r.dataset, r.case_id) for r in results if r.correctness is not None or "correct" in r.scores}
     if len(expected) >= MIN_EXPECTED_FOR_CORRECT:
-        return "correct", (f"default: {len(expected)} cases have an expected answer "
-                           f"(at least {MIN_EXPECTED_FOR_CORRECT})")
-    return "rubric_composite", (f"default: {len(expected)} case(s) have an expected answer "
-                                f"(fewer than {MIN_EXPECTED_FOR_CORRECT}), so the rubric score decides")
+        return "correct", (
+            f"default: {len(expected)} cases have an expected answer (at least {MIN_EXPECTED_FOR_CORRECT})"
+        )
+    return "rubric_composite", (
+        f"default: {len(expected)} case(s) have an expected answer "
+        f"(fewer than {MIN_EXPECTED_FOR_CORRECT}), so the rubric score decides"
+    )
 
 
 def comparison_arms(subjects: Sequence[str]) -> list[str]:
     """The run's baseline arms in :data:`ARM_ORDER` (see the module docstring)."""
+
     def rank(s: str) -> int:
         return next(i for i, p in enumerate(ARM_ORDER) if s == p or (p.endswith(":") and s.startswith(p)))
 
-    arms = [s for s in dict.fromkeys(subjects)
-            if any(s == p or (p.endswith(":") and s.startswith(p)) for p in ARM_ORDER)]
+    arms = [
+        s for s in dict.fromkeys(subjects) if any(s == p or (p.endswith(":") and s.startswith(p)) for p in ARM_ORDER)
+    ]
     return sorted(arms, key=lambda s: (rank(s), s))
 
 
@@ -125,8 +132,13 @@ class VerdictPlan(Frozen):
         return None if s is None else PairedSample(council=s.baseline, baseline=s.council, ids=s.ids)
 
 
-def verdict_plan(results: Sequence[CaseResult], threshold: float = 0.15, primary_endpoint: str | None = None,
-                 selection_tag: str | None = None, pricing: Mapping[str, ModelPrice] | None = None) -> VerdictPlan:
+def verdict_plan(
+    results: Sequence[CaseResult],
+    threshold: float = 0.15,
+    primary_endpoint: str | None = None,
+    selection_tag: str | None = None,
+    pricing: Mapping[str, ModelPrice] | None = None,
+) -> VerdictPlan:
     """The :class:`VerdictPlan` of ``results`` (``primary_endpoint=None``: :func:`default_primary`)."""
     if primary_endpoint:
         primary, why = primary_endpoint, "configured (primary_endpoint)"
@@ -144,20 +156,37 @@ def verdict_plan(results: Sequence[CaseResult], threshold: float = 0.15, primary
         sample = paired_families(every, "council", s, families=(primary,))[0].get(primary)
         if s != "council" and sample is not None:
             pairs[s] = sample
-    return VerdictPlan(threshold=threshold, selection_tag=selection_tag, pricing=dict(pricing or {}),
-                       primary=primary, primary_reason=why, families=families, categories=categories,
-                       subjects=subjects, choice=choice, best_solo=best_solo, arms=arms, pairs=pairs)
+    return VerdictPlan(
+        threshold=threshold,
+        selection_tag=selection_tag,
+        pricing=dict(pricing or {}),
+        primary=primary,
+        primary_reason=why,
+        families=families,
+        categories=categories,
+        subjects=subjects,
+        choice=choice,
+        best_solo=best_solo,
+        arms=arms,
+        pairs=pairs,
+    )
 
 
 def plan_for_run(results: Sequence[CaseResult], settings: Settings) -> VerdictPlan:
     """:func:`verdict_plan` with the configuration's threshold, primary endpoint, selection tag and prices."""
-    return verdict_plan(results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag,
-                        settings.pricing)
+    return verdict_plan(
+        results, settings.prediction_threshold, settings.primary_endpoint, settings.selection_tag, settings.pricing
+    )
 
 
 def plan_from_config(results: Sequence[CaseResult], config: Mapping[str, Any]) -> VerdictPlan:
     """:func:`verdict_plan` with the settings a run's manifest recorded (``prediction_threshold``,
     ``primary_endpoint``, ``selection_tag``, ``pricing``; a missing key takes the default)."""
     prices = {k: ModelPrice.model_validate(v) for k, v in (config.get("pricing") or {}).items()}
-    return verdict_plan(results, float(config.get("prediction_threshold", 0.15)), config.get("primary_endpoint"),
-                        config.get("selection_tag"), prices)
+    return verdict_plan(
+        results,
+        float(config.get("prediction_threshold", 0.15)),
+        config.get("primary_endpoint"),
+        config.get("selection_tag"),
+        prices,
+    )

@@ -20,8 +20,10 @@ import re
 
 LEADING_NOT = re.compile(r"(?i)^[\W_]*not\b(?!\s+(?:only|sure|certain|quite\s+sure|yet\s+known|known)\b)")
 _AUX = r"will|would|does|do|did|is|are|was|were|can|could|should|has|have|had|must|may|might"
-_NEG_AUX = (r"won't|wouldn't|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|shouldn't|"
-            r"hasn't|haven't|hadn't|mustn't|mightn't")
+_NEG_AUX = (
+    r"won't|wouldn't|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|shouldn't|"
+    r"hasn't|haven't|hadn't|mustn't|mightn't"
+)
 _SHORT = re.compile(
     r"(?i)^[\W_]*(?:(?:indeed|sure|certainly|of\s+course|well)[,!]?\s+)?(?:it|they|he|she|this|that|there|you|we|i|one|so)\s+"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)"
@@ -33,10 +35,14 @@ HOLDS = re.compile(
     r"(?:right|accurate|the\s+case|correct|true))\b"
 )
 #: "a myth", "a common misconception", "an urban legend": the claim is false ("not a myth": true).
-MYTH = re.compile(r"(?i)(?P<neg>\bnot\s+|n't\s+)?\b(?:a|an|the)\s+(?:\w+\s+)?(?:myth|misconception|misbelief|fallacy|"
-                  r"urban\s+legend|old\s+wives'?\s+tale|falsehood|hoax)\b")
-_STOP = frozenset("the a an of to in on at for by with and or is are was were be it its this that there "
-                  "do does did can could will would should has have had than as from into any all some".split())
+MYTH = re.compile(
+    r"(?i)(?P<neg>\bnot\s+|n't\s+)?\b(?:a|an|the)\s+(?:\w+\s+)?(?:myth|misconception|misbelief|fallacy|"
+    r"urban\s+legend|old\s+wives'?\s+tale|falsehood|hoax)\b"
+)
+_STOP = frozenset(
+    "the a an of to in on at for by with and or is are was were be it its this that there "
+    "do does did can could will would should has have had than as from into any all some".split()
+)
 _QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
 _CLAUSE = re.compile(
     r"(?i)(?:^|[,;:(]\s*|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
@@ -83,8 +89,9 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
     aux, qwords = q
     for m in _CLAUSE.finditer(text[:1500]):
         said = (m["aux"] or m["neg"] or "").lower()
-        if not said.startswith(aux[:2]) and not (aux in ("is", "are", "was", "were")
-                                                 and said.startswith(("is", "are", "was", "were"))):
+        if not said.startswith(aux[:2]) and not (
+            aux in ("is", "are", "was", "were") and said.startswith(("is", "are", "was", "were"))
+        ):
             continue
         subj = _words(m["subj"])
         if not subj or not (subj <= qwords or subj <= _PRONOUNS):

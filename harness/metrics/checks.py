@@ -66,8 +66,11 @@ def mention_found(mention: str, answer: _Answer) -> tuple[bool, str]:
     number = parse_number(mention)
     if number is not None:
         found = any(abs(v - number.value) <= 1e-9 * max(1.0, abs(number.value)) for v in answer.values)
-        return found, (f"found the number {number.value:g}" if found
-                       else f"the number {number.value:g} ('{mention}') does not appear in the answer")
+        return found, (
+            f"found the number {number.value:g}"
+            if found
+            else f"the number {number.value:g} ('{mention}') does not appear in the answer"
+        )
     if _norm(mention) in answer.text:
         return True, "found"
     if find_numbers(mention, words=True):
@@ -87,7 +90,9 @@ def mention_checks(case: Case, answer: str) -> ScoreSet:
         checks.append(CheckResult(kind="required_mention", target=m, passed=found, detail=detail))
     checks += [
         CheckResult(
-            kind="forbidden_claim", target=c, passed=_norm(c) not in text,
+            kind="forbidden_claim",
+            target=c,
+            passed=_norm(c) not in text,
             detail="absent" if _norm(c) not in text else f"the answer contains the forbidden claim '{c}'",
         )
         for c in case.forbidden_claims
@@ -107,14 +112,23 @@ def minimum_score_checks(case: Case, scores: Mapping[str, float]) -> tuple[Check
     out = []
     for name, bound in case.minimum_scores.items():
         if name not in scores:
-            out.append(CheckResult(kind="minimum_score", target=name, passed=False,
-                                   detail=f"expected {name} >= {bound}, but this subject produced no {name}"))
+            out.append(
+                CheckResult(
+                    kind="minimum_score",
+                    target=name,
+                    passed=False,
+                    detail=f"expected {name} >= {bound}, but this subject produced no {name}",
+                )
+            )
             continue
         got = scores[name]
         if higher_is_better(name):
             ok, rel = got >= bound, ">="
         else:
             ok, rel = got <= bound, "<="
-        out.append(CheckResult(kind="minimum_score", target=name, passed=ok,
-                               detail=f"expected {name} {rel} {bound}, got {got:g}"))
+        out.append(
+            CheckResult(
+                kind="minimum_score", target=name, passed=ok, detail=f"expected {name} {rel} {bound}, got {got:g}"
+            )
+        )
     return tuple(out)

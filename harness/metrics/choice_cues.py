@@ -50,16 +50,19 @@ def option_pattern(text: str) -> re.Pattern[str] | None:
     return re.compile(r"(?i)(?<!\w)(?:(?:a|an|the)\s+)?" + sep.join(parts) + r"(?!\w)")
 
 
-def shield(sentence: str, patterns: list[tuple[str, re.Pattern[str]]], markers: re.Pattern[str] | None,
-           key_of: dict[str, str]) -> str:
+def shield(
+    sentence: str, patterns: list[tuple[str, re.Pattern[str]]], markers: re.Pattern[str] | None, key_of: dict[str, str]
+) -> str:
     """``sentence`` with option texts (longest first) and letter markers replaced by ``MARK key MARK``."""
     out = sentence
     for key, pattern in patterns:
         out = pattern.sub(f" {MARK}{key}{MARK} ".replace("\\", "\\\\"), out)
     if markers is not None:
+
         def _marker(m: re.Match[str]) -> str:
             key = key_of.get(m["k"]) or key_of.get(m["k"].upper()) or key_of.get(m["k"].lower())
             return f" {MARK}{key}{MARK} " if key else m.group(0)
+
         out = markers.sub(_marker, out)
     return out
 
@@ -75,8 +78,7 @@ def unshielded(part: str) -> str:
 
 
 _TRUE = {"true", "yes", "plausible", "valid", "correct", "possible", "right", "consistent", "entailed"}
-_FALSE = {"false", "no", "implausible", "invalid", "incorrect", "impossible", "wrong", "inconsistent",
-          "not entailed"}
+_FALSE = {"false", "no", "implausible", "invalid", "incorrect", "impossible", "wrong", "inconsistent", "not entailed"}
 
 
 def boolean_options(options: Mapping[str, str]) -> dict[bool, str] | None:
@@ -98,8 +100,13 @@ def pair_polarity(text: str, words: dict[bool, str]) -> tuple[bool | None, str] 
     that uses either gives ("implausible", "not plausible", "isn't plausible" → false; "plausible" →
     true); ``(None, why)`` when that sentence gives both, ``None`` when no sentence uses them."""
     pos, neg = (re.escape(words[True].casefold()), re.escape(words[False].casefold()))
-    said = re.compile(r"(?i)(?P<neg>\b(?:not|never|hardly)\s+(?:\w+\s+)?|n't\s+(?:\w+\s+)?)?\b(?:(?P<n>" + neg
-                      + r")|(?P<p>" + pos + r"))\b")
+    said = re.compile(
+        r"(?i)(?P<neg>\b(?:not|never|hardly)\s+(?:\w+\s+)?|n't\s+(?:\w+\s+)?)?\b(?:(?P<n>"
+        + neg
+        + r")|(?P<p>"
+        + pos
+        + r"))\b"
+    )
     for sentence in reversed(re.split(r"(?<=[.!?;])\s+|\n+", text)):
         values = {bool(m["p"]) != bool(m["neg"]) for m in said.finditer(sentence)}
         if len(values) == 1:

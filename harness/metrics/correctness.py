@@ -140,18 +140,23 @@ def _got(extraction: Extraction) -> str:
 
 def _whole(answer: str) -> Extraction:
     text = answer.strip()
-    return Extraction(value=text or None, method="whole" if text else "none",
-                      detail="the whole answer (extract: whole)" if text else "the answer is empty",
-                      confidence=1.0 if text else 0.0)
+    return Extraction(
+        value=text or None,
+        method="whole" if text else "none",
+        detail="the whole answer (extract: whole)" if text else "the answer is empty",
+        confidence=1.0 if text else 0.0,
+    )
 
 
-def _make(correct: bool, shown: str, extraction: Extraction, detail: str,
-          sandbox: SandboxResult | None = None) -> CorrectnessResult:
+def _make(
+    correct: bool, shown: str, extraction: Extraction, detail: str, sandbox: SandboxResult | None = None
+) -> CorrectnessResult:
     verdict = _verdict(correct, extraction)
     if verdict == "ambiguous":
         detail = "ambiguous: " + detail
-    return CorrectnessResult(correct=correct, expected_display=shown, extraction=extraction, detail=detail,
-                             sandbox=sandbox, verdict=verdict)
+    return CorrectnessResult(
+        correct=correct, expected_display=shown, extraction=extraction, detail=detail, sandbox=sandbox, verdict=verdict
+    )
 
 
 def _check_text(values: list[str], normalize: bool, extraction: Extraction, shown: str) -> CorrectnessResult:
@@ -161,8 +166,9 @@ def _check_text(values: list[str], normalize: bool, extraction: Extraction, show
     if normalize:
         candidate, abstain = _narrowed(values, candidate, extraction.method)
         if abstain:
-            extraction = extraction.model_copy(update={
-                "method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"})
+            extraction = extraction.model_copy(
+                update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"}
+            )
             return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     reasons = []
     for value in values:
@@ -171,9 +177,13 @@ def _check_text(values: list[str], normalize: bool, extraction: Extraction, show
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
     if normalize and _hedges(values, candidate):
-        extraction = extraction.model_copy(update={
-            "method": "ambiguous", "confidence": 0.0,
-            "detail": f"{extraction.detail}; it names the expected answer only as one of alternatives ('or')"})
+        extraction = extraction.model_copy(
+            update={
+                "method": "ambiguous",
+                "confidence": 0.0,
+                "detail": f"{extraction.detail}; it names the expected answer only as one of alternatives ('or')",
+            }
+        )
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
 
 
@@ -195,8 +205,10 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
         if _names(values, other):
             return candidate, "it names the expected answer only where it is contrasted, corrected or conceded"
         return candidate, ""
-    if method in ("whole", "first_sentence", "conclusion") and \
-            len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS:
+    if (
+        method in ("whole", "first_sentence", "conclusion")
+        and len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS
+    ):
         clauses = second_clause(candidate)
         if clauses is not None and _names(values, clauses[1]) and not _names(values, clauses[0]):
             return candidate, "it names the expected answer only in a second clause joined by 'and'"
@@ -235,8 +247,10 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
     if exp.extract == "whole":
         num = parse_number(answer, zeros=zeros)
         extraction = Extraction(
-            value=num.text if num else None, method="whole" if num else "none",
-            detail="the whole answer is one number (extract: whole)" if num
+            value=num.text if num else None,
+            method="whole" if num else "none",
+            detail="the whole answer is one number (extract: whole)"
+            if num
             else "the whole answer is not exactly one number (extract: whole)",
             confidence=1.0 if num else 0.0,
         )
@@ -253,8 +267,12 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
     for value, label in readings:
         diff = abs(value - exp.value)
         if diff <= bound:
-            return _make(True, shown, extraction, f"expected {shown}, got {label} from {_got(extraction)}; "
-                                                  f"|difference| {diff:.3g} <= {bound:g}")
+            return _make(
+                True,
+                shown,
+                extraction,
+                f"expected {shown}, got {label} from {_got(extraction)}; |difference| {diff:.3g} <= {bound:g}",
+            )
     diffs = ", ".join(f"{label} differs by {abs(value - exp.value):.6g}" for value, label in readings)
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}; {diffs} > {bound:g}")
 
@@ -280,30 +298,47 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     try:
         m = regex.search(exp.pattern, target, flags, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:
-        extraction = Extraction(value=None, method="none", confidence=0.0, detail=(
-            f"the pattern took more than {REGEX_TIMEOUT_S:g} s on {where} and was stopped "
-            "(catastrophic backtracking?); rewrite the pattern"))
+        extraction = Extraction(
+            value=None,
+            method="none",
+            confidence=0.0,
+            detail=(
+                f"the pattern took more than {REGEX_TIMEOUT_S:g} s on {where} and was stopped "
+                "(catastrophic backtracking?); rewrite the pattern"
+            ),
+        )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m and not declared and target is answer:
         later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"]]
         if later:
             try:
-                again = regex.search(exp.pattern, answer[later[-1].end():], flags, timeout=REGEX_TIMEOUT_S)
+                again = regex.search(exp.pattern, answer[later[-1].end() :], flags, timeout=REGEX_TIMEOUT_S)
             except TimeoutError:
                 again = None
             if again is None:
-                extraction = Extraction(value=None, method="ambiguous", confidence=0.0, detail=(
-                    f"matched {m.group(0)!r} in the whole answer, but the answer turns away from it after "
-                    f"{later[-1].group(0).strip()!r} and no match follows"))
+                extraction = Extraction(
+                    value=None,
+                    method="ambiguous",
+                    confidence=0.0,
+                    detail=(
+                        f"matched {m.group(0)!r} in the whole answer, but the answer turns away from it after "
+                        f"{later[-1].group(0).strip()!r} and no match follows"
+                    ),
+                )
                 return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m:
-        extraction = Extraction(value=m.group(0), method="declared" if declared else "regex_search",
-                                confidence=1.0, declared=declared,
-                                detail=f"matched {m.group(0)!r} at {m.start()}-{m.end()} in {where}")
+        extraction = Extraction(
+            value=m.group(0),
+            method="declared" if declared else "regex_search",
+            confidence=1.0,
+            declared=declared,
+            detail=f"matched {m.group(0)!r} at {m.start()}-{m.end()} in {where}",
+        )
         return _make(True, shown, extraction, f"expected a match of {shown}, found {m.group(0)!r} in {where}")
     if declared:  # the subject declared an answer and it does not match: wrong, not unanswered
-        extraction = Extraction(value=target, method="declared", detail=f"no match in {where}", confidence=1.0,
-                                declared=True)
+        extraction = Extraction(
+            value=target, method="declared", detail=f"no match in {where}", confidence=1.0, declared=True
+        )
     else:
         extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}", confidence=0.0)
     return _make(False, shown, extraction, f"expected a match of {shown}, none in {where}")
@@ -331,8 +366,9 @@ def python_tests(exp: ExpectPython) -> str:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return exp.tests
     defines = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
-    calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "check"
-                for n in ast.walk(tree))
+    calls = any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "check" for n in ast.walk(tree)
+    )
     return exp.tests + f"\n\ncheck({name})\n" if defines and not calls else exp.tests
 
 
@@ -349,8 +385,9 @@ def _check_python(exp: ExpectPython, answer: str) -> CorrectnessResult:
     verdict = "the tests passed" if result.passed else f"the tests did not pass: {result.summary()}"
     if result.isolation != ISOLATED:  # say so: the code ran without the private root or namespaces (harness.sandbox)
         verdict += f" [sandbox isolation {result.isolation}]"
-    return _make(result.passed, shown, extraction,
-                 f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result)
+    return _make(
+        result.passed, shown, extraction, f"expected {shown}; ran the extracted code ({how}): {verdict}", sandbox=result
+    )
 
 
 def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> CorrectnessResult:
@@ -361,8 +398,12 @@ def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> C
     if got is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     got_shown = f"{got} ({options[got]})" if exp.letters else repr(got)
-    return _make(got == exp.answer, shown, extraction,
-                 f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})")
+    return _make(
+        got == exp.answer,
+        shown,
+        extraction,
+        f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})",
+    )
 
 
 def _check_boolean(exp: ExpectBoolean, answer: str, query: str | None = None) -> CorrectnessResult:
@@ -370,8 +411,12 @@ def _check_boolean(exp: ExpectBoolean, answer: str, query: str | None = None) ->
     extraction = extract_boolean(answer, query)
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
-    return _make(extraction.value == shown, shown, extraction,
-                 f"expected {shown}, got {extraction.value} ({extraction.method}: {extraction.detail})")
+    return _make(
+        extraction.value == shown,
+        shown,
+        extraction,
+        f"expected {shown}, got {extraction.value} ({extraction.method}: {extraction.detail})",
+    )
 
 
 def check_expected(expected: Expected, answer: str, query: str | None = None) -> CorrectnessResult:
@@ -430,6 +475,7 @@ def correctness_scores(case: Case, transcript: Transcript) -> tuple[CorrectnessR
 def correctness_score_set(case: Case, result: CorrectnessResult) -> ScoreSet:
     """The score ``correct`` (1.0 or 0.0) and the ``correctness`` check of one result."""
     kind = case.expected.type if case.expected is not None else "expected"
-    check = CheckResult(kind="correctness", target=f"{kind}: {result.expected_display}",
-                        passed=result.correct, detail=result.detail)
+    check = CheckResult(
+        kind="correctness", target=f"{kind}: {result.expected_display}", passed=result.correct, detail=result.detail
+    )
     return ScoreSet(scores={"correct": 1.0 if result.correct else 0.0}, checks=(check,))

@@ -21,9 +21,7 @@ import re
 
 from harness.common.model import Frozen
 
-_LINE = re.compile(
-    r"(?im)^[ \t>#*_\-•]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*(?P<value>[^\n]*)$"
-)
+_LINE = re.compile(r"(?im)^[ \t>#*_\-•]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*(?P<value>[^\n]*)$")
 _STRIP = " \t*_`\"'“”‘’>$"
 #: The longest declared value read, in characters.
 VALUE_CHARS = 400
@@ -51,7 +49,7 @@ def declared_line(text: str) -> DeclaredLine | None:
     if found is None:
         return None
     value = found["value"][:VALUE_CHARS].strip(_STRIP).rstrip(" \t*_")
-    last = not text[found.end():].strip(_STRIP + "\n.")
+    last = not text[found.end() :].strip(_STRIP + "\n.")
     return DeclaredLine(value=value.strip(_STRIP), last=last, start=found.start())
 
 

@@ -77,8 +77,11 @@ def _test_case(case: Case, transcript: Transcript) -> LLMTestCase:
     context = list(case.context) or None
     retrieval: list[str | RetrievedContextData] | None = list(case.context) or None
     return LLMTestCase(
-        input=case.query, actual_output=transcript.final_answer, expected_output=case.ground_truth,
-        context=context, retrieval_context=retrieval,
+        input=case.query,
+        actual_output=transcript.final_answer,
+        expected_output=case.ground_truth,
+        context=context,
+        retrieval_context=retrieval,
     )
 
 
@@ -88,11 +91,19 @@ def _metrics(case: Case, model: JudgeLLM) -> tuple[list[tuple[str, BaseMetric]],
     common: dict[str, Any] = {"model": model, "async_mode": True, "include_reason": True}
     metrics.append(("relevancy", AnswerRelevancyMetric(threshold=PASS_THRESHOLD, eval_mode="llm", **common)))
     if case.ground_truth:
-        metrics.append(("correctness", GEval(
-            name="Correctness", criteria=CORRECTNESS_CRITERIA,
-            evaluation_params=[SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.EXPECTED_OUTPUT],
-            threshold=PASS_THRESHOLD, model=model, async_mode=True,
-        )))
+        metrics.append(
+            (
+                "correctness",
+                GEval(
+                    name="Correctness",
+                    criteria=CORRECTNESS_CRITERIA,
+                    evaluation_params=[SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.EXPECTED_OUTPUT],
+                    threshold=PASS_THRESHOLD,
+                    model=model,
+                    async_mode=True,
+                ),
+            )
+        )
     else:
         skipped["correctness"] = "the case has no ground_truth"
     if case.context:
@@ -120,9 +131,7 @@ async def _measure(name: str, metric: BaseMetric, test_case: LLMTestCase) -> Met
     return MetricOutcome(name=name, score=score, reason=metric.reason)
 
 
-async def run_deepeval(
-    case: Case, transcript: Transcript, judge: Judge
-) -> tuple[list[MetricOutcome], dict[str, str]]:
+async def run_deepeval(case: Case, transcript: Transcript, judge: Judge) -> tuple[list[MetricOutcome], dict[str, str]]:
     """Run the seed's DeepEval metrics on ``transcript.final_answer``, one after another.
 
     Args:

@@ -135,9 +135,12 @@ def framework_block(
     if framework == "ragas" and "faithfulness" in metrics:
         rag_pass = metrics["faithfulness"].score >= RAG_QUALITY_THRESHOLD
     return FrameworkValidation(
-        validation_framework=framework, metrics=metrics,
+        validation_framework=framework,
+        metrics=metrics,
         overall_pass=bool(metrics) and all(m.score >= PASS_THRESHOLD for m in metrics.values()),
-        errors=errors, skipped=dict(skipped or {}), rag_quality_pass=rag_pass,
+        errors=errors,
+        skipped=dict(skipped or {}),
+        rag_quality_pass=rag_pass,
     )
 
 

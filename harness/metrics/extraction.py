@@ -164,9 +164,24 @@ from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, pars
 from harness.metrics.numerals import plain_numerals
 
 __all__ = [
-    "BLOCKING_WORDS", "CONFIDENCE", "Extraction", "MAX_ANSWER_CHARS", "ParsedNumber", "SHORT_ANSWER_WORDS",
-    "answer_cues", "cap_text", "code_blocks", "extract_answer", "extract_boolean", "extract_choice",
-    "extract_code", "extract_number", "find_numbers", "normalize_answer", "parse_number", "phrase_match",
+    "BLOCKING_WORDS",
+    "CONFIDENCE",
+    "Extraction",
+    "MAX_ANSWER_CHARS",
+    "ParsedNumber",
+    "SHORT_ANSWER_WORDS",
+    "answer_cues",
+    "cap_text",
+    "code_blocks",
+    "extract_answer",
+    "extract_boolean",
+    "extract_choice",
+    "extract_code",
+    "extract_number",
+    "find_numbers",
+    "normalize_answer",
+    "parse_number",
+    "phrase_match",
 ]
 
 #: Candidates longer than this are never matched by containment (see :func:`phrase_match`).
@@ -190,11 +205,29 @@ BLOCKING_WORDS = frozenset(
 
 #: How much each rule is trusted (0-1); ``ambiguous`` and ``none`` are 0.
 CONFIDENCE: dict[str, float] = {
-    "declared": 0.97, "boxed": 0.95, "answer_cue": 0.9, "whole": 0.9, "bare_letter": 0.9, "fenced_defines": 0.9,
-    "bold": 0.8, "equals": 0.75, "conclusion_cue": 0.7, "conclusion": 0.7, "unfenced_defines": 0.75,
-    "whole_answer": 0.7, "leading": 0.6, "last_mention": 0.6, "first_python_block": 0.5, "first_block": 0.4,
-    "last_new_number": 0.55, "predicate": 0.55, "last_number": 0.5, "first_sentence": 0.5, "model": 0.5,
-    "ambiguous": 0.0, "none": 0.0,
+    "declared": 0.97,
+    "boxed": 0.95,
+    "answer_cue": 0.9,
+    "whole": 0.9,
+    "bare_letter": 0.9,
+    "fenced_defines": 0.9,
+    "bold": 0.8,
+    "equals": 0.75,
+    "conclusion_cue": 0.7,
+    "conclusion": 0.7,
+    "unfenced_defines": 0.75,
+    "whole_answer": 0.7,
+    "leading": 0.6,
+    "last_mention": 0.6,
+    "first_python_block": 0.5,
+    "first_block": 0.4,
+    "last_new_number": 0.55,
+    "predicate": 0.55,
+    "last_number": 0.5,
+    "first_sentence": 0.5,
+    "model": 0.5,
+    "ambiguous": 0.0,
+    "none": 0.0,
 }
 
 
@@ -227,8 +260,14 @@ class Extraction(Frozen):
 def _ex(value: str | None, method: str, detail: str, capped: bool = False, declared: bool = False) -> Extraction:
     if capped:
         detail += f" (the answer was longer than {MAX_ANSWER_CHARS} characters: only its start and end were read)"
-    return Extraction(value=value, method=method, detail=detail, confidence=CONFIDENCE.get(method, 0.5),
-                      capped=capped, declared=declared)
+    return Extraction(
+        value=value,
+        method=method,
+        detail=detail,
+        confidence=CONFIDENCE.get(method, 0.5),
+        capped=capped,
+        declared=declared,
+    )
 
 
 def cap_text(text: str) -> tuple[str, bool]:
@@ -236,7 +275,7 @@ def cap_text(text: str) -> tuple[str, bool]:
     :data:`MAX_ANSWER_CHARS`, and whether it was cut."""
     if len(text) <= MAX_ANSWER_CHARS:
         return text, False
-    return text[:HEAD_CHARS] + "\n…\n" + text[-(MAX_ANSWER_CHARS - HEAD_CHARS):], True
+    return text[:HEAD_CHARS] + "\n…\n" + text[-(MAX_ANSWER_CHARS - HEAD_CHARS) :], True
 
 
 def _show(text: str, limit: int = 60) -> str:
@@ -309,8 +348,10 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     if not pattern.search(cand):
         return False, f"{_show(exp)} is not in {_show(cand)} (normalized)"
     if len(words) > SHORT_ANSWER_WORDS:
-        return False, (f"{_show(exp)} appears, but the answer has {len(words)} words "
-                       f"(containment counts only up to {SHORT_ANSWER_WORDS})")
+        return False, (
+            f"{_show(exp)} appears, but the answer has {len(words)} words "
+            f"(containment counts only up to {SHORT_ANSWER_WORDS})"
+        )
     rest = pattern.sub(" ", cand).split()
     blocking = sorted({w for w in rest if w in BLOCKING_WORDS})
     if blocking:
@@ -377,7 +418,7 @@ def _clause(rest: str) -> str:
 def _next_line(text: str, pos: int) -> str:
     for _ in range(6):
         end = text.find("\n", pos, pos + CLAUSE_CHARS)
-        line = text[pos: end if end >= 0 else pos + CLAUSE_CHARS]
+        line = text[pos : end if end >= 0 else pos + CLAUSE_CHARS]
         if line.strip(_MARKUP):
             return line
         if end < 0:
@@ -386,10 +427,14 @@ def _next_line(text: str, pos: int) -> str:
     return ""
 
 
-_REJECTED = re.compile(r"(?i)\b(?:but|which|that)\s+(?:that's|that\s+is|this\s+is|it's|it\s+is|is)\s+"
-                       r"(?:wrong|incorrect|a\s+mistake|mistaken|not\s+(?:right|correct))\b")
-_HYPOTHETICAL = re.compile(r"(?i)\b(?:intuitive|tempting|obvious|naive|naïve|common|wrong|incorrect|initial|"
-                           r"first|quick|easy|expected|usual)\s+$")
+_REJECTED = re.compile(
+    r"(?i)\b(?:but|which|that)\s+(?:that's|that\s+is|this\s+is|it's|it\s+is|is)\s+"
+    r"(?:wrong|incorrect|a\s+mistake|mistaken|not\s+(?:right|correct))\b"
+)
+_HYPOTHETICAL = re.compile(
+    r"(?i)\b(?:intuitive|tempting|obvious|naive|naïve|common|wrong|incorrect|initial|"
+    r"first|quick|easy|expected|usual)\s+$"
+)
 
 
 def answer_cues(text: str) -> list[tuple[str, str]]:
@@ -406,7 +451,7 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     for m in list(_ANSWER_CUE.finditer(text))[-MAX_CUES:]:
         line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
-        rest = text[m.end(): m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
+        rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
         clause = _clause(rest) or _clause(_next_line(text, m.end()))
         found.append((m.start(), " ".join(m.group(0).split()), clause))
     for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
@@ -414,9 +459,14 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     if "####" in text:
         found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]
     found.sort(key=lambda t: t[0])
-    return [(cue.strip(" *_:=").lower(), clause) for pos, cue, clause in found[-MAX_CUES:]
-            if clause and not re.match(r"(?i)not\b", clause) and not _REJECTED.search(clause)
-            and not _HYPOTHETICAL.search(text[max(0, pos - 24): pos])]
+    return [
+        (cue.strip(" *_:=").lower(), clause)
+        for pos, cue, clause in found[-MAX_CUES:]
+        if clause
+        and not re.match(r"(?i)not\b", clause)
+        and not _REJECTED.search(clause)
+        and not _HYPOTHETICAL.search(text[max(0, pos - 24) : pos])
+    ]
 
 
 def _sentences(text: str) -> list[str]:
@@ -429,8 +479,10 @@ _CONCLUSION = re.compile(
     r"(?i)\b(?:therefore|thus|hence|so|consequently|in\s+total|altogether|overall|in\s+conclusion|"
     r"which\s+gives|giving|(?:total|sum|result)\s+is)\b"
 )
-_CORRECTION = re.compile(r"(?i)\b(?:actually|wait|correction|recount|recheck|re-check|instead|mistake|"
-                         r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong)\b")
+_CORRECTION = re.compile(
+    r"(?i)\b(?:actually|wait|correction|recount|recheck|re-check|instead|mistake|"
+    r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong)\b"
+)
 
 
 def _bolds(text: str) -> list[str]:
@@ -456,40 +508,47 @@ def truncated(text: str) -> bool:
 _EQUALS = re.compile(r"(?<![<>!=])[=≈](?!=)")
 _RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?P<a>\S{1,24})\s+(?:to|and|through|-|–)\s+(?P<b>\S{1,24})")
 _BETWEEN_ALTERNATIVES = re.compile(r"(?i)^[^.;:=]{0,24}?\b(?:or|nor)\b[^.;:=]{0,24}$")
-_COPULA = re.compile(r"(?i)\b(?:is|are|was|were|be|equals?|makes?|gives?|yields?|sums?\s+to|adds?\s+up\s+to|"
-                     r"comes?\s+to|totals?|handles?|remain|left)\b")
+_COPULA = re.compile(
+    r"(?i)\b(?:is|are|was|were|be|equals?|makes?|gives?|yields?|sums?\s+to|adds?\s+up\s+to|"
+    r"comes?\s+to|totals?|handles?|remain|left)\b"
+)
 
 
 def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
     """The numbers offered as alternatives ("8 or 9", "either 2 million or 1,000,000"), if any."""
     for (p1, a), (p2, b) in zip(nums, nums[1:], strict=False):
-        if a.value != b.value and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text): p2]):
+        if a.value != b.value and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text) : p2]):
             return f"{a.text}, {b.text}"
     return None
 
 
 def _answer_equals(text: str) -> list[re.Match[str]]:
     """``=`` signs that state a result, not a condition ("for n = 10")."""
-    return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24): m.start()])]
+    return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24) : m.start()])]
 
 
-def _corrected_later(text: str, clause: str, picked: _Picked, zeros: bool, found: Extraction,
-                     capped: bool) -> Extraction:
+def _corrected_later(
+    text: str, clause: str, picked: _Picked, zeros: bool, found: Extraction, capped: bool
+) -> Extraction:
     """``found``, unless the text after ``clause`` takes it back: a take-back word ("wait", "mistake",
     ...) after which the last number differs ("Answer: 12. Wait, 3 × 5 = 15")."""
     num = picked[0]
     at = text.rfind(clause)
     if num is None or at < 0:
         return found
-    tail = text[at + len(clause):]
+    tail = text[at + len(clause) :]
     fix = TAKE_BACK.search(tail)
     if fix is None:
         return found
-    later = [n for _, n in _nums(_without_negated_numbers(tail[fix.end():]), zeros)]
+    later = [n for _, n in _nums(_without_negated_numbers(tail[fix.end() :]), zeros)]
     if not later or later[-1].value == num.value:  # nothing after it, or it ends by confirming the answer
         return found
-    return _ex(None, "ambiguous", f"{num.text!r} is taken back later: {_show(tail[fix.start():])} gives "
-                                  f"{later[-1].text!r}", capped)
+    return _ex(
+        None,
+        "ambiguous",
+        f"{num.text!r} is taken back later: {_show(tail[fix.start() :])} gives {later[-1].text!r}",
+        capped,
+    )
 
 
 def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
@@ -497,12 +556,15 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
     if not eqs or eqs[-1].group(0) != "≈":
         return None
     start = eqs[-2].end() if len(eqs) > 1 else 0
-    before = _nums(text[start: eqs[-1].start()], zeros)
-    after = _nums(text[eqs[-1].end():], zeros)
+    before = _nums(text[start : eqs[-1].start()], zeros)
+    after = _nums(text[eqs[-1].end() :], zeros)
     if before and after:
         exact, approx = before[-1][1], after[0][1]
-        if ("fraction" in exact.kind and exact.value != approx.value
-                and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value))):
+        if (
+            "fraction" in exact.kind
+            and exact.value != approx.value
+            and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value))
+        ):
             return exact
     return None
 
@@ -511,10 +573,14 @@ def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, 
     """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
     one day", "per 1 hour"), then without those in a circumstantial phrase ("from 4 boxes", "in 2
     hours"), each only when others remain."""
-    kept = [(p, n) for p, n in nums if not COMPARISON_AFTER.match(text[p + len(n.text): p + len(n.text) + 24])
-            and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12): p]))]
+    kept = [
+        (p, n)
+        for p, n in nums
+        if not COMPARISON_AFTER.match(text[p + len(n.text) : p + len(n.text) + 24])
+        and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12) : p]))
+    ]
     kept = kept or nums
-    main = [(p, n) for p, n in kept if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12): p])]
+    main = [(p, n) for p, n in kept if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12) : p])]
     return main or kept
 
 
@@ -540,9 +606,11 @@ def _without_negated_numbers(text: str) -> str:
 
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
-_CHECK = re.compile(r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
-                    r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
-                    r"to\s+(?:check|verify)|double[- ]check(?:ing)?)\b")
+_CHECK = re.compile(
+    r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
+    r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
+    r"to\s+(?:check|verify)|double[- ]check(?:ing)?)\b"
+)
 
 
 def _without_asides(sentence: str) -> str:
@@ -562,16 +630,16 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
         return None, f"the clause {_show(clause)} offers several numbers ({offered}) as alternatives"
     eqs = _answer_equals(clause)
     if eqs:
-        if expression_after(clause[eqs[-1].end():]):
+        if expression_after(clause[eqs[-1].end() :]):
             return None, _EXPRESSION_WHY
-        after = _nums(clause[eqs[-1].end():], zeros)
+        after = _nums(clause[eqs[-1].end() :], zeros)
         if after:
             return after[0][1], f"after the last '{eqs[-1].group(0)}'"
     elif expression_after(clause) and not parse_number(clause):
         return None, _EXPRESSION_WHY
     colon = clause.rfind(": ")
     if colon >= 0:
-        tail = clause[colon + 1:]
+        tail = clause[colon + 1 :]
         after = _nums(tail, zeros)
         if after and len(tail[: after[0][0]].strip(_MARKUP + "(")) == 0 and len({n.value for _, n in after}) == 1:
             return after[0][1], "after the last ':'"
@@ -581,8 +649,12 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
             return rest[0], "the first number after the range"
     nums = _stated(clause, nums)
     if len({n.value for _, n in nums}) > 1:
-        cops = [m for m in _COPULA.finditer(clause) if any(pos >= m.end() for pos, _ in nums)
-                and not APPOSITIVE_COPULA.search(clause[max(0, m.start() - 8): m.start()])]
+        cops = [
+            m
+            for m in _COPULA.finditer(clause)
+            if any(pos >= m.end() for pos, _ in nums)
+            and not APPOSITIVE_COPULA.search(clause[max(0, m.start() - 8) : m.start()])
+        ]
         if cops and cops[0].start() > nums[0][0]:
             following = [n for pos, n in nums if pos >= cops[-1].end()]
             return following[0], f"the first number after {cops[-1].group(0)!r}"
@@ -618,8 +690,9 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
     if line is not None:
         got = _pick_in_clause(line, zeros)
         if got:
-            return _corrected_later(text, line, got, zeros,
-                                    _as_declared(_picked(got, "declared", f"{_show(line)}", capped)), capped)
+            return _corrected_later(
+                text, line, got, zeros, _as_declared(_picked(got, "declared", f"{_show(line)}", capped)), capped
+            )
     boxed = _last_boxed(text)
     cues = answer_cues(text)
     if boxed is not None:
@@ -631,16 +704,32 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
             if picked[0] is not None and later:
                 other = _pick_in_clause(later[-1][1], zeros)
                 if other and other[0] is not None and other[0].value != picked[0].value:
-                    return _ex(None, "ambiguous", f"\\boxed{{...}} gives {picked[0].text!r} but the later cue "
-                                                  f"{later[-1][0]!r} gives {other[0].text!r}", capped)
+                    return _ex(
+                        None,
+                        "ambiguous",
+                        f"\\boxed{{...}} gives {picked[0].text!r} but the later cue "
+                        f"{later[-1][0]!r} gives {other[0].text!r}",
+                        capped,
+                    )
             return _picked(picked, "boxed", "inside \\boxed{...}", capped)
     for i, (cue, clause) in enumerate(reversed(cues)):
         picked = _pick_in_clause(clause, zeros)
         if picked:
             n = len(cues)
-            return _corrected_later(text, clause, picked, zeros, _picked(
-                picked, "answer_cue", f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
-                                      f"{'' if i == 0 else f', {i} later cue(s) without one'})", capped), capped)
+            return _corrected_later(
+                text,
+                clause,
+                picked,
+                zeros,
+                _picked(
+                    picked,
+                    "answer_cue",
+                    f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
+                    f"{'' if i == 0 else f', {i} later cue(s) without one'})",
+                    capped,
+                ),
+                capped,
+            )
     for inner in reversed(_bolds(text)):
         num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
         if num is None:
@@ -651,8 +740,10 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
     return _number_fallback(text, zeros, given, capped)
 
 
-_RESTATES = re.compile(r"(?i)\b(?:given|we\s+know|starts?\s+with|started\s+with|initially|at\s+first|originally|"
-                       r"begins?\s+with|each|per|every|\?)")
+_RESTATES = re.compile(
+    r"(?i)\b(?:given|we\s+know|starts?\s+with|started\s+with|initially|at\s+first|originally|"
+    r"begins?\s+with|each|per|every|\?)"
+)
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
 
@@ -669,54 +760,84 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
     i_last, last, last_nums = numbered[-1]
     offered = _alternatives(last, last_nums)
     if offered:
-        return _ex(None, "ambiguous", f"the last sentence with a number offers several ({offered}) as "
-                                      f"alternatives: {_show(last)}", capped)
+        return _ex(
+            None,
+            "ambiguous",
+            f"the last sentence with a number offers several ({offered}) as alternatives: {_show(last)}",
+            capped,
+        )
     eqs = _answer_equals(last)
     cues_in = list(_CONCLUSION.finditer(last))
     exact = _exact_before_approx(last, eqs, zeros)
     if exact is not None and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
         return _number_extraction(exact, "equals", "the exact value before the last '≈' that rounds it", capped)
     raw_eqs, raw_cues = _answer_equals(raw[i_last]), list(_CONCLUSION.finditer(raw[i_last]))
-    if (raw_eqs and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
-            and expression_after(raw[i_last][raw_eqs[-1].end():])):
+    if (
+        raw_eqs
+        and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
+        and expression_after(raw[i_last][raw_eqs[-1].end() :])
+    ):
         return _ex(None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {_show(last)}", capped)
     if eqs and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
-        if expression_after(last[eqs[-1].end():]):
+        if expression_after(last[eqs[-1].end() :]):
             return _ex(None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {_show(last)}", capped)
-        after = _nums(last[eqs[-1].end():], zeros)
+        after = _nums(last[eqs[-1].end() :], zeros)
         if after:
-            return _number_extraction(after[0][1], "equals",
-                                      f"after the last '{eqs[-1].group(0)}' in the last sentence with a number",
-                                      capped)
+            return _number_extraction(
+                after[0][1], "equals", f"after the last '{eqs[-1].group(0)}' in the last sentence with a number", capped
+            )
     if cues_in:
-        picked = _pick_in_clause(last[cues_in[-1].end():], zeros)
+        picked = _pick_in_clause(last[cues_in[-1].end() :], zeros)
         if picked:
             return _picked(picked, "conclusion_cue", f"after the cue {cues_in[-1].group(0).lower()!r}", capped)
     i_first, first, first_nums = numbered[0]
-    if (given is not None and i_first == 0 and len(numbered) > 1 and len(first_nums) == 1
-            and len(first.split()) <= LEADING_WORDS and ":" not in first and not _WORKING.match(first)
-            and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
-            and first_nums[0][1].value not in given and not _CORRECTION.search(text[len(first):])):
-        return _number_extraction(first_nums[0][1], "leading",
-                                  "the only number of the short first sentence, which the rest explains", capped)
+    if (
+        given is not None
+        and i_first == 0
+        and len(numbered) > 1
+        and len(first_nums) == 1
+        and len(first.split()) <= LEADING_WORDS
+        and ":" not in first
+        and not _WORKING.match(first)
+        and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
+        and first_nums[0][1].value not in given
+        and not _CORRECTION.search(text[len(first) :])
+    ):
+        return _number_extraction(
+            first_nums[0][1], "leading", "the only number of the short first sentence, which the rest explains", capped
+        )
     last_nums = _stated(last, last_nums)
-    if given and len({n.value for _, n in last_nums}) == 1 and len(last.split()) <= LEADING_WORDS \
-            and not _WORKING.match(last) and not _RESTATES.search(last):
-        return _number_extraction(last_nums[-1][1], "last_number",
-                                  "the only number of the short last sentence (a value the question also gives)",
-                                  capped)
+    if (
+        given
+        and len({n.value for _, n in last_nums}) == 1
+        and len(last.split()) <= LEADING_WORDS
+        and not _WORKING.match(last)
+        and not _RESTATES.search(last)
+    ):
+        return _number_extraction(
+            last_nums[-1][1],
+            "last_number",
+            "the only number of the short last sentence (a value the question also gives)",
+            capped,
+        )
     if given:
         for _, sentence, nums in reversed(numbered):
             nums = _stated(sentence, nums)
             fresh = [n for _, n in nums if n.value not in given]
             if fresh:
                 method = "last_number" if sentence is last else "last_new_number"
-                return _number_extraction(fresh[-1], method,
-                                          "the last number of the last sentence with a number the question "
-                                          "did not give", capped)
-    return _number_extraction(last_nums[-1][1], "last_number",
-                              f"the last number of the last sentence with a number (of {len(last_nums)} there)",
-                              capped)
+                return _number_extraction(
+                    fresh[-1],
+                    method,
+                    "the last number of the last sentence with a number the question did not give",
+                    capped,
+                )
+    return _number_extraction(
+        last_nums[-1][1],
+        "last_number",
+        f"the last number of the last sentence with a number (of {len(last_nums)} there)",
+        capped,
+    )
 
 
 # ---------------------------------------------------------------------------------- short answers
@@ -756,16 +877,21 @@ def extract_answer(text: str) -> Extraction:
     if len(lines) > 1 or len(_sentences(lines[0])) > 1:
         final = _sentences(lines[-1])[-1] if _sentences(lines[-1]) else ""
         lead = _LEAD_CONCLUSION.match(final)
-        if lead and final[lead.end():].strip():
-            value = drop_negated(final[lead.end():]).strip(_MARKUP + ".!?;")
-            return _ex(value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {_show(value)}",
-                       capped)
+        if lead and final[lead.end() :].strip():
+            value = drop_negated(final[lead.end() :]).strip(_MARKUP + ".!?;")
+            return _ex(
+                value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {_show(value)}", capped
+            )
     first = _strip_list_marker(lines[0]).strip()
     m = re.search(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)", first)
-    if m and m.group(0) == "?" and first[m.end():].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
-        rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end():].strip()) or first[m.end():]
-        return _ex(drop_negated(rest) or rest, "first_sentence",
-                   f"the sentence after the opening question: {_show(rest)}", capped)
+    if m and m.group(0) == "?" and first[m.end() :].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
+        rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end() :].strip()) or first[m.end() :]
+        return _ex(
+            drop_negated(rest) or rest,
+            "first_sentence",
+            f"the sentence after the opening question: {_show(rest)}",
+            capped,
+        )
     sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(_MARKUP)
     whole = sentence == text.strip().strip(_MARKUP + ".!?;")
     sentence = drop_negated(sentence) or sentence
@@ -807,25 +933,46 @@ class _Options:
         self.options = dict(options)
         self.letters = letters
         keys = _letter_pattern(list(options)) if letters else ""
-        self.marker = re.compile(
-            r"\b(?:option|choice|answer)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)"
-            r"|(?<![\w(])(?P<c>" + keys + r")\)|(?<![\w'’-])(?P<u>" + keys + r")(?![\w'’-])"
-        ) if letters else None
-        self.keys_ci = re.compile(r"\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)",
-                                  re.IGNORECASE) if letters else None
+        self.marker = (
+            re.compile(
+                r"\b(?:option|choice|answer)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)"
+                r"|(?<![\w(])(?P<c>" + keys + r")\)|(?<![\w'’-])(?P<u>" + keys + r")(?![\w'’-])"
+            )
+            if letters
+            else None
+        )
+        self.keys_ci = (
+            re.compile(
+                r"\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)", re.IGNORECASE
+            )
+            if letters
+            else None
+        )
         keys_ci = {k.casefold() for k in options} if letters else set()
         self.texts = sorted(
-            ((k, normalize_answer(t)) for k, t in options.items()
-             if normalize_answer(t) and (not letters or (len(normalize_answer(t)) > 1
-                                                         and normalize_answer(t) not in keys_ci))),
-            key=lambda kt: len(kt[1]), reverse=True)
-        self.patterns = [(k, p) for k, t in sorted(options.items(), key=lambda kt: len(kt[1]), reverse=True)
-                         if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None]
-        self.shield_markers = [
-            re.compile(r"(?i)\((?P<k>" + keys + r")\)"),
-            re.compile(r"(?i)\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])"),
-            re.compile(r"(?<![\w(])(?P<k>" + keys + r")\)"),
-        ] if letters else []
+            (
+                (k, normalize_answer(t))
+                for k, t in options.items()
+                if normalize_answer(t)
+                and (not letters or (len(normalize_answer(t)) > 1 and normalize_answer(t) not in keys_ci))
+            ),
+            key=lambda kt: len(kt[1]),
+            reverse=True,
+        )
+        self.patterns = [
+            (k, p)
+            for k, t in sorted(options.items(), key=lambda kt: len(kt[1]), reverse=True)
+            if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None
+        ]
+        self.shield_markers = (
+            [
+                re.compile(r"(?i)\((?P<k>" + keys + r")\)"),
+                re.compile(r"(?i)\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])"),
+                re.compile(r"(?<![\w(])(?P<k>" + keys + r")\)"),
+            ]
+            if letters
+            else []
+        )
 
     def mentions(self, clause: str) -> set[str]:
         found: set[str] = set()
@@ -838,8 +985,9 @@ class _Options:
                 letter = m["k"] or m["p"] or m["c"] or m["u"]
                 if m["u"] and (letter in ("A", "I") or len(letter) > 1 or not letter.isupper()):
                     # a bare "A"/"I" is usually the article or the pronoun
-                    if not (letter == "A" and re.match(r"\s*(?:is|was|would|seems|or|and|[).,:;!]|$)",
-                                                       clause[m.end():])):
+                    if not (
+                        letter == "A" and re.match(r"\s*(?:is|was|would|seems|or|and|[).,:;!]|$)", clause[m.end() :])
+                    ):
                         continue
                 key = _key_for(letter, self.options, strict_case=True)
                 if key:
@@ -875,8 +1023,12 @@ def _lead_letter(clause: str, opts: _Options) -> str | None:
     if not opts.letters:
         return None
     keys = _letter_pattern(list(opts.options))
-    lead = re.match(r"^\W*(?:(?i:option|choice)\s+)?(?P<open>\()?(?P<k>" + keys + r"|[A-Za-z])(?P<close>\))?"
-                    r"(?![\w'])", clause, re.IGNORECASE)
+    lead = re.match(
+        r"^\W*(?:(?i:option|choice)\s+)?(?P<open>\()?(?P<k>" + keys + r"|[A-Za-z])(?P<close>\))?"
+        r"(?![\w'])",
+        clause,
+        re.IGNORECASE,
+    )
     if not lead:
         return None
     alone = clause.strip(_MARKUP + ".!?:)(") == lead["k"]
@@ -925,7 +1077,7 @@ def _leading_marker(text: str, opts: _Options) -> str | None:
     key = _key_for(m["a"] or m["b"] or m["c"], opts.options, strict_case=bool(m["c"]))
     if key is None:
         return None
-    rest = first[m.end():]
+    rest = first[m.end() :]
     others = set()
     for marker in opts.shield_markers:
         others |= {_key_for(x["k"], opts.options, strict_case=False) for x in marker.finditer(rest)}
@@ -953,16 +1105,20 @@ def _choice_taken_back(text: str, clause: str, opts: _Options, found: Extraction
     at = text.rfind(clause)
     if found.value is None or at < 0:
         return found
-    tail = text[at + len(clause):]
+    tail = text[at + len(clause) :]
     fix = TAKE_BACK.search(tail)
     if fix is None:
         return found
-    named = [m for sentence in _sentences(tail[fix.end():]) if (m := opts.positive_mentions(sentence))]
+    named = [m for sentence in _sentences(tail[fix.end() :]) if (m := opts.positive_mentions(sentence))]
     other = named[-1] - {found.value} if named else set()
     if not other:  # nothing named after it, or the last naming sentence confirms the answer
         return found
-    return _ex(None, "ambiguous", f"{found.value!r} is taken back later: {_show(tail[fix.start():])} names "
-                                  f"{sorted(other)}", capped)
+    return _ex(
+        None,
+        "ambiguous",
+        f"{found.value!r} is taken back later: {_show(tail[fix.start() :])} names {sorted(other)}",
+        capped,
+    )
 
 
 def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: bool) -> Extraction:
@@ -972,8 +1128,7 @@ def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: b
     return _ex(key, method, f"{key!r} {why} ({how})", capped)
 
 
-def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
-                   query: str | None = None) -> Extraction:
+def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, query: str | None = None) -> Extraction:
     """The option chosen in ``text`` (a key of ``options``; see the module docstring).
 
     Args:
@@ -987,14 +1142,20 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
     opts = _Options(options, letters)
     line = _declared_clause(text)
     if line is not None:
-        whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(line)
-                 and not (letters and re.match(r"^\W*\(?[A-Za-z]\)", line))]
+        whole = [
+            k
+            for k, t in options.items()
+            if normalize_answer(t)
+            and normalize_answer(t) == normalize_answer(line)
+            and not (letters and re.match(r"^\W*\(?[A-Za-z]\)", line))
+        ]
         if len(whole) == 1:
             return _as_declared(_ex(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
         got = _choice_in_clause(line, opts)
         if got:
-            return _choice_taken_back(text, line, opts, _as_declared(_choice_result(got, "declared", _show(line),
-                                                                                   capped)), capped)
+            return _choice_taken_back(
+                text, line, opts, _as_declared(_choice_result(got, "declared", _show(line), capped)), capped
+            )
     boxed = _last_boxed(text)
     if boxed:
         got = _choice_in_clause(boxed, opts)
@@ -1004,15 +1165,25 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
     for cue, clause in reversed(cues):
         got = _choice_in_clause(clause, opts)
         if got:
-            return _choice_taken_back(text, clause, opts, _choice_result(
-                got, "answer_cue", f"after the cue {cue!r}: {_show(clause)}", capped), capped)
+            return _choice_taken_back(
+                text,
+                clause,
+                opts,
+                _choice_result(got, "answer_cue", f"after the cue {cue!r}: {_show(clause)}", capped),
+                capped,
+            )
     bare = text.strip(_MARKUP + ".!?:()[] \n")
     if letters and len(bare) <= 2:
         key = _key_for(bare, options, strict_case=False)
         if key is not None:
             return _ex(key, "bare_letter", f"the whole answer is the letter {key!r}", capped)
-    whole = [k for k, t in options.items() if normalize_answer(t) and normalize_answer(t) == normalize_answer(bare)
-             and not (letters and re.match(r"^\W*\(?[A-Za-z][.):]\s", bare))]  # "A. Nitrogen": the letter A
+    whole = [
+        k
+        for k, t in options.items()
+        if normalize_answer(t)
+        and normalize_answer(t) == normalize_answer(bare)
+        and not (letters and re.match(r"^\W*\(?[A-Za-z][.):]\s", bare))
+    ]  # "A. Nitrogen": the letter A
     if len(whole) == 1:
         return _ex(whole[0], "whole", f"the whole answer is the text of option {whole[0]!r}", capped)
     for inner in reversed(_bolds(text)):
@@ -1028,27 +1199,35 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True,
                 value, where = polar
                 if value is None:
                     return _ex(None, "ambiguous", f"the sentence {_show(where)} uses both options' words", capped)
-                return _ex(pair[value], "last_mention", f"{pair[value]!r}: {_show(where)} says "
-                                                        f"{words[value]!r}", capped)
+                return _ex(
+                    pair[value], "last_mention", f"{pair[value]!r}: {_show(where)} says {words[value]!r}", capped
+                )
         said = extract_boolean(text, query)
         if said.value is None:
             return _ex(None, said.method, f"the options are a truth-value pair; {said.detail}", capped)
         key = pair[said.value == "true"]
-        return _ex(key, said.method, f"{key!r}: the options are a truth-value pair and the answer says "
-                                     f"{said.value} ({said.detail})", capped)
+        return _ex(
+            key,
+            said.method,
+            f"{key!r}: the options are a truth-value pair and the answer says {said.value} ({said.detail})",
+            capped,
+        )
     key = _leading_marker(text, opts)
     if key is not None:
         return _ex(key, "leading", f"{key!r}: the answer opens with its marker", capped)
     sentences = _sentences(text)
     key = ordinal_key(sentences[0], list(options)) if sentences else None
     if key is not None:
-        return _ex(key, "leading", f"{key!r}: the answer opens by pointing at it by position ({_show(sentences[0])})",
-                   capped)
+        return _ex(
+            key, "leading", f"{key!r}: the answer opens by pointing at it by position ({_show(sentences[0])})", capped
+        )
     return _choice_by_mentions(text, opts, capped)
 
 
-_TURN = re.compile(r"(?i)\b(?:but|however|whereas|therefore|thus|hence|so|which\s+leaves|leaving|that\s+leaves|"
-                   r"leaves|only)\b")
+_TURN = re.compile(
+    r"(?i)\b(?:but|however|whereas|therefore|thus|hence|so|which\s+leaves|leaving|that\s+leaves|"
+    r"leaves|only)\b"
+)
 
 
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
@@ -1060,8 +1239,7 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
         return _ex(None, "none", "no option letter or option text found in the answer", capped)
     i_last, last, last_keys = mentioned[-1]
     if _walk_through(text, opts) and not _CONCLUSION.search(last):
-        return _ex(None, "none", "the answer walks through the options line by line and never commits to one",
-                   capped)
+        return _ex(None, "none", "the answer walks through the options line by line and never commits to one", capped)
     _, first, first_keys = mentioned[0]
     cue = _CONCLUSION.search(last)
     lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
@@ -1069,39 +1247,67 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
         key = next(iter(last_keys))
         if cue or not lead_ok or first_keys == last_keys or len(mentioned) == 1:
             method = "conclusion" if cue else "last_mention"
-            return _ex(key, method, f"{key!r}: the last sentence that names an option names only it "
-                                    f"({_show(last)})", capped)
+            return _ex(
+                key, method, f"{key!r}: the last sentence that names an option names only it ({_show(last)})", capped
+            )
         lead = next(iter(first_keys))
-        return _ex(None, "ambiguous", f"the first sentence names {lead!r} and the last names {key!r}, "
-                                      "without a conclusion cue", capped)
+        return _ex(
+            None,
+            "ambiguous",
+            f"the first sentence names {lead!r} and the last names {key!r}, without a conclusion cue",
+            capped,
+        )
     turn = list(_TURN.finditer(last))
     if turn:
-        after = opts.positive_mentions(last[turn[-1].end():])
+        after = opts.positive_mentions(last[turn[-1].end() :])
         if len(after) == 1:
             key = next(iter(after))
-            return _ex(key, "conclusion", f"{key!r}: the only option named after {turn[-1].group(0).strip()!r} "
-                                          f"in the last sentence naming options ({_show(last)})", capped)
+            return _ex(
+                key,
+                "conclusion",
+                f"{key!r}: the only option named after {turn[-1].group(0).strip()!r} "
+                f"in the last sentence naming options ({_show(last)})",
+                capped,
+            )
     if lead_ok and not cue:
         key = next(iter(first_keys))
-        return _ex(key, "leading", f"{key!r}: the first sentence names only it ({_show(first)}); the last "
-                                   f"sentence naming options names several {sorted(last_keys)}", capped)
-    return _ex(None, "ambiguous", f"the last sentence naming options names several {sorted(last_keys)} "
-                                  f"({_show(last)})", capped)
+        return _ex(
+            key,
+            "leading",
+            f"{key!r}: the first sentence names only it ({_show(first)}); the last "
+            f"sentence naming options names several {sorted(last_keys)}",
+            capped,
+        )
+    return _ex(
+        None, "ambiguous", f"the last sentence naming options names several {sorted(last_keys)} ({_show(last)})", capped
+    )
 
 
 # ------------------------------------------------------------------------------------- booleans
 
-_POLARITY = {"yes": True, "true": True, "correct": True, "valid": True,
-             "no": False, "false": False, "incorrect": False, "wrong": False, "invalid": False}
+_POLARITY = {
+    "yes": True,
+    "true": True,
+    "correct": True,
+    "valid": True,
+    "no": False,
+    "false": False,
+    "incorrect": False,
+    "wrong": False,
+    "invalid": False,
+}
 _POLARITY_RE = re.compile(r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b")
 _LEADING_WORD = re.compile(
     r"(?i)^[\W_]*(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
     r"(?!\s+(?:and|or|xor|is|==?|equals)\b|\s*[=)])"
     r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope)\b"
-    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah)\b(?=\s*[.,!;:—–-]))")
-_STATEMENT = re.compile(r"(?i)\b(?:is|are|was|were|be|'s|holds?|evaluates?\s+to|comes?\s+out\s+(?:as|to)|"
-                        r"results?\s+in)\s+(?:(?:not|n't)\s+)?(?:\w+\s+)?"
-                        r"(?:true|false|correct|incorrect|valid|invalid)\b")
+    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah)\b(?=\s*[.,!;:—–-]))"
+)
+_STATEMENT = re.compile(
+    r"(?i)\b(?:is|are|was|were|be|'s|holds?|evaluates?\s+to|comes?\s+out\s+(?:as|to)|"
+    r"results?\s+in)\s+(?:(?:not|n't)\s+)?(?:\w+\s+)?"
+    r"(?:true|false|correct|incorrect|valid|invalid)\b"
+)
 
 
 def _polarity(clause: str) -> tuple[bool | None, str] | None:
@@ -1153,16 +1359,23 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     conclusion: tuple[bool | None, str] | None = None
     for sentence in reversed(sentences[1:] if lead else sentences):
         concluding = _CONCLUSION.search(sentence)
-        if _STATEMENT.search(sentence) or (concluding and _POLARITY_RE.search(sentence[concluding.end():])):
-            part = (sentence[concluding.end():] if concluding and _POLARITY_RE.search(sentence[concluding.end():])
-                    else sentence)
+        if _STATEMENT.search(sentence) or (concluding and _POLARITY_RE.search(sentence[concluding.end() :])):
+            part = (
+                sentence[concluding.end() :]
+                if concluding and _POLARITY_RE.search(sentence[concluding.end() :])
+                else sentence
+            )
             conclusion = _polarity(part)
             break
     if lead is not None and lead_value is not None:
         said = lead.group(0).strip(" \t*_>#")
         if conclusion and conclusion[0] is not None and conclusion[0] != lead_value:
-            return _ex(None, "ambiguous", f"the answer starts with {said!r} but concludes "
-                                          f"{str(conclusion[0]).lower()} ({conclusion[1]})", capped)
+            return _ex(
+                None,
+                "ambiguous",
+                f"the answer starts with {said!r} but concludes {str(conclusion[0]).lower()} ({conclusion[1]})",
+                capped,
+            )
         return _ex(str(lead_value).lower(), "leading", f"the answer starts with {said!r}", capped)
     if conclusion and truncated(text) and conclusion[1] and sentences and sentences[-1] in conclusion[1]:
         return _ex(None, "none", "the answer stops mid-sentence (truncated?) in its concluding sentence", capped)
@@ -1186,20 +1399,24 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
         value = False if lead_not else short
         later = predicate_polarity(query, " ".join(sentences[1:])) if len(sentences) > 1 else None
         if later is not None and later[0] != value:
-            return _ex(None, "ambiguous", f"the answer opens with {_show(first)} but later says {_show(later[1])}",
-                       capped)
+            return _ex(
+                None, "ambiguous", f"the answer opens with {_show(first)} but later says {_show(later[1])}", capped
+            )
         return _ex(str(value).lower(), "leading", f"the answer opens with {_show(first)}", capped)
     holds = [m for m in HOLDS.finditer(text)]
     if holds:
         m = holds[-1]
         value = not (m["neg"] or m["neg2"])
-        return _ex(str(value).lower(), "conclusion", f"{_show(m.group(0))} (the last verdict on the statement)",
-                   capped)
+        return _ex(str(value).lower(), "conclusion", f"{_show(m.group(0))} (the last verdict on the statement)", capped)
     myths = list(MYTH.finditer(text[:2000]))
     if myths:
         value = bool(myths[0]["neg"])
-        return _ex(str(value).lower(), "conclusion", f"{_show(myths[0].group(0))}: the claim is "
-                                                     f"{'not ' if not value else ''}a myth", capped)
+        return _ex(
+            str(value).lower(),
+            "conclusion",
+            f"{_show(myths[0].group(0))}: the claim is {'not ' if not value else ''}a myth",
+            capped,
+        )
     said = predicate_polarity(query, text)
     if said is not None:
         return _ex(str(said[0]).lower(), "predicate", f"{_show(said[1])} answers the question's predicate", capped)
@@ -1208,8 +1425,11 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
 
 # ----------------------------------------------------------------------------------------- code
 
-_FENCE = re.compile(r"^[ \t]*(?P<fence>```+|~~~+)[ \t]*(?P<lang>[\w+#.-]*)[^\n]*\n(?P<code>.*?)"
-                    r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^[ \t]*(?P<fence>```+|~~~+)[ \t]*(?P<lang>[\w+#.-]*)[^\n]*\n(?P<code>.*?)"
+    r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```+|~~~+)[\w+#.-]*[ \t]*$")
 _CODE_START = re.compile(r"^(?:async\s+def|def|class|import|from\s+[\w.]+\s+import|@)\b")
 _PYTHON_LANGS = {"python", "py", "python3", "py3"}
@@ -1246,8 +1466,11 @@ def _dedent_indented_blocks(lines: list[str]) -> list[str]:
     out = list(lines)
     i = 0
     while i < len(out):
-        if (out[i].startswith(("    ", "\t")) and (i == 0 or not out[i - 1].strip())
-                and _CODE_START.match(out[i].lstrip())):
+        if (
+            out[i].startswith(("    ", "\t"))
+            and (i == 0 or not out[i - 1].strip())
+            and _CODE_START.match(out[i].lstrip())
+        ):
             j = i
             while j < len(out) and (not out[j].strip() or out[j].startswith(("    ", "\t"))):
                 j += 1
@@ -1313,16 +1536,29 @@ def extract_code(text: str, function: str | None = None) -> Extraction:
         defining = [i for i, (_, code) in enumerate(blocks) if _defines(code, function)]
         if defining:
             i = defining[-1]
-            return _ex(blocks[i][1], "fenced_defines", f"code block {i + 1} of {n} defines {function}()"
-                       + (f" (the last of {len(defining)} that do)" if len(defining) > 1 else ""), capped)
+            return _ex(
+                blocks[i][1],
+                "fenced_defines",
+                f"code block {i + 1} of {n} defines {function}()"
+                + (f" (the last of {len(defining)} that do)" if len(defining) > 1 else ""),
+                capped,
+            )
         whole = _parse(text)
         if whole is not None and _defines(text, function, whole):
-            return _ex(text, "whole_answer",
-                       f"no fenced block; the whole answer parses as Python and defines {function}()", capped)
+            return _ex(
+                text,
+                "whole_answer",
+                f"no fenced block; the whole answer parses as Python and defines {function}()",
+                capped,
+            )
         code = _unfenced(text, function)
         if code is not None:
-            return _ex(code, "unfenced_defines",
-                       f"unfenced code that parses and defines {function}() (prose and stray fences left out)", capped)
+            return _ex(
+                code,
+                "unfenced_defines",
+                f"unfenced code that parses and defines {function}() (prose and stray fences left out)",
+                capped,
+            )
     if blocks:
         py = [i for i, (lang, _) in enumerate(blocks) if lang in _PYTHON_LANGS]
         i, method = (py[0], "first_python_block") if py else (0, "first_block")

@@ -33,8 +33,7 @@ from harness.records.transcript import TokenLogprob
 
 SCORE_OPTIONS: dict[str, float] = {f" {i}": float(i) for i in range(1, 11)}
 GEVAL_INSTRUCTION = (
-    "Score the answer from 1 to 10 on each dimension: accuracy, relevance, completeness, "
-    "conciseness and clarity."
+    "Score the answer from 1 to 10 on each dimension: accuracy, relevance, completeness, conciseness and clarity."
 )
 
 
@@ -77,12 +76,12 @@ def json_value_logprobs(tokens: Sequence[TokenLogprob], keys: Sequence[str]) -> 
             continue
         tok = tokens[i]
         prefix = tok.token[: at - starts[i]]
-        own = tok.token[len(prefix):]
+        own = tok.token[len(prefix) :]
         dist: dict[str, float] = {}
         for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
             if not alt.startswith(prefix):
                 continue
-            rest = alt[len(prefix):]
+            rest = alt[len(prefix) :]
             digits = re.match(r"\d+", rest)
             if digits is None:
                 continue

@@ -53,15 +53,36 @@ CONTRADICTION_PAIRS: tuple[tuple[str, str], ...] = (
 )
 #: Transition words and phrases (whole-word matches in the lower-cased text).
 TRANSITIONS: tuple[str, ...] = (
-    "however", "therefore", "moreover", "furthermore", "consequently", "thus", "hence",
-    "in addition", "additionally", "for example", "for instance", "as a result", "in contrast",
-    "on the other hand", "nevertheless", "first,", "second,", "firstly", "secondly", "finally",
+    "however",
+    "therefore",
+    "moreover",
+    "furthermore",
+    "consequently",
+    "thus",
+    "hence",
+    "in addition",
+    "additionally",
+    "for example",
+    "for instance",
+    "as a result",
+    "in contrast",
+    "on the other hand",
+    "nevertheless",
+    "first,",
+    "second,",
+    "firstly",
+    "secondly",
+    "finally",
 )
 #: Words that leave a sentence unfinished when they end it.
 DANGLING_WORDS = frozenset({"and", "or", "but"})
 COMPLEX_MARKERS: tuple[str, ...] = ("(", ":", ";")
 COMPONENTS: tuple[str, ...] = (
-    "semantic_coherence", "citation_density", "semantic_richness", "answer_completeness", "error_freedom",
+    "semantic_coherence",
+    "citation_density",
+    "semantic_richness",
+    "answer_completeness",
+    "error_freedom",
 )
 SCORE_PREFIX = "hq_"
 
@@ -144,8 +165,12 @@ def detect_citations(text: str) -> list[str]:
 
 def count_contradictions(text: str) -> int:
     """Sentence pieces (``text.lower().split('.')``) holding a contradiction pair in order, summed over pairs."""
-    return sum(1 for piece in text.lower().split(".") for first, second in _CONTRADICTION_RES
-               if _in_order(piece, first, second))
+    return sum(
+        1
+        for piece in text.lower().split(".")
+        for first, second in _CONTRADICTION_RES
+        if _in_order(piece, first, second)
+    )
 
 
 def _in_order(piece: str, first: re.Pattern[str], second: re.Pattern[str]) -> bool:

@@ -65,10 +65,8 @@ def parse_json_reply(text: str, schema: type[T], *, where: str = "judge") -> T:
     if not body.startswith("{"):
         start, end = body.find("{"), body.rfind("}")
         if start == -1 or end < start:
-            raise JudgeReplyError(
-                f"expected a JSON object for {schema.__name__}, got: {_snippet(text)!r}", where
-            )
-        body = body[start:end + 1]
+            raise JudgeReplyError(f"expected a JSON object for {schema.__name__}, got: {_snippet(text)!r}", where)
+        body = body[start : end + 1]
     try:
         data = json.loads(body, strict=False)  # llama.cpp grammars allow raw newlines in strings
     except json.JSONDecodeError as exc:
@@ -114,7 +112,10 @@ def restrict_property(json_schema: dict[str, Any], name: str, values: list[Any])
 
 
 def bounded_schema(
-    json_schema: dict[str, Any], *, min_items: int | None = 1, max_items: int | None = 6,
+    json_schema: dict[str, Any],
+    *,
+    min_items: int | None = 1,
+    max_items: int | None = 6,
     max_length: int | None = 300,
 ) -> dict[str, Any]:
     """A copy of ``json_schema`` that a small constrained decoder can finish within its budget.
@@ -236,24 +237,39 @@ class Judge:
             completion = await with_time_limit(
                 self.provider,
                 self.provider.chat(
-                    self.model, messages, temperature=self.temperature, top_p=1.0,
-                    max_tokens=self.max_tokens, seed=self.seed, json_schema=json_schema,
+                    self.model,
+                    messages,
+                    temperature=self.temperature,
+                    top_p=1.0,
+                    max_tokens=self.max_tokens,
+                    seed=self.seed,
+                    json_schema=json_schema,
                 ),
                 self.timeout,
             )
         except CacheMiss:
             raise
         except TimeoutError:
-            self.calls.append(CallRecord(stage=self.stage, member=self.name, model=self.model,
-                                         error=f"timed out after {self.timeout:g} s"))
+            self.calls.append(
+                CallRecord(
+                    stage=self.stage, member=self.name, model=self.model, error=f"timed out after {self.timeout:g} s"
+                )
+            )
             raise ProviderError(f"the judge did not answer within {self.timeout:g} s", self.name) from None
         except HarnessError as exc:
             self.calls.append(CallRecord(stage=self.stage, member=self.name, model=self.model, error=str(exc)))
             raise
-        self.calls.append(CallRecord(
-            stage=self.stage, member=self.name, model=self.model, latency_s=completion.latency_s,
-            tokens_in=completion.tokens_in, tokens_out=completion.tokens_out, cached=completion.cached,
-        ))
+        self.calls.append(
+            CallRecord(
+                stage=self.stage,
+                member=self.name,
+                model=self.model,
+                latency_s=completion.latency_s,
+                tokens_in=completion.tokens_in,
+                tokens_out=completion.tokens_out,
+                cached=completion.cached,
+            )
+        )
         charge_call(self.calls[-1])
         if json_schema is not None and completion.finish_reason == "length":
             raise JudgeReplyError(
@@ -266,9 +282,7 @@ class Judge:
         """Free-text reply to ``prompt`` (one user message)."""
         return await self._chat(prompt, None)
 
-    async def generate_json(
-        self, prompt: str, schema: type[T], *, json_schema: dict[str, Any] | None = None
-    ) -> T:
+    async def generate_json(self, prompt: str, schema: type[T], *, json_schema: dict[str, Any] | None = None) -> T:
         """A reply to ``prompt`` decoded under ``schema``'s JSON schema and validated into it.
 
         Args:
@@ -315,9 +329,14 @@ def judge_from_settings(
     if provider is None:
         raise ConfigError(
             f"the judge '{spec.id}' needs a '{spec.provider}' provider, but only "
-            f"{sorted(providers) or 'none'} are configured", "judge",
+            f"{sorted(providers) or 'none'} are configured",
+            "judge",
         )
     return Judge(
-        provider, spec.model, seed=settings.seed + spec.seed, max_tokens=max_tokens,
-        timeout=settings.member_timeout, name=f"{spec.provider}:{spec.model}",
+        provider,
+        spec.model,
+        seed=settings.seed + spec.seed,
+        max_tokens=max_tokens,
+        timeout=settings.member_timeout,
+        name=f"{spec.provider}:{spec.model}",
     )

@@ -35,8 +35,10 @@ COMPARISON_AFTER = re.compile(
 UNIT_BEFORE = re.compile(r"(?i)\b(?:in|per|for|each|every|within)\s+$")
 #: Before a number in a circumstantial phrase: "from 4 boxes", "in 2 hours", "out of 12" (not "with",
 #: "at": "ends with 8", "stands at 12" state results).
-CIRCUMSTANCE_BEFORE = re.compile(r"(?i)\b(?:from|in|over|within|during|out\s+of|per)\s+"
-                                 r"(?:the\s+|a\s+|an\s+|about\s+|only\s+)?$")
+CIRCUMSTANCE_BEFORE = re.compile(
+    r"(?i)\b(?:from|in|over|within|during|out\s+of|per)\s+"
+    r"(?:the\s+|a\s+|an\s+|about\s+|only\s+)?$"
+)
 APPOSITIVE_COPULA = re.compile(r"(?i)\b(?:which|that|this|i\.e\.|ie)\s*,?\s*$")
 _EXPRESSION = re.compile(
     r"^[-+(\s]*[a-z]\b\s*(?:[-+*/^]|\))"  # x + 1, (x+1)
@@ -49,9 +51,11 @@ CONDITION_CLAUSE = re.compile(
     r"[-−]?\d[\d,.]*"
 )
 #: Words that take back what was just said ("wait", "I made a mistake", "let me redo", "oops").
-TAKE_BACK = re.compile(r"(?i)\b(?:wait|correction|mistake|mistaken|recount|recheck|re-check|recalculate|recompute|"
-                       r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
-                       r"that\s+is\s+wrong|not\s+right)\b")
+TAKE_BACK = re.compile(
+    r"(?i)\b(?:wait|correction|mistake|mistaken|recount|recheck|re-check|recalculate|recompute|"
+    r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
+    r"that\s+is\s+wrong|not\s+right)\b"
+)
 GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
 
 

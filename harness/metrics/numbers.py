@@ -79,8 +79,10 @@ NUMBER_RE = re.compile(
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
-_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-          "sixteen seventeen eighteen nineteen").split()
+_SMALL = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen"
+).split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _SCALE_WORDS = ["hundred", "thousand", "million", "billion", "trillion"]
 _NUMBER_WORD = "|".join(sorted(_SMALL + _TENS + _SCALE_WORDS, key=len, reverse=True))
@@ -94,8 +96,18 @@ WORD_RUN_RE = re.compile(
     r"(?:[ \t-]+(?P<frac>halves|halfs|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?))?"
     r"(?![\w-])"
 )
-_FRACTION_WORDS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
-                   "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_FRACTION_WORDS = {
+    "half": 2,
+    "third": 3,
+    "quarter": 4,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
 _PRONOUN_BEFORE = re.compile(r"(?i)\b(?:the|this|that|each|every|any|no|some|which|which|a|another|other)\s+$")
 _PRONOUN_AFTER = re.compile(r"(?i)^\s+(?:of|another|by|who|which|that|way|thing|at\s+a\s+time)\b")
 ZERO_WORD_RE = re.compile(
@@ -143,8 +155,9 @@ def number_from_match(m: re.Match[str]) -> ParsedNumber | None:
         kinds.append("percentage")
     if value != value or value in (float("inf"), float("-inf")):
         return None
-    return ParsedNumber(text=m.group(0).strip(), value=value, percent=percent,
-                        kind=", ".join(dict.fromkeys(kinds)) or "plain")
+    return ParsedNumber(
+        text=m.group(0).strip(), value=value, percent=percent, kind=", ".join(dict.fromkeys(kinds)) or "plain"
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -157,8 +170,8 @@ def _alpha2digit(run: str) -> str:
 def _is_pronoun_one(text: str, m: re.Match[str]) -> bool:
     if m["run"].lower() != "one" or m["sign"] or m["half"]:
         return False
-    before = text[max(0, m.start() - 12): m.start()]
-    after = text[m.end(): m.end() + 16]
+    before = text[max(0, m.start() - 12) : m.start()]
+    after = text[m.end() : m.end() + 16]
     return bool(_PRONOUN_BEFORE.search(before) or _PRONOUN_AFTER.match(after))
 
 
@@ -174,7 +187,7 @@ def word_numbers(text: str) -> list[tuple[int, ParsedNumber]]:
         if not nums:
             continue
         negative = bool(m["sign"])
-        halved = text[max(0, m.start() - 5): m.start()].lower() == "half "
+        halved = text[max(0, m.start() - 5) : m.start()].lower() == "half "
         for i, n in enumerate(nums):
             value = n.value + (0.5 if m["half"] and i == len(nums) - 1 else 0.0)
             if m["frac"] and i == len(nums) - 1:
@@ -190,8 +203,9 @@ def word_numbers(text: str) -> list[tuple[int, ParsedNumber]]:
 
 def zero_words(text: str) -> list[tuple[int, ParsedNumber]]:
     """'no brothers', 'none', 'nothing', 'nobody', 'no one' as ``(position, 0)``."""
-    return [(m.start(), ParsedNumber(text=m.group(0), value=0.0, kind="zero word"))
-            for m in ZERO_WORD_RE.finditer(text)]
+    return [
+        (m.start(), ParsedNumber(text=m.group(0), value=0.0, kind="zero word")) for m in ZERO_WORD_RE.finditer(text)
+    ]
 
 
 DURATION_RE = re.compile(
@@ -212,8 +226,13 @@ def durations(text: str) -> list[tuple[int, int, ParsedNumber]]:
         big, small = int(m["big"]), int(m["small"])
         if small >= 60:
             continue
-        out.append((m.start(), m.end(), ParsedNumber(text=m.group(0), value=big + small / 60,
-                                                     also=(big * 60.0 + small,), kind="duration")))
+        out.append(
+            (
+                m.start(),
+                m.end(),
+                ParsedNumber(text=m.group(0), value=big + small / 60, also=(big * 60.0 + small,), kind="duration"),
+            )
+        )
     return out
 
 
@@ -295,8 +314,11 @@ _GROWS = re.compile(r"[!^]|\\binom|\\choose|\*\*")
 def _too_costly(s: str) -> bool:
     """Expressions SymPy could spend long on: series, integrals, limits; towers of powers; a power,
     factorial or binomial with a number of four or more digits in the expression."""
-    return bool(_UNBOUNDED.search(s) or s.count("^") + s.count("**") > 1
-                or (_GROWS.search(s) and re.search(r"\d{4,}", s)))
+    return bool(
+        _UNBOUNDED.search(s) or s.count("^") + s.count("**") > 1 or (_GROWS.search(s) and re.search(r"\d{4,}", s))
+    )
+
+
 _MATHY = re.compile(r"\\[A-Za-z]+|\^|√|π")
 
 

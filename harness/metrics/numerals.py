@@ -30,25 +30,42 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_VULGAR = "".join(ch for ch in map(chr, range(0x00BC, 0x2190))
-                  if unicodedata.category(ch) == "No" and 0 < unicodedata.numeric(ch, 0) < 1
-                  and "FRACTION" in unicodedata.name(ch, ""))
+_VULGAR = "".join(
+    ch
+    for ch in map(chr, range(0x00BC, 0x2190))
+    if unicodedata.category(ch) == "No"
+    and 0 < unicodedata.numeric(ch, 0) < 1
+    and "FRACTION" in unicodedata.name(ch, "")
+)
 _VULGAR_RE = re.compile(r"(?<![\w.])(?:(?P<whole>\d+)[ \t]?)?(?P<frac>[" + re.escape(_VULGAR) + r"])")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPER_RE = re.compile(r"(?<=[\d)])(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
-_POWER_RE = re.compile(r"(?<![\w.^])(?<![x×*][ \t])(?<![×*])(?P<base>\d{1,4})[ \t]?\^[ \t]?"
-                       r"(?:\{(?P<e1>[-−]?\d{1,3})\}|(?P<e2>[-−]?\d{1,3}))"
-                       r"(?![\d^]|\.\d)")
+_POWER_RE = re.compile(
+    r"(?<![\w.^])(?<![x×*][ \t])(?<![×*])(?P<base>\d{1,4})[ \t]?\^[ \t]?"
+    r"(?:\{(?P<e1>[-−]?\d{1,3})\}|(?P<e2>[-−]?\d{1,3}))"
+    r"(?![\d^]|\.\d)"
+)
 _MIXED_RE = re.compile(r"(?<![\w./,])(?P<whole>\d{1,6})[ \t]+(?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\w/]|\.\d)")
 _DOTTED_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3}){2,}(?![\w.,]\d|\.\d)")
-_ROOT_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[ \t]?"
-                      r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)")
+_ROOT_RE = re.compile(
+    r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[ \t]?"
+    r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)"
+)
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
 _DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
-_AND_A_PART = re.compile(r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
-                        r"three\s+quarters|a\s+third|two\s+thirds)\b")
-_PARTS = {"a half": 0.5, "one half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
-          "a third": 1 / 3, "two thirds": 2 / 3}
+_AND_A_PART = re.compile(
+    r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
+    r"three\s+quarters|a\s+third|two\s+thirds)\b"
+)
+_PARTS = {
+    "a half": 0.5,
+    "one half": 0.5,
+    "a quarter": 0.25,
+    "one quarter": 0.25,
+    "three quarters": 0.75,
+    "a third": 1 / 3,
+    "two thirds": 2 / 3,
+}
 _SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _DOZEN_RE = re.compile(
     r"(?i)(?<![\w-])(?P<how>half\s+a|a\s+baker'?s|an?|one|(?P<n>\d{1,4}|" + "|".join(_SMALL) + r"))\s+dozen\b"
@@ -65,7 +82,7 @@ def _power(m: re.Match[str]) -> str:
     exp = int((m["e1"] or m["e2"]).replace("−", "-"))
     if base == 0 or abs(exp) > 15:
         return m.group(0)
-    value = base ** exp if exp >= 0 else base ** float(exp)
+    value = base**exp if exp >= 0 else base ** float(exp)
     if value >= 1e15 or (isinstance(value, float) and value < 1e-12):
         return m.group(0)
     return str(value) if isinstance(value, int) else f"{value:.12g}"

@@ -63,9 +63,7 @@ def core_quality_metrics(transcript: Transcript, grounding_threshold: float = 0.
     reviews = [r.raw_text for r in transcript.ok_reviews]
     css = consensus_strength_score((r.member, r.average_position) for r in transcript.aggregate)
     ddi, components = deliberation_depth_index(answers, reviews)
-    sas = synthesis_attribution_score(
-        transcript.synthesis or "", transcript.winners(2), answers, grounding_threshold
-    )
+    sas = synthesis_attribution_score(transcript.synthesis or "", transcript.winners(2), answers, grounding_threshold)
     core = CoreMetrics(
         consensus_strength=css,
         deliberation_depth=ddi,

@@ -139,20 +139,35 @@ async def run_ragas(
     outcomes: list[MetricOutcome] = []
     skipped: dict[str, str] = {}
     if contexts:
-        outcomes.append(await _score(
-            "faithfulness", Faithfulness(llm=llm), user_input=query, response=answer, retrieved_contexts=contexts,
-        ))
+        outcomes.append(
+            await _score(
+                "faithfulness",
+                Faithfulness(llm=llm),
+                user_input=query,
+                response=answer,
+                retrieved_contexts=contexts,
+            )
+        )
     else:
         skipped["faithfulness"] = "the case has no context"
-    outcomes.append(await _score(
-        "answer_relevancy", AnswerRelevancy(llm=llm, embeddings=embedding, strictness=strictness),
-        user_input=query, response=answer,
-    ))
+    outcomes.append(
+        await _score(
+            "answer_relevancy",
+            AnswerRelevancy(llm=llm, embeddings=embedding, strictness=strictness),
+            user_input=query,
+            response=answer,
+        )
+    )
     if contexts and case.ground_truth:
-        outcomes.append(await _score(
-            "context_precision", ContextPrecision(llm=llm), user_input=query, reference=case.ground_truth,
-            retrieved_contexts=contexts,
-        ))
+        outcomes.append(
+            await _score(
+                "context_precision",
+                ContextPrecision(llm=llm),
+                user_input=query,
+                reference=case.ground_truth,
+                retrieved_contexts=contexts,
+            )
+        )
     else:
         skipped["context_precision"] = "needs both context and ground_truth (the reference)"
     return outcomes, skipped

@@ -67,8 +67,9 @@ def resolve_weights(weights: RubricWeights | Mapping[str, float] | None) -> Rubr
     try:
         return RubricWeights(**dict(weights))
     except (ValidationError, TypeError) as exc:
-        raise ConfigError(f"invalid rubric weights {dict(weights)!r}: {weights_error_message(exc)}",
-                          "weights") from None
+        raise ConfigError(
+            f"invalid rubric weights {dict(weights)!r}: {weights_error_message(exc)}", "weights"
+        ) from None
 
 
 class CeilingScore(Frozen):
@@ -122,8 +123,9 @@ def score_with_ceiling(
     """
     w = resolve_weights(weights).model_dump()
     if "accuracy" not in scores:
-        raise MissingAccuracyError("accuracy score is required (missing accuracy is an error, not a default of 10)",
-                                   "rubric scores")
+        raise MissingAccuracyError(
+            "accuracy score is required (missing accuracy is an error, not a default of 10)", "rubric scores"
+        )
     present = {d: _check_score(d, scores[d]) for d in RUBRIC_DIMENSIONS if d in scores}
     base = sum(present[d] * w[d] for d in present)
     ceiling = accuracy_ceiling(present["accuracy"])
@@ -132,8 +134,11 @@ def score_with_ceiling(
     if applied:
         effect = "capped_at_4" if ceiling == 4.0 else "capped_at_7"
     return CeilingScore(
-        base=round(base, 2), ceiling=ceiling, score=round(min(base, ceiling), 2),
-        ceiling_applied=applied, effect=effect,
+        base=round(base, 2),
+        ceiling=ceiling,
+        score=round(min(base, ceiling), 2),
+        ceiling_applied=applied,
+        effect=effect,
     )
 
 
@@ -217,7 +222,10 @@ class RubricBreakdown(Frozen):
 def _dimension_stats(values: list[float], weight: float) -> DimensionStats:
     std = statistics.pstdev(values) if len(values) > 1 else 0.0
     return DimensionStats(
-        mean=round(statistics.fmean(values), 3), std=round(std, 3), n=len(values), weight=weight,
+        mean=round(statistics.fmean(values), 3),
+        std=round(std, 3),
+        n=len(values),
+        weight=weight,
         flag=HIGH_VARIANCE_FLAG if std > HIGH_VARIANCE_STD else None,
     )
 
@@ -244,8 +252,9 @@ def rubric_breakdown(
     """
     w = resolve_weights(weights)
     if not score_sets:
-        return RubricBreakdown(member=member, mode="ranking_only", n_reviews=n_ranked,
-                               n_ranking_only=n_ranking_only, borda=borda)
+        return RubricBreakdown(
+            member=member, mode="ranking_only", n_reviews=n_ranked, n_ranking_only=n_ranking_only, borda=borda
+        )
     wd = w.model_dump()
     per_dim: dict[str, list[float]] = {d: [] for d in RUBRIC_DIMENSIONS}
     for scores in score_sets:
@@ -262,9 +271,15 @@ def rubric_breakdown(
         effect = "capped_at_4" if any(c.effect == "capped_at_4" for c in capped) else "capped_at_7"
     stats["accuracy"] = stats["accuracy"].model_copy(update={"ceiling_applied": bool(capped)})
     return RubricBreakdown(
-        member=member, mode="rubric", n_reviews=len(score_sets), n_ranking_only=n_ranking_only,
-        dimensions=stats, weighted_composite=round(statistics.fmean(c.score for c in per_reviewer), 2),
-        accuracy_ceiling_effect=effect, n_capped=len(capped), borda=borda,
+        member=member,
+        mode="rubric",
+        n_reviews=len(score_sets),
+        n_ranking_only=n_ranking_only,
+        dimensions=stats,
+        weighted_composite=round(statistics.fmean(c.score for c in per_reviewer), 2),
+        accuracy_ceiling_effect=effect,
+        n_capped=len(capped),
+        borda=borda,
     )
 
 

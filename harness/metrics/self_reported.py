@@ -131,25 +131,31 @@ def _sas_flags(
     ms, hs = q.synthesis_attribution, h.core.synthesis_attribution
     if not ms.grounded and hs.grounded:
         how = "is copied from an answer" if hs.max_source_alignment == 1.0 else "closely matches an answer"
-        flags.append(SelfReportFlag(
-            code="ungrounded_but_sourced",
-            message=f"package says ungrounded while the synthesis {how} "
-                    f"(harness max_source_alignment {hs.max_source_alignment} >= threshold {threshold:g})",
-        ))
+        flags.append(
+            SelfReportFlag(
+                code="ungrounded_but_sourced",
+                message=f"package says ungrounded while the synthesis {how} "
+                f"(harness max_source_alignment {hs.max_source_alignment} >= threshold {threshold:g})",
+            )
+        )
     if ms.grounded and not hs.grounded:
-        flags.append(SelfReportFlag(
-            code="grounded_but_unsourced",
-            message=f"package says grounded while no answer supports the synthesis "
-                    f"(harness max_source_alignment {hs.max_source_alignment} < threshold {threshold:g})",
-        ))
+        flags.append(
+            SelfReportFlag(
+                code="grounded_but_unsourced",
+                message=f"package says grounded while no answer supports the synthesis "
+                f"(harness max_source_alignment {hs.max_source_alignment} < threshold {threshold:g})",
+            )
+        )
     synthesis = transcript.synthesis or ""
     empty_result = (ms.winner_alignment, ms.max_source_alignment, ms.hallucination_risk, ms.grounded)
     if empty_result == (0.0, 0.0, 1.0, False) and tokens(synthesis):
-        flags.append(SelfReportFlag(
-            code="empty_synthesis_scored",
-            message="package's SAS is the result for an empty synthesis (0, 0, 1, not grounded) although the "
-                    f"synthesis has {len(synthesis.split())} words: it did not read the synthesis text",
-        ))
+        flags.append(
+            SelfReportFlag(
+                code="empty_synthesis_scored",
+                message="package's SAS is the result for an empty synthesis (0, 0, 1, not grounded) although the "
+                f"synthesis has {len(synthesis.split())} words: it did not read the synthesis text",
+            )
+        )
     return flags
 
 
@@ -163,7 +169,7 @@ def _ddi_flag(q: SelfReportedMetrics, h: QualityMetrics) -> SelfReportFlag | Non
     return SelfReportFlag(
         code="richness_not_counted",
         message=f"package DDI {q.deliberation_depth:g} equals the harness DDI with critique richness 0 "
-                f"({without_richness:.3f}); the reviews' justifications give richness {c['richness']:g}",
+        f"({without_richness:.3f}); the reviews' justifications give richness {c['richness']:g}",
     )
 
 
@@ -192,7 +198,8 @@ def _aggregate_flag(record: ExternalCouncilRecord, transcript: Transcript) -> Se
     why = (
         "; the ballots are the same, so the aggregation differs (the package keeps a ballot's positions after "
         "dropping the self-vote, the harness re-indexes the ballot)"
-        if same_ballots else "; the package and the harness parsed some reviews differently"
+        if same_ballots
+        else "; the package and the harness parsed some reviews differently"
     )
     return SelfReportFlag(
         code="aggregate_differs",
@@ -238,15 +245,22 @@ def compare_self_reported(
         if set(q.warnings) != set(h.warnings):
             only_self = sorted(set(q.warnings) - set(h.warnings))
             only_harness = sorted(set(h.warnings) - set(q.warnings))
-            flags.append(SelfReportFlag(
-                code="warnings_differ",
-                message=f"warnings only the package raised: {only_self or 'none'}; "
-                        f"only the harness: {only_harness or 'none'}",
-            ))
+            flags.append(
+                SelfReportFlag(
+                    code="warnings_differ",
+                    message=f"warnings only the package raised: {only_self or 'none'}; "
+                    f"only the harness: {only_harness or 'none'}",
+                )
+            )
     aggregate = _aggregate_flag(record, transcript)
     if aggregate is not None:
         flags.append(aggregate)
     return SelfReportComparison(
-        package=f"{record.package} {record.version}", reported=q is not None, tolerance=tolerance,
-        metrics=rows, flags=tuple(flags), self_warnings=q.warnings if q else (), harness_warnings=h.warnings,
+        package=f"{record.package} {record.version}",
+        reported=q is not None,
+        tolerance=tolerance,
+        metrics=rows,
+        flags=tuple(flags),
+        self_warnings=q.warnings if q else (),
+        harness_warnings=h.warnings,
     )

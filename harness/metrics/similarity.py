@@ -48,9 +48,7 @@ def sequence_similarity(text1: str, text2: str, max_chars: int | None = SEQUENCE
     return SequenceMatcher(None, text1, text2).ratio()
 
 
-def combined_similarity(
-    text1: str, text2: str, token_weight: float = 0.6, sequence_weight: float = 0.4
-) -> float:
+def combined_similarity(text1: str, text2: str, token_weight: float = 0.6, sequence_weight: float = 0.4) -> float:
     """``token_weight * token_overlap + sequence_weight * sequence`` (seed 002, section 2c).
 
     Args:

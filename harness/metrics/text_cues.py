@@ -47,7 +47,7 @@ def contrast_cut(candidate: str) -> tuple[str, str] | None:
     if not cuts:
         return None
     last = cuts[-1]
-    before, after = candidate[: last.start()], candidate[last.end():].strip(" ,;:")
+    before, after = candidate[: last.start()], candidate[last.end() :].strip(" ,;:")
     if not after or not before.strip():
         return None
     return (before, after) if last["concede"] else (after, before)
@@ -71,4 +71,4 @@ def second_clause(candidate: str) -> tuple[str, str] | None:
     m = _AND_CLAUSE.search(candidate)
     if not m or len(candidate[: m.start()].split()) < 3:
         return None
-    return candidate[: m.start()], candidate[m.end():]
+    return candidate[: m.start()], candidate[m.end() :]

@@ -88,9 +88,7 @@ class DDIComponents(Frozen):
     richness: float
 
 
-def deliberation_depth_index(
-    answers: Sequence[str], reviews: Sequence[str]
-) -> tuple[float, dict[str, float]]:
+def deliberation_depth_index(answers: Sequence[str], reviews: Sequence[str]) -> tuple[float, dict[str, float]]:
     """Deliberation Depth Index.
 
     Args:

@@ -81,6 +81,7 @@ async def with_time_limit(provider: object, call: Awaitable[T], timeout: float |
         return await asyncio.wait_for(call, timeout)
     loop = asyncio.get_running_loop()
     async with asyncio.timeout(None) as limit:
+
         def start() -> None:
             if limit.when() is None:
                 limit.reschedule(loop.time() + timeout)

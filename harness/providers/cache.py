@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 class CorruptRow(StoreError):
     """A stored row that is not a completion (another writer or a disk error left it)."""
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
     key TEXT PRIMARY KEY,
@@ -70,7 +72,8 @@ class CacheStore:
         except OSError as exc:
             raise StoreError(
                 f"cannot create the cache folder {self.path.parent} ({exc.strerror or exc}); point "
-                "LLM_COUNCIL_CACHE_PATH (cache_path) at a writable place", str(self.path),
+                "LLM_COUNCIL_CACHE_PATH (cache_path) at a writable place",
+                str(self.path),
             ) from None
         self._lock = threading.Lock()
         try:
@@ -93,7 +96,8 @@ class CacheStore:
         return StoreError(
             f"the cache database is locked by another process (waited {self.busy_timeout:g} s); let that "
             "process finish, or point LLM_COUNCIL_CACHE_PATH at another file for this run (the cache is not "
-            "damaged: do not delete it)", str(self.path),
+            "damaged: do not delete it)",
+            str(self.path),
         )
 
     def _failure(self, exc: sqlite3.DatabaseError, what: str) -> StoreError:
@@ -109,9 +113,7 @@ class CacheStore:
         """The stored reply under ``key`` (a :class:`Completion`, or ``cls``), ``None`` when absent."""
         with self._lock:
             try:
-                row = self._db.execute(
-                    "SELECT completion FROM completions WHERE key = ?", (key,)
-                ).fetchone()
+                row = self._db.execute("SELECT completion FROM completions WHERE key = ?", (key,)).fetchone()
             except sqlite3.DatabaseError as exc:
                 raise self._failure(exc, "is unreadable") from None
         if not row:
@@ -209,7 +211,10 @@ class CachedProvider:
         top_logprobs: int = 0,
     ) -> Completion:
         kwargs: dict[str, Any] = dict(
-            temperature=temperature, max_tokens=max_tokens, seed=seed, top_p=top_p,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            top_p=top_p,
             json_schema=json_schema,
         )
         if top_logprobs:  # only then part of the key: keys recorded before it existed stay valid
@@ -217,11 +222,9 @@ class CachedProvider:
         if self.mode == "off":
             return await self.inner.chat(model, messages, **kwargs)
         key = cache_key(self.inner.identity(model), model, messages, kwargs)
-        return await self._through(key, Completion, "reply", model,
-                                   lambda: self.inner.chat(model, messages, **kwargs))
+        return await self._through(key, Completion, "reply", model, lambda: self.inner.chat(model, messages, **kwargs))
 
-    async def _through(self, key: str, cls: type[R], what: str, model: str,
-                       fetch: Callable[[], Awaitable[R]]) -> R:
+    async def _through(self, key: str, cls: type[R], what: str, model: str, fetch: Callable[[], Awaitable[R]]) -> R:
         """The reply recorded under ``key`` (marked ``cached``); on a miss, ``fetch()`` recorded, or in
         replay mode a :class:`CacheMiss` naming the model and the case. A corrupt row is re-fetched and
         overwritten (replay: the :class:`CorruptRow` error). Identical concurrent calls fetch once."""
@@ -282,7 +285,11 @@ class CachedProvider:
         parameters, so it differs from any chat key and changes whenever the request does.
         """
         kwargs: dict[str, Any] = dict(
-            seed=seed, lead=lead, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+            seed=seed,
+            lead=lead,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=top_p,
         )
         if stop:  # in the key only when given: probes without a free text keep their keys
             kwargs["stop"] = list(stop)
@@ -291,8 +298,9 @@ class CachedProvider:
             return await inner_probe(model, messages, probes, **kwargs)
         params = {**kwargs, "kind": "probe", "probes": [p.model_dump() for p in probes]}
         key = cache_key(self.inner.identity(model), model, messages, params)
-        return await self._through(key, ProbeReply, "probe reply", model,
-                                   lambda: inner_probe(model, messages, probes, **kwargs))
+        return await self._through(
+            key, ProbeReply, "probe reply", model, lambda: inner_probe(model, messages, probes, **kwargs)
+        )
 
     def supports_probe(self) -> bool:
         return supports_probe(self.inner)

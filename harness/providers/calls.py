@@ -61,8 +61,12 @@ class Caller:
         provider = self.providers.get(spec.provider_key)
         started = time.perf_counter()
         if provider is None:
-            return CallResult(None, CallRecord(stage=stage, member=spec.id, model=spec.model,
-                                               error=f"no '{spec.provider}' provider configured"))
+            return CallResult(
+                None,
+                CallRecord(
+                    stage=stage, member=spec.id, model=spec.model, error=f"no '{spec.provider}' provider configured"
+                ),
+            )
         try:
             completion = await with_time_limit(
                 provider,
@@ -88,10 +92,16 @@ class Caller:
         except Exception as exc:  # noqa: BLE001 - any backend failure is recorded, not fatal
             return CallResult(None, self._failed(spec, stage, started, f"{type(exc).__name__}: {exc}"))
         record = CallRecord(
-            stage=stage, member=spec.id, model=spec.model,
-            latency_s=completion.latency_s, tokens_in=completion.tokens_in,
-            tokens_out=completion.tokens_out, cached=completion.cached, finish_reason=completion.finish_reason,
-            cached_tokens=completion.cached_tokens, tokens_estimated=completion.tokens_estimated,
+            stage=stage,
+            member=spec.id,
+            model=spec.model,
+            latency_s=completion.latency_s,
+            tokens_in=completion.tokens_in,
+            tokens_out=completion.tokens_out,
+            cached=completion.cached,
+            finish_reason=completion.finish_reason,
+            cached_tokens=completion.cached_tokens,
+            tokens_estimated=completion.tokens_estimated,
         )
         charge_call(record)
         return CallResult(completion, record)
@@ -118,14 +128,23 @@ class Caller:
         provider = self.providers.get(spec.provider_key)
         started = time.perf_counter()
         if provider is None or not supports_probe(provider):
-            return None, CallRecord(stage=stage, member=spec.id, model=spec.model,
-                                    error=f"the '{spec.provider}' provider cannot read option probabilities")
+            return None, CallRecord(
+                stage=stage,
+                member=spec.id,
+                model=spec.model,
+                error=f"the '{spec.provider}' provider cannot read option probabilities",
+            )
         try:
             reply: ProbeReply = await with_time_limit(
                 provider,
                 provider.probe(  # type: ignore[attr-defined]
-                    spec.model, messages, probes, seed=self.settings.seed + spec.seed + seed_offset,
-                    lead=lead, max_tokens=max_tokens, top_p=spec.top_p,
+                    spec.model,
+                    messages,
+                    probes,
+                    seed=self.settings.seed + spec.seed + seed_offset,
+                    lead=lead,
+                    max_tokens=max_tokens,
+                    top_p=spec.top_p,
                     temperature=spec.temperature if temperature is None else temperature,
                     **({"stop": list(stop)} if stop else {}),
                 ),
@@ -140,8 +159,13 @@ class Caller:
         except Exception as exc:  # noqa: BLE001 - any backend failure is recorded, not fatal
             return None, self._failed(spec, stage, started, f"{type(exc).__name__}: {exc}")
         record = CallRecord(
-            stage=stage, member=spec.id, model=spec.model, latency_s=reply.latency_s,
-            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cached=reply.cached,
+            stage=stage,
+            member=spec.id,
+            model=spec.model,
+            latency_s=reply.latency_s,
+            tokens_in=reply.tokens_in,
+            tokens_out=reply.tokens_out,
+            cached=reply.cached,
             cached_tokens=reply.cached_tokens,
         )
         charge_call(record)
@@ -150,6 +174,9 @@ class Caller:
     @staticmethod
     def _failed(spec: MemberSpec, stage: str, started: float, error: str) -> CallRecord:
         return CallRecord(
-            stage=stage, member=spec.id, model=spec.model,
-            latency_s=time.perf_counter() - started, error=error,
+            stage=stage,
+            member=spec.id,
+            model=spec.model,
+            latency_s=time.perf_counter() - started,
+            error=error,
         )

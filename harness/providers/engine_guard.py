@@ -41,8 +41,10 @@ CHECK_ENV = "COUNCIL_HARNESS_ENGINE_CHECK"
 #: the child's time limit: loading two small models and evaluating a few tokens takes seconds
 CHECK_TIMEOUT_S = 300.0
 #: a wheel that cannot reach ggml's AMX or native-only kernels (``-DGGML_NATIVE=OFF``, AVX2 level)
-PORTABLE_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
-                       "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF")
+PORTABLE_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+)
 
 _checked: set[tuple[str, str]] = set()  # (key, model file) checked by this process
 
@@ -109,12 +111,15 @@ def _signal_name(number: int) -> str:
 def fix_command(extra_bufts: bool) -> str:
     """The command that gets a working engine after a crash with this buffer-type choice."""
     if extra_bufts:
-        return (f"export {REPACK_ENV}=off (keeps the weights out of llama.cpp's AMX and repacked buffers), "
-                "then run again")
+        return (
+            f"export {REPACK_ENV}=off (keeps the weights out of llama.cpp's AMX and repacked buffers), then run again"
+        )
     pip = f"{Path(sys.executable).parent / 'pip'}"
-    return (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {pip} install --force-reinstall --no-cache-dir --no-deps '
-            f'"llama-cpp-python=={llama_build().split()[1]}" (a portable build; --no-cache-dir, since pip '
-            "reuses a cached wheel whatever CMAKE_ARGS say)")
+    return (
+        f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {pip} install --force-reinstall --no-cache-dir --no-deps '
+        f'"llama-cpp-python=={llama_build().split()[1]}" (a portable build; --no-cache-dir, since pip '
+        "reuses a cached wheel whatever CMAKE_ARGS say)"
+    )
 
 
 def crash_message(returncode: int, output: str, extra_bufts: bool) -> str:
@@ -127,17 +132,22 @@ def crash_message(returncode: int, output: str, extra_bufts: bool) -> str:
     built = f"{llama_build().split(' lib')[0]}" + (f" ({build})" if build else "")
     buffers = "on" if extra_bufts else "off"
     if returncode < 0:
-        what = (f"the embedded llama.cpp engine died with {_signal_name(-returncode)} while it evaluated a "
-                f"prompt batch{where} in a check process")
+        what = (
+            f"the embedded llama.cpp engine died with {_signal_name(-returncode)} while it evaluated a "
+            f"prompt batch{where} in a check process"
+        )
     else:
         tail = " | ".join(lines[-3:]) if lines else "no output"
         what = f"the embedded llama.cpp engine's check process failed{where} (exit {returncode}: {tail})"
-    return (f"{what}; the run stopped before any case. CPU features: {features}; llama.cpp: {built}; "
-            f"extra buffer types {buffers}. Fix: {fix_command(extra_bufts)}.")
+    return (
+        f"{what}; the run stopped before any case. CPU features: {features}; llama.cpp: {built}; "
+        f"extra buffer types {buffers}. Fix: {fix_command(extra_bufts)}."
+    )
 
 
-def check_engine(models: Sequence[Path], extra_bufts: bool, *, command: Sequence[str] | None = None,
-                 folder: Path | None = None) -> int:
+def check_engine(
+    models: Sequence[Path], extra_bufts: bool, *, command: Sequence[str] | None = None, folder: Path | None = None
+) -> int:
     """Check that the engine runs ``models`` (see the module docstring); the number of children started (0 or 1).
 
     Raises:
@@ -157,14 +167,24 @@ def check_engine(models: Sequence[Path], extra_bufts: bool, *, command: Sequence
             args = [*command, *(["--no-extra-bufts"] if not extra_bufts else []), *map(str, missing)]
             started = 1
             try:
-                proc = subprocess.run(args, capture_output=True, text=True, errors="replace",
-                                      timeout=CHECK_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
+                proc = subprocess.run(
+                    args,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=CHECK_TIMEOUT_S,
+                    stdin=subprocess.DEVNULL,
+                    check=False,
+                )
             except subprocess.TimeoutExpired:
-                raise EngineCrash(f"the embedded llama.cpp engine's check process did not finish within "
-                                  f"{CHECK_TIMEOUT_S:g} s", shlex.join(args)) from None
+                raise EngineCrash(
+                    f"the embedded llama.cpp engine's check process did not finish within {CHECK_TIMEOUT_S:g} s",
+                    shlex.join(args),
+                ) from None
             except OSError as exc:
-                raise EngineCrash(f"cannot start the engine check ({exc.strerror or exc})",
-                                  shlex.join(command)) from None
+                raise EngineCrash(
+                    f"cannot start the engine check ({exc.strerror or exc})", shlex.join(command)
+                ) from None
             if proc.returncode != 0:
                 raise EngineCrash(crash_message(proc.returncode, proc.stdout + proc.stderr, extra_bufts))
             for m in missing:

@@ -82,8 +82,7 @@ def cpu_features(flags: frozenset[str] | None = None) -> tuple[str, ...]:
     return tuple(f for f in SIMD_FLAGS if f in flags)
 
 
-def extra_bufts_choice(flags: frozenset[str] | None = None,
-                       env: str | None = None) -> tuple[bool, str]:
+def extra_bufts_choice(flags: frozenset[str] | None = None, env: str | None = None) -> tuple[bool, str]:
     """Whether llama.cpp may use its extra buffer types, and why (the rule of the module docstring).
 
     Raises:
@@ -98,13 +97,16 @@ def extra_bufts_choice(flags: frozenset[str] | None = None,
     flags = cpu_flags() if flags is None else flags
     amx = [f for f in AMX_FLAGS if f in flags]
     if amx:
-        return False, (f"extra buffer types off (llama.cpp --no-repack): the CPU has {' '.join(amx)}, and "
-                       "ggml's AMX matmul dies with SIGILL (issue 24)")
+        return False, (
+            f"extra buffer types off (llama.cpp --no-repack): the CPU has {' '.join(amx)}, and "
+            "ggml's AMX matmul dies with SIGILL (issue 24)"
+        )
     return True, "extra buffer types on (llama.cpp's default): no AMX on this CPU"
 
 
-def choose_threads(requested: int | None, cores: int | None = None, load: float | None = None,
-                   passive: bool = True) -> tuple[int, str]:
+def choose_threads(
+    requested: int | None, cores: int | None = None, load: float | None = None, passive: bool = True
+) -> tuple[int, str]:
     """llama.cpp threads of an engine computing alone, and why.
 
     In this order: ``requested`` (``llama_threads``); every core when waiting threads sleep
@@ -123,8 +125,9 @@ def choose_threads(requested: int | None, cores: int | None = None, load: float 
         return cores, f"{cores} thread(s): every core (waiting threads sleep: OMP_WAIT_POLICY=PASSIVE)"
     load = os.getloadavg()[0] if load is None else load
     threads = max(1, min(cores, round(cores - load)))
-    return threads, (f"{threads} thread(s): {cores} core(s), load average {load:.1f} (idle cores, at least 1: "
-                     "waiting threads spin)")
+    return threads, (
+        f"{threads} thread(s): {cores} core(s), load average {load:.1f} (idle cores, at least 1: waiting threads spin)"
+    )
 
 
 def prepare_openmp() -> str:
@@ -152,8 +155,13 @@ def engine_setup(requested_threads: int | None = None) -> EngineSetup:
         policy_why = f"OMP_WAIT_POLICY={policy}: waiting threads sleep instead of spinning on shared cores"
     else:
         policy_why = "OpenMP's default wait policy: llama_cpp was imported before the harness could set it"
-    return EngineSetup(threads=threads, wait_policy=policy, extra_bufts=extra, cpu_features=cpu_features(),
-                       why=(threads_why, policy_why, extra_why))
+    return EngineSetup(
+        threads=threads,
+        wait_policy=policy,
+        extra_bufts=extra,
+        cpu_features=cpu_features(),
+        why=(threads_why, policy_why, extra_why),
+    )
 
 
 @contextlib.contextmanager
@@ -191,5 +199,3 @@ def load_llama(model_path: str | Path, *, extra_bufts: bool, **kwargs: Any) -> A
 
     with buffer_types(extra_bufts):
         return Llama(model_path=str(model_path), **kwargs)
-
-

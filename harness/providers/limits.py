@@ -141,12 +141,14 @@ class SharedTokenBucket(TokenBucket):
             self._save()
 
 
-def _bucket(per_minute: float | None, shared: Path | None, name: str,
-            clock: Callable[[], float]) -> TokenBucket | None:
+def _bucket(per_minute: float | None, shared: Path | None, name: str, clock: Callable[[], float]) -> TokenBucket | None:
     if not per_minute:
         return None
-    return SharedTokenBucket(per_minute, shared.with_name(f"{shared.name}-{name}.json"), clock) if shared \
+    return (
+        SharedTokenBucket(per_minute, shared.with_name(f"{shared.name}-{name}.json"), clock)
+        if shared
         else TokenBucket(per_minute, clock)
+    )
 
 
 class EndpointLimits:
@@ -163,8 +165,12 @@ class EndpointLimits:
     """
 
     def __init__(
-        self, endpoint: str, concurrency: int, requests_per_minute: float | None = None,
-        tokens_per_minute: float | None = None, clock: Callable[[], float] = time.monotonic,
+        self,
+        endpoint: str,
+        concurrency: int,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
         shared_dir: Path | None = None,
     ) -> None:
         if concurrency < 1:

@@ -168,8 +168,13 @@ class LocalProvider:
                 path = files[-1] if key != model else files[0]
                 with _quiet_stderr():
                     llm = load_llama(
-                        path, extra_bufts=self.setup.extra_bufts, n_ctx=self.n_ctx, n_threads=self.n_threads,
-                        n_threads_batch=self.n_threads, seed=0, verbose=False,
+                        path,
+                        extra_bufts=self.setup.extra_bufts,
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
+                        seed=0,
+                        verbose=False,
                     )
                 llm.eval = self._sharing_cores(llm, llm.eval)  # generate() calls self.eval
                 self._models[key] = llm
@@ -204,8 +209,14 @@ class LocalProvider:
         return eval_sharing
 
     def _generate(
-        self, model: str, messages: Sequence[Message], temperature: float, top_p: float,
-        max_tokens: int, seed: int, json_schema: dict[str, Any] | None,
+        self,
+        model: str,
+        messages: Sequence[Message],
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        seed: int,
+        json_schema: dict[str, Any] | None,
     ) -> Completion:
         llm, key = self._llama(model)
         style = EMBEDDED[model].style
@@ -221,7 +232,9 @@ class LocalProvider:
         usage = out.get("usage") or {}
         choice = out["choices"][0]
         return Completion(
-            text=text, model=model, tokens_in=int(usage.get("prompt_tokens", 0)),
+            text=text,
+            model=model,
+            tokens_in=int(usage.get("prompt_tokens", 0)),
             tokens_out=int(usage.get("completion_tokens", 0)),
             latency_s=time.perf_counter() - started,
             finish_reason=str(choice.get("finish_reason") or "stop"),
@@ -230,8 +243,14 @@ class LocalProvider:
 
     @staticmethod
     def _reply(
-        llm: Any, style: str, messages: Sequence[Message], temperature: float, top_p: float,
-        max_tokens: int, seed: int, json_schema: dict[str, Any] | None,
+        llm: Any,
+        style: str,
+        messages: Sequence[Message],
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        seed: int,
+        json_schema: dict[str, Any] | None,
     ) -> tuple[dict[str, Any], str]:
         """Generate the reply (llama-cpp-python's response and its text) on the chat engine ``llm``."""
         if style == "chat":
@@ -239,8 +258,12 @@ class LocalProvider:
             if json_schema is not None:
                 kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
             out = llm.create_chat_completion(
-                messages=[m.model_dump() for m in messages], temperature=temperature,
-                top_p=top_p, max_tokens=max_tokens, seed=seed, repeat_penalty=REPEAT_PENALTY,
+                messages=[m.model_dump() for m in messages],
+                temperature=temperature,
+                top_p=top_p,
+                max_tokens=max_tokens,
+                seed=seed,
+                repeat_penalty=REPEAT_PENALTY,
                 **kwargs,
             )
             choice = out["choices"][0]
@@ -250,12 +273,18 @@ class LocalProvider:
 
             grammar = (
                 LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
-                if json_schema is not None else None
+                if json_schema is not None
+                else None
             )
             prompt = completion_prompt(messages, json_schema is not None)
             out = llm.create_completion(
-                prompt=prompt, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                seed=seed, repeat_penalty=REPEAT_PENALTY, grammar=grammar,
+                prompt=prompt,
+                temperature=temperature,
+                top_p=top_p,
+                max_tokens=max_tokens,
+                seed=seed,
+                repeat_penalty=REPEAT_PENALTY,
+                grammar=grammar,
                 stop=None if grammar is not None else STOP_COMPLETION,
             )
             choice = out["choices"][0]
@@ -286,8 +315,16 @@ class LocalProvider:
         return len(prompt) - 1
 
     def _probe(
-        self, model: str, messages: Sequence[Message], probes: Sequence[Probe], lead: str,
-        max_tokens: int, temperature: float, top_p: float, seed: int, stop: Sequence[str],
+        self,
+        model: str,
+        messages: Sequence[Message],
+        probes: Sequence[Probe],
+        lead: str,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        stop: Sequence[str],
     ) -> tuple[ProbeReply, _Handoff | None]:
         """The probes, and the free text when it is generated on this engine; else what
         :meth:`_continue_on_chat_engine` needs to generate it (models with ``f16_prompts``)."""
@@ -319,33 +356,58 @@ class LocalProvider:
                     # the logits now are the last probe's: the generation re-evaluates the prompt's last token
                     llm.n_tokens = len(prompt) - 1
                     text, generated, finish = self._continue(
-                        llm, model, [*prompt, *lead_ids], max_tokens, temperature, top_p, seed, stop)
+                        llm, model, [*prompt, *lead_ids], max_tokens, temperature, top_p, seed, stop
+                    )
         reply = ProbeReply(
-            model=model, logprobs=tuple(logprobs), text=text, tokens_in=evaluated, tokens_out=generated,
-            latency_s=time.perf_counter() - started, finish_reason=finish, method="logits",
+            model=model,
+            logprobs=tuple(logprobs),
+            text=text,
+            tokens_in=evaluated,
+            tokens_out=generated,
+            latency_s=time.perf_counter() - started,
+            finish_reason=finish,
+            method="logits",
             cached_tokens=reused,  # of tokens_in: the prompt opening served from the previous probe's KV cache
         )
         return reply, handoff
 
     @staticmethod
     def _continue(
-        llm: Any, model: str, tokens: Sequence[int], max_tokens: int, temperature: float, top_p: float, seed: int,
+        llm: Any,
+        model: str,
+        tokens: Sequence[int],
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
         stop: Sequence[str],
     ) -> tuple[str, int, str]:
         """Generate after ``tokens`` (the cached ones are not evaluated again) until a ``stop`` string (or
         a completion-style model's own stops): text, tokens, finish reason."""
         stops = [*(STOP_COMPLETION if EMBEDDED[model].style == "completion" else []), *stop]
         out = llm.create_completion(
-            prompt=list(tokens), temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-            seed=seed, repeat_penalty=REPEAT_PENALTY, stop=stops or None,
+            prompt=list(tokens),
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            seed=seed,
+            repeat_penalty=REPEAT_PENALTY,
+            stop=stops or None,
         )
         choice = out["choices"][0]
         generated = int((out.get("usage") or {}).get("completion_tokens", 0))
         return choice.get("text") or "", generated, str(choice.get("finish_reason") or "stop")
 
     def _continue_on_chat_engine(
-        self, model: str, reply: ProbeReply, handoff: _Handoff, max_tokens: int, temperature: float,
-        top_p: float, seed: int, stop: Sequence[str],
+        self,
+        model: str,
+        reply: ProbeReply,
+        handoff: _Handoff,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        stop: Sequence[str],
     ) -> ProbeReply:
         """A probe's free text generated on the shipped file from the F16 copy's KV cache of its prompt
         (all but the last token, as a chat's :meth:`_prefill`); the F16 engine is free meanwhile."""
@@ -358,11 +420,16 @@ class LocalProvider:
             if handoff.state is None or not load_kv_state(llm, handoff.state, handoff.prompt[:-1]):
                 llm.reset()  # nothing loaded: the whole prompt is evaluated here
             text, generated, finish = self._continue(
-                llm, model, [*handoff.prompt, *handoff.lead], max_tokens, temperature, top_p, seed, stop)
-        return reply.model_copy(update={
-            "text": text, "tokens_out": generated, "finish_reason": finish,
-            "latency_s": reply.latency_s + time.perf_counter() - started,
-        })
+                llm, model, [*handoff.prompt, *handoff.lead], max_tokens, temperature, top_p, seed, stop
+            )
+        return reply.model_copy(
+            update={
+                "text": text,
+                "tokens_out": generated,
+                "finish_reason": finish,
+                "latency_s": reply.latency_s + time.perf_counter() - started,
+            }
+        )
 
     async def probe(
         self,
@@ -395,7 +462,14 @@ class LocalProvider:
                 return reply
             async with self._queue(model):
                 return await asyncio.to_thread(
-                    self._continue_on_chat_engine, model, reply, handoff, max_tokens, temperature, top_p, seed,
+                    self._continue_on_chat_engine,
+                    model,
+                    reply,
+                    handoff,
+                    max_tokens,
+                    temperature,
+                    top_p,
+                    seed,
                     stop,
                 )
         except (ConfigError, ProviderError):

@@ -207,7 +207,9 @@ class OpenAICompatProvider:
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.limits = limits or EndpointLimits(
-            self.endpoint, int(concurrency), requests_per_minute=requests_per_minute,
+            self.endpoint,
+            int(concurrency),
+            requests_per_minute=requests_per_minute,
             tokens_per_minute=tokens_per_minute,
         )
         self.concurrency = self.limits.concurrency
@@ -233,8 +235,12 @@ class OpenAICompatProvider:
         kwargs.setdefault("requests_per_minute", settings.requests_per_minute)
         kwargs.setdefault("tokens_per_minute", settings.tokens_per_minute)
         return cls(
-            settings.base_url, settings.api_key_env, timeout=settings.request_timeout,
-            max_retries=settings.max_retries, concurrency=settings.concurrency, **kwargs,
+            settings.base_url,
+            settings.api_key_env,
+            timeout=settings.request_timeout,
+            max_retries=settings.max_retries,
+            concurrency=settings.concurrency,
+            **kwargs,
         )
 
     def __repr__(self) -> str:
@@ -310,8 +316,15 @@ class OpenAICompatProvider:
         return ceiling / 2 + random.uniform(0.0, ceiling / 2)
 
     def _payload(
-        self, model: str, messages: Sequence[Message], temperature: float, top_p: float, max_tokens: int,
-        seed: int, json_schema: dict[str, Any] | None, top_logprobs: int = 0,
+        self,
+        model: str,
+        messages: Sequence[Message],
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        seed: int,
+        json_schema: dict[str, Any] | None,
+        top_logprobs: int = 0,
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
@@ -342,7 +355,11 @@ class OpenAICompatProvider:
         return text or "(empty body)"
 
     async def _attempt(
-        self, client: httpx.AsyncClient, model: str, payload: dict[str, Any], tries: _Tries,
+        self,
+        client: httpx.AsyncClient,
+        model: str,
+        payload: dict[str, Any],
+        tries: _Tries,
     ) -> dict[str, Any]:
         """One request; returns the decoded body of a 2xx reply or raises.
 
@@ -359,10 +376,15 @@ class OpenAICompatProvider:
             if event.endswith("send_request_body.complete"):
                 sent = True
 
-        task = asyncio.ensure_future(client.post(
-            url, json=payload, headers=self._headers(), extensions={"trace": trace},
-            timeout=httpx.Timeout(self.timeout, read=None),  # the wait for the reply is timed below
-        ))
+        task = asyncio.ensure_future(
+            client.post(
+                url,
+                json=payload,
+                headers=self._headers(),
+                extensions={"trace": trace},
+                timeout=httpx.Timeout(self.timeout, read=None),  # the wait for the reply is timed below
+            )
+        )
         try:
             while not (await asyncio.wait({task}, timeout=self.timeout))[0]:
                 if not sent or tries.made > self.max_retries:
@@ -371,7 +393,10 @@ class OpenAICompatProvider:
                 tries.made += 1
                 log.warning(
                     "%s: no reply within %g s to a request the server has (attempt %d of %d); waiting for it "
-                    "rather than sending it again", self._where(model), self.timeout, tries.made,
+                    "rather than sending it again",
+                    self._where(model),
+                    self.timeout,
+                    tries.made,
                     self.max_retries + 1,
                 )
             response = task.result()
@@ -400,7 +425,8 @@ class OpenAICompatProvider:
         snippet = self._snippet(body)
         rf = payload.get("response_format", {})
         if (
-            self.schema_style_for(model) == "auto" and rf.get("type") == "json_schema"
+            self.schema_style_for(model) == "auto"
+            and rf.get("type") == "json_schema"
             and (status in (400, 422) or (status == 500 and "response_format" in snippet))
         ):
             raise _SchemaRejected(f"HTTP {status}: {snippet}")
@@ -409,8 +435,10 @@ class OpenAICompatProvider:
             raise _Retryable(f"HTTP {status}: {snippet}", wait, status)
         if status in (401, 403):
             key_hint = (
-                f"check the key in ${self.api_key_env}" if self._key.value
-                else f"no API key was sent (${self.api_key_env} is not set)" if self.api_key_env
+                f"check the key in ${self.api_key_env}"
+                if self._key.value
+                else f"no API key was sent (${self.api_key_env} is not set)"
+                if self.api_key_env
                 else "no API key was sent"
             )
             raise self._error(model, f"HTTP {status} (not authorized; {key_hint}): {snippet}")
@@ -436,7 +464,8 @@ class OpenAICompatProvider:
         return Completion(  # lone surrogates ("\\ud800" is valid JSON) would make the result unwritable
             text=clean_surrogates(content),
             model=model,
-            tokens_in=prompt or 0, tokens_out=reply or 0,
+            tokens_in=prompt or 0,
+            tokens_out=reply or 0,
             tokens_estimated=prompt is None or reply is None,  # checked_usage estimates what is not known
             cached_tokens=_cached_tokens(usage),
             latency_s=time.perf_counter() - started,
@@ -472,15 +501,24 @@ class OpenAICompatProvider:
             probe = self._probes.setdefault(model, asyncio.Lock())
             await probe.acquire()
         try:
-            return await self._chat(client, model, messages, temperature, top_p, max_tokens, seed, json_schema,
-                                    top_logprobs)
+            return await self._chat(
+                client, model, messages, temperature, top_p, max_tokens, seed, json_schema, top_logprobs
+            )
         finally:
             if probe is not None:
                 probe.release()
 
     async def _chat(
-        self, client: httpx.AsyncClient, model: str, messages: Sequence[Message], temperature: float,
-        top_p: float, max_tokens: int, seed: int, json_schema: dict[str, Any] | None, top_logprobs: int,
+        self,
+        client: httpx.AsyncClient,
+        model: str,
+        messages: Sequence[Message],
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        seed: int,
+        json_schema: dict[str, Any] | None,
+        top_logprobs: int,
     ) -> Completion:
         started = time.perf_counter()
         tries = _Tries()
@@ -496,13 +534,15 @@ class OpenAICompatProvider:
                 self.limits.settle(estimate, completion.tokens_in + completion.tokens_out)
                 self.limits.succeeded()
                 if self.schema_style_for(model) == "auto" and payload.get("response_format", {}).get("type") == (
-                        "json_schema"):
+                    "json_schema"
+                ):
                     self._resolve(model, "json_schema")  # the endpoint accepts it
                 return completion
             except _SchemaRejected as exc:
                 log.info(
                     "%s: the endpoint rejected response_format json_schema (%s); using json_object + schema",
-                    self._where(model), exc,
+                    self._where(model),
+                    exc,
                 )
                 self._resolve(model, "json_object")
                 tries.made -= 1  # a format negotiation, not a failure
@@ -520,7 +560,12 @@ class OpenAICompatProvider:
                     source += "; endpoint paused"
                 log.warning(
                     "%s: attempt %d of %d failed (%s); retrying in %.2f s (%s)",
-                    self._where(model), attempts, self.max_retries + 1, exc.reason, wait, source,
+                    self._where(model),
+                    attempts,
+                    self.max_retries + 1,
+                    exc.reason,
+                    wait,
+                    source,
                 )
                 await asyncio.sleep(wait)
 
@@ -544,9 +589,12 @@ def _token_logprobs(block: Any) -> tuple[TokenLogprob, ...]:
         if not isinstance(lp, int | float) or isinstance(lp, bool):
             continue
         top = {
-            str(t["token"]): float(t["logprob"]) for t in item.get("top_logprobs") or []
-            if isinstance(t, dict) and isinstance(t.get("token"), str)
-            and isinstance(t.get("logprob"), int | float) and not isinstance(t.get("logprob"), bool)
+            str(t["token"]): float(t["logprob"])
+            for t in item.get("top_logprobs") or []
+            if isinstance(t, dict)
+            and isinstance(t.get("token"), str)
+            and isinstance(t.get("logprob"), int | float)
+            and not isinstance(t.get("logprob"), bool)
         }
         out.append(TokenLogprob(token=item["token"], logprob=float(lp), top=top))
     return tuple(out)
@@ -576,8 +624,9 @@ def checked_usage(completion: Completion, messages: Sequence[Message]) -> Comple
         return completion
     prompt = math.ceil(sum(len(m.content) for m in messages) / CHARS_PER_TOKEN)
     reply = math.ceil(len(completion.text) / CHARS_PER_TOKEN)
-    return completion.model_copy(update={"tokens_in": completion.tokens_in or prompt,
-                                         "tokens_out": completion.tokens_out or reply})
+    return completion.model_copy(
+        update={"tokens_in": completion.tokens_in or prompt, "tokens_out": completion.tokens_out or reply}
+    )
 
 
 def _cached_tokens(usage: Any) -> int | None:

@@ -130,6 +130,7 @@ class PromptCache:
         (every chunk before its last) is saved in turn. ``reuse=False`` evaluates every chunk and
         saves nothing (``bench/bench_kv_reuse.py``'s "off").
         """
+
         def shared(tokens: Sequence[int]) -> int:
             same = 0
             for a, b in zip(tokens, prompt, strict=False):
@@ -156,7 +157,7 @@ class PromptCache:
         for start in range(keep, len(prompt), PREFIX_CHUNK):
             if reuse and start == opening and opening > keep:
                 self._save(llm, tuple(prompt[:opening]))
-            llm.eval(list(prompt[start:start + PREFIX_CHUNK]))
+            llm.eval(list(prompt[start : start + PREFIX_CHUNK]))
         # later steps may re-evaluate the last token alone: only the chunks before it stay reusable
         self.live = opening
         return keep

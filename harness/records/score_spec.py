@@ -139,12 +139,20 @@ def spec(name: str) -> ScoreSpec:
 
 
 def register_score(
-    name: str, description: str, *, scale: float = 1.0, higher_is_better: bool = True, label: str = "",
+    name: str,
+    description: str,
+    *,
+    scale: float = 1.0,
+    higher_is_better: bool = True,
+    label: str = "",
     gated: bool = True,
 ) -> ScoreSpec:
     """Register a score (a user scorer may, to give its score a scale, direction or label)."""
-    return SCORES.register(ScoreSpec(name=name, description=description, scale=scale,
-                                     higher_is_better=higher_is_better, label=label, gated=gated))
+    return SCORES.register(
+        ScoreSpec(
+            name=name, description=description, scale=scale, higher_is_better=higher_is_better, label=label, gated=gated
+        )
+    )
 
 
 def higher_is_better(name: str) -> bool:

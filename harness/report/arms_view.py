@@ -75,8 +75,11 @@ class ArmsView(Frozen):
 
 
 def _scores(results: Sequence[CaseResult], subject: str, family: str) -> list[float]:
-    return [r.scores[family] for r in results if r.subject == subject and family in r.scores
-            and math.isfinite(r.scores[family])]
+    return [
+        r.scores[family]
+        for r in results
+        if r.subject == subject and family in r.scores and math.isfinite(r.scores[family])
+    ]
 
 
 def _mean(results: Sequence[CaseResult], subject: str, family: str) -> str:
@@ -93,8 +96,9 @@ def _interval(xs: Sequence[float]) -> tuple[float, float, float]:
     return m, m - half, m + half
 
 
-def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int],
-           dollars: bool = False) -> tuple[str, tuple[str, ...]]:
+def _chart(
+    results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cases: dict[str, int], dollars: bool = False
+) -> tuple[str, tuple[str, ...]]:
     """The quality-per-cost SVG and its Pareto frontier (subjects, cheapest first); ``("", ())`` with fewer
     than two points. ``dollars``: x is dollars per case (what the calls cost, replayed or not), over the subjects whose
     every call is priced; the ``scoring`` row has no scores and is never a point."""
@@ -107,14 +111,21 @@ def _chart(results: Sequence[CaseResult], primary: str, ledger: UsageLedger, cas
             points.append((s, (u.nominal_cost_usd if dollars else u.tokens) / cases[s], *_interval(xs)))
     if len(points) < 2:
         return "", ()
-    svg = plots.quality_per_cost(points, xlabel="dollars per case" if dollars else "tokens per case",
-                                 ylabel=f"mean {primary} (95% interval)",
-                                 chart_id="quality-per-dollar" if dollars else "quality-per-cost")
+    svg = plots.quality_per_cost(
+        points,
+        xlabel="dollars per case" if dollars else "tokens per case",
+        ylabel=f"mean {primary} (95% interval)",
+        chart_id="quality-per-dollar" if dollars else "quality-per-cost",
+    )
     return svg, tuple(plots.pareto_frontier(points))
 
 
-def arms_view(results: Sequence[CaseResult], plan: VerdictPlan, unrecorded: Sequence[CallRecord] = (),
-              outcome: ArmsOutcome | None = None) -> ArmsView | None:
+def arms_view(
+    results: Sequence[CaseResult],
+    plan: VerdictPlan,
+    unrecorded: Sequence[CallRecord] = (),
+    outcome: ArmsOutcome | None = None,
+) -> ArmsView | None:
     """The panel for ``results``; ``plan``: the run's verdict plan from the settings its manifest records
     (:func:`harness.gate.verdict_plan.plan_from_config`); ``unrecorded``: the calls of pairs a budget stopped
     (the ledger's ``unrecorded`` row); ``outcome``: the arms' figures already computed from ``plan`` (default:
@@ -134,26 +145,58 @@ def arms_view(results: Sequence[CaseResult], plan: VerdictPlan, unrecorded: Sequ
     dollar_chart, dollar_frontier = _chart(results, primary, ledger, cases, dollars=True) if prices else ("", ())
     return ArmsView(
         primary=primary,
-        arms=tuple(ArmRow(arm=v.arm, verdict=v.verdict.verdict, sentence=v.sentence,
-                          token_ratio=ratio_words(v.token_ratio, v.completion_ratio, v.cost_ratio))
-                   for v in verdicts),
-        leave_one_out=tuple(LeaveOneOutRow(member=x.member, effect=f"{x.effect:+.3f}",
-                                           interval=f"{x.low:+.3f} to {x.high:+.3f}", n=x.n, flagged=x.flagged)
-                            for x in loo),
+        arms=tuple(
+            ArmRow(
+                arm=v.arm,
+                verdict=v.verdict.verdict,
+                sentence=v.sentence,
+                token_ratio=ratio_words(v.token_ratio, v.completion_ratio, v.cost_ratio),
+            )
+            for v in verdicts
+        ),
+        leave_one_out=tuple(
+            LeaveOneOutRow(
+                member=x.member,
+                effect=f"{x.effect:+.3f}",
+                interval=f"{x.low:+.3f} to {x.high:+.3f}",
+                n=x.n,
+                flagged=x.flagged,
+            )
+            for x in loo
+        ),
         best_member=outcome.choice.sentence if outcome.choice else "",
-        cross_check=tuple(CrossCheckRow(
-            member=c.member,
-            share=f"{c.attribution_share:.0%} of {c.attributed_cases}" if c.attribution_share is not None else "—",
-            rank=f"{c.mean_peer_rank:.2f}" if c.mean_peer_rank is not None else "—",
-            effect=f"{c.loo_effect:+.3f}" if c.loo_effect is not None else "not run", flags=c.flags,
-        ) for c in outcome.cross_check) if loo else (),
-        usage=tuple(UsageRow(
-            subject=s, calls=u.calls, tokens_in=u.tokens_in, tokens_out=u.tokens_out,
-            tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
-            cost=cost_words(u),
-            cpu_seconds=f"{u.cpu_seconds:.1f}", cached=cached_words(u), primary_mean=_mean(results, s, primary),
-        ) for s, u in ledger.by_subject.items()),
-        total=(f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, {cost_words(t)}, "
-               f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"),
-        chart=chart, frontier=frontier, dollar_chart=dollar_chart, dollar_frontier=dollar_frontier,
+        cross_check=tuple(
+            CrossCheckRow(
+                member=c.member,
+                share=f"{c.attribution_share:.0%} of {c.attributed_cases}" if c.attribution_share is not None else "—",
+                rank=f"{c.mean_peer_rank:.2f}" if c.mean_peer_rank is not None else "—",
+                effect=f"{c.loo_effect:+.3f}" if c.loo_effect is not None else "not run",
+                flags=c.flags,
+            )
+            for c in outcome.cross_check
+        )
+        if loo
+        else (),
+        usage=tuple(
+            UsageRow(
+                subject=s,
+                calls=u.calls,
+                tokens_in=u.tokens_in,
+                tokens_out=u.tokens_out,
+                tokens_per_case=f"{u.tokens / cases[s]:.0f}" if cases.get(s) else "—",
+                cost=cost_words(u),
+                cpu_seconds=f"{u.cpu_seconds:.1f}",
+                cached=cached_words(u),
+                primary_mean=_mean(results, s, primary),
+            )
+            for s, u in ledger.by_subject.items()
+        ),
+        total=(
+            f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens, {cost_words(t)}, "
+            f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"
+        ),
+        chart=chart,
+        frontier=frontier,
+        dollar_chart=dollar_chart,
+        dollar_frontier=dollar_frontier,
     )

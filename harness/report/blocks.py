@@ -96,8 +96,7 @@ def _records(value: Any) -> bool:
 
 
 def _record_map(value: Any) -> bool:
-    return (isinstance(value, Mapping) and len(value) >= 2
-            and all(isinstance(v, Mapping) and v for v in value.values()))
+    return isinstance(value, Mapping) and len(value) >= 2 and all(isinstance(v, Mapping) and v for v in value.values())
 
 
 def gist(rows: Sequence[FieldRow], limit: int = GIST_CHARS) -> str:
@@ -126,8 +125,7 @@ def _table(title: str, items: Sequence[tuple[str | None, Mapping[str, Any]]]) ->
     if len(columns) + keyed <= MAX_COLUMNS:
         head = (["key"] if keyed else []) + columns
         rows = tuple(
-            tuple(([_row("key", str(k))] if keyed else [])
-                  + [c.get(col) or _row(col, "") for col in columns])
+            tuple(([_row("key", str(k))] if keyed else []) + [c.get(col) or _row(col, "") for col in columns])
             for (k, _), c in zip(items, cells, strict=True)
         )
         return [FieldGroup(title=title, summary=summary, columns=tuple(head), table=rows)]

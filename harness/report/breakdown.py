@@ -50,8 +50,11 @@ def breakdown(results: Sequence[CaseResult], subjects: Sequence[str], by: str) -
     if len(cases) < 2:
         return None
     rows = tuple(
-        BreakdownRow(group=g, cases=len(cases[g]), cells=tuple(
-            f"{passed[(g, s)]} of {total[(g, s)]}" if total[(g, s)] else "—" for s in subjects))
+        BreakdownRow(
+            group=g,
+            cases=len(cases[g]),
+            cells=tuple(f"{passed[(g, s)]} of {total[(g, s)]}" if total[(g, s)] else "—" for s in subjects),
+        )
         for g in sorted(cases)
     )
     return Breakdown(by=by, subjects=tuple(subjects), rows=rows)

@@ -17,6 +17,7 @@ from harness.stats import UNCATEGORIZED
 #: (the key scores with ``chart`` set in :data:`harness.records.score_spec.SCORES`)
 CHART_FAMILIES = SCORES.ranked(charted=True)
 
+
 def _group_of(r: CaseResult) -> str:
     """The chart group of a result: its category, else its dataset (as :mod:`harness.gate.prediction` groups)."""
     return r.category or r.dataset or UNCATEGORIZED
@@ -33,17 +34,19 @@ def charts(results: Sequence[CaseResult], subjects: Sequence[str]) -> tuple[Char
             if family in r.scores:
                 cells[(_group_of(r), r.subject)].append(r.scores[family])
         shown = [s for s in subjects if any((c, s) in cells for c in categories)]
-        series = [plots.Series(label=s, values=tuple(mean(cells.get((c, s), [])) for c in categories))
-                  for s in shown]
+        series = [plots.Series(label=s, values=tuple(mean(cells.get((c, s), [])) for c in categories)) for s in shown]
         scale = score_scale(family)
         desc = spec(family).description
         n = sum(len(v) for v in cells.values())
-        out.append(Chart(
-            title=f"{family} by category",
-            caption=f"{desc}; mean per category (else dataset) over {n} result(s); – = no result",
-            svg=plots.grouped_bars(categories, series, ylabel=f"mean {family} (0-{scale:g})", ymax=scale,
-                                   chart_id=f"bars{i}"),
-        ))
+        out.append(
+            Chart(
+                title=f"{family} by category",
+                caption=f"{desc}; mean per category (else dataset) over {n} result(s); – = no result",
+                svg=plots.grouped_bars(
+                    categories, series, ylabel=f"mean {family} (0-{scale:g})", ymax=scale, chart_id=f"bars{i}"
+                ),
+            )
+        )
     council = [r for r in results if r.quality_metrics is not None and r.subject == "council"] or [
         r for r in results if r.quality_metrics is not None
     ]
@@ -56,10 +59,14 @@ def charts(results: Sequence[CaseResult], subjects: Sequence[str]) -> tuple[Char
             ("hallucination risk", [q.core.synthesis_attribution.hallucination_risk for q in qms]),
         ]
         who = ", ".join(sorted({r.subject for r in council}))
-        out.append(Chart(
-            title="Tier 1 distributions", caption=f"{len(qms)} {who} result(s); 10 equal bins over 0-1",
-            svg=plots.histograms(panels, chart_id="tier1"), wide=True,
-        ))
+        out.append(
+            Chart(
+                title="Tier 1 distributions",
+                caption=f"{len(qms)} {who} result(s); 10 equal bins over 0-1",
+                svg=plots.histograms(panels, chart_id="tier1"),
+                wide=True,
+            )
+        )
     out += _bias_charts(results)
     return tuple(out)
 
@@ -85,21 +92,33 @@ def _bias_charts(results: Sequence[CaseResult]) -> list[Chart]:
     positions = sorted(by_position)
     flagged = sum(a.position_bias.detected for a in audits)
     harsh = sorted({x for a in audits for x in a.harsh_reviewers})
-    charts = [Chart(
-        title="Bias: reviewer profiles",
-        caption=f"mean score each reviewer gave (self-scores excluded) over {len(audits)} audited session(s)"
-                + (f"; flagged harsh in some session: {', '.join(harsh)}" if harsh else ""),
-        svg=plots.grouped_bars(reviewers, [plots.Series(label="mean score given",
-                                                        values=tuple(weighted(given[r]) for r in reviewers))],
-                               ylabel="mean score given (1-10)", ymax=10.0, chart_id="biasrev"),
-    )]
+    charts = [
+        Chart(
+            title="Bias: reviewer profiles",
+            caption=f"mean score each reviewer gave (self-scores excluded) over {len(audits)} audited session(s)"
+            + (f"; flagged harsh in some session: {', '.join(harsh)}" if harsh else ""),
+            svg=plots.grouped_bars(
+                reviewers,
+                [plots.Series(label="mean score given", values=tuple(weighted(given[r]) for r in reviewers))],
+                ylabel="mean score given (1-10)",
+                ymax=10.0,
+                chart_id="biasrev",
+            ),
+        )
+    ]
     if positions:
-        charts.append(Chart(
-            title="Bias: display position",
-            caption=f"mean score by the position a candidate was shown in; position bias flagged in {flagged} "
-                    f"of {len(audits)} session(s) (cross-session CIs: council-harness bias-report)",
-            svg=plots.grouped_bars([f"position {p}" for p in positions], [plots.Series(
-                label="mean score", values=tuple(weighted(by_position[p]) for p in positions))],
-                ylabel="mean score (1-10)", ymax=10.0, chart_id="biaspos"),
-        ))
+        charts.append(
+            Chart(
+                title="Bias: display position",
+                caption=f"mean score by the position a candidate was shown in; position bias flagged in {flagged} "
+                f"of {len(audits)} session(s) (cross-session CIs: council-harness bias-report)",
+                svg=plots.grouped_bars(
+                    [f"position {p}" for p in positions],
+                    [plots.Series(label="mean score", values=tuple(weighted(by_position[p]) for p in positions))],
+                    ylabel="mean score (1-10)",
+                    ymax=10.0,
+                    chart_id="biaspos",
+                ),
+            )
+        )
     return charts

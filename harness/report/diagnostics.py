@@ -62,11 +62,14 @@ class DiagnosticsView(Frozen):
 def _validity_row(v: Validity) -> ValidityRow:
     defined = v.auc is not None
     return ValidityRow(
-        kind=v.kind, scorer=v.scorer, n=f"{v.n_correct} right / {v.n_incorrect} wrong",
+        kind=v.kind,
+        scorer=v.scorer,
+        n=f"{v.n_correct} right / {v.n_incorrect} wrong",
         auc=f"{v.auc:.3f}" if defined else "—",
         ci=f"{v.ci_low:.2f}–{v.ci_high:.2f}" if defined else "—",
         means=f"{v.mean_correct:.2f} vs {v.mean_incorrect:.2f}" if defined else "—",
-        verdict=v.verdict, line=v.line(),
+        verdict=v.verdict,
+        line=v.line(),
     )
 
 
@@ -77,10 +80,16 @@ def diagnostics(run: Run, results: Sequence[CaseResult] | None = None) -> Diagno
     shares = stage_shares(usage)
     total = sum(t.seconds for t in usage.values())
     stages = tuple(
-        StageRow(stage=s.replace("_", " "), calls=t.calls, cached=t.cached_calls, tokens_in=t.tokens_in,
-                 tokens_out=t.tokens_out, seconds=f"{t.seconds:.1f} s",
-                 share=f"{shares[s]:.0%}" if shares[s] is not None else "—",
-                 bar=round(100 * (shares[s] or 0.0), 1))
+        StageRow(
+            stage=s.replace("_", " "),
+            calls=t.calls,
+            cached=t.cached_calls,
+            tokens_in=t.tokens_in,
+            tokens_out=t.tokens_out,
+            seconds=f"{t.seconds:.1f} s",
+            share=f"{shares[s]:.0%}" if shares[s] is not None else "—",
+            bar=round(100 * (shares[s] or 0.0), 1),
+        )
         for s, t in usage.items()
     )
     consistency = tuple(
@@ -92,6 +101,9 @@ def diagnostics(run: Run, results: Sequence[CaseResult] | None = None) -> Diagno
     if not (stages or consistency or validity):
         return None
     return DiagnosticsView(
-        stages=stages, total_seconds=f"{total:.1f} s", consistency=consistency, validity=validity,
+        stages=stages,
+        total_seconds=f"{total:.1f} s",
+        consistency=consistency,
+        validity=validity,
         warnings=warnings,
     )

@@ -12,11 +12,21 @@ from harness.records.score_spec import higher_is_better
 from harness.report.formatting import case_anchor
 
 _TITLES = {
-    "newly_failing": "newly failing", "regressed": "regressed", "missing": "missing from this run",
-    "newly_passing": "newly passing", "improved": "improved", "new": "new in this run",
+    "newly_failing": "newly failing",
+    "regressed": "regressed",
+    "missing": "missing from this run",
+    "newly_passing": "newly passing",
+    "improved": "improved",
+    "new": "new in this run",
 }
-_TONE = {"newly_failing": "regressed", "regressed": "regressed", "missing": "missing",
-         "newly_passing": "improved", "improved": "improved", "new": "new"}
+_TONE = {
+    "newly_failing": "regressed",
+    "regressed": "regressed",
+    "missing": "missing",
+    "newly_passing": "improved",
+    "improved": "improved",
+    "new": "new",
+}
 
 
 class ChangeRow(Frozen):
@@ -62,25 +72,45 @@ class DiffView(Frozen):
 def diff_view(diff: RunDiff) -> DiffView:
     counts = tuple(CountChip(label=_TITLES[k], count=len(diff.of_kind(k)), tone=_TONE[k]) for k in _TITLES)
     changed = sum(c.count for c in counts)
-    headline = (f"{changed} of {changed + diff.unchanged} case result(s) changed since run {diff.run_a}"
-                if changed else f"nothing changed since run {diff.run_a} ({diff.unchanged} case result(s))")
+    headline = (
+        f"{changed} of {changed + diff.unchanged} case result(s) changed since run {diff.run_a}"
+        if changed
+        else f"nothing changed since run {diff.run_a} ({diff.unchanged} case result(s))"
+    )
     rows = tuple(
         ChangeRow(
-            anchor=case_anchor(c.dataset, c.case_id), case=f"{c.dataset}::{c.case_id}", subject=c.subject,
-            kind=_TITLES.get(c.kind, c.kind), tone=_TONE.get(c.kind, "unchanged"),
-            before=c.before_status or "—", after=c.after_status or "—", reasons=c.reasons,
-            answer_before=c.answer_before or "", answer_after=c.answer_after or "",
+            anchor=case_anchor(c.dataset, c.case_id),
+            case=f"{c.dataset}::{c.case_id}",
+            subject=c.subject,
+            kind=_TITLES.get(c.kind, c.kind),
+            tone=_TONE.get(c.kind, "unchanged"),
+            before=c.before_status or "—",
+            after=c.after_status or "—",
+            reasons=c.reasons,
+            answer_before=c.answer_before or "",
+            answer_after=c.answer_after or "",
             show_answers=c.kind not in ("missing", "new"),
         )
         for c in diff.changes
     )
     moves = tuple(
-        MoveRow(case=f"{m.dataset}::{m.case_id}", subject=m.subject, score=m.score, before=f"{m.before:g}",
-                after=f"{m.after:g}", change=f"{m.change:+g}",
-                tone="improved" if (m.change > 0) == higher_is_better(m.score) else "regressed")
+        MoveRow(
+            case=f"{m.dataset}::{m.case_id}",
+            subject=m.subject,
+            score=m.score,
+            before=f"{m.before:g}",
+            after=f"{m.after:g}",
+            change=f"{m.change:+g}",
+            tone="improved" if (m.change > 0) == higher_is_better(m.score) else "regressed",
+        )
         for m in diff.moves
     )
-    return DiffView(against=diff.run_a, headline=headline,
-                    gate="regressed against that run" if diff.exit_code else "no regression against that run",
-                    failed=bool(diff.exit_code), counts=counts, changes=rows, moves=moves)
-
+    return DiffView(
+        against=diff.run_a,
+        headline=headline,
+        gate="regressed against that run" if diff.exit_code else "no regression against that run",
+        failed=bool(diff.exit_code),
+        counts=counts,
+        changes=rows,
+        moves=moves,
+    )

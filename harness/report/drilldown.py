@@ -35,20 +35,48 @@ from harness.scorers.details import DETAIL_TYPES
 #: CaseResult / Transcript fields the report lays out itself; every other field that is set (scoring
 #: errors and calls, fields added later) is shown as a generic block, and so is every scorer's detail
 #: (judge verdicts, extracted answers, reviewers' verdicts, user scorers' details: :func:`_detail_blocks`).
-_KNOWN_RESULT_FIELDS = frozenset({
-    "case_id", "dataset", "subject", "category", "evaluation_mode", "status", "transcript", "details",
-    "scores", "checks", "error", "tags", "ground_truth", "expected",
-})
+_KNOWN_RESULT_FIELDS = frozenset(
+    {
+        "case_id",
+        "dataset",
+        "subject",
+        "category",
+        "evaluation_mode",
+        "status",
+        "transcript",
+        "details",
+        "scores",
+        "checks",
+        "error",
+        "tags",
+        "ground_truth",
+        "expected",
+    }
+)
 #: Scorer details the report lays out itself (the Tier 1 panel).
 _KNOWN_DETAILS = frozenset({"quality_metrics"})
-_KNOWN_TRANSCRIPT_FIELDS = frozenset({
-    "subject", "query", "answers", "label_to_member", "reviews", "aggregate", "synthesis", "final_answer",
-    "chairman", "calls", "errors", "duration_s", "voting",
-})
+_KNOWN_TRANSCRIPT_FIELDS = frozenset(
+    {
+        "subject",
+        "query",
+        "answers",
+        "label_to_member",
+        "reviews",
+        "aggregate",
+        "synthesis",
+        "final_answer",
+        "chairman",
+        "calls",
+        "errors",
+        "duration_s",
+        "voting",
+    }
+)
 #: Cases whose transcripts the report carries. Beyond it (a 10,000-case run) the report keeps the
 #: ones that need a look first (failing, regressed, subjects differ, awaiting review), then the
 #: others in matrix order; every case stays in the matrix, results.jsonl and ``export``.
 DETAIL_LIMIT = 300
+
 
 def _detail_blocks(r: CaseResult) -> list[Block]:
     """One block per scorer detail, each with its scorer's summary line (:func:`block_summary`): the
@@ -118,63 +146,111 @@ def _reviews(t: Transcript) -> tuple[ReviewView, ...]:
         b = rv.ballot
         flags = [f for f, on in (("abstained", b.abstained), ("holistic", b.holistic)) if on]
         rubric = tuple(
-            RubricRow(label=label, member=t.label_to_member.get(label, "?"),
-                      scores=" · ".join(f"{dim} {leaf(float(v))}" for dim, v in sorted(dims.items())))
+            RubricRow(
+                label=label,
+                member=t.label_to_member.get(label, "?"),
+                scores=" · ".join(f"{dim} {leaf(float(v))}" for dim, v in sorted(dims.items())),
+            )
             for label, dims in sorted(b.scores.items())
         )
-        out.append(ReviewView(
-            reviewer=rv.reviewer, model=rv.model, raw_text=rv.raw_text, ranking=" > ".join(b.ranking) or "none",
-            ranking_members=" > ".join(t.label_to_member.get(lb, "?") for lb in b.ranking),
-            presentation=", ".join(rv.presentation_order), seed=rv.shuffle_seed, method=b.method,
-            flags=", ".join(flags), critique=b.critique, rubric=rubric, error=rv.error or "",
-            labels_seen=", ".join(f"{lb} seen as {shown}" for lb, shown in sorted(rv.shown_labels.items())),
-            passes=tuple(
-                f"order {' , '.join(p.order)}: P(best) "
-                + " · ".join(f"{lb} {p.probabilities[lb]:.2f}" for lb in sorted(p.probabilities))
-                + f" → {p.winner}"
-                for p in rv.passes
-            ) + ((f"position-consistent: {'yes' if rv.position_consistent else 'no'}",)
-                 if rv.position_consistent is not None else ()),
-        ))
+        out.append(
+            ReviewView(
+                reviewer=rv.reviewer,
+                model=rv.model,
+                raw_text=rv.raw_text,
+                ranking=" > ".join(b.ranking) or "none",
+                ranking_members=" > ".join(t.label_to_member.get(lb, "?") for lb in b.ranking),
+                presentation=", ".join(rv.presentation_order),
+                seed=rv.shuffle_seed,
+                method=b.method,
+                flags=", ".join(flags),
+                critique=b.critique,
+                rubric=rubric,
+                error=rv.error or "",
+                labels_seen=", ".join(f"{lb} seen as {shown}" for lb, shown in sorted(rv.shown_labels.items())),
+                passes=tuple(
+                    f"order {' , '.join(p.order)}: P(best) "
+                    + " · ".join(f"{lb} {p.probabilities[lb]:.2f}" for lb in sorted(p.probabilities))
+                    + f" → {p.winner}"
+                    for p in rv.passes
+                )
+                + (
+                    (f"position-consistent: {'yes' if rv.position_consistent else 'no'}",)
+                    if rv.position_consistent is not None
+                    else ()
+                ),
+            )
+        )
     return tuple(out)
 
 
 def subject_detail(r: CaseResult) -> SubjectDetail:
     t = r.transcript
     tier1, warnings = _tier1(r)
-    scores = tuple(
-        KeyValue(key=k, value=fmt_score(v, score_scale(k)))
-        for k, v in sorted(r.scores.items())
+    scores = tuple(KeyValue(key=k, value=fmt_score(v, score_scale(k))) for k, v in sorted(r.scores.items()))
+    checks = tuple(
+        CheckView(kind=status_label(c.kind), target=c.target, passed=c.passed, detail=c.detail) for c in r.checks
     )
-    checks = tuple(CheckView(kind=status_label(c.kind), target=c.target, passed=c.passed, detail=c.detail)
-                   for c in r.checks)
     blocks = _detail_blocks(r) + _blocks(r, _KNOWN_RESULT_FIELDS)
-    detail = partial(SubjectDetail, subject=r.subject, status=r.status, label=status_label(r.status),
-                     error=r.error or "", checks=checks, scores=scores, tier1=tier1, warnings=warnings)
+    detail = partial(
+        SubjectDetail,
+        subject=r.subject,
+        status=r.status,
+        label=status_label(r.status),
+        error=r.error or "",
+        checks=checks,
+        scores=scores,
+        tier1=tier1,
+        warnings=warnings,
+    )
     if t is None:
         return detail(
-            final_answer=None, answers=(), show_answers=False, label_map="", reviews=(), aggregate=(),
-            synthesis=None, chairman="", blocks=tuple(blocks), errors=(), calls=(), footer="no transcript",
+            final_answer=None,
+            answers=(),
+            show_answers=False,
+            label_map="",
+            reviews=(),
+            aggregate=(),
+            synthesis=None,
+            chairman="",
+            blocks=tuple(blocks),
+            errors=(),
+            calls=(),
+            footer="no transcript",
         )
     vote = make_block("consensus vote (seed 002)", t.voting) if t.voting is not None else None
     if vote is not None:
         blocks.insert(0, vote)
     blocks += _blocks(t, _KNOWN_TRANSCRIPT_FIELDS, prefix="transcript: ")
     answers = tuple(
-        AnswerView(member=a.member, model=a.model, text=a.text, error=a.error or "",
-                   confidence="" if a.confidence is None else f"{a.confidence:.2f}")
+        AnswerView(
+            member=a.member,
+            model=a.model,
+            text=a.text,
+            error=a.error or "",
+            confidence="" if a.confidence is None else f"{a.confidence:.2f}",
+        )
         for a in t.answers
     )
     aggregate = tuple(
-        AggregateView(member=a.member, borda=f"{a.borda:.3f}",
-                      average_position="—" if a.average_position is None else f"{a.average_position:.2f}",
-                      votes=a.votes)
+        AggregateView(
+            member=a.member,
+            borda=f"{a.borda:.3f}",
+            average_position="—" if a.average_position is None else f"{a.average_position:.2f}",
+            votes=a.votes,
+        )
         for a in t.aggregate
     )
     calls = tuple(
-        CallView(stage=c.stage, member=c.member, model=c.model,
-                 latency=f"{c.latency_s:.2f} s" + (" (recorded)" if c.cached else ""),  # a hit shows its recording
-                 tokens=f"{c.tokens_in} / {c.tokens_out}", cached=c.cached, error=c.error or "")
+        CallView(
+            stage=c.stage,
+            member=c.member,
+            model=c.model,
+            latency=f"{c.latency_s:.2f} s" + (" (recorded)" if c.cached else ""),  # a hit shows its recording
+            tokens=f"{c.tokens_in} / {c.tokens_out}",
+            cached=c.cached,
+            error=c.error or "",
+        )
         for c in t.calls
     )
     tin, tout = t.tokens
@@ -188,11 +264,19 @@ def subject_detail(r: CaseResult) -> SubjectDetail:
             self_report = (HEADERS, *cmp.rows())
             self_flags = tuple(f"{f.code}: {f.message}" for f in cmp.flags)
     return detail(
-        self_report=self_report, self_report_flags=self_flags,
-        final_answer=t.final_answer, answers=answers, show_answers=len(t.answers) > 1 or bool(t.reviews),
+        self_report=self_report,
+        self_report_flags=self_flags,
+        final_answer=t.final_answer,
+        answers=answers,
+        show_answers=len(t.answers) > 1 or bool(t.reviews),
         label_map=", ".join(f"{lb} = {m}" for lb, m in sorted(t.label_to_member.items())),
-        reviews=_reviews(t), aggregate=aggregate, synthesis=t.synthesis, chairman=t.chairman or "",
-        blocks=tuple(blocks), errors=t.errors, calls=calls,
+        reviews=_reviews(t),
+        aggregate=aggregate,
+        synthesis=t.synthesis,
+        chairman=t.chairman or "",
+        blocks=tuple(blocks),
+        errors=t.errors,
+        calls=calls,
         footer=f"{len(t.calls)} calls · {t.duration_s:.1f} s · tokens {tin} in / {tout} out",
     )
 
@@ -203,8 +287,11 @@ def detail_indices(rows: Sequence[MatrixRow], limit: int = DETAIL_LIMIT) -> set[
     order, up to ``limit``."""
     if len(rows) <= limit:
         return set(range(len(rows)))
-    first = [i for i, r in enumerate(rows) if r.failing or r.regressed or r.differ
-             or any(c.status == "awaiting_review" for c in r.cells)]
+    first = [
+        i
+        for i, r in enumerate(rows)
+        if r.failing or r.regressed or r.differ or any(c.status == "awaiting_review" for c in r.cells)
+    ]
     chosen = set(first[:limit])
     for i in range(len(rows)):
         if len(chosen) >= limit:
@@ -214,7 +301,9 @@ def detail_indices(rows: Sequence[MatrixRow], limit: int = DETAIL_LIMIT) -> set[
 
 
 def case_details(
-    grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str], keep: set[int] | None = None,
+    grouped: list[tuple[str, str, dict[str, CaseResult]]],
+    subjects: Sequence[str],
+    keep: set[int] | None = None,
 ) -> tuple[CaseDetail, ...]:
     out = []
     for i, (ds, cid, by) in enumerate(grouped):
@@ -223,13 +312,22 @@ def case_details(
         ordered = [by[s] for s in subjects if s in by] + [r for s, r in sorted(by.items()) if s not in subjects]
         query = next((r.transcript.query for r in ordered if r.transcript is not None), "")
         category = next((r.category for r in ordered if r.category), None) or ""
-        out.append(CaseDetail(anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, category=category, query=query,
-                              subjects=tuple(subject_detail(r) for r in ordered)))
+        out.append(
+            CaseDetail(
+                anchor=case_anchor(ds, cid),
+                dataset=ds,
+                case_id=cid,
+                category=category,
+                query=query,
+                subjects=tuple(subject_detail(r) for r in ordered),
+            )
+        )
     return tuple(out)
 
 
 def expert_items(
-    grouped: list[tuple[str, str, dict[str, CaseResult]]], subjects: Sequence[str],
+    grouped: list[tuple[str, str, dict[str, CaseResult]]],
+    subjects: Sequence[str],
 ) -> tuple[ReviewItem, ...]:
     out = []
     for ds, cid, by in grouped:
@@ -237,9 +335,17 @@ def expert_items(
             r = by[s]
             if r.evaluation_mode == "expert_review" or r.status == "awaiting_review":
                 rv = r.review
-                out.append(ReviewItem(
-                    anchor=case_anchor(ds, cid), dataset=ds, case_id=cid, subject=s, status=r.status,
-                    label=status_label(r.status), verdict=rv.verdict if rv else "",
-                    by=f"{rv.who}, {rv.when.isoformat()}" if rv else "", note=rv.note if rv else "",
-                ))
+                out.append(
+                    ReviewItem(
+                        anchor=case_anchor(ds, cid),
+                        dataset=ds,
+                        case_id=cid,
+                        subject=s,
+                        status=r.status,
+                        label=status_label(r.status),
+                        verdict=rv.verdict if rv else "",
+                        by=f"{rv.who}, {rv.when.isoformat()}" if rv else "",
+                        note=rv.note if rv else "",
+                    )
+                )
     return tuple(out)

@@ -12,8 +12,20 @@ from harness.common.formatting import fmt_bound, fmt_duration, fmt_num, fmt_p, f
 from harness.records.score_spec import higher_is_better, score_scale
 
 __all__ = [
-    "Tone", "case_anchor", "fmt_bound", "fmt_duration", "fmt_num", "fmt_p", "fmt_pct", "fmt_score", "fmt_signed",
-    "mean", "parse_time", "score_scale", "score_tone", "status_label",
+    "Tone",
+    "case_anchor",
+    "fmt_bound",
+    "fmt_duration",
+    "fmt_num",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_score",
+    "fmt_signed",
+    "mean",
+    "parse_time",
+    "score_scale",
+    "score_tone",
+    "status_label",
 ]
 
 Tone = Literal["good", "mid", "bad", "none"]

@@ -18,12 +18,33 @@ from harness.run.runs import Run
 ID_COLUMNS = ("run_id", "dataset", "case_id", "subject", "category", "evaluation_mode", "status")
 #: every column that is not a score, in order (scores follow, one column each)
 COLUMNS = (
-    *ID_COLUMNS, "tags", "query", "ground_truth", "expected", "final_answer", "error",
-    "tokens_in", "tokens_out", "duration_s",
-    "calls", "cost_usd", "unpriced_calls", "cpu_seconds", "cached_tokens", "cached_tokens_unknown",
-    "replayed_tokens", "arm_samples", "arm_rule", "arm_target_tokens",
-    "voting_agreement", "voting_confidence", "voting_rounds",
-    "review_verdict", "review_note", "review_by", "review_at",
+    *ID_COLUMNS,
+    "tags",
+    "query",
+    "ground_truth",
+    "expected",
+    "final_answer",
+    "error",
+    "tokens_in",
+    "tokens_out",
+    "duration_s",
+    "calls",
+    "cost_usd",
+    "unpriced_calls",
+    "cpu_seconds",
+    "cached_tokens",
+    "cached_tokens_unknown",
+    "replayed_tokens",
+    "arm_samples",
+    "arm_rule",
+    "arm_target_tokens",
+    "voting_agreement",
+    "voting_confidence",
+    "voting_rounds",
+    "review_verdict",
+    "review_note",
+    "review_by",
+    "review_at",
 )
 
 
@@ -40,16 +61,31 @@ def result_row(run_id: str, r: CaseResult, pricing: dict[str, ModelPrice] | None
     vote = t.voting if t else None
     use = usage_ledger([r.model_copy(update={"scoring_calls": ()})], pricing or {}).total
     row: dict[str, object] = {
-        "run_id": run_id, "dataset": r.dataset, "case_id": r.case_id, "subject": r.subject,
-        "category": r.category, "evaluation_mode": r.evaluation_mode, "status": r.status,
-        "tags": "; ".join(r.tags), "query": t.query if t else None, "ground_truth": r.ground_truth,
-        "expected": _expected(r), "final_answer": t.final_answer if t else None, "error": r.error,
-        "tokens_in": t.tokens[0] if t else 0, "tokens_out": t.tokens[1] if t else 0,
+        "run_id": run_id,
+        "dataset": r.dataset,
+        "case_id": r.case_id,
+        "subject": r.subject,
+        "category": r.category,
+        "evaluation_mode": r.evaluation_mode,
+        "status": r.status,
+        "tags": "; ".join(r.tags),
+        "query": t.query if t else None,
+        "ground_truth": r.ground_truth,
+        "expected": _expected(r),
+        "final_answer": t.final_answer if t else None,
+        "error": r.error,
+        "tokens_in": t.tokens[0] if t else 0,
+        "tokens_out": t.tokens[1] if t else 0,
         "duration_s": t.duration_s if t else 0.0,
-        "calls": use.calls, "cost_usd": use.cost_usd, "unpriced_calls": use.unpriced_calls,
-        "cpu_seconds": use.cpu_seconds, "cached_tokens": use.cached_tokens,
-        "cached_tokens_unknown": use.cached_tokens_unknown, "replayed_tokens": use.replayed_tokens,
-        "arm_samples": t.arm.samples if t and t.arm else None, "arm_rule": t.arm.rule if t and t.arm else None,
+        "calls": use.calls,
+        "cost_usd": use.cost_usd,
+        "unpriced_calls": use.unpriced_calls,
+        "cpu_seconds": use.cpu_seconds,
+        "cached_tokens": use.cached_tokens,
+        "cached_tokens_unknown": use.cached_tokens_unknown,
+        "replayed_tokens": use.replayed_tokens,
+        "arm_samples": t.arm.samples if t and t.arm else None,
+        "arm_rule": t.arm.rule if t and t.arm else None,
         "arm_target_tokens": t.arm.target_tokens if t and t.arm else None,
         "voting_agreement": vote.agreement_level if vote else None,
         "voting_confidence": vote.confidence_score if vote else None,
@@ -103,8 +139,11 @@ def export(run: Run, path: Path) -> Path:
     from harness.common.errors import ConfigError
 
     if path.suffix == ".parquet" and not parquet_available():
-        raise ConfigError("writing Parquet needs pyarrow, which this install does not have: "
-                          "`pip install pyarrow`, or write CSV with `--output <name>.csv`", str(path))
+        raise ConfigError(
+            "writing Parquet needs pyarrow, which this install does not have: "
+            "`pip install pyarrow`, or write CSV with `--output <name>.csv`",
+            str(path),
+        )
     if path.suffix not in (".parquet", ".csv"):
         raise ConfigError("expected a .parquet or .csv output path", str(path))
     frame = results_frame(run)

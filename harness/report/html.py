@@ -157,9 +157,13 @@ def content_security_policy(script: str = SCRIPT) -> str:
 
 
 def render_run(
-    run: Run, *, prediction: PredictionReport | None = None,
-    comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
-    gate: GateOutcome | None = None, verdicts: RunVerdicts | None = None,
+    run: Run,
+    *,
+    prediction: PredictionReport | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None,
+    diff: RunDiff | None = None,
+    gate: GateOutcome | None = None,
+    verdicts: RunVerdicts | None = None,
 ) -> str:
     """The report's HTML text.
 
@@ -187,9 +191,14 @@ def render_run(
 
 
 def write_report(
-    run: Run, path: Path | None = None, *, prediction: PredictionReport | None = None,
-    comparison: Comparison | Sequence[Comparison] | None = None, diff: RunDiff | None = None,
-    gate: GateOutcome | None = None, verdicts: RunVerdicts | None = None,
+    run: Run,
+    path: Path | None = None,
+    *,
+    prediction: PredictionReport | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None,
+    diff: RunDiff | None = None,
+    gate: GateOutcome | None = None,
+    verdicts: RunVerdicts | None = None,
 ) -> Path:
     """Write ``index.html`` in the run folder (or ``path``) atomically and return its path.
 
@@ -199,6 +208,7 @@ def write_report(
         prediction, comparison, diff, gate, verdicts: as for :func:`render_run`.
     """
     out = Path(path) if path else run.run_dir / "index.html"
-    atomic_write_text(out, render_run(run, prediction=prediction, comparison=comparison, diff=diff,
-                                               gate=gate, verdicts=verdicts))
+    atomic_write_text(
+        out, render_run(run, prediction=prediction, comparison=comparison, diff=diff, gate=gate, verdicts=verdicts)
+    )
     return out

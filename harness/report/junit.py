@@ -24,8 +24,9 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def xml_safe(text: str) -> str:
     """``text`` with every character XML 1.0 forbids shown as ``\\xNN`` (or ``\\uNNNN``)."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", text)
+    return _NOT_XML.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def junit_xml(results: Sequence[CaseResult], cases: Mapping[tuple[str, str], Case], suite_name: str) -> str:
@@ -36,14 +37,25 @@ def junit_xml(results: Sequence[CaseResult], cases: Mapping[tuple[str, str], Cas
     skipped = sum(r.status == "awaiting_review" for r in ordered)
     total_time = sum(r.transcript.duration_s for r in ordered if r.transcript is not None)
     root = ET.Element("testsuites")
-    suite = ET.SubElement(root, "testsuite", {
-        "name": xml_safe(suite_name), "tests": str(len(ordered)), "failures": str(failures),
-        "errors": str(errors), "skipped": str(skipped), "time": f"{total_time:.3f}",
-    })
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": xml_safe(suite_name),
+            "tests": str(len(ordered)),
+            "failures": str(failures),
+            "errors": str(errors),
+            "skipped": str(skipped),
+            "time": f"{total_time:.3f}",
+        },
+    )
     for r in ordered:
         case = cases.get((r.dataset, r.case_id))
-        attrs = {"classname": xml_safe(r.dataset), "name": xml_safe(f"{r.case_id}[{r.subject}]"),
-                 "time": f"{r.transcript.duration_s if r.transcript is not None else 0.0:.3f}"}
+        attrs = {
+            "classname": xml_safe(r.dataset),
+            "name": xml_safe(f"{r.case_id}[{r.subject}]"),
+            "time": f"{r.transcript.duration_s if r.transcript is not None else 0.0:.3f}",
+        }
         if case is not None and ":" in case.source:
             file, _, line = case.source.rpartition(":")
             attrs.update(file=xml_safe(file), line=line)
@@ -55,10 +67,14 @@ def junit_xml(results: Sequence[CaseResult], cases: Mapping[tuple[str, str], Cas
         if r.status in ("failed", "error"):
             report = format_failure(r, case) if case is not None else (r.error or r.status)
             first = next((c for c in r.checks if not c.passed), None)
-            message = r.error if r.status == "error" else (
-                f"{first.kind} '{first.target}': {first.detail}" if first else "failed")
-            el = ET.SubElement(tc, "failure" if r.status == "failed" else "error",
-                               {"message": xml_safe((message or r.status)[:500])})
+            message = (
+                r.error
+                if r.status == "error"
+                else (f"{first.kind} '{first.target}': {first.detail}" if first else "failed")
+            )
+            el = ET.SubElement(
+                tc, "failure" if r.status == "failed" else "error", {"message": xml_safe((message or r.status)[:500])}
+            )
             el.text = xml_safe(report)
         elif r.status == "awaiting_review":
             ET.SubElement(tc, "skipped", {"message": "awaiting expert review"})
@@ -69,6 +85,7 @@ def junit_xml(results: Sequence[CaseResult], cases: Mapping[tuple[str, str], Cas
 def write_junit(path: Path, results: Sequence[CaseResult], cases: Sequence[Case], suite_name: str) -> Path:
     """Write the JUnit XML atomically to ``path``."""
     by_key = {(c.dataset, c.id): c for c in cases}
-    atomic_write_text(Path(path), '<?xml version="1.0" encoding="utf-8"?>\n'
-                      + junit_xml(results, by_key, suite_name) + "\n")
+    atomic_write_text(
+        Path(path), '<?xml version="1.0" encoding="utf-8"?>\n' + junit_xml(results, by_key, suite_name) + "\n"
+    )
     return Path(path)

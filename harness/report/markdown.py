@@ -91,28 +91,53 @@ class MarkdownSummary(Frozen):
     usage: tuple[str, ...]
 
 
-_env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=False,  # noqa: S701 - Markdown
-                   trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, keep_trailing_newline=True)
+_env = Environment(
+    loader=PackageLoader("harness.report", "templates"),
+    autoescape=False,  # noqa: S701 - Markdown
+    trim_blocks=True,
+    lstrip_blocks=True,
+    undefined=StrictUndefined,
+    keep_trailing_newline=True,
+)
 
 
-def summary_view(run: Run, gate: GateOutcome, report: Path, markdown_path: Path, verdict_lines: Sequence[str],
-                 usage_lines: Sequence[str]) -> MarkdownSummary:
+def summary_view(
+    run: Run,
+    gate: GateOutcome,
+    report: Path,
+    markdown_path: Path,
+    verdict_lines: Sequence[str],
+    usage_lines: Sequence[str],
+) -> MarkdownSummary:
     """The escaped view of one run; ``report``'s link is relative to ``markdown_path``'s folder."""
     link = quote(Path(os.path.relpath(report, markdown_path.parent)).as_posix(), safe="/._-~")
     rows = []
     for r in gate.reasons:
         target = f"{link}#{case_anchor(r.dataset, r.case_id)}" if r.case_id is not None else None
-        rows.append(CaseRow(dataset=md_text(r.dataset), case=md_text(r.case_id or "—"),
-                            subject=md_text(r.subject or "—"), kind=md_text(r.kind), detail=md_text(r.message),
-                            link=target))
+        rows.append(
+            CaseRow(
+                dataset=md_text(r.dataset),
+                case=md_text(r.case_id or "—"),
+                subject=md_text(r.subject or "—"),
+                kind=md_text(r.kind),
+                detail=md_text(r.message),
+                link=target,
+            )
+        )
     kinds = sorted({r.kind for r in gate.excused})
     state = gate.completeness.words() if gate.completeness is not None else ""
     headline = f"{gate.counts['reasons']} reason(s), {gate.counts['results']} result(s)"
     headline += f"; {state}" if state else ""
     return MarkdownSummary(
-        verdict=gate.outcome.upper(), headline=md_text(headline), rule=md_text(gate.words), run_id=md_text(run.run_id),
-        report=link, verdicts=tuple(md_text(v, 1000) for v in verdict_lines), rows=tuple(rows[:MAX_ROWS]),
-        more_rows=max(len(rows) - MAX_ROWS, 0), excused=len(gate.excused),
+        verdict=gate.outcome.upper(),
+        headline=md_text(headline),
+        rule=md_text(gate.words),
+        run_id=md_text(run.run_id),
+        report=link,
+        verdicts=tuple(md_text(v, 1000) for v in verdict_lines),
+        rows=tuple(rows[:MAX_ROWS]),
+        more_rows=max(len(rows) - MAX_ROWS, 0),
+        excused=len(gate.excused),
         excused_kinds=md_text(", ".join(k.replace("_", " ") for k in kinds)),
         usage=tuple(md_text(u, 1000) for u in usage_lines),
     )
@@ -123,11 +148,13 @@ def render_markdown(view: MarkdownSummary) -> str:
     return _env.get_template("summary.md.j2").render(v=view)
 
 
-def write_markdown(path: Path, run: Run, gate: GateOutcome, report: Path, verdict_lines: Sequence[str],
-                   usage_lines: Sequence[str]) -> Path:
+def write_markdown(
+    path: Path, run: Run, gate: GateOutcome, report: Path, verdict_lines: Sequence[str], usage_lines: Sequence[str]
+) -> Path:
     """Write the summary to ``path`` atomically (its report link relative to ``path``) and return ``path``."""
     path = Path(path)
-    view = summary_view(run, gate, report, path.resolve() if not path.is_absolute() else path, verdict_lines,
-                        usage_lines)
+    view = summary_view(
+        run, gate, report, path.resolve() if not path.is_absolute() else path, verdict_lines, usage_lines
+    )
     atomic_write_text(path, render_markdown(view))
     return path

@@ -56,12 +56,16 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     rounds = [m for m in records if isinstance(m, MultiRoundRecord)]
     if debates:
         k = sum(len(m.positions) for m in debates) / len(debates)
-        return (f"{len(debates)} debate verdicts, {k:.1f} positions on average, "
-                f"{sum(m.parsed for m in debates)} read as JSON{tail}")
+        return (
+            f"{len(debates)} debate verdicts, {k:.1f} positions on average, "
+            f"{sum(m.parsed for m in debates)} read as JSON{tail}"
+        )
     if dissents:
         with_views = sum(bool(m.minority) for m in dissents)
-        return (f"minority views on {with_views} of {len(dissents)} cases "
-                f"({sum(len(m.minority) for m in dissents)} dissenting reviews){tail}")
+        return (
+            f"minority views on {with_views} of {len(dissents)} cases "
+            f"({sum(len(m.minority) for m in dissents)} dissenting reviews){tail}"
+        )
     if juries:
         confs = [m.confidence for m in juries if m.confidence is not None]
         mean = f", mean confidence {sum(confs) / len(confs):.2f}" if confs else ""
@@ -69,31 +73,49 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     if ties:
         tie = sum(m.trigger == "tie" for m in ties)
         low = sum(m.trigger == "low_css" for m in ties)
-        return (f"chairman decided {tie + low} of {len(ties)} cases ({tie} tied, {low} below CSS "
-                f"{ties[0].band:.2f}); plain synthesis on {len(ties) - tie - low}{tail}")
+        return (
+            f"chairman decided {tie + low} of {len(ties)} cases ({tie} tied, {low} below CSS "
+            f"{ties[0].band:.2f}); plain synthesis on {len(ties) - tie - low}{tail}"
+        )
     if rounds:
-        return (f"{rounds[0].rounds} round(s) on {len(rounds)} cases; {sum(m.changed for m in rounds)} revisions "
-                f"changed a stated answer; majority on {sum(m.rule == 'majority' for m in rounds)}{tail}")
+        return (
+            f"{rounds[0].rounds} round(s) on {len(rounds)} cases; {sum(m.changed for m in rounds)} revisions "
+            f"changed a stated answer; majority on {sum(m.rule == 'majority' for m in rounds)}{tail}"
+        )
     return f"no mode record{tail}"
 
 
-def modes_view(results: Sequence[CaseResult], plan: VerdictPlan,
-               table: Sequence[BandComparison] | None = None) -> ModesView | None:
+def modes_view(
+    results: Sequence[CaseResult], plan: VerdictPlan, table: Sequence[BandComparison] | None = None
+) -> ModesView | None:
     """The panel for ``results`` (``plan``: the run's verdict plan from the settings its manifest records,
     :func:`harness.gate.verdict_plan.plan_from_config`; ``table``: its remediation table already computed, default
     :func:`harness.gate.remediation.remediation_table` here)."""
     subjects = list(dict.fromkeys(r.subject for r in results))
-    moded = [s for s in subjects if any(r.subject == s and r.transcript is not None and r.transcript.mode
-                                        is not None for r in results) or s.startswith(("council:", "council+"))
-             or (s.startswith("debate:"))]
+    moded = [
+        s
+        for s in subjects
+        if any(r.subject == s and r.transcript is not None and r.transcript.mode is not None for r in results)
+        or s.startswith(("council:", "council+"))
+        or (s.startswith("debate:"))
+    ]
     primary = plan.primary
     table = list(table) if table is not None else remediation_table(plan, results)
     if not moded and not table:
         return None
     return ModesView(
         primary=primary,
-        bands=tuple(BandRow(band=b.band, mode=b.mode, cases=b.cases, n=b.n, difference=_fmt(b.difference),
-                            interval=f"{_fmt(b.ci_low)} to {_fmt(b.ci_high)} ({b.confidence:.4g})",
-                            sentence=b.sentence) for b in table),
+        bands=tuple(
+            BandRow(
+                band=b.band,
+                mode=b.mode,
+                cases=b.cases,
+                n=b.n,
+                difference=_fmt(b.difference),
+                interval=f"{_fmt(b.ci_low)} to {_fmt(b.ci_high)} ({b.confidence:.4g})",
+                sentence=b.sentence,
+            )
+            for b in table
+        ),
         modes=tuple(ModeRow(subject=s, summary=mode_summary(s, results)) for s in moded),
     )

@@ -104,8 +104,9 @@ def inline_svg(svg: str, chart_id: str) -> str:
 
     def width_of(m: re.Match[str]) -> str:
         px = round(float(m.group(1)) * 4 / 3)
-        return (f'<svg class="chart" width="100%" style="max-width: {px}px" '
-                'stroke-linejoin="round" stroke-linecap="butt"')
+        return (
+            f'<svg class="chart" width="100%" style="max-width: {px}px" stroke-linejoin="round" stroke-linecap="butt"'
+        )
 
     svg = re.sub(r'<svg\s+width="([\d.]+)pt"\s+height="[\d.]+pt"', width_of, svg, count=1)
 
@@ -146,8 +147,9 @@ def grouped_bars(
         bottom_in = 0.35 + (min(longest, 30) * 0.065 * 0.5 if rotate else 0.0)
         height_in = 2.6 + bottom_in
         fig = Figure(figsize=(width_in, height_in))
-        fig.subplots_adjust(left=0.6 / width_in, right=1 - 0.15 / width_in, bottom=bottom_in / height_in,
-                            top=1 - 0.4 / height_in)
+        fig.subplots_adjust(
+            left=0.6 / width_in, right=1 - 0.15 / width_in, bottom=bottom_in / height_in, top=1 - 0.4 / height_in
+        )
         ax = fig.subplots()
         width = 0.8 / n_ser
         for i, s in enumerate(series):
@@ -156,11 +158,19 @@ def grouped_bars(
             bars = ax.bar(xs, heights, width * 0.92, label=s.label, color=subject_colour(s.label, i))
             for rect, v in zip(bars, s.values, strict=True):
                 text = "–" if v is None else _short(v, ymax)
-                ax.annotate(text, (rect.get_x() + rect.get_width() / 2, rect.get_height()),
-                            xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7,
-                            color="#57606a")
-        ax.set_xticks(range(len(categories)), list(categories), rotation=30 if rotate else 0,
-                      ha="right" if rotate else "center")
+                ax.annotate(
+                    text,
+                    (rect.get_x() + rect.get_width() / 2, rect.get_height()),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    color="#57606a",
+                )
+        ax.set_xticks(
+            range(len(categories)), list(categories), rotation=30 if rotate else 0, ha="right" if rotate else "center"
+        )
         ax.set_ylim(0, ymax * 1.12)
         ax.set_ylabel(ylabel)
         ax.yaxis.grid(True, color="#eaeef2")
@@ -219,8 +229,14 @@ def interval_axis(values: Sequence[float], threshold: float) -> tuple[float, flo
 
 
 def interval_svg(
-    estimate: float, low: float, high: float, threshold: float, axis: tuple[float, float], verdict: str,
-    width: int = 180, height: int = 22,
+    estimate: float,
+    low: float,
+    high: float,
+    threshold: float,
+    axis: tuple[float, float],
+    verdict: str,
+    width: int = 180,
+    height: int = 22,
 ) -> str:
     """A one-row forest-plot glyph: the interval and estimate against the 0 and threshold lines.
 
@@ -249,8 +265,10 @@ def interval_svg(
         'stroke-width="1.5" stroke-dasharray="3 2"/>',
     ]
     if math.isfinite(low) and math.isfinite(high):
-        parts.append(f'<line x1="{x(low)}" y1="{mid}" x2="{x(high)}" y2="{mid}" stroke="{colour}" '
-                     'stroke-width="4" stroke-linecap="round"/>')
+        parts.append(
+            f'<line x1="{x(low)}" y1="{mid}" x2="{x(high)}" y2="{mid}" stroke="{colour}" '
+            'stroke-width="4" stroke-linecap="round"/>'
+        )
         for end, direction in ((low, -1), (high, 1)):
             if (direction < 0 and end < lo_ax) or (direction > 0 and end > hi_ax):
                 tip = x(end) + direction * 5
@@ -281,10 +299,13 @@ def interval_scale_svg(axis: tuple[float, float], threshold: float, width: int =
         anchor = "start" if x(t) - pad < 12 else "end" if width - pad - x(t) < 12 else "middle"
         label = "0%" if abs(t) < 1e-9 else f"{t * 100:+.0f}%"
         parts.append(f'<line x1="{x(t)}" y1="{height - 6}" x2="{x(t)}" y2="{height}" stroke="#8c959f"/>')
-        parts.append(f'<text x="{x(t)}" y="{height - 9}" font-size="9" text-anchor="{anchor}" '
-                     f'fill="#57606a">{label}</text>')
-    parts.append(f'<line x1="{x(threshold)}" y1="{height - 6}" x2="{x(threshold)}" y2="{height}" stroke="#e16f24" '
-                 'stroke-width="2"/>')
+        parts.append(
+            f'<text x="{x(t)}" y="{height - 9}" font-size="9" text-anchor="{anchor}" fill="#57606a">{label}</text>'
+        )
+    parts.append(
+        f'<line x1="{x(threshold)}" y1="{height - 6}" x2="{x(threshold)}" y2="{height}" stroke="#e16f24" '
+        'stroke-width="2"/>'
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -308,6 +329,7 @@ def pareto_frontier(points: Sequence[tuple[str, float, float, float, float]]) ->
     """The subjects on the Pareto frontier of ``(subject, cost, mean, ...)`` points, cheapest first: those
     no other point dominates (another point dominates when its cost is at most this one's and its mean
     at least this one's, one of the two strictly)."""
+
     def dominated(p: tuple[str, float, float, float, float]) -> bool:
         return any(q[1] <= p[1] and q[2] >= p[2] and (q[1] < p[1] or q[2] > p[2]) for q in points)
 
@@ -334,12 +356,20 @@ def quality_per_cost(
         fig.subplots_adjust(left=0.14, right=0.97, bottom=0.16, top=0.95)
         ax = fig.subplots()
         for i, (label, x, y, low, high) in enumerate(points):
-            ax.errorbar([x], [y], yerr=[[y - low], [high - y]], fmt="o", capsize=3,
-                        color=subject_colour(label, i), label=label)
+            ax.errorbar(
+                [x], [y], yerr=[[y - low], [high - y]], fmt="o", capsize=3, color=subject_colour(label, i), label=label
+            )
         front = {p[0]: p for p in points}
         line = [front[s] for s in pareto_frontier(points)]
-        ax.plot([p[1] for p in line], [p[2] for p in line], linestyle="--", color="#57606a", linewidth=1,
-                label="Pareto frontier", zorder=0)
+        ax.plot(
+            [p[1] for p in line],
+            [p[2] for p in line],
+            linestyle="--",
+            color="#57606a",
+            linewidth=1,
+            label="Pareto frontier",
+            zorder=0,
+        )
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, color="#eaeef2")

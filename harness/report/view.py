@@ -58,16 +58,43 @@ if TYPE_CHECKING:
     from harness.gate.run_verdicts import RunVerdicts
 
 __all__ = [
-    "CHART_FAMILIES", "CONFIG_HIGHLIGHTS", "DETAIL_LIMIT", "GATE_REASONS_SHOWN", "INTERVAL_WIDTH", "KEY_SCORES",
-    "LONG_TEXT", "OPEN_BLOCK_ROWS", "PAGE_ROWS", "STATUSES", "VERDICTS", "ReportView", "Tone",
-    "block_summary", "build_view", "case_anchor", "detail_indices", "flatten", "fmt_duration", "fmt_num", "fmt_p",
-    "fmt_pct", "fmt_score", "score_scale", "score_tone", "sort_keys", "status_label", "subject_detail",
+    "CHART_FAMILIES",
+    "CONFIG_HIGHLIGHTS",
+    "DETAIL_LIMIT",
+    "GATE_REASONS_SHOWN",
+    "INTERVAL_WIDTH",
+    "KEY_SCORES",
+    "LONG_TEXT",
+    "OPEN_BLOCK_ROWS",
+    "PAGE_ROWS",
+    "STATUSES",
+    "VERDICTS",
+    "ReportView",
+    "Tone",
+    "block_summary",
+    "build_view",
+    "case_anchor",
+    "detail_indices",
+    "flatten",
+    "fmt_duration",
+    "fmt_num",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_score",
+    "score_scale",
+    "score_tone",
+    "sort_keys",
+    "status_label",
+    "subject_detail",
 ]
 
 
 def build_view(
-    run: Run, *, prediction: PredictionReport | None = None,
-    comparison: Comparison | Sequence[Comparison] | None = None, gate: GateOutcome | None = None,
+    run: Run,
+    *,
+    prediction: PredictionReport | None = None,
+    comparison: Comparison | Sequence[Comparison] | None = None,
+    gate: GateOutcome | None = None,
     verdicts: RunVerdicts | None = None,
 ) -> ReportView:
     """Everything the report shows, computed from a run.
@@ -114,6 +141,9 @@ def build_view(
         arms=arms_view(run.results, plan, run.manifest.unrecorded_calls, same.arms if same else None),
         modes=modes_view(run.results, plan, same.remediation if same else None),
         sort_keys=sort_keys(subjects, keys),
-        breakdowns=tuple(b for b in (breakdown(run.results, subjects, "category"),
-                                     breakdown(run.results, subjects, "tag")) if b is not None),
+        breakdowns=tuple(
+            b
+            for b in (breakdown(run.results, subjects, "category"), breakdown(run.results, subjects, "tag"))
+            if b is not None
+        ),
     )

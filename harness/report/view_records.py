@@ -31,14 +31,41 @@ from harness.report.formatting import Tone
 from harness.report.modes_view import ModesView
 
 __all__ = [  # the report's records, the drill-down's included
-    "AggregateView", "AnswerView", "Badge", "Block", "CallView", "CaseDetail", "Chart", "CheckView",
-    "ComparisonSummary", "DeltaBadge", "FieldGroup", "FieldRow", "GATE_REASONS_SHOWN", "GateView", "HeaderView",
-    "KeyValue", "MatrixCell", "MatrixRow", "ModelRow", "PAGE_ROWS", "PredictionRow", "PredictionView", "ReportView",
-    "ReviewItem", "ReviewView", "RubricRow", "SortKey", "StatusCount", "SubjectCounts", "SubjectDetail",
+    "AggregateView",
+    "AnswerView",
+    "Badge",
+    "Block",
+    "CallView",
+    "CaseDetail",
+    "Chart",
+    "CheckView",
+    "ComparisonSummary",
+    "DeltaBadge",
+    "FieldGroup",
+    "FieldRow",
+    "GATE_REASONS_SHOWN",
+    "GateView",
+    "HeaderView",
+    "KeyValue",
+    "MatrixCell",
+    "MatrixRow",
+    "ModelRow",
+    "PAGE_ROWS",
+    "PredictionRow",
+    "PredictionView",
+    "ReportView",
+    "ReviewItem",
+    "ReviewView",
+    "RubricRow",
+    "SortKey",
+    "StatusCount",
+    "SubjectCounts",
+    "SubjectDetail",
 ]
 
 #: Matrix rows shown per page (the script pages through the rows the filters leave).
 PAGE_ROWS = 100
+
 
 class Badge(Frozen):
     """A small coloured label: ``CSS 0.82``.

@@ -46,13 +46,17 @@ class BackgroundCases:
         self._main: concurrent.futures.Future[None] | None = None
 
     @classmethod
-    def for_run(cls, settings: Settings, subjects: Sequence[str], run_dir: Path,
-                shared_limits: Path | None = None) -> BackgroundCases:
+    def for_run(
+        cls, settings: Settings, subjects: Sequence[str], run_dir: Path, shared_limits: Path | None = None
+    ) -> BackgroundCases:
         """The pytest session's runner: the CLI's engine (:func:`harness.run.orchestrate.open_engine`, pairs in
         any order; ``shared_limits``: rate limits shared with the session's other workers) and window
         (:func:`harness.run.orchestrate.case_window`), writing into ``run_dir``."""
-        return cls(open_engine(settings, subjects, in_order=False, shared_limits=shared_limits), RunWriter(run_dir),
-                   case_window(settings))
+        return cls(
+            open_engine(settings, subjects, in_order=False, shared_limits=shared_limits),
+            RunWriter(run_dir),
+            case_window(settings),
+        )
 
     def cache_stats(self) -> tuple[int, int]:
         """The engine's record/replay cache (hits, misses) so far."""

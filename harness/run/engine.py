@@ -54,7 +54,8 @@ def endpoint_limits(settings: Settings, shared_dir: Path | None = None) -> dict[
             by_url.setdefault(display_url(spec.base_url or settings.base_url or ""), []).append(spec)
     return {
         url: EndpointLimits(
-            url, int(_smallest([s.concurrency for s in specs], settings.concurrency) or 1),
+            url,
+            int(_smallest([s.concurrency for s in specs], settings.concurrency) or 1),
             requests_per_minute=_smallest([s.requests_per_minute for s in specs], settings.requests_per_minute),
             tokens_per_minute=_smallest([s.tokens_per_minute for s in specs], settings.tokens_per_minute),
             shared_dir=shared_dir,
@@ -84,8 +85,9 @@ def embedded_setup(settings: Settings) -> EngineSetup | None:
     return setup
 
 
-def build_providers(settings: Settings, store: CacheStore | None,
-                    shared_limits: Path | None = None, setup: EngineSetup | None = None) -> dict[str, Provider]:
+def build_providers(
+    settings: Settings, store: CacheStore | None, shared_limits: Path | None = None, setup: EngineSetup | None = None
+) -> dict[str, Provider]:
     """The providers the configured members need, each wrapped in the record/replay cache.
 
     Keys are :attr:`MemberSpec.provider_key`: ``local``, ``openai`` (the configured endpoint), and
@@ -108,9 +110,12 @@ def build_providers(settings: Settings, store: CacheStore | None,
 
             url = spec.base_url or settings.base_url or ""
             raw[key] = OpenAICompatProvider(
-                url, spec.api_key_env or settings.api_key_env,
-                timeout=settings.request_timeout, max_retries=settings.max_retries,
-                limits=limits.get(display_url(url)), concurrency=settings.concurrency,
+                url,
+                spec.api_key_env or settings.api_key_env,
+                timeout=settings.request_timeout,
+                max_retries=settings.max_retries,
+                limits=limits.get(display_url(url)),
+                concurrency=settings.concurrency,
             )
     if store is None or settings.cache_mode == "off":
         return raw
@@ -157,16 +162,19 @@ class Engine:
         subjects: subject names to build (``council``, ``baseline``, ...).
     """
 
-    def __init__(self, settings: Settings, subjects: Sequence[str], shared_limits: Path | None = None,
-                 setup: EngineSetup | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        subjects: Sequence[str],
+        shared_limits: Path | None = None,
+        setup: EngineSetup | None = None,
+    ) -> None:
         self.settings = settings
         self.store = CacheStore(settings.cache_path) if settings.cache_mode != "off" else None
         self.providers = build_providers(settings, self.store, shared_limits, setup)
         self.caller = Caller(self.providers, settings)
         self.board = TokenBoard(council_runs="council" in subjects)
-        self.subjects: dict[str, Subject] = {
-            n: build_subject(n, settings, self.caller, self.board) for n in subjects
-        }
+        self.subjects: dict[str, Subject] = {n: build_subject(n, settings, self.caller, self.board) for n in subjects}
         self.verdicts = load_verdicts(Path(settings.reports_dir) / VERDICTS_FILE)
         urls = [u.strip() for u in (settings.quality_webhook_url or "").split(",") if u.strip()]
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
@@ -216,8 +224,12 @@ class Engine:
         Bias records are analytics: losing them must not turn a scored result into an ``error``.
         """
         try:
-            persist_transcript(transcript, self.settings, str(uuid.uuid4()),
-                               QueryMetadata.for_query(case.query, category=case.category or case.dataset))
+            persist_transcript(
+                transcript,
+                self.settings,
+                str(uuid.uuid4()),
+                QueryMetadata.for_query(case.query, category=case.category or case.dataset),
+            )
         except StoreError as exc:
             if not self.bias_failures:
                 log.warning("warning: bias records are not being saved (%s); the case results are kept", exc)
@@ -226,8 +238,13 @@ class Engine:
     @staticmethod
     def _error(case: Case, subject: str, message: str) -> CaseResult:
         return CaseResult(
-            case_id=case.id, dataset=case.dataset, subject=subject, category=case.category,
-            evaluation_mode=case.evaluation_mode, status="error", error=clean_surrogates(message),
+            case_id=case.id,
+            dataset=case.dataset,
+            subject=subject,
+            category=case.category,
+            evaluation_mode=case.evaluation_mode,
+            status="error",
+            error=clean_surrogates(message),
             **case_fields(case),
         )
 

@@ -71,8 +71,17 @@ def write_sheet(results: Sequence[CaseResult], path: Path) -> int:
         answer = r.transcript.final_answer if r.transcript else f"(no answer: {r.error})"
         scores = "; ".join(f"{k}={v:g}" for k, v in sorted(r.scores.items()))
         prior = r.review
-        row = [r.dataset, r.case_id, r.subject, r.status, _excerpt(answer), scores,
-               prior.verdict if prior else "", prior.note if prior else "", prior.who if prior else ""]
+        row = [
+            r.dataset,
+            r.case_id,
+            r.subject,
+            r.status,
+            _excerpt(answer),
+            scores,
+            prior.verdict if prior else "",
+            prior.note if prior else "",
+            prior.who if prior else "",
+        ]
         w.writerow([neutralise(cell) for cell in row])
     atomic_write_text(path, buf.getvalue())
     return len(rows)
@@ -92,8 +101,7 @@ def parse_sheet(
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in ("dataset", "case_id", "subject", "verdict") if c not in (reader.fieldnames or [])]
     if missing:
-        raise StoreError(f"not a reviewers' sheet: missing column(s) {missing}; expected {list(COLUMNS)}",
-                         f"{sheet}:1")
+        raise StoreError(f"not a reviewers' sheet: missing column(s) {missing}; expected {list(COLUMNS)}", f"{sheet}:1")
     by_key = {r.key: r for r in awaiting(results)}
     when = now or datetime.now(UTC)
     out: dict[Key, ReviewVerdict] = {}
@@ -122,11 +130,19 @@ def parse_sheet(
             problems.append(f"{sheet}:{line}: a second verdict for {_key_str(key)}")
             continue
         note = restore((row.get("note") or "").strip())
-        out[key] = ReviewVerdict(verdict=verdict, note=note, who=restore(who), when=when,  # type: ignore[arg-type]
-                                 answer_sha256=answer_hash(by_key[key]))
+        out[key] = ReviewVerdict(
+            verdict=verdict,  # type: ignore[arg-type]
+            note=note,
+            who=restore(who),
+            when=when,
+            answer_sha256=answer_hash(by_key[key]),
+        )
     if problems:
-        raise StoreError("the sheet was not applied: " + "; ".join(problems[:10])
-                         + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""))
+        raise StoreError(
+            "the sheet was not applied: "
+            + "; ".join(problems[:10])
+            + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else "")
+        )
     return out
 
 
@@ -188,8 +204,9 @@ def rewrite_results(results_file: Path, verdicts: Mapping[Key, ReviewVerdict]) -
     return changed
 
 
-def apply_sheet(run_dir: Path, results: Sequence[CaseResult], sheet: Path, global_file: Path,
-                reviewer: str | None = None) -> dict[Key, ReviewVerdict]:
+def apply_sheet(
+    run_dir: Path, results: Sequence[CaseResult], sheet: Path, global_file: Path, reviewer: str | None = None
+) -> dict[Key, ReviewVerdict]:
     """Validate the sheet, then record its verdicts in the run (``reviews.json`` and ``results.jsonl``)
     and in the persistent verdict file."""
     new = parse_sheet(sheet, results, reviewer)

@@ -80,14 +80,16 @@ class UsageTotals(Frozen):
         paid = 0.0 if record.cached else (cost or 0.0)
         embedded = record.model in EMBEDDED_MODELS
         return UsageTotals(
-            calls=self.calls + 1, cached_calls=self.cached_calls + int(record.cached),
-            tokens_in=self.tokens_in + record.tokens_in, tokens_out=self.tokens_out + record.tokens_out,
+            calls=self.calls + 1,
+            cached_calls=self.cached_calls + int(record.cached),
+            tokens_in=self.tokens_in + record.tokens_in,
+            tokens_out=self.tokens_out + record.tokens_out,
             seconds=self.seconds + record.latency_s,
             cpu_seconds=self.cpu_seconds + (record.latency_s if embedded and not record.cached else 0.0),
-            cost_usd=self.cost_usd + paid, unpriced_calls=self.unpriced_calls + int(cost is None),
+            cost_usd=self.cost_usd + paid,
+            unpriced_calls=self.unpriced_calls + int(cost is None),
             cached_tokens=self.cached_tokens + (0 if record.cached else (record.cached_tokens or 0)),
-            cached_tokens_unknown=self.cached_tokens_unknown
-            + int(not record.cached and record.cached_tokens is None),
+            cached_tokens_unknown=self.cached_tokens_unknown + int(not record.cached and record.cached_tokens is None),
             replayed_tokens=self.replayed_tokens + (record.tokens_in + record.tokens_out if record.cached else 0),
             estimated_calls=self.estimated_calls + int(record.tokens_estimated),
             replayed_cost_usd=self.replayed_cost_usd + ((cost or 0.0) if record.cached else 0.0),
@@ -135,8 +137,9 @@ def _rows(results: Iterable[CaseResult], unrecorded: Iterable[CallRecord]) -> It
         yield UNRECORDED, UNRECORDED, call
 
 
-def usage_ledger(results: Iterable[CaseResult], pricing: dict[str, ModelPrice],
-                 unrecorded: Iterable[CallRecord] = ()) -> UsageLedger:
+def usage_ledger(
+    results: Iterable[CaseResult], pricing: dict[str, ModelPrice], unrecorded: Iterable[CallRecord] = ()
+) -> UsageLedger:
     """The ledger of ``results`` and of the run's ``unrecorded`` calls (see the module docstring)."""
     total = UsageTotals()
     groups: dict[str, dict[str, UsageTotals]] = {k: {} for k in ("case", "subject", "member", "stage", "model")}
@@ -167,12 +170,19 @@ def cost_words(t: UsageTotals) -> str:
 
 def ledger_lines(ledger: UsageLedger) -> list[str]:
     """Console lines: the total, then one per subject."""
+
     def words(t: UsageTotals) -> str:
         cost = cost_words(t)
-        estimated = (f" ({t.estimated_calls} call(s) estimated: the endpoint reported no usable usage)"
-                     if t.estimated_calls else "")
-        return (f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens{estimated}, {cost}, "
-                f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}")
+        estimated = (
+            f" ({t.estimated_calls} call(s) estimated: the endpoint reported no usable usage)"
+            if t.estimated_calls
+            else ""
+        )
+        return (
+            f"{t.calls} calls, {t.tokens_in} prompt + {t.tokens_out} completion tokens{estimated}, {cost}, "
+            f"{t.cpu_seconds:.1f} embedded CPU s, {cached_words(t)}"
+        )
+
     return [f"usage: {words(ledger.total)}"] + [f"usage [{s}]: {words(t)}" for s, t in ledger.by_subject.items()]
 
 
@@ -217,8 +227,12 @@ class Budget:
     def reached(self) -> str | None:
         """Why no new call may start (``None`` while within the limits); live spend only."""
         if self.token_limit is not None and self.spent.live_tokens >= self.token_limit:
-            estimated = (f", {self.spent.estimated_calls} call(s) counted by estimated tokens: the endpoint reported "
-                         "no usable usage" if self.spent.estimated_calls else "")
+            estimated = (
+                f", {self.spent.estimated_calls} call(s) counted by estimated tokens: the endpoint reported "
+                "no usable usage"
+                if self.spent.estimated_calls
+                else ""
+            )
             return f"token_limit {self.token_limit} reached ({self.spent.live_tokens} live tokens{estimated})"
         if self.cost_limit is not None and self.spent.cost_usd >= self.cost_limit:
             return f"cost_limit ${self.cost_limit:g} reached (${self.spent.cost_usd:.4f} paid)"

@@ -40,28 +40,32 @@ def merged_manifest(run_id: str, manifests: Sequence[Manifest]) -> Manifest:
     """The manifest of the merged run (see the module docstring)."""
     first = manifests[0]
     finished = [m.finished_at for m in manifests]
-    return first.model_copy(update={
-        "run_id": run_id,
-        "started_at": min(m.started_at for m in manifests),
-        "finished_at": None if None in finished else max(f for f in finished if f is not None),
-        "datasets": _unique([d for m in manifests for d in m.datasets]),
-        "subjects": _unique([s for m in manifests for s in m.subjects]),
-        "cache_hits": sum(m.cache_hits for m in manifests),
-        "cache_misses": sum(m.cache_misses for m in manifests),
-        "shards": tuple(m.run_id for m in manifests),
-        "planned": None if any(m.planned is None for m in manifests) else sum(m.planned or 0 for m in manifests),
-        "partial": any(m.partial for m in manifests),
-        "stopped": "; ".join(f"shard {m.run_id}: {m.stopped}" for m in manifests if m.partial) or None,
-        "warnings": tuple(w for m in manifests for w in m.warnings),
-    })
+    return first.model_copy(
+        update={
+            "run_id": run_id,
+            "started_at": min(m.started_at for m in manifests),
+            "finished_at": None if None in finished else max(f for f in finished if f is not None),
+            "datasets": _unique([d for m in manifests for d in m.datasets]),
+            "subjects": _unique([s for m in manifests for s in m.subjects]),
+            "cache_hits": sum(m.cache_hits for m in manifests),
+            "cache_misses": sum(m.cache_misses for m in manifests),
+            "shards": tuple(m.run_id for m in manifests),
+            "planned": None if any(m.planned is None for m in manifests) else sum(m.planned or 0 for m in manifests),
+            "partial": any(m.partial for m in manifests),
+            "stopped": "; ".join(f"shard {m.run_id}: {m.stopped}" for m in manifests if m.partial) or None,
+            "warnings": tuple(w for m in manifests for w in m.warnings),
+        }
+    )
 
 
 def shard_warnings(runs: Sequence[Run]) -> list[str]:
     """One line per line a shard's results lose (unreadable) and per shard that is not complete."""
     out = []
     for run in runs:
-        out += [f"shard {run.run_id}: {RESULTS}:{n} is not a valid result record; dropped from the merge"
-                for n in run.corrupt_lines]
+        out += [
+            f"shard {run.run_id}: {RESULTS}:{n} is not a valid result record; dropped from the merge"
+            for n in run.corrupt_lines
+        ]
         m = run.manifest
         if m.finished_at is None:
             out.append(f"shard {run.run_id} never finished (killed or still running); the merged run is incomplete")
@@ -85,8 +89,7 @@ def _check_configs(runs: Sequence[Run]) -> None:
             )
 
 
-def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path,
-               warnings: list[str] | None = None) -> Run:
+def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path, warnings: list[str] | None = None) -> Run:
     """Merge the shard run folders ``run_dirs`` into the new run folder ``out_dir`` and return it.
 
     Each warning of :func:`shard_warnings` is appended to ``warnings`` when given, and kept in the
@@ -108,7 +111,8 @@ def merge_runs(run_dirs: Sequence[Path | str], out_dir: Path,
             if key in owner:
                 raise ConfigError(
                     f"{'::'.join(key[:2])} [{key[2]}] is in both shard {owner[key]} and shard {run.run_id}; "
-                    "shards must not overlap", str(run.run_dir / RESULTS),
+                    "shards must not overlap",
+                    str(run.run_dir / RESULTS),
                 )
             owner[key] = run.run_id
     writer = RunWriter(out_dir)

@@ -64,8 +64,14 @@ def case_window(settings: Settings) -> int:
     return 2 * request_slots(settings)
 
 
-def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool = True,
-                shared_limits: Path | None = None, setup: EngineSetup | None = None) -> Engine:
+def open_engine(
+    settings: Settings,
+    subjects: Sequence[str],
+    *,
+    in_order: bool = True,
+    shared_limits: Path | None = None,
+    setup: EngineSetup | None = None,
+) -> Engine:
     """The engine that runs a run's (case, subject) pairs.
 
     Args:
@@ -79,9 +85,17 @@ def open_engine(settings: Settings, subjects: Sequence[str], *, in_order: bool =
     return engine
 
 
-def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_misses: int, *,
-                    results: Sequence[CaseResult] | None = None, stopped: str | None = None,
-                    warnings: Sequence[str] = (), unrecorded: Sequence[CallRecord] = ()) -> Manifest:
+def finish_manifest(
+    run_dir: Path,
+    manifest: Manifest,
+    cache_hits: int,
+    cache_misses: int,
+    *,
+    results: Sequence[CaseResult] | None = None,
+    stopped: str | None = None,
+    warnings: Sequence[str] = (),
+    unrecorded: Sequence[CallRecord] = (),
+) -> Manifest:
     """Write the finished manifest: finish time, the cache statistics added to the manifest's, the
     usage per stage of the results on disk (``results`` when already read), whether a budget
     stopped the run (``stopped``: why; the run is then ``partial``), this invocation's ``warnings``
@@ -89,13 +103,18 @@ def finish_manifest(run_dir: Path, manifest: Manifest, cache_hits: int, cache_mi
     invocations."""
     from harness.run.usage import stage_usage
 
-    finished = manifest.model_copy(update={
-        "finished_at": now_iso(), "cache_hits": manifest.cache_hits + cache_hits,
-        "cache_misses": manifest.cache_misses + cache_misses,
-        "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0] if results is None else results),
-        "partial": stopped is not None, "stopped": stopped, "warnings": (*manifest.warnings, *warnings),
-        "unrecorded_calls": (*manifest.unrecorded_calls, *unrecorded),
-    })
+    finished = manifest.model_copy(
+        update={
+            "finished_at": now_iso(),
+            "cache_hits": manifest.cache_hits + cache_hits,
+            "cache_misses": manifest.cache_misses + cache_misses,
+            "stage_usage": stage_usage(read_results(run_dir / RESULTS)[0] if results is None else results),
+            "partial": stopped is not None,
+            "stopped": stopped,
+            "warnings": (*manifest.warnings, *warnings),
+            "unrecorded_calls": (*manifest.unrecorded_calls, *unrecorded),
+        }
+    )
     RunWriter(run_dir).write_manifest(finished)
     return finished
 
@@ -140,8 +159,19 @@ def run_cases(
     the caller's loop cannot run the run's coroutines while it is blocked in this call.
     """
     if loop_running():
-        return in_own_thread(run_cases, settings, datasets, subjects, limit=limit, run_dir=run_dir, resume=resume,
-                             console=console, on_result=on_result, window=window, resume_args=resume_args)
+        return in_own_thread(
+            run_cases,
+            settings,
+            datasets,
+            subjects,
+            limit=limit,
+            run_dir=run_dir,
+            resume=resume,
+            console=console,
+            on_result=on_result,
+            window=window,
+            resume_args=resume_args,
+        )
     check_scorer_names(datasets, settings)  # before any model call: a dataset names only configured scorers
     console = console or plain_console()
     setup = embedded_setup(settings)  # the start-up guard: a crashing engine stops here, before any folder
@@ -184,8 +214,7 @@ def run_cases(
         runner = asyncio.Runner()
         try:
             with RunProgress(console, len(todo)) as progress:
-                runner.run(_run_pairs(engine, todo, writer, progress, record, window or case_window(settings),
-                                      budget))
+                runner.run(_run_pairs(engine, todo, writer, progress, record, window or case_window(settings), budget))
             hits, misses = engine.cache_stats()
         finally:
             runner.run(engine.aclose())
@@ -194,12 +223,23 @@ def run_cases(
         warnings = [w for w in (engine.webhooks.warning(),) if w]
         for line in warnings:
             console.print(f"warning: {line}", markup=False)
-        finish_manifest(run_dir, manifest, hits, misses, stopped=budget.stopped, warnings=warnings,
-                        unrecorded=budget.unrecorded(recorded) if budget.stopped else ())
+        finish_manifest(
+            run_dir,
+            manifest,
+            hits,
+            misses,
+            stopped=budget.stopped,
+            warnings=warnings,
+            unrecorded=budget.unrecorded(recorded) if budget.stopped else (),
+        )
         if budget.stopped is not None:
             command = shlex.join(["council-harness", "run", "--resume", run_id, *resume_args])
-            console.print(f"run stopped early: {budget.stopped}; the run is partial, finish it with: {command}",
-                          markup=False, soft_wrap=True, highlight=False)
+            console.print(
+                f"run stopped early: {budget.stopped}; the run is partial, finish it with: {command}",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
     return load_run(run_dir)
 
 
@@ -224,7 +264,10 @@ def in_own_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def finished_batches(
-    engine: Engine, todo: Iterable[Pair], window: int, budget: Budget | None = None,
+    engine: Engine,
+    todo: Iterable[Pair],
+    window: int,
+    budget: Budget | None = None,
 ) -> AsyncGenerator[list[tuple[Pair, asyncio.Task[CaseResult]]], None]:
     """Run ``todo`` through ``engine`` with at most ``window`` pairs in flight; yield the pairs that
     finished together (each with its done task: a result, or the exception it raised).
@@ -270,8 +313,13 @@ async def finished_batches(
 
 
 async def _run_pairs(
-    engine: Engine, todo: Sequence[Pair], writer: RunWriter, progress: RunProgress,
-    on_result: Callable[[CaseResult], None] | None, window: int, budget: Budget | None = None,
+    engine: Engine,
+    todo: Sequence[Pair],
+    writer: RunWriter,
+    progress: RunProgress,
+    on_result: Callable[[CaseResult], None] | None,
+    window: int,
+    budget: Budget | None = None,
 ) -> None:
     """Run ``todo``, recording each result as it finishes (:func:`finished_batches`).
 
@@ -286,8 +334,10 @@ async def _run_pairs(
             results = [t.result() for _, t in batch if t.exception() is None]
             await asyncio.to_thread(writer.add, results)
             for result in results:
-                progress.advance(printable_line(f"{result.dataset}::{result.case_id} [{result.subject}]"),
-                                 failed=result.status in ("failed", "error"))
+                progress.advance(
+                    printable_line(f"{result.dataset}::{result.case_id} [{result.subject}]"),
+                    failed=result.status in ("failed", "error"),
+                )
                 if on_result:
                     on_result(result)
             if failure is not None:

@@ -93,8 +93,12 @@ def shorten(text: str, width: int) -> str:
 
 def line(rate: CompletionRate, last: str = "") -> str:
     """The plain progress line: ``progress 120/2000 · 3.2/s · ETA 0:09:47 · 4 failed · last: ds::id [subject]``."""
-    parts = [f"progress {rate.done}/{rate.total}", fmt_rate(rate.rate()), f"ETA {fmt_eta(rate.eta())}",
-             f"{rate.failed} failed"]
+    parts = [
+        f"progress {rate.done}/{rate.total}",
+        fmt_rate(rate.rate()),
+        f"ETA {fmt_eta(rate.eta())}",
+        f"{rate.failed} failed",
+    ]
     if last:
         parts.append(f"last: {last}")
     return " · ".join(parts)
@@ -129,8 +133,9 @@ class RunProgress:
         clock: seconds, monotonic.
     """
 
-    def __init__(self, console: Console, total: int, every: float = LOG_EVERY_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, console: Console, total: int, every: float = LOG_EVERY_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.console = console
         self.counter = CompletionRate(total, clock=clock)
         self.every = every
@@ -142,8 +147,12 @@ class RunProgress:
         self._last = ""
         if console.is_terminal:
             self._progress = Progress(
-                TextColumn("{task.description}", markup=False), BarColumn(bar_width=16), MofNCompleteColumn(),
-                _Stats(self.counter), console=console, transient=False,
+                TextColumn("{task.description}", markup=False),
+                BarColumn(bar_width=16),
+                MofNCompleteColumn(),
+                _Stats(self.counter),
+                console=console,
+                transient=False,
             )
 
     def _describe(self, name: str) -> str:
@@ -171,8 +180,9 @@ class RunProgress:
         self._emitted_done = self.counter.done
         self.console.print(line(self.counter, self._last), soft_wrap=True, highlight=False, markup=False)
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._progress is not None:
             self._progress.__exit__(exc_type, exc, tb)
         elif self.counter.done != self._emitted_done:

@@ -42,12 +42,19 @@ def _shown(value: Any) -> str:
 def config_differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
     """``field: recorded -> current`` for each config field that differs (free fields left out)."""
     keys = sorted((set(recorded) | set(current)) - RESUME_FREE_FIELDS)
-    return [f"{k}: {_shown(recorded.get(k))} -> {_shown(current.get(k))}"
-            for k in keys if recorded.get(k) != current.get(k)]
+    return [
+        f"{k}: {_shown(recorded.get(k))} -> {_shown(current.get(k))}" for k in keys if recorded.get(k) != current.get(k)
+    ]
 
 
-def check_resumable(manifest: Manifest, config: Mapping[str, Any], *, subjects: Sequence[str] | None = None,
-                    datasets: Sequence[str] | None = None, where: str | None = None) -> None:
+def check_resumable(
+    manifest: Manifest,
+    config: Mapping[str, Any],
+    *,
+    subjects: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    where: str | None = None,
+) -> None:
     """Refuse to resume ``manifest``'s run with a different configuration (rule 1).
 
     Args:
@@ -64,7 +71,9 @@ def check_resumable(manifest: Manifest, config: Mapping[str, Any], *, subjects: 
     if differ:
         raise ConfigError(
             f"cannot resume run {manifest.run_id} with a different configuration ({'; '.join(differ)}); "
-            "resume with the configuration it started with, or start a new run", where)
+            "resume with the configuration it started with, or start a new run",
+            where,
+        )
 
 
 @contextmanager
@@ -74,8 +83,11 @@ def run_lock(run_dir: Path) -> Iterator[None]:
     try:
         lock.acquire()
     except Timeout:
-        raise ConfigError("another council-harness process is writing this run (a run or --resume still going); "
-                          "wait for it to end, then resume", str(run_dir)) from None
+        raise ConfigError(
+            "another council-harness process is writing this run (a run or --resume still going); "
+            "wait for it to end, then resume",
+            str(run_dir),
+        ) from None
     try:
         yield
     finally:

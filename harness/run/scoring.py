@@ -59,8 +59,9 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
         out: ScoreOutcome = await scorer(case, transcript, caller, settings)
         taken = sorted(scores.keys() & out.scores.keys())
         if taken:
-            errors.append(f"scorer {scorer.name}: score(s) {taken} already given by an earlier scorer; "
-                          "expected names of its own")
+            errors.append(
+                f"scorer {scorer.name}: score(s) {taken} already given by an earlier scorer; expected names of its own"
+            )
         else:
             scores.update(out.scores)
             checks.extend(out.checks)
@@ -81,8 +82,18 @@ async def score_case(case: Case, transcript: Transcript, caller: Caller, setting
     else:
         status, error = ("passed" if all(c.passed for c in checks) else "failed"), None
     return CaseResult(
-        case_id=case.id, dataset=case.dataset, subject=transcript.subject, category=case.category,
-        evaluation_mode=case.evaluation_mode, status=status, transcript=transcript, scores=scores,
-        checks=tuple(checks), error=error, details=details, scoring_errors=tuple(errors),
-        scoring_calls=tuple(calls), **case_fields(case),
+        case_id=case.id,
+        dataset=case.dataset,
+        subject=transcript.subject,
+        category=case.category,
+        evaluation_mode=case.evaluation_mode,
+        status=status,
+        transcript=transcript,
+        scores=scores,
+        checks=tuple(checks),
+        error=error,
+        details=details,
+        scoring_errors=tuple(errors),
+        scoring_calls=tuple(calls),
+        **case_fields(case),
     )

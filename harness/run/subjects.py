@@ -102,8 +102,9 @@ _ROLES: tuple[Literal["chairman", "baseline"], ...] = ("chairman", "baseline")
 
 
 def _choices() -> str:
-    return ", ".join([*sorted(BUILDERS), *(f"{k}:<{'model' if k in ANY_MODEL_ARMS else 'member'}>"
-                                          for k in MEMBER_ARMS), *MODES])
+    return ", ".join(
+        [*sorted(BUILDERS), *(f"{k}:<{'model' if k in ANY_MODEL_ARMS else 'member'}>" for k in MEMBER_ARMS), *MODES]
+    )
 
 
 def arm_spec(settings: Settings, name: str) -> MemberSpec | None:
@@ -137,14 +138,18 @@ def _member_arm(name: str, settings: Settings | None) -> tuple[str, MemberSpec |
     if kind in ANY_MODEL_ARMS:
         spec = arm_spec(settings, member)
         if spec is None:
-            raise ConfigError(f"subject '{name}': '{member}' is no configured model; expected a member, the "
-                              f"chairman or the baseline model: one of {_configured(settings)}", "--subjects")
+            raise ConfigError(
+                f"subject '{name}': '{member}' is no configured model; expected a member, the "
+                f"chairman or the baseline model: one of {_configured(settings)}",
+                "--subjects",
+            )
         return kind, spec
     spec = next((m for m in settings.models if m.id == member), None)
     if spec is None:
         raise ConfigError(
             f"subject '{name}': '{member}' is not a council member; expected one of "
-            f"{', '.join(m.id for m in settings.models)}", "--subjects",
+            f"{', '.join(m.id for m in settings.models)}",
+            "--subjects",
         )
     return kind, spec
 

@@ -24,12 +24,19 @@ from harness.run.result import CaseResult
 
 STAGES: tuple[str, ...] = ("answer", "review", "synthesis", "judge", "second_round", "external_metrics")
 _STAGE_OF: dict[str, str] = {
-    "stage1": "answer", "baseline": "answer", "answer": "answer",
-    "stage1.5": "review", "stage2": "review", "review": "review",
-    "stage3": "synthesis", "synthesis": "synthesis",
+    "stage1": "answer",
+    "baseline": "answer",
+    "answer": "answer",
+    "stage1.5": "review",
+    "stage2": "review",
+    "review": "review",
+    "stage3": "synthesis",
+    "synthesis": "synthesis",
     "judge": "judge",
-    "round2": "second_round", "second_round": "second_round",
-    "external": "external_metrics", "external_metrics": "external_metrics",
+    "round2": "second_round",
+    "second_round": "second_round",
+    "external": "external_metrics",
+    "external_metrics": "external_metrics",
 }
 
 
@@ -77,8 +84,10 @@ def stage_usage(results: Iterable[CaseResult]) -> dict[str, StageTotals]:
     order = [s for s in STAGES if s in sums] + sorted(s for s in sums if s not in STAGES)
     return {
         s: StageTotals(
-            calls=int(sums[s]["calls"]), cached_calls=int(sums[s]["cached_calls"]),
-            tokens_in=int(sums[s]["tokens_in"]), tokens_out=int(sums[s]["tokens_out"]),
+            calls=int(sums[s]["calls"]),
+            cached_calls=int(sums[s]["cached_calls"]),
+            tokens_in=int(sums[s]["tokens_in"]),
+            tokens_out=int(sums[s]["tokens_out"]),
             seconds=round(float(sums[s]["seconds"]), 4),
         )
         for s in order

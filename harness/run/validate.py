@@ -56,8 +56,12 @@ def dataset_files(paths: Sequence[Path], validation: Validation) -> list[Path]:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and is_dataset_file(f))
             if not found:
-                validation.add(DatasetError("holds no dataset file (a YAML file with 'golden_datasets:' "
-                                            "or 'suite:' at the top level)", str(p)))
+                validation.add(
+                    DatasetError(
+                        "holds no dataset file (a YAML file with 'golden_datasets:' or 'suite:' at the top level)",
+                        str(p),
+                    )
+                )
             files.extend(found)
         elif p.exists():
             files.append(p)
@@ -88,8 +92,12 @@ def validate(paths: Sequence[Path] | None = None, config: str | None = None) -> 
             continue
         for d in loaded:
             if d.name in seen and seen[d.name] != str(f):
-                result.add(DatasetError(f"dataset name '{d.name}' is also defined in {seen[d.name]}; "
-                                        "dataset names must be unique", str(f)))
+                result.add(
+                    DatasetError(
+                        f"dataset name '{d.name}' is also defined in {seen[d.name]}; dataset names must be unique",
+                        str(f),
+                    )
+                )
                 continue
             seen[d.name] = str(f)
             result.datasets.append(d)

@@ -67,20 +67,33 @@ def event_from_result(result: CaseResult, secret: str | None) -> QualityMonitori
     if result.quality_metrics is None or result.transcript is None:
         return None
     core = result.quality_metrics.core
-    rubric = {k: v for k, v in result.scores.items()
-              if k in ("accuracy", "relevance", "completeness", "conciseness", "clarity", "rubric_composite")}
+    rubric = {
+        k: v
+        for k, v in result.scores.items()
+        if k in ("accuracy", "relevance", "completeness", "conciseness", "clarity", "rubric_composite")
+    }
     external = {k: v for k, v in result.scores.items() if k.startswith(("deepeval_", "ragas_"))}
     bias: dict[str, float | str | None] | None = None
     if result.bias is not None:
-        bias = {"position_variance": result.bias.position_bias.variance,
-                "length_correlation": result.bias.length_correlation.r, "risk": result.bias.risk}
+        bias = {
+            "position_variance": result.bias.position_bias.variance,
+            "length_correlation": result.bias.length_correlation.r,
+            "risk": result.bias.risk,
+        }
     return QualityMonitoringEvent(
         timestamp=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        request_id=str(uuid.uuid4()), query_hash=query_hash(result.transcript.query, secret),
-        case_id=result.case_id, dataset=result.dataset, subject=result.subject, status=result.status,
-        consensus_strength=core.consensus_strength, deliberation_depth=core.deliberation_depth,
+        request_id=str(uuid.uuid4()),
+        query_hash=query_hash(result.transcript.query, secret),
+        case_id=result.case_id,
+        dataset=result.dataset,
+        subject=result.subject,
+        status=result.status,
+        consensus_strength=core.consensus_strength,
+        deliberation_depth=core.deliberation_depth,
         synthesis_attribution=core.synthesis_attribution.model_dump(),
-        rubric_breakdown=rubric or None, external_validation=external or None, bias_indicators=bias,
+        rubric_breakdown=rubric or None,
+        external_validation=external or None,
+        bias_indicators=bias,
         alerts=result.quality_metrics.warnings,
     )
 
@@ -104,8 +117,14 @@ class WebhookDispatcher:
         timeout: per-request timeout in seconds.
     """
 
-    def __init__(self, urls: Sequence[str], secret: str | None = None, retries: int = 3, timeout: float = 5.0,
-                 base_delay: float = 0.2) -> None:
+    def __init__(
+        self,
+        urls: Sequence[str],
+        secret: str | None = None,
+        retries: int = 3,
+        timeout: float = 5.0,
+        base_delay: float = 0.2,
+    ) -> None:
         self.urls = [u for u in urls if u]
         self.secret = secret
         self.retries = retries
@@ -172,8 +191,7 @@ class WebhookDispatcher:
             return None
         shown = "; ".join(dict.fromkeys(self.failures))
         shown = shown if len(shown) <= 300 else shown[:297] + "..."
-        return (f"webhooks: {len(self.failures)} of {self.sent} event deliveries failed or were dropped "
-                f"({shown})")
+        return f"webhooks: {len(self.failures)} of {self.sent} event deliveries failed or were dropped ({shown})"
 
 
 def dispatch_payload(event: QualityMonitoringEvent) -> dict:

@@ -97,26 +97,57 @@ PROCESS_LIMIT = 32
 #: Longest single assert record accepted from the child, in bytes (bigger compared values fail).
 RECORD_LIMIT = 8 * 1024 * 1024
 #: The namespaces and privilege drop put in front of the child's command line (without a private root).
-NAMESPACES = ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts",
-              "--mount-proc", "--")
+NAMESPACES = (
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--net",
+    "--ipc",
+    "--uts",
+    "--mount-proc",
+    "--",
+)
 #: The same namespaces when the private root (:mod:`harness.sandbox.filesystem`) mounts ``/proc`` itself.
-NAMESPACES_PRIVATE_ROOT = ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount",
-                           "--net", "--ipc", "--uts", "--")
+NAMESPACES_PRIVATE_ROOT = (
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount",
+    "--net",
+    "--ipc",
+    "--uts",
+    "--",
+)
 DROP_PRIVILEGES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
 #: The description of a fully isolated child.
-ISOLATED = ("private file system (read-only root with /usr and the interpreter, empty /tmp); "
-            "user, pid, network, ipc, uts and mount namespaces; no capabilities; process limit")
+ISOLATED = (
+    "private file system (read-only root with /usr and the interpreter, empty /tmp); "
+    "user, pid, network, ipc, uts and mount namespaces; no capabilities; process limit"
+)
 #: What a child gets when the namespaces work but the private root cannot be built (the text follows
 #: ``partial: <why>; ``).
-NAMESPACES_ONLY = ("user, pid, network, ipc, uts and mount namespaces; no capabilities; "
-                   "the file system is visible")
+NAMESPACES_ONLY = "user, pid, network, ipc, uts and mount namespaces; no capabilities; the file system is visible"
 
 
 def _works(prefix: tuple[str, ...], path: str, command: tuple[str, ...] = ("true",)) -> str:
     """Empty when ``prefix command`` runs; else why not."""
     try:
-        done = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=10,
-                              env={"PATH": path}, check=False, cwd="/", stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [*prefix, *command],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env={"PATH": path},
+            check=False,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     if done.returncode != 0:
@@ -207,8 +238,14 @@ class SandboxResult(Frozen):
 
 
 _OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
 }
 
 
@@ -262,7 +299,7 @@ class _Records:
             if cut < 0:
                 break
             line = bytes(self.buf[:cut])
-            del self.buf[:cut + 1]
+            del self.buf[: cut + 1]
             self._line(line)
         if len(self.buf) > RECORD_LIMIT:
             self._fail(f"an assert record is longer than {RECORD_LIMIT} bytes (the compared values are too big)")
@@ -358,7 +395,7 @@ class _Streams:
         buf += chunk
         self.totals[fd] += len(chunk)
         if len(buf) > 2 * self.limit:
-            del buf[:-self.limit]
+            del buf[: -self.limit]
         return True
 
 
@@ -449,20 +486,46 @@ def run_python(
     with contextlib.ExitStack() as stack:
         # with the private root the child's working folder is its own /tmp (memory, gone with its namespace);
         # without it, a fresh host folder readable only by this user, deleted afterwards
-        work = "/tmp" if private else stack.enter_context(
-            tempfile.TemporaryDirectory(prefix="council-sandbox-", ignore_cleanup_errors=True))
-        env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": os.environ.get("LANG", "C.UTF-8"),
-               "HOME": work, "TMPDIR": work}
+        work = (
+            "/tmp"
+            if private
+            else stack.enter_context(tempfile.TemporaryDirectory(prefix="council-sandbox-", ignore_cleanup_errors=True))
+        )
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "HOME": work,
+            "TMPDIR": work,
+        }
         read_fd, write_fd = os.pipe()
         argv = [
-            *prefix, filesystem.interpreter()[0], "-I", "-S", "-B", "-X", "utf8", "-c", _RUNNER_SOURCE, str(write_fd),
-            str(memory_mb * 1024 * 1024), str(math.ceil(timeout_s) + 1), str(FILE_SIZE_LIMIT), str(OPEN_FILES_LIMIT),
+            *prefix,
+            filesystem.interpreter()[0],
+            "-I",
+            "-S",
+            "-B",
+            "-X",
+            "utf8",
+            "-c",
+            _RUNNER_SOURCE,
+            str(write_fd),
+            str(memory_mb * 1024 * 1024),
+            str(math.ceil(timeout_s) + 1),
+            str(FILE_SIZE_LIMIT),
+            str(OPEN_FILES_LIMIT),
             str(PROCESS_LIMIT),
         ]
         try:
             proc = subprocess.Popen(
-                argv, cwd="/" if private else work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=(write_fd,),
+                argv,
+                cwd="/" if private else work,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=(write_fd,),
             )
         finally:
             os.close(write_fd)

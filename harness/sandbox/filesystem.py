@@ -102,13 +102,21 @@ def hidden_packages(prefix: str) -> list[str]:
     (``site-packages``, Debian's ``dist-packages``): covered in the child, so only the standard
     library is visible."""
     names = sysconfig.get_path_names()
-    scheme_vars = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
-                   "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+    scheme_vars = {
+        "base": sys.base_prefix,
+        "platbase": sys.base_exec_prefix,
+        "installed_base": sys.base_prefix,
+        "installed_platbase": sys.base_exec_prefix,
+    }
     found = {sysconfig.get_path(n, vars=scheme_vars) for n in ("purelib", "platlib") if n in names}
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    found |= {f"{prefix}/lib/{version}/site-packages", f"/usr/lib/{version}/site-packages",
-              f"/usr/local/lib/{version}/dist-packages", f"/usr/local/lib/{version}/site-packages",
-              f"/usr/lib/python{sys.version_info.major}/dist-packages"}
+    found |= {
+        f"{prefix}/lib/{version}/site-packages",
+        f"/usr/lib/{version}/site-packages",
+        f"/usr/local/lib/{version}/dist-packages",
+        f"/usr/local/lib/{version}/site-packages",
+        f"/usr/lib/python{sys.version_info.major}/dist-packages",
+    }
     out = []
     for path in sorted(os.path.realpath(p) for p in found if p):
         visible = path.startswith("/usr/") or path.startswith(prefix.rstrip("/") + "/")
@@ -159,17 +167,41 @@ def private_root(unshare: str, setpriv: str, namespaces: tuple[str, ...]) -> tup
         binds.append(prefix)
     folders = ["usr", "dev", "proc", "tmp", ".old", *(b.lstrip("/") for b in binds[1:])]
     fstab = [_fstab_line(b, staging + b, "none", "rbind,ro") for b in binds]
-    fstab += [_fstab_line("council-hidden", staging + d, "tmpfs", "ro,size=4k,nr_inodes=1")
-              for d in hidden_packages(prefix)]
+    fstab += [
+        _fstab_line("council-hidden", staging + d, "tmpfs", "ro,size=4k,nr_inodes=1") for d in hidden_packages(prefix)
+    ]
     fstab += [_fstab_line(f"/dev/{n}", f"{staging}/dev/{n}", "none", "bind") for n in DEVICES]
-    fstab.append(_fstab_line("council-tmp", f"{staging}/tmp", "tmpfs",
-                             f"size={TMP_SIZE},nr_inodes={TMP_INODES},mode=1777,nosuid,nodev"))
-    build = (sh, "-c", BUILD, "council-sandbox-build", ROOT_SIZE, staging, "\n".join(folders),
-             "\n".join(f"dev/{n}" for n in DEVICES), "\n".join(links), "\n".join(fstab))
+    fstab.append(
+        _fstab_line(
+            "council-tmp", f"{staging}/tmp", "tmpfs", f"size={TMP_SIZE},nr_inodes={TMP_INODES},mode=1777,nosuid,nodev"
+        )
+    )
+    build = (
+        sh,
+        "-c",
+        BUILD,
+        "council-sandbox-build",
+        ROOT_SIZE,
+        staging,
+        "\n".join(folders),
+        "\n".join(f"dev/{n}" for n in DEVICES),
+        "\n".join(links),
+        "\n".join(fstab),
+    )
     enter = (sh, "-c", ENTER, "council-sandbox-enter", staging)
     if os.geteuid() == 0:
         become_nobody = (setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--")
         with_proc = (*namespaces[:-1], f"--mount-proc={staging}/proc", namespaces[-1])
-        return (unshare, "--mount", "--propagation", "private", "--", *build, *become_nobody, unshare,
-                *with_proc, *enter), ""
+        return (
+            unshare,
+            "--mount",
+            "--propagation",
+            "private",
+            "--",
+            *build,
+            *become_nobody,
+            unshare,
+            *with_proc,
+            *enter,
+        ), ""
     return (unshare, *namespaces, *build, *enter), ""

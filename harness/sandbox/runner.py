@@ -56,11 +56,18 @@ def _no_default(value: Any) -> Any:
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 _encode_line = (
     _c_encoder(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
-    if _c_encoder is not None else None
+    if _c_encoder is not None
+    else None
 )
 _OPS = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
 }
 #: Deepest nesting of containers :func:`plain` follows.
 MAX_DEPTH = 200
@@ -157,8 +164,16 @@ class _Asserts(ast.NodeTransformer):
 
 
 _OP_NAMES: dict[type, str] = {
-    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
 }
 
 
@@ -184,7 +199,7 @@ class _Recorder:
         text = "".join(_encode_line(item, 0)) if _encode_line is not None else _dumps(item, ensure_ascii=True)
         data = (text + "\n").encode("ascii")
         while data:
-            data = data[_write(self.fd, data):]
+            data = data[_write(self.fd, data) :]
 
 
 def _message(msg: Any, fallback: str) -> str:
@@ -306,8 +321,7 @@ def main() -> None:
         builtins.__dict__.update(_BUILTINS)  # the answer may have replaced some: report with the real ones
         try:  # the runner's own frames (the by-value checks) are left out: the test line is what matters
             report = traceback.TracebackException.from_exception(exc)
-            report.stack = traceback.StackSummary.from_list(
-                [f for f in report.stack if f.filename != RUNNER_FILENAME])
+            report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename != RUNNER_FILENAME])
             print("".join(report.format()), end="", file=sys.stderr)
         except BaseException:
             print("sandbox: the code raised an exception that could not be printed", file=sys.stderr)

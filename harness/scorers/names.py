@@ -29,10 +29,14 @@ def scorer_name_errors(datasets: Iterable[Dataset], settings: Settings) -> list[
     for dataset in datasets:
         for ref in dataset.scorers:
             if ref.name not in known:
-                problems.append(DatasetError(
-                    f"'scorers': unknown scorer {ref.name!r}; a dataset may name only a scorer the config's "
-                    f"'scorers:' declares or an installed {ENTRY_POINT_GROUP} entry point (nothing it names is "
-                    f"imported); known: {', '.join(known) or 'none'}", ref.where))
+                problems.append(
+                    DatasetError(
+                        f"'scorers': unknown scorer {ref.name!r}; a dataset may name only a scorer the config's "
+                        f"'scorers:' declares or an installed {ENTRY_POINT_GROUP} entry point (nothing it names is "
+                        f"imported); known: {', '.join(known) or 'none'}",
+                        ref.where,
+                    )
+                )
             elif ref.name not in config:
                 try:
                     entry_point_scorer(ref.name)

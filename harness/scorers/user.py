@@ -137,14 +137,17 @@ class UserScorer:
         stuck = _STUCK.get(self.name)
         if stuck is not None:
             if stuck.is_alive():
-                return self._error(f"not called: an earlier call did not return within scorer_timeout "
-                                   f"({timeout:g} s) and is still running")
+                return self._error(
+                    f"not called: an earlier call did not return within scorer_timeout "
+                    f"({timeout:g} s) and is still running"
+                )
             del _STUCK[self.name]
         kwargs = {"case": case.model_copy(deep=True), "transcript": transcript.model_copy(deep=True)}
         loop = asyncio.get_running_loop()
         settled: asyncio.Future[ScoreOutcome] = loop.create_future()
-        thread = threading.Thread(target=self._work, args=(kwargs, loop, settled), daemon=True,
-                                  name=f"scorer {self.name}")
+        thread = threading.Thread(
+            target=self._work, args=(kwargs, loop, settled), daemon=True, name=f"scorer {self.name}"
+        )
         thread.start()
         try:
             return await asyncio.wait_for(settled, timeout)
@@ -152,8 +155,9 @@ class UserScorer:
             _STUCK[self.name] = thread
             return self._error(f"did not return within scorer_timeout ({timeout:g} s); the call is abandoned")
 
-    def _work(self, kwargs: dict[str, Any], loop: asyncio.AbstractEventLoop,
-              settled: asyncio.Future[ScoreOutcome]) -> None:
+    def _work(
+        self, kwargs: dict[str, Any], loop: asyncio.AbstractEventLoop, settled: asyncio.Future[ScoreOutcome]
+    ) -> None:
         """The worker thread: call, await (in this thread's own loop), convert, hand the outcome back."""
         try:
             value = self.fn(**kwargs)
@@ -188,8 +192,9 @@ class UserScorer:
                 return self._error(f"expected score names as non-empty strings, got {type(k).__name__}")
             name = printable_line(clean_surrogates(k))[:_MAX_TEXT]
             if name != k or len(k) > MAX_SCORE_NAME:
-                return self._error(f"expected score names of printable characters, at most {MAX_SCORE_NAME}, "
-                                   f"got '{name}'")
+                return self._error(
+                    f"expected score names of printable characters, at most {MAX_SCORE_NAME}, got '{name}'"
+                )
             if not _is_number(v):
                 return self._error(f"score {name!r}: expected a float, got {type(v).__name__}")
             try:
@@ -204,8 +209,9 @@ class UserScorer:
                 return self._error(f"score {name!r} is a built-in score; expected a name of its own")
             scale = SCORES.spec(k).scale
             if not 0.0 <= f <= scale:
-                return self._error(f"score {name!r}: {f:g} is outside its scale 0-{scale:g} (register_score "
-                                   "declares another scale)")
+                return self._error(
+                    f"score {name!r}: {f:g} is outside its scale 0-{scale:g} (register_score declares another scale)"
+                )
             clean[k] = f
         if not isinstance(value, ScoreOutcome):
             return ScoreOutcome(scores=clean)
@@ -296,9 +302,11 @@ def configured_user_scorers(case: Case, settings: Settings) -> tuple[UserScorer 
             if entry in config or entry in installed_entry_points():
                 scorer = declared_scorer(entry)
             else:
-                raise ScorerImportError(f"scorer {entry!r} named by dataset {case.dataset!r} is neither an entry of "
-                                        f"the config's scorers: nor an installed {ENTRY_POINT_GROUP} entry point; "
-                                        "it is not imported")
+                raise ScorerImportError(
+                    f"scorer {entry!r} named by dataset {case.dataset!r} is neither an entry of "
+                    f"the config's scorers: nor an installed {ENTRY_POINT_GROUP} entry point; "
+                    "it is not imported"
+                )
         except ScorerImportError as exc:
             out.append(UnavailableScorer(name=entry, reason=str(exc)))
             continue

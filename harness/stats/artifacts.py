@@ -79,10 +79,12 @@ class ArmArtifacts(Frozen):
 def artifact_warning(arms: Sequence[ArmArtifacts], max_gap: float = MAX_GAP) -> str:
     """A sentence when two arms' truncation or extraction-failure rates differ by more than ``max_gap``."""
     parts = []
-    for label, rate in (("truncated final answers", "truncation_rate"),
-                        ("failed answer extraction", "extraction_failure_rate"),
-                        ("ambiguous answers", "ambiguity_rate"),
-                        ("answers following the answer format", "format_rate")):
+    for label, rate in (
+        ("truncated final answers", "truncation_rate"),
+        ("failed answer extraction", "extraction_failure_rate"),
+        ("ambiguous answers", "ambiguity_rate"),
+        ("answers following the answer format", "format_rate"),
+    ):
         known = [(a.subject, getattr(a, rate)) for a in arms if getattr(a, rate) is not None]
         if len(known) >= 2:
             (lo_s, lo), (hi_s, hi) = min(known, key=lambda x: x[1]), max(known, key=lambda x: x[1])
@@ -90,5 +92,7 @@ def artifact_warning(arms: Sequence[ArmArtifacts], max_gap: float = MAX_GAP) -> 
                 parts.append(f"{label}: {hi_s} {hi:.0%} vs {lo_s} {lo:.0%}")
     if not parts:
         return ""
-    return (f"the arms differ by more than {max_gap:.0%} points in {'; '.join(parts)}: "
-            "the verdict may reflect the measurement, not the answers")
+    return (
+        f"the arms differ by more than {max_gap:.0%} points in {'; '.join(parts)}: "
+        "the verdict may reflect the measurement, not the answers"
+    )

@@ -92,5 +92,6 @@ def binary_boundary_test(council: np.ndarray, baseline: np.ndarray, threshold: f
     total = cum[:, -1].astype(float)
     greater = float(np.max(total - (cum[:, below - 1] if below > 0 else 0.0)))
     less = float(np.max(cum[:, upto - 1])) if upto > 0 else 0.0
-    return BinaryBoundaryTest(n10=n10, n01=n01, n11=n11, p_greater=min(1.0, max(greater, 0.0)),
-                              p_less=min(1.0, max(less, 0.0)))
+    return BinaryBoundaryTest(
+        n10=n10, n01=n01, n11=n11, p_greater=min(1.0, max(greater, 0.0)), p_less=min(1.0, max(less, 0.0))
+    )

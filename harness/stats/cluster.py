@@ -154,8 +154,12 @@ def _t_upper(t: float, df: float) -> float:
 
 def _t_density(t: float, df: float) -> float:
     """Student's t density with ``df`` degrees of freedom at ``t``."""
-    return math.exp(math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
-                    - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+    return math.exp(
+        math.lgamma((df + 1.0) / 2.0)
+        - math.lgamma(df / 2.0)
+        - 0.5 * math.log(df * math.pi)
+        - (df + 1.0) / 2.0 * math.log1p(t * t / df)
+    )
 
 
 @lru_cache(maxsize=256)
@@ -248,12 +252,14 @@ def clustered_mean(
     if se <= 0:
         return ClusteredMean(mean=mean, se=0.0, lower=mean, upper=mean, p_value=0.0 if mean else 1.0, sessions=k)
     half = t_quantile(1.0 - (1.0 - confidence) / 2.0, k - 1) * se
-    return ClusteredMean(mean=mean, se=se, lower=mean - half, upper=mean + half,
-                         p_value=t_two_sided_p(mean / se, k - 1), sessions=k)
+    return ClusteredMean(
+        mean=mean, se=se, lower=mean - half, upper=mean + half, p_value=t_two_sided_p(mean / se, k - 1), sessions=k
+    )
 
 
-def session_sums(session: np.ndarray, group: np.ndarray, values: np.ndarray, sessions: int,
-                 groups: int) -> tuple[np.ndarray, np.ndarray]:
+def session_sums(
+    session: np.ndarray, group: np.ndarray, values: np.ndarray, sessions: int, groups: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-session, per-group sums of ``values`` and counts: two ``sessions x groups`` arrays.
 
     Args:
@@ -303,14 +309,16 @@ def resampled_means(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: 
             weights = EXP_LEVELS[rng.integers(0, EXP_LEVELS.size, (rows, sessions), dtype=np.uint16)]
             part = (weights @ both).astype(np.float64)
             num, den = part[:, :groups], part[:, groups:]
-            view = out[first:first + rows]
+            view = out[first : first + rows]
             np.divide(num, den, out=view, where=den > 0)
             view[den <= 0] = np.nan
     return out
 
 
 def percentile_interval(
-    samples: np.ndarray, confidence: float = 0.95, lower_bound: float | None = None,
+    samples: np.ndarray,
+    confidence: float = 0.95,
+    lower_bound: float | None = None,
     upper_bound: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval per column of ``samples`` (NaNs ignored), clipped to the quantity's range.

@@ -58,9 +58,7 @@ def paired_arrays(council: ArrayLike, baseline: ArrayLike) -> tuple[np.ndarray, 
     return x[keep], y[keep], int(x.size - keep.sum())
 
 
-def relative_improvement(
-    council: ArrayLike, baseline: ArrayLike, *, axis: int | None = None
-) -> float | np.ndarray:
+def relative_improvement(council: ArrayLike, baseline: ArrayLike, *, axis: int | None = None) -> float | np.ndarray:
     """``mean(council) / mean(baseline) - 1``: seed 002's ratio of means, minus one.
 
     A value of ``0.15`` means the council's average is 15% above the baseline's. The ratio only has
@@ -117,8 +115,9 @@ def _signed_rank(d: np.ndarray, alternative: str) -> tuple[float, float]:
         def r_plus(x: np.ndarray, axis: int = -1) -> np.ndarray:
             return np.sum(np.where(x > 0, ranks, 0.0), axis=axis)
 
-        p = sps.permutation_test((d,), r_plus, permutation_type="samples", alternative=alternative,
-                                 n_resamples=np.inf, vectorized=True).pvalue
+        p = sps.permutation_test(
+            (d,), r_plus, permutation_type="samples", alternative=alternative, n_resamples=np.inf, vectorized=True
+        ).pvalue
         plus, minus = float(ranks[d > 0].sum()), float(ranks[d < 0].sum())
         return (min(plus, minus) if alternative == "two-sided" else plus), float(p)
     res = sps.wilcoxon(d, zero_method=ZERO_METHOD, alternative=alternative)
@@ -162,11 +161,21 @@ def wilcoxon_signed_rank(
     d = np.round(x - y, DECIMALS)
     prefix = f"{dropped} NaN pair(s) dropped; " if dropped else ""
     if d.size < 2:
-        return PairedTest(test="wilcoxon", n=int(d.size), statistic=math.nan, p_value=math.nan,
-                          note=f"{prefix}insufficient data: {d.size} pair(s), Wilcoxon needs at least 2")
+        return PairedTest(
+            test="wilcoxon",
+            n=int(d.size),
+            statistic=math.nan,
+            p_value=math.nan,
+            note=f"{prefix}insufficient data: {d.size} pair(s), Wilcoxon needs at least 2",
+        )
     if not d.any():
-        return PairedTest(test="wilcoxon", n=int(d.size), statistic=math.nan, p_value=math.nan,
-                          note=f"{prefix}all differences are zero: Wilcoxon is undefined")
+        return PairedTest(
+            test="wilcoxon",
+            n=int(d.size),
+            statistic=math.nan,
+            p_value=math.nan,
+            note=f"{prefix}all differences are zero: Wilcoxon is undefined",
+        )
     statistic, p = _signed_rank(d, alternative)
     return PairedTest(test="wilcoxon", n=int(d.size), statistic=statistic, p_value=p, note=prefix.removesuffix("; "))
 
@@ -210,8 +219,9 @@ def mcnemar_exact(council_pass: Sequence[bool], baseline_pass: Sequence[bool]) -
     if n == 0:
         return McNemarResult(n=0, council_only=0, baseline_only=0, p_value=math.nan, note="insufficient data: no pairs")
     if b + c == 0:
-        return McNemarResult(n=n, council_only=0, baseline_only=0, p_value=1.0,
-                             note="no discordant pairs: no evidence of a difference")
+        return McNemarResult(
+            n=n, council_only=0, baseline_only=0, p_value=1.0, note="no discordant pairs: no evidence of a difference"
+        )
     p = float(sps.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
     return McNemarResult(n=n, council_only=b, baseline_only=c, p_value=p)
 
@@ -235,7 +245,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p))
         out[i] = running
     return out
-
 
 
 class RegressionTest(Frozen):
@@ -298,13 +307,22 @@ def paired_regression_test(
     powered = bool(0.5**n_nonzero < alpha)
     test = partial(
         RegressionTest,
-        n=int(x.size), n_dropped=dropped, tolerance=tolerance, alpha=alpha, higher_is_better=higher_is_better,
-        mean_change=float((x - y).mean()) if x.size else math.nan, powered=powered,
+        n=int(x.size),
+        n_dropped=dropped,
+        tolerance=tolerance,
+        alpha=alpha,
+        higher_is_better=higher_is_better,
+        mean_change=float((x - y).mean()) if x.size else math.nan,
+        powered=powered,
     )
     if n_nonzero == 0:
         reason = "no pairs" if x.size == 0 else "every pair changed by exactly the tolerance"
-        return test(statistic=math.nan, p_value=math.nan, significant_drop=False,
-                    note="; ".join([*notes, f"insufficient data: {reason}"]))
+        return test(
+            statistic=math.nan,
+            p_value=math.nan,
+            significant_drop=False,
+            note="; ".join([*notes, f"insufficient data: {reason}"]),
+        )
     statistic, p = _signed_rank(d, "less")
     if not powered:
         notes.append(f"{n_nonzero} informative pair(s) cannot reach alpha={alpha:g}")

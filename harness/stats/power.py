@@ -39,16 +39,16 @@ def binary_sd(base_rate: float, ratio: float, threshold: float) -> float:
     return math.sqrt(pc * (1 - pc) + (1 + threshold) ** 2 * base_rate * (1 - base_rate))
 
 
-def binary_power(n: int, base_rate: float, ratio: float, threshold: float = 0.15,
-                 confidence: float = 0.95) -> float:
+def binary_power(n: int, base_rate: float, ratio: float, threshold: float = 0.15, confidence: float = 0.95) -> float:
     """Normal-approximation power of the verdict for a binary endpoint (module docstring)."""
     mean = (ratio - 1 - threshold) * base_rate
     sd = binary_sd(base_rate, ratio, threshold)
     return _Z.cdf(math.sqrt(n) * mean / sd - _Z.inv_cdf(1.0 - (1.0 - confidence) / 2.0))
 
 
-def binary_n_needed(ratio: float, base_rate: float, threshold: float = 0.15, confidence: float = 0.95,
-                    power: float = POWER) -> int | None:
+def binary_n_needed(
+    ratio: float, base_rate: float, threshold: float = 0.15, confidence: float = 0.95, power: float = POWER
+) -> int | None:
     """Pairs needed to support a true ``ratio`` with ``power`` (``None`` when ``ratio <= 1 + threshold``
     or the council's rate would exceed 1)."""
     if ratio <= 1 + threshold or ratio * base_rate > 1 or base_rate <= 0:
@@ -57,8 +57,9 @@ def binary_n_needed(ratio: float, base_rate: float, threshold: float = 0.15, con
     return math.ceil((_z_sum(confidence, power) * sd / ((ratio - 1 - threshold) * base_rate)) ** 2)
 
 
-def binary_detectable_ratio(n: int, base_rate: float, threshold: float = 0.15, confidence: float = 0.95,
-                            power: float = POWER) -> float | None:
+def binary_detectable_ratio(
+    n: int, base_rate: float, threshold: float = 0.15, confidence: float = 0.95, power: float = POWER
+) -> float | None:
     """The smallest true ratio supported with ``power`` at ``n`` pairs (``None`` when even a council
     that is always right would not reach it)."""
     if n <= 0 or not 0 < base_rate < 1:
@@ -76,8 +77,14 @@ def binary_detectable_ratio(n: int, base_rate: float, threshold: float = 0.15, c
     return hi
 
 
-def score_detectable_ratio(n: int, mean_baseline: float, sd_difference: float, threshold: float = 0.15,
-                           confidence: float = 0.95, power: float = POWER) -> float | None:
+def score_detectable_ratio(
+    n: int,
+    mean_baseline: float,
+    sd_difference: float,
+    threshold: float = 0.15,
+    confidence: float = 0.95,
+    power: float = POWER,
+) -> float | None:
     """The smallest true ratio supported with ``power`` at ``n`` pairs for scores whose ``d`` has SD
     ``sd_difference`` (``None`` when the baseline's mean is not positive or ``n < 2``)."""
     if n < 2 or mean_baseline <= 0 or not math.isfinite(sd_difference):
@@ -85,8 +92,14 @@ def score_detectable_ratio(n: int, mean_baseline: float, sd_difference: float, t
     return 1 + threshold + _z_sum(confidence, power) * sd_difference / (math.sqrt(n) * mean_baseline)
 
 
-def score_n_needed(ratio: float, mean_baseline: float, sd_difference: float, threshold: float = 0.15,
-                   confidence: float = 0.95, power: float = POWER) -> int | None:
+def score_n_needed(
+    ratio: float,
+    mean_baseline: float,
+    sd_difference: float,
+    threshold: float = 0.15,
+    confidence: float = 0.95,
+    power: float = POWER,
+) -> int | None:
     """Pairs needed to support a true ``ratio`` for scores (``None`` when ``ratio <= 1 + threshold``)."""
     if ratio <= 1 + threshold or mean_baseline <= 0:
         return None

@@ -99,8 +99,9 @@ def _subset_sums(values: np.ndarray, flips: np.ndarray) -> np.ndarray:
     """``sum(values[i] for i in F)`` for every pattern ``F`` (row of ``flips``)."""
     if flips.dtype == float:
         return flips @ values
-    return np.concatenate([flips[i:i + _CHUNK_ROWS].astype(float) @ values
-                           for i in range(0, flips.shape[0], _CHUNK_ROWS)])
+    return np.concatenate(
+        [flips[i : i + _CHUNK_ROWS].astype(float) @ values for i in range(0, flips.shape[0], _CHUNK_ROWS)]
+    )
 
 
 class SignFlipResult(Frozen):
@@ -158,13 +159,24 @@ def sign_flip_test(d: ArrayLike, confidence: float = 0.95, n_resamples: int = 10
     high = float(-np.partition(-means_hi, k)[k]) if k < n_patterns else -math.inf
     p = float(np.count_nonzero(means <= 0.0)) / n_patterns
     return SignFlipResult(
-        n=int(d.size), n_informative=int(np.count_nonzero(d)), mean=float(d.mean()), low=low, high=high,
-        confidence=confidence, p_value=p, method=method_name(d.size, n_resamples, seed), n_patterns=n_patterns,
+        n=int(d.size),
+        n_informative=int(np.count_nonzero(d)),
+        mean=float(d.mean()),
+        low=low,
+        high=high,
+        confidence=confidence,
+        p_value=p,
+        method=method_name(d.size, n_resamples, seed),
+        n_patterns=n_patterns,
     )
 
 
 def ratio_interval(
-    council: ArrayLike, baseline: ArrayLike, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+    council: ArrayLike,
+    baseline: ArrayLike,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> tuple[float, float, str]:
     """The interval of ``mean(council) / mean(baseline)`` that inverts the sign-flip test over the ratio.
 

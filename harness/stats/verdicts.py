@@ -85,7 +85,8 @@ class PairedSample(Frozen):
             return tuple(values[i] for i in indices)
 
         return PairedSample(
-            council=pick(self.council), baseline=pick(self.baseline),
+            council=pick(self.council),
+            baseline=pick(self.baseline),
             ids=None if self.ids is None else pick(self.ids),
             council_pass=None if self.council_pass is None else pick(self.council_pass),
             baseline_pass=None if self.baseline_pass is None else pick(self.baseline_pass),
@@ -240,8 +241,10 @@ def verdict_headline(v: PredictionVerdict, treatment: str = "council", control: 
     ``council vs single model on correctness: +300.0% (n=55), better by more than 15%: supported``.
     """
     scope = "" if v.scope == "overall" else f" [{v.scope}]"
-    return (f"{treatment} vs {control} on {family_words(v.family)}{scope}: {fmt_bound(v.relative_improvement)} "
-            f"(n={v.n}), better by more than {v.threshold:.0%}: {VERDICT_WORDS[v.verdict]}")
+    return (
+        f"{treatment} vs {control} on {family_words(v.family)}{scope}: {fmt_bound(v.relative_improvement)} "
+        f"(n={v.n}), better by more than {v.threshold:.0%}: {VERDICT_WORDS[v.verdict]}"
+    )
 
 
 def detectable_words(v: PredictionVerdict) -> str:
@@ -259,9 +262,11 @@ def verdict_statistics(v: PredictionVerdict, treatment: str = "council") -> str:
     power_words = detectable_words(v) if v.verdict in ("insufficient_data", "refuted") else ""
     if v.verdict == "insufficient_data":
         return "; ".join(w for w in (v.reason, power_words) if w)
-    stats = (f"mean({treatment} - {1 + v.threshold:.3g} x baseline) = {fmt_signed(v.mean_difference)}, "
-             f"{v.confidence:.4g} interval {fmt_signed(v.diff_low)} to {fmt_signed(v.diff_high)}, {v.method}, "
-             f"one-sided {p_equals(v.p_value)}; effect interval {fmt_bound(v.ci_low)} to {fmt_bound(v.ci_high)}")
+    stats = (
+        f"mean({treatment} - {1 + v.threshold:.3g} x baseline) = {fmt_signed(v.mean_difference)}, "
+        f"{v.confidence:.4g} interval {fmt_signed(v.diff_low)} to {fmt_signed(v.diff_high)}, {v.method}, "
+        f"one-sided {p_equals(v.p_value)}; effect interval {fmt_bound(v.ci_low)} to {fmt_bound(v.ci_high)}"
+    )
     if v.mcnemar_p is not None:
         stats += f"; McNemar {p_equals(v.mcnemar_p)}"
     if power_words:
@@ -282,14 +287,23 @@ def _detectable(ratio: float | None) -> float:
 def _same_score_warning(family: str, x: np.ndarray, y: np.ndarray) -> str:
     values = np.concatenate([x, y])
     if values.size >= 2 and np.ptp(values) == 0:
-        return (f"every answer of both subjects got the same {family} score ({values[0]:g}): "
-                "the scorer or judge may not be discriminating")
+        return (
+            f"every answer of both subjects got the same {family} score ({values[0]:g}): "
+            "the scorer or judge may not be discriminating"
+        )
     return ""
 
 
 def _decide(
-    family: str, scope: str, role: Role, sample: PairedSample, threshold: float, confidence: float,
-    n_resamples: int, seed: int, binary: bool,
+    family: str,
+    scope: str,
+    role: Role,
+    sample: PairedSample,
+    threshold: float,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+    binary: bool,
 ) -> PredictionVerdict:
     x, y, dropped = paired_arrays(sample.council, sample.baseline)
     d = signflip.difference_scores(x, y, threshold)
@@ -300,22 +314,45 @@ def _decide(
         mc = mcnemar_exact(tuple(x == 1), tuple(y == 1)).p_value
     verdict = partial(
         PredictionVerdict,
-        family=family, scope=scope, role=role, n=int(x.size), n_dropped=dropped, n_informative=n_inf,
-        mean_council=float(x.mean()) if x.size else math.nan, mean_baseline=float(y.mean()) if y.size else math.nan,
-        relative_improvement=float(relative_improvement(x, y)) if x.size else math.nan, mcnemar_p=mc,
-        threshold=threshold, warning=_same_score_warning(family, x, y), confidence=confidence,
+        family=family,
+        scope=scope,
+        role=role,
+        n=int(x.size),
+        n_dropped=dropped,
+        n_informative=n_inf,
+        mean_council=float(x.mean()) if x.size else math.nan,
+        mean_baseline=float(y.mean()) if y.size else math.nan,
+        relative_improvement=float(relative_improvement(x, y)) if x.size else math.nan,
+        mcnemar_p=mc,
+        threshold=threshold,
+        warning=_same_score_warning(family, x, y),
+        confidence=confidence,
     )
     if n_inf < MIN_INFORMATIVE_PAIRS:
-        reason = (f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
-                  f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide")
+        reason = (
+            f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
+            f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide"
+        )
         if binary and x.size and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
             det = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
         else:
-            det = power.score_detectable_ratio(int(x.size), float(y.mean()) if y.size else math.nan,
-                                               float(d.std(ddof=1)) if d.size > 1 else math.nan, threshold, confidence)
-        v = verdict(mean_difference=float(d.mean()) if d.size else math.nan,
-                    ci_low=math.nan, ci_high=math.nan, verdict="insufficient_data", reason=reason,
-                    note="; ".join(notes), summary="", detectable=_detectable(det))
+            det = power.score_detectable_ratio(
+                int(x.size),
+                float(y.mean()) if y.size else math.nan,
+                float(d.std(ddof=1)) if d.size > 1 else math.nan,
+                threshold,
+                confidence,
+            )
+        v = verdict(
+            mean_difference=float(d.mean()) if d.size else math.nan,
+            ci_low=math.nan,
+            ci_high=math.nan,
+            verdict="insufficient_data",
+            reason=reason,
+            note="; ".join(notes),
+            summary="",
+            detectable=_detectable(det),
+        )
         return v.model_copy(update={"summary": verdict_sentence(v)})
     test = signflip.sign_flip_test(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
     r_low, r_high, r_note = signflip.ratio_interval(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
@@ -324,8 +361,10 @@ def _decide(
     if binary and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
         exact = boundary_tests.binary_boundary_test(x, y, threshold)
         p_sup = exact.p_greater
-        method = (f"exact unconditional test on the discordant pairs ({exact.n10} council only, {exact.n01} "
-                  f"baseline only, {exact.n11} both; sup over the nuisance); interval: {test.method}")
+        method = (
+            f"exact unconditional test on the discordant pairs ({exact.n10} council only, {exact.n01} "
+            f"baseline only, {exact.n11} both; sup over the nuisance); interval: {test.method}"
+        )
         decided: Verdict = "supported" if p_sup <= side else "refuted" if exact.p_less <= side else "inconclusive"
         ratio = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
     else:
@@ -334,9 +373,17 @@ def _decide(
         sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
         ratio = power.score_detectable_ratio(int(x.size), float(y.mean()), sd, threshold, confidence)
     v = verdict(
-        mean_difference=test.mean, diff_low=test.low, diff_high=test.high, method=method,
-        p_value=p_sup, ci_low=r_low - 1.0, ci_high=r_high - 1.0, detectable=_detectable(ratio),
-        verdict=decided, note="; ".join(dict.fromkeys(notes)), summary="",
+        mean_difference=test.mean,
+        diff_low=test.low,
+        diff_high=test.high,
+        method=method,
+        p_value=p_sup,
+        ci_low=r_low - 1.0,
+        ci_high=r_high - 1.0,
+        detectable=_detectable(ratio),
+        verdict=decided,
+        note="; ".join(dict.fromkeys(notes)),
+        summary="",
     )
     return v.model_copy(update={"summary": verdict_sentence(v)})
 
@@ -411,20 +458,37 @@ def evaluate_prediction(
     for scope, family, sample in jobs:
         role: Role = "primary" if is_primary(scope, family) else "secondary"
         level = confidence if role == "primary" else secondary_confidence
-        decided.setdefault(scope, []).append(_decide(
-            family, scope, role, sample, threshold, level, n_resamples, seed, family in binary_families))
+        decided.setdefault(scope, []).append(
+            _decide(family, scope, role, sample, threshold, level, n_resamples, seed, family in binary_families)
+        )
     overall = decided.get("overall", [])
     if primary and primary not in families:
         missing = PredictionVerdict(
-            family=primary, role="primary", n=0, mean_council=math.nan, mean_baseline=math.nan,
-            relative_improvement=math.nan, ci_low=math.nan, ci_high=math.nan, threshold=threshold,
-            verdict="insufficient_data", confidence=confidence,
-            reason=f"no case has a {primary} score for both subjects", summary="",
+            family=primary,
+            role="primary",
+            n=0,
+            mean_council=math.nan,
+            mean_baseline=math.nan,
+            relative_improvement=math.nan,
+            ci_low=math.nan,
+            ci_high=math.nan,
+            threshold=threshold,
+            verdict="insufficient_data",
+            confidence=confidence,
+            reason=f"no case has a {primary} score for both subjects",
+            summary="",
         )
         overall.insert(0, missing.model_copy(update={"summary": verdict_sentence(missing)}))
     overall.sort(key=lambda v: v.role != "primary")
     return PredictionReport(
-        threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed, primary=primary,
-        primary_reason=primary_reason, n_secondary=m, secondary_confidence=secondary_confidence,
-        overall=tuple(overall), by_category={s: tuple(vs) for s, vs in decided.items() if s != "overall"},
+        threshold=threshold,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        primary=primary,
+        primary_reason=primary_reason,
+        n_secondary=m,
+        secondary_confidence=secondary_confidence,
+        overall=tuple(overall),
+        by_category={s: tuple(vs) for s, vs in decided.items() if s != "overall"},
     )

@@ -98,8 +98,14 @@ def council_sessions(runs: Sequence[Run], subject: str | None = "council") -> li
             t = r.transcript
             if t is None or not t.reviews or (subject is not None and r.subject != subject):
                 continue
-            out.append(CouncilSession(session_id=f"{run.run_id}/{r.dataset}/{r.case_id}/{r.subject}",
-                                      timestamp=when, transcript=t, weights=weights))
+            out.append(
+                CouncilSession(
+                    session_id=f"{run.run_id}/{r.dataset}/{r.case_id}/{r.subject}",
+                    timestamp=when,
+                    transcript=t,
+                    weights=weights,
+                )
+            )
     return out
 
 
@@ -132,7 +138,8 @@ def self_preference(transcript: Transcript) -> dict[str, SelfPreference]:
             continue
         prev = out.get(review.reviewer, SelfPreference())
         out[review.reviewer] = SelfPreference(
-            first=prev.first + (ballot.ranking[0] == label), ballots=prev.ballots + 1,
+            first=prev.first + (ballot.ranking[0] == label),
+            ballots=prev.ballots + 1,
             chance_sum=prev.chance_sum + 1.0 / len(review.presentation_order),
         )
     return out
@@ -201,12 +208,14 @@ class CalibrationReport(Frozen):
             }
             for m in self.models
         }
-        return {"calibration_report": {
-            "session_count": self.session_count,
-            "confidence_level": self.confidence_level.value,
-            "models": models,
-            "recommendations": list(self.recommendations),
-        }}
+        return {
+            "calibration_report": {
+                "session_count": self.session_count,
+                "confidence_level": self.confidence_level.value,
+                "models": models,
+                "recommendations": list(self.recommendations),
+            }
+        }
 
     def to_yaml(self) -> str:
         """The seed's YAML text."""
@@ -219,8 +228,11 @@ class CalibrationReport(Frozen):
             given = "n/a" if m.mean_score_given is None else f"{m.mean_score_given:.1f}"
             got = "n/a" if m.mean_score_received is None else f"{m.mean_score_received:.1f}"
             delta = "" if m.calibration_delta is None else f" (delta {m.calibration_delta:+.1f})"
-            rate = ("" if m.self_preference_rate is None
-                    else f"; ranks itself first {m.self_preference_rate:.0%} of {m.ballots} ballot(s)")
+            rate = (
+                ""
+                if m.self_preference_rate is None
+                else f"; ranks itself first {m.self_preference_rate:.0%} of {m.ballots} ballot(s)"
+            )
             lines.append(f"{m.member} gave {given}, received {got}{delta}{rate}")
         pb = self.position_bias
         if pb is None or pb.variance is None:
@@ -260,22 +272,38 @@ def _recommendations(
     for m in models:
         dev = m.deviation_from_median
         if dev is not None and abs(dev) >= CALIBRATION_NOTE_POINTS:
-            out.append(f"{m.member} scores {abs(dev):.1f} points {'below' if dev < 0 else 'above'} median; "
-                       "consider calibration weight")
+            out.append(
+                f"{m.member} scores {abs(dev):.1f} points {'below' if dev < 0 else 'above'} median; "
+                "consider calibration weight"
+            )
     for m in models:
         rate, chance = m.self_preference_rate, m.self_preference_chance
-        if (rate is not None and chance is not None and m.ballots >= MIN_SELF_PREFERENCE_BALLOTS
-                and rate > 0 and rate >= SELF_PREFERENCE_FACTOR * chance):
-            out.append(f"{m.member} ranks its own answer first in {rate:.0%} of {m.ballots} ballots "
-                       f"(chance {chance:.0%}); possible self-preference")
+        if (
+            rate is not None
+            and chance is not None
+            and m.ballots >= MIN_SELF_PREFERENCE_BALLOTS
+            and rate > 0
+            and rate >= SELF_PREFERENCE_FACTOR * chance
+        ):
+            out.append(
+                f"{m.member} ranks its own answer first in {rate:.0%} of {m.ballots} ballots "
+                f"(chance {chance:.0%}); possible self-preference"
+            )
     if lc is not None and abs(lc.point_estimate) >= LENGTH_CORRELATION_THRESHOLD:
-        ci = (f"; 95% CI {lc.ci_lower:.2f}..{lc.ci_upper:.2f}" if lc.ci_lower is not None and lc.ci_upper is not None
-              else "")
-        out.append(f"Cross-session length bias: r={lc.point_estimate:.2f} ({correlation_words(lc.point_estimate)}"
-                   f"{ci}, {lc.sample_size} sessions)")
+        ci = (
+            f"; 95% CI {lc.ci_lower:.2f}..{lc.ci_upper:.2f}"
+            if lc.ci_lower is not None and lc.ci_upper is not None
+            else ""
+        )
+        out.append(
+            f"Cross-session length bias: r={lc.point_estimate:.2f} ({correlation_words(lc.point_estimate)}"
+            f"{ci}, {lc.sample_size} sessions)"
+        )
     if pb is not None and pb.detected and pb.variance is not None:
-        out.append(f"Position bias: mean scores differ by display position (variance {pb.variance:.2f}); "
-                   "check that presentation order is shuffled")
+        out.append(
+            f"Position bias: mean scores differ by display position (variance {pb.variance:.2f}); "
+            "check that presentation order is shuffled"
+        )
     return out
 
 
@@ -294,12 +322,16 @@ def calibration_report(sessions: Sequence[CouncilSession]) -> CalibrationReport:
         pairs.extend(pair_scores(t, s.weights))
         for member, own in self_preference(t).items():
             prev = prefs.get(member, SelfPreference())
-            prefs[member] = SelfPreference(first=prev.first + own.first, ballots=prev.ballots + own.ballots,
-                                           chance_sum=prev.chance_sum + own.chance_sum)
+            prefs[member] = SelfPreference(
+                first=prev.first + own.first,
+                ballots=prev.ballots + own.ballots,
+                chance_sum=prev.chance_sum + own.chance_sum,
+            )
         models.update({a.member: a.model for a in t.answers})
         models.update({r.reviewer: r.model for r in t.reviews})
-        records.extend(records_from_transcript(t, s.session_id, ConsentLevel.LOCAL_ONLY, timestamp=s.timestamp,
-                                               weights=s.weights))
+        records.extend(
+            records_from_transcript(t, s.session_id, ConsentLevel.LOCAL_ONLY, timestamp=s.timestamp, weights=s.weights)
+        )
     given: dict[str, list[float]] = defaultdict(list)
     received: dict[str, list[float]] = defaultdict(list)
     for p in pairs:
@@ -313,19 +345,31 @@ def calibration_report(sessions: Sequence[CouncilSession]) -> CalibrationReport:
         pref = prefs.get(member)
         rate = pref.first / pref.ballots if pref is not None and pref.ballots else None
         chance = pref.chance_sum / pref.ballots if pref is not None and pref.ballots else None
-        entries.append(ModelCalibration(
-            member=member, model=models.get(member), mean_score_given=_round(g), mean_score_received=_round(r),
-            calibration_delta=_round(g - r) if g is not None and r is not None else None,
-            self_preference_rate=_round(rate), self_preference_chance=_round(chance),
-            deviation_from_median=_round(g - median) if g is not None and median is not None and len(means) > 1
-            else None,
-            scores_given=len(given.get(member, [])), scores_received=len(received.get(member, [])),
-            ballots=pref.ballots if pref is not None else 0,
-        ))
+        entries.append(
+            ModelCalibration(
+                member=member,
+                model=models.get(member),
+                mean_score_given=_round(g),
+                mean_score_received=_round(r),
+                calibration_delta=_round(g - r) if g is not None and r is not None else None,
+                self_preference_rate=_round(rate),
+                self_preference_chance=_round(chance),
+                deviation_from_median=_round(g - median)
+                if g is not None and median is not None and len(means) > 1
+                else None,
+                scores_given=len(given.get(member, [])),
+                scores_received=len(received.get(member, [])),
+                ballots=pref.ballots if pref is not None else 0,
+            )
+        )
     pb = position_bias(pairs) if pairs else None
     lc = pooled_length_correlation(records) if records else None
     return CalibrationReport(
-        session_count=len(sessions), confidence_level=confidence_tier(len(sessions)), models=tuple(entries),
-        median_score_given=_round(median), position_bias=pb, length_correlation=lc,
+        session_count=len(sessions),
+        confidence_level=confidence_tier(len(sessions)),
+        models=tuple(entries),
+        median_score_given=_round(median),
+        position_bias=pb,
+        length_correlation=lc,
         recommendations=tuple(_recommendations(entries, pb, lc)),
     )

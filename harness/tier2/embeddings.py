@@ -130,6 +130,8 @@ def load_embedder() -> Embedder | None:
     try:
         model = MiniLM(model_folder())
     except Exception as exc:  # a missing or damaged file of the third-party package becomes one clear line
-        raise ConfigError(f"cannot load the packaged embedding model: {type(exc).__name__}: {exc}; "
-                          f"reinstall with {INSTALL_HINT}", MODEL_PACKAGE) from None
+        raise ConfigError(
+            f"cannot load the packaged embedding model: {type(exc).__name__}: {exc}; reinstall with {INSTALL_HINT}",
+            MODEL_PACKAGE,
+        ) from None
     return Embedder(model)

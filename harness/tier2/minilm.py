@@ -63,8 +63,11 @@ class MiniLM:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
         # float64 for the arithmetic; the 30,522-row word table stays float32 (its rows are widened when looked up)
-        self.w = {k: v if k == _WORDS else v.astype(np.float64)
-                  for k, v in load_file(str(folder / "model.safetensors")).items() if v.dtype == np.float32}
+        self.w = {
+            k: v if k == _WORDS else v.astype(np.float64)
+            for k, v in load_file(str(folder / "model.safetensors")).items()
+            if v.dtype == np.float32
+        }
         self.dim = int(self.w[_WORDS].shape[1])
 
     def _norm(self, x: np.ndarray, prefix: str) -> np.ndarray:

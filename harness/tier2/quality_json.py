@@ -21,8 +21,14 @@ def session_json(q: SessionQuality) -> dict[str, Any]:
     """
     return {
         "report": "quality",
-        "session": {"run_id": q.run_id, "started_at": q.started_at, "datasets": list(q.datasets),
-                    "subject": q.subject, "results": q.results, "errors": q.errors},
+        "session": {
+            "run_id": q.run_id,
+            "started_at": q.started_at,
+            "datasets": list(q.datasets),
+            "subject": q.subject,
+            "results": q.results,
+            "errors": q.errors,
+        },
         "core": _dump(q.core),
         "rubric_breakdown": _dump(q.rubric),
         "temporal_consistency": _dump(q.temporal) if q.temporal is not None else None,
@@ -31,9 +37,14 @@ def session_json(q: SessionQuality) -> dict[str, Any]:
         "calibration_notes": q.calibration.notes(),
         "alerts": list(q.alerts),
         "results": [
-            {"dataset": d.dataset, "case_id": d.case_id, "subject": d.subject, "status": d.status,
-             "rubric_breakdown": {m: b.seed_json() for m, b in d.peer_rubric.items()},
-             "temporal_consistency": _dump(d.temporal) if d.temporal is not None else None}
+            {
+                "dataset": d.dataset,
+                "case_id": d.case_id,
+                "subject": d.subject,
+                "status": d.status,
+                "rubric_breakdown": {m: b.seed_json() for m, b in d.peer_rubric.items()},
+                "temporal_consistency": _dump(d.temporal) if d.temporal is not None else None,
+            }
             for d in q.details
         ],
     }

@@ -19,6 +19,7 @@ from harness.tier2.temporal import (
 #: Trend metrics: score name -> short label (the scores with a ``trend_label`` in ``score_spec.SCORES``).
 TREND_METRICS: dict[str, str] = SCORES.trended()
 
+
 class CoreSummary(Frozen):
     """Means of the Tier 1 figures over a session's results.
 

@@ -130,8 +130,9 @@ def baseline_delta(results: Sequence[CaseResult], score: str, baselines_dir: Pat
     if not current:
         return None
     cur, base = statistics.fmean(current), statistics.fmean(stored)
-    return BaselineDelta(score=score, current=round(cur, 3), baseline=round(base, 3), delta=round(cur - base, 2),
-                         cases=len(current))
+    return BaselineDelta(
+        score=score, current=round(cur, 3), baseline=round(base, 3), delta=round(cur - base, 2), cases=len(current)
+    )
 
 
 def rubric_summary(run: Run, results: Sequence[CaseResult], baselines_dir: Path) -> RubricSummary:
@@ -149,16 +150,25 @@ def rubric_summary(run: Run, results: Sequence[CaseResult], baselines_dir: Path)
     for d in RUBRIC_DIMENSIONS:
         stats = [b.dimensions[d] for b in scored if d in b.dimensions]
         std = _rounded_mean([s.std for s in stats])
-        dims.append(DimensionSummary(
-            dimension=d, weight=weights[d], mean=_rounded_mean([s.mean for s in stats]), std=std, answers=len(stats),
-            flagged_answers=sum(s.flag is not None for s in stats),
-            flag=HIGH_VARIANCE_FLAG if std is not None and std > HIGH_VARIANCE_STD else None,
-        ))
+        dims.append(
+            DimensionSummary(
+                dimension=d,
+                weight=weights[d],
+                mean=_rounded_mean([s.mean for s in stats]),
+                std=std,
+                answers=len(stats),
+                flagged_answers=sum(s.flag is not None for s in stats),
+                flag=HIGH_VARIANCE_FLAG if std is not None and std > HIGH_VARIANCE_STD else None,
+            )
+        )
     peer = [r.scores["peer_composite"] for r in results if "peer_composite" in r.scores]
     judge = [r.scores["rubric_composite"] for r in results if "rubric_composite" in r.scores]
     return RubricSummary(
-        dimensions=tuple(dims), answers=len(scored), ranking_only=len(breakdowns) - len(scored),
-        weighted_composite=round(statistics.fmean(peer), 2) if peer else None, composite_results=len(peer),
+        dimensions=tuple(dims),
+        answers=len(scored),
+        ranking_only=len(breakdowns) - len(scored),
+        weighted_composite=round(statistics.fmean(peer), 2) if peer else None,
+        composite_results=len(peer),
         baseline=baseline_delta(results, "peer_composite", baselines_dir),
         judge_composite=round(statistics.fmean(judge), 2) if judge else None,
         judge_baseline=baseline_delta(results, "rubric_composite", baselines_dir) if judge else None,
@@ -169,7 +179,10 @@ EmbedderSource = Callable[[], Embedder | None]
 
 
 def temporal_details(
-    run: Run, results: Sequence[CaseResult], runs_dir: Path, embedder: EmbedderSource | None,
+    run: Run,
+    results: Sequence[CaseResult],
+    runs_dir: Path,
+    embedder: EmbedderSource | None,
     window: int | None = None,
 ) -> tuple[TemporalSummary, dict[tuple[str, str], TemporalConsistency]]:
     """Temporal consistency of each result against the earlier runs under ``runs_dir``.
@@ -193,15 +206,21 @@ def temporal_details(
             per[(r.dataset, r.case_id)] = tc
     calc = [tc for tc in per.values() if tc.status == "calculated"]
     summary = TemporalSummary(
-        method="embedding" if model is not None else "jaccard", history_runs=len(folders), calculated=len(calc),
-        insufficient=len(per) - len(calc), mean_score=_rounded_mean([tc.score for tc in calc if tc.score is not None]),
+        method="embedding" if model is not None else "jaccard",
+        history_runs=len(folders),
+        calculated=len(calc),
+        insufficient=len(per) - len(calc),
+        mean_score=_rounded_mean([tc.score for tc in calc if tc.score is not None]),
         drifted=tuple(f"{ds}/{cid}" for (ds, cid), tc in per.items() if tc.drift_detected),
     )
     return summary, per
 
 
 def _alerts(
-    subject: str, results: Sequence[CaseResult], core: CoreSummary, rubric: RubricSummary,
+    subject: str,
+    results: Sequence[CaseResult],
+    core: CoreSummary,
+    rubric: RubricSummary,
     temporal: TemporalSummary | None,
 ) -> list[str]:
     out = []
@@ -249,15 +268,29 @@ def session_quality(
     if temporal:
         tsum, per = temporal_details(run, results, reports_dir / "runs", embedder, temporal_window)
     details = tuple(
-        ResultQuality(dataset=r.dataset, case_id=r.case_id, subject=r.subject, status=r.status,
-                      peer_rubric=r.peer_rubric or {}, temporal=per.get((r.dataset, r.case_id)))
+        ResultQuality(
+            dataset=r.dataset,
+            case_id=r.case_id,
+            subject=r.subject,
+            status=r.status,
+            peer_rubric=r.peer_rubric or {},
+            temporal=per.get((r.dataset, r.case_id)),
+        )
         for r in results
     )
     return SessionQuality(
-        run_id=run.run_id, started_at=run.manifest.started_at, datasets=tuple(sorted({r.dataset for r in results})),
-        subject=subject, results=len(results), errors=sum(r.status == "error" for r in results), core=core,
-        rubric=rubric, calibration=calibration, temporal=tsum,
-        alerts=tuple(_alerts(subject, results, core, rubric, tsum)), details=details,
+        run_id=run.run_id,
+        started_at=run.manifest.started_at,
+        datasets=tuple(sorted({r.dataset for r in results})),
+        subject=subject,
+        results=len(results),
+        errors=sum(r.status == "error" for r in results),
+        core=core,
+        rubric=rubric,
+        calibration=calibration,
+        temporal=tsum,
+        alerts=tuple(_alerts(subject, results, core, rubric, tsum)),
+        details=details,
     )
 
 
@@ -275,10 +308,15 @@ def trend_point(run: Run, subject: str = DEFAULT_SUBJECT) -> TrendPoint:
         return _rounded_mean([r.scores[name] for r in results if name in r.scores])
 
     return TrendPoint(
-        run_id=run.run_id, started_at=run.manifest.started_at, results=len(results),
-        consensus_strength=core.consensus_strength, deliberation_depth=core.deliberation_depth,
-        winner_alignment=core.winner_alignment, hallucination_risk=core.hallucination_risk,
-        peer_composite=score_mean("peer_composite"), rubric_composite=score_mean("rubric_composite"),
+        run_id=run.run_id,
+        started_at=run.manifest.started_at,
+        results=len(results),
+        consensus_strength=core.consensus_strength,
+        deliberation_depth=core.deliberation_depth,
+        winner_alignment=core.winner_alignment,
+        hallucination_risk=core.hallucination_risk,
+        peer_composite=score_mean("peer_composite"),
+        rubric_composite=score_mean("rubric_composite"),
     )
 
 
@@ -300,8 +338,9 @@ def metric_trend(metric: str, values: Sequence[float | None]) -> MetricTrend:
     direction: Literal["improving", "declining", "stable", "n/a"] = "stable"
     if p < TREND_ALPHA and slope != 0:
         direction = "improving" if (slope > 0) == higher_is_better(metric) else "declining"
-    return MetricTrend(metric=metric, runs=int(ys.size), slope=slope, ci_lower=lo, ci_upper=hi, p_value=p,
-                       direction=direction)
+    return MetricTrend(
+        metric=metric, runs=int(ys.size), slope=slope, ci_lower=lo, ci_upper=hi, p_value=p, direction=direction
+    )
 
 
 def quality_trends(runs: Sequence[Run], subject: str = DEFAULT_SUBJECT) -> QualityTrends:
@@ -313,10 +352,18 @@ def quality_trends(runs: Sequence[Run], subject: str = DEFAULT_SUBJECT) -> Quali
     """
     points = tuple(trend_point(run, subject) for run in runs)
     trends = tuple(metric_trend(m, [getattr(p, m) for p in points]) for m in TREND_METRICS)
-    alerts = [f"{t.metric} is {t.direction} ({t.slope:+.3f} per run, p={t.p_value:.2g})"
-              for t in trends if t.direction == "declining" and t.slope is not None and t.p_value is not None]
+    alerts = [
+        f"{t.metric} is {t.direction} ({t.slope:+.3f} per run, p={t.p_value:.2g})"
+        for t in trends
+        if t.direction == "declining" and t.slope is not None and t.p_value is not None
+    ]
     empty = [p.run_id for p in points if p.results == 0]
     if empty:
         alerts.append(f"{len(empty)} run(s) without {subject} results: {', '.join(empty)}")
-    return QualityTrends(subject=subject, points=points, trends=trends,
-                         calibration=calibration_report(council_sessions(runs, subject)), alerts=tuple(alerts))
+    return QualityTrends(
+        subject=subject,
+        points=points,
+        trends=trends,
+        calibration=calibration_report(council_sessions(runs, subject)),
+        alerts=tuple(alerts),
+    )

@@ -24,8 +24,7 @@ from harness.tier2.quality_records import (
 BOX_WIDTH = 66
 COLUMNS = (23, 10, 31)
 #: ``(DDI at least, word)``; below the last: "Shallow deliberation" (DDI < 0.4 is the seed's warning).
-DDI_WORDS: tuple[tuple[float, str], ...] = ((0.8, "Deep deliberation"), (0.6, "Adequate depth"),
-                                            (0.4, "Limited depth"))
+DDI_WORDS: tuple[tuple[float, str], ...] = ((0.8, "Deep deliberation"), (0.6, "Adequate depth"), (0.4, "Limited depth"))
 #: ``(risk at most, word)``; above the last: "High risk" (risk > 0.4 is the seed's warning).
 RISK_WORDS: tuple[tuple[float, str], ...] = ((0.2, "Low risk"), (0.4, "Moderate risk"))
 SPARK = "▁▂▃▄▅▆▇█"
@@ -71,7 +70,7 @@ def bar_cells(value: float | None, scale: float = 1.0) -> str:
     if value is None:
         return "░" * 10
     shown = bar(value / scale)
-    return shown[shown.index("[") + 1: shown.rindex("]")]
+    return shown[shown.index("[") + 1 : shown.rindex("]")]
 
 
 def _band(value: float, bands: Sequence[tuple[float, str]], last: str, at_least: bool = True) -> str:
@@ -90,8 +89,12 @@ def _consensus_words(css: float | None) -> str:
 
 def _core_rows(core: CoreSummary) -> list[str]:
     rows = []
-    css, ddi, wa, risk = core.consensus_strength, core.deliberation_depth, core.winner_alignment, \
-        core.hallucination_risk
+    css, ddi, wa, risk = (
+        core.consensus_strength,
+        core.deliberation_depth,
+        core.winner_alignment,
+        core.hallucination_risk,
+    )
     rows.append(_row("Consensus Strength", fmt_fixed(css, 2), f"{bar_cells(css)} {_consensus_words(css)}"))
     ddi_words = "" if ddi is None else _band(ddi, DDI_WORDS, "Shallow deliberation")
     rows.append(_row("Deliberation Depth", fmt_fixed(ddi, 2), f"{bar_cells(ddi)} {ddi_words}"))
@@ -126,21 +129,34 @@ def _rubric_rows(rubric: RubricSummary) -> list[str]:
     else:
         for d in rubric.dimensions:
             warn = " ⚠ High variance" if d.flag else ""
-            rows.append(_row(f"{d.dimension.capitalize()} ({d.weight:.0%})", fmt_fixed(d.mean, 1),
-                             f"{bar_cells(d.mean, 10.0)}{warn}"))
+            rows.append(
+                _row(
+                    f"{d.dimension.capitalize()} ({d.weight:.0%})",
+                    fmt_fixed(d.mean, 1),
+                    f"{bar_cells(d.mean, 10.0)}{warn}",
+                )
+            )
     rows.append(_rule("╠", "╬" if rubric.answers else "╦", "╣"))
     rows.append(_row("Weighted Composite", fmt_fixed(rubric.weighted_composite, 2), _baseline_words(rubric.baseline)))
     if rubric.judge_composite is not None:
-        rows.append(_row("Judge Composite", fmt_fixed(rubric.judge_composite, 2),
-                         _baseline_words(rubric.judge_baseline)))
+        rows.append(
+            _row("Judge Composite", fmt_fixed(rubric.judge_composite, 2), _baseline_words(rubric.judge_baseline))
+        )
     return rows
 
 
 def _temporal_rows(t: TemporalSummary) -> list[str]:
-    rows = [_line(f"TEMPORAL CONSISTENCY (Tier 2) · {t.method} · {t.history_runs} earlier run(s)"),
-            _rule("╠", "╦", "╣")]
-    rows.append(_row("Consistency", fmt_fixed(t.mean_score, 2),
-                     f"{bar_cells(t.mean_score)} {t.calculated} scored, {t.insufficient} too few"))
+    rows = [
+        _line(f"TEMPORAL CONSISTENCY (Tier 2) · {t.method} · {t.history_runs} earlier run(s)"),
+        _rule("╠", "╦", "╣"),
+    ]
+    rows.append(
+        _row(
+            "Consistency",
+            fmt_fixed(t.mean_score, 2),
+            f"{bar_cells(t.mean_score)} {t.calculated} scored, {t.insufficient} too few",
+        )
+    )
     return rows
 
 
@@ -150,12 +166,18 @@ def render_text(q: SessionQuality) -> str:
     Args:
         q: the session's figures.
     """
-    lines = [_rule("╔", None, "╗"), _line("LLM Council Quality Report", center=True),
-             _line(f"Session: {q.run_id} ({q.started_at})", center=True),
-             _line(f"{q.subject}: {q.results} result(s) · {', '.join(q.datasets) or 'no dataset'}", center=True),
-             _rule("╠", None, "╣"), _line(f"CORE METRICS (Tier 1) · mean of {q.core.results} result(s)"),
-             _rule("╠", "╦", "╣"), *_core_rows(q.core), _rule("╠", "╩", "╣"),
-             _line(f"RUBRIC BREAKDOWN (Tier 2) · {q.rubric.answers} peer-scored answer(s)")]
+    lines = [
+        _rule("╔", None, "╗"),
+        _line("LLM Council Quality Report", center=True),
+        _line(f"Session: {q.run_id} ({q.started_at})", center=True),
+        _line(f"{q.subject}: {q.results} result(s) · {', '.join(q.datasets) or 'no dataset'}", center=True),
+        _rule("╠", None, "╣"),
+        _line(f"CORE METRICS (Tier 1) · mean of {q.core.results} result(s)"),
+        _rule("╠", "╦", "╣"),
+        *_core_rows(q.core),
+        _rule("╠", "╩", "╣"),
+        _line(f"RUBRIC BREAKDOWN (Tier 2) · {q.rubric.answers} peer-scored answer(s)"),
+    ]
     lines.append(_rule("╠", "╦", "╣") if q.rubric.answers else _rule("╠", None, "╣"))
     lines.extend(_rubric_rows(q.rubric))
     lines.append(_rule("╠", "╩", "╣"))
@@ -208,16 +230,27 @@ def render_trends_text(t: QualityTrends) -> str:
     """
     first = t.points[0].run_id if t.points else "-"
     last = t.points[-1].run_id if t.points else "-"
-    lines = [_rule("╔", None, "╗"), _line("LLM Council Quality Trends", center=True),
-             _line(f"{len(t.points)} session(s): {first} .. {last}", center=True),
-             _line(f"subject: {t.subject}", center=True), _rule("╠", "╦", "╣", TREND_COLUMNS)]
+    lines = [
+        _rule("╔", None, "╗"),
+        _line("LLM Council Quality Trends", center=True),
+        _line(f"{len(t.points)} session(s): {first} .. {last}", center=True),
+        _line(f"subject: {t.subject}", center=True),
+        _rule("╠", "╦", "╣", TREND_COLUMNS),
+    ]
     header = ["Run", *TREND_METRICS.values()]
-    lines.append("║" + "║".join(_fit((" " + h) if i == 0 else h.center(w), w)
-                                  for i, (h, w) in enumerate(zip(header, TREND_COLUMNS, strict=True))) + "║")
+    lines.append(
+        "║"
+        + "║".join(
+            _fit((" " + h) if i == 0 else h.center(w), w)
+            for i, (h, w) in enumerate(zip(header, TREND_COLUMNS, strict=True))
+        )
+        + "║"
+    )
     lines.append(_rule("╠", "╬", "╣", TREND_COLUMNS))
     for p in t.points:
-        cells = [" " + p.run_id] + [fmt_fixed(getattr(p, m), 2).center(w)
-                                    for m, w in zip(TREND_METRICS, TREND_COLUMNS[1:], strict=True)]
+        cells = [" " + p.run_id] + [
+            fmt_fixed(getattr(p, m), 2).center(w) for m, w in zip(TREND_METRICS, TREND_COLUMNS[1:], strict=True)
+        ]
         lines.append("║" + "║".join(_fit(c, w) for c, w in zip(cells, TREND_COLUMNS, strict=True)) + "║")
     lines.append(_rule("╠", "╩", "╣", TREND_COLUMNS))
     lines.append(_line("TREND LINES (least squares, per run)"))

@@ -130,10 +130,17 @@ def history_from_runs(run_dirs: Sequence[Path], subject: str | None = None) -> l
                 continue
             if subject is not None and r.subject != subject:
                 continue
-            out.append(HistoricalAnswer(
-                run_id=run.run_id, started_at=run.manifest.started_at, dataset=r.dataset, case_id=r.case_id,
-                subject=r.subject, query=t.query, answer=t.final_answer,
-            ))
+            out.append(
+                HistoricalAnswer(
+                    run_id=run.run_id,
+                    started_at=run.manifest.started_at,
+                    dataset=r.dataset,
+                    case_id=r.case_id,
+                    subject=r.subject,
+                    query=t.query,
+                    answer=t.final_answer,
+                )
+            )
     return out
 
 
@@ -157,8 +164,9 @@ def similar_history(
     """
     if not history:
         return []
-    same = [dataset is not None and case_id is not None and h.dataset == dataset and h.case_id == case_id
-            for h in history]
+    same = [
+        dataset is not None and case_id is not None and h.dataset == dataset and h.case_id == case_id for h in history
+    ]
     if embedder is not None:
         vectors = embedder.embed([query, *(h.query for h in history)])
         sims = [cosine(vectors[0], v) for v in vectors[1:]]
@@ -192,19 +200,26 @@ def temporal_consistency(
         min_matches: matches needed for a score (3).
     """
     method: Method = "embedding" if embedder is not None else "jaccard"
-    matches = similar_history(query, history, dataset=dataset, case_id=case_id, embedder=embedder,
-                              threshold=query_threshold)
+    matches = similar_history(
+        query, history, dataset=dataset, case_id=case_id, embedder=embedder, threshold=query_threshold
+    )
     if len(matches) < min_matches:
-        return TemporalConsistency(status="insufficient_data", score=None, sample_size=len(matches),
-                                   drift_detected=False, method=method)
+        return TemporalConsistency(
+            status="insufficient_data", score=None, sample_size=len(matches), drift_detected=False, method=method
+        )
     if embedder is not None:
         vectors = embedder.embed([answer, *(m.answer for m in matches)])
         similarity = cosine(vectors[0], np.mean(vectors[1:], axis=0))
     else:
         similarity = statistics.fmean(jaccard(answer, m.answer) for m in matches)
     drift = 1.0 - similarity
-    return TemporalConsistency(status="calculated", score=round(1.0 - drift, 3), sample_size=len(matches),
-                               drift_detected=drift > drift_threshold, method=method)
+    return TemporalConsistency(
+        status="calculated",
+        score=round(1.0 - drift, 3),
+        sample_size=len(matches),
+        drift_detected=drift > drift_threshold,
+        method=method,
+    )
 
 
 def result_temporal_consistency(
@@ -229,6 +244,13 @@ def result_temporal_consistency(
         return None
     mine = [h for h in history if h.subject == result.subject]
     return temporal_consistency(
-        t.query, t.final_answer, mine, dataset=result.dataset, case_id=result.case_id, embedder=embedder,
-        query_threshold=query_threshold, drift_threshold=drift_threshold, min_matches=min_matches,
+        t.query,
+        t.final_answer,
+        mine,
+        dataset=result.dataset,
+        case_id=result.case_id,
+        embedder=embedder,
+        query_threshold=query_threshold,
+        drift_threshold=drift_threshold,
+        min_matches=min_matches,
     )

@@ -32,11 +32,25 @@ T0 = datetime(2025, 3, 1, tzinfo=UTC)
 Z975 = scipy.stats.norm.ppf(0.975)
 
 
-def _rec(session: str, length: int = 100, score: float = 5.0, reviewer: str = "r1", position: int = 1,
-         when: datetime = T0, version: str = "v1", model: str | None = None) -> BiasMetricRecord:
+def _rec(
+    session: str,
+    length: int = 100,
+    score: float = 5.0,
+    reviewer: str = "r1",
+    position: int = 1,
+    when: datetime = T0,
+    version: str = "v1",
+    model: str | None = None,
+) -> BiasMetricRecord:
     return BiasMetricRecord(
-        session_id=session, timestamp=when, consent_level=ConsentLevel.LOCAL_ONLY, reviewer_id=reviewer,
-        model_id=model or f"m{length}", position=position, response_length_chars=length, score_value=score,
+        session_id=session,
+        timestamp=when,
+        consent_level=ConsentLevel.LOCAL_ONLY,
+        reviewer_id=reviewer,
+        model_id=model or f"m{length}",
+        position=position,
+        response_length_chars=length,
+        score_value=score,
         council_config_version=version,
     )
 
@@ -73,10 +87,19 @@ def test_correlation_ci_matches_formula():
         correlation_ci(0.5, 3)
 
 
-@pytest.mark.parametrize(("sessions", "tier"), [
-    (0, "insufficient_data"), (9, "insufficient_data"), (10, "preliminary"), (19, "preliminary"),
-    (20, "moderate"), (49, "moderate"), (50, "high"), (10_000, "high"),
-])
+@pytest.mark.parametrize(
+    ("sessions", "tier"),
+    [
+        (0, "insufficient_data"),
+        (9, "insufficient_data"),
+        (10, "preliminary"),
+        (19, "preliminary"),
+        (20, "moderate"),
+        (49, "moderate"),
+        (50, "high"),
+        (10_000, "high"),
+    ],
+)
 def test_confidence_tier_boundaries(sessions, tier):
     assert confidence_tier(sessions) == ConfidenceTier(tier)
     assert confidence_tier(sessions).value == tier
@@ -91,11 +114,12 @@ S3 = ([10, 40, 20, 30], [1, 9, 3, 7])
 
 def _pooling_records() -> list[BiasMetricRecord]:
     return (
-        _session("s1", *S1, when=T0) + _session("s2", *S2, when=T0 + timedelta(hours=1))
+        _session("s1", *S1, when=T0)
+        + _session("s2", *S2, when=T0 + timedelta(hours=1))
         + _session("s3", *S3, when=T0 + timedelta(hours=2))
-        + _session("s4", [1, 2, 3], [1, 2, 3])                 # 3 records: weight 0, left out
-        + _session("s5", [1, 2, 3, 4], [5, 5, 5, 5])           # constant scores: r undefined
-        + _session("s6", [9, 9, 9, 9], [1, 2, 3, 4])           # constant lengths: r undefined
+        + _session("s4", [1, 2, 3], [1, 2, 3])  # 3 records: weight 0, left out
+        + _session("s5", [1, 2, 3, 4], [5, 5, 5, 5])  # constant scores: r undefined
+        + _session("s6", [9, 9, 9, 9], [1, 2, 3, 4])  # constant lengths: r undefined
     )
 
 
@@ -132,13 +156,17 @@ def test_pooled_correlation_is_a_candidate_weighted_mean_over_sessions():
 
 def test_pooled_correlation_with_equal_weights_is_the_one_sample_t_test():
     # four sessions of four answers each: equal weights, so the interval is scipy's one-sample t
-    sessions = [([10, 20, 30, 40], [1, 3, 2, 5]), ([10, 20, 30, 40], [4, 2, 3, 1]),
-                ([15, 25, 35, 45], [2, 2, 5, 6]), ([12, 22, 32, 42], [6, 1, 7, 8])]
+    sessions = [
+        ([10, 20, 30, 40], [1, 3, 2, 5]),
+        ([10, 20, 30, 40], [4, 2, 3, 1]),
+        ([15, 25, 35, 45], [2, 2, 5, 6]),
+        ([12, 22, 32, 42], [6, 1, 7, 8]),
+    ]
     records = [r for i, (n, sc) in enumerate(sessions) for r in _session(f"s{i}", n, sc)]
     z = np.arctanh([float(np.corrcoef(n, sc)[0, 1]) for n, sc in sessions])
     test = scipy.stats.ttest_1samp(z, 0.0)
     lo, hi = test.confidence_interval(0.95)
-    assert float(np.std(z, ddof=1)) / 2 > 1 / math.sqrt(4)   # the spread between sessions sets the SE
+    assert float(np.std(z, ddof=1)) / 2 > 1 / math.sqrt(4)  # the spread between sessions sets the SE
     report = pooled_length_correlation(records)
     assert report is not None
     assert report.p_value == pytest.approx(float(test.pvalue), rel=1e-9)
@@ -162,8 +190,11 @@ SCORES = {"r1": [2, 3, 2, 3, 2, 3], "r2": [7, 8, 7, 8, 7, 8], "r3": [6, 7, 8, 7,
 
 
 def _reviewer_records() -> list[BiasMetricRecord]:
-    return [_rec(f"s{i}", score=s, reviewer=rev, when=T0 + timedelta(days=i))
-            for rev, scores in SCORES.items() for i, s in enumerate(scores)]
+    return [
+        _rec(f"s{i}", score=s, reviewer=rev, when=T0 + timedelta(days=i))
+        for rev, scores in SCORES.items()
+        for i, s in enumerate(scores)
+    ]
 
 
 def test_reviewer_profiles_point_estimates_and_session_bootstrap():
@@ -211,8 +242,14 @@ def test_harshness_interval_includes_the_grand_mean_uncertainty():
     for s in range(12):
         level = rng.normal(5.5, 2.0)
         for rev, offset in offsets.items():
-            records.append(_rec(f"s{s}", score=float(np.clip(level + offset + rng.normal(0, 0.2), 1, 10)),
-                                reviewer=rev, when=T0 + timedelta(hours=s)))
+            records.append(
+                _rec(
+                    f"s{s}",
+                    score=float(np.clip(level + offset + rng.normal(0, 0.2), 1, 10)),
+                    reviewer=rev,
+                    when=T0 + timedelta(hours=s),
+                )
+            )
     scores = {rev: [r.score_value for r in records if r.reviewer_id == rev] for rev in offsets}
     means = np.array([np.mean(v) for v in scores.values()])
     grand, sd = float(means.mean()), float(np.std(means, ddof=1))
@@ -230,8 +267,8 @@ def test_reviewer_profile_edge_cases():
     assert only.harshness_z is None and only.label == "undetermined"
     profiles = reviewer_profiles([_rec("s1", score=4, reviewer="a"), _rec("s1", score=6, reviewer="b")])
     assert all(p.mean_score.ci_lower is None and p.std_score is None for p in profiles)
-    assert [p.seed_label for p in profiles] == ["typical", "typical"]   # no interval: never flagged
-    assert [p.label for p in profiles] == ["undetermined", "undetermined"]   # one session: no t-test
+    assert [p.seed_label for p in profiles] == ["typical", "typical"]  # no interval: never flagged
+    assert [p.label for p in profiles] == ["undetermined", "undetermined"]  # one session: no t-test
     assert reviewer_profiles([]) == ()
 
 
@@ -303,8 +340,9 @@ def test_position_f_test_matches_hotelling_on_complete_sessions():
 
 def test_position_bias_needs_two_positions_and_survives_identical_scores():
     assert position_bias([_rec("s1", position=1), _rec("s2", position=1)]) is None
-    flat = position_bias([_rec("s1", position=1), _rec("s1", position=2), _rec("s2", position=1)],
-                         bootstrap_resamples=50)
+    flat = position_bias(
+        [_rec("s1", position=1), _rec("s1", position=2), _rec("s2", position=1)], bootstrap_resamples=50
+    )
     assert flat is not None
     assert flat.variance.point_estimate == 0.0
     assert flat.f_statistic is None and flat.p_value is None
@@ -316,19 +354,21 @@ def test_position_bias_needs_two_positions_and_survives_identical_scores():
 def test_temporal_trend_matches_least_squares():
     days = np.arange(6, dtype=float)
     means = np.array([5.0, 5.6, 5.9, 6.7, 7.1, 7.4])
-    records = [_rec(f"s{i}", score=float(m), when=T0 + timedelta(days=float(d)))
-               for i, (d, m) in enumerate(zip(days, means, strict=True))]
-    (trend,) = temporal_trends(records)   # one record per session: no length-r trend
+    records = [
+        _rec(f"s{i}", score=float(m), when=T0 + timedelta(days=float(d)))
+        for i, (d, m) in enumerate(zip(days, means, strict=True))
+    ]
+    (trend,) = temporal_trends(records)  # one record per session: no length-r trend
     slope, intercept = np.polyfit(days, means, 1)
     resid = means - (slope * days + intercept)
-    stderr = math.sqrt(float(np.sum(resid ** 2)) / 4 / float(np.sum((days - days.mean()) ** 2)))
+    stderr = math.sqrt(float(np.sum(resid**2)) / 4 / float(np.sum((days - days.mean()) ** 2)))
     half = scipy.stats.t.ppf(0.975, 4) * stderr
     assert trend.metric_name == "session_mean_score_trend"
     assert trend.point_estimate == pytest.approx(slope)
     assert (trend.ci_lower, trend.ci_upper) == pytest.approx((slope - half, slope + half))
     assert trend.p_value == pytest.approx(2 * scipy.stats.t.sf(abs(slope / stderr), 4))
     assert trend.sample_size == 6
-    assert temporal_trends([_rec("a"), _rec("b"), _rec("c", score=7)]) == ()   # one distinct time
+    assert temporal_trends([_rec("a"), _rec("b"), _rec("c", score=7)]) == ()  # one distinct time
 
 
 def test_anomalies_beyond_z_threshold():
@@ -342,7 +382,7 @@ def test_anomalies_beyond_z_threshold():
     assert anomaly.value == pytest.approx(9.0)
     assert anomaly.timestamp == T0 + timedelta(hours=11)
     assert seed_anomaly_count(records, 2.5) == 1 and seed_anomaly_count(records, 4.0) == 0
-    assert detect_anomalies(records[:-1]) == ()   # without the outlier: 4.9 and 5.1 alternate
+    assert detect_anomalies(records[:-1]) == ()  # without the outlier: 4.9 and 5.1 alternate
 
 
 def test_grubbs_critical_values_match_the_published_table():
@@ -356,7 +396,7 @@ def test_grubbs_critical_values_match_the_published_table():
 def test_anomaly_check_states_its_minimum_sessions():
     # the seed threshold: with n values the largest |z| is (n-1)/sqrt(n): 8 sessions -> 7/sqrt(8) = 2.475 < 2.5
     assert anomaly_min_sessions(2.5) == 9
-    assert anomaly_min_sessions(2.0) == 6   # 5/sqrt(6) = 2.04 > 2 > 4/sqrt(5) = 1.79
+    assert anomaly_min_sessions(2.0) == 6  # 5/sqrt(6) = 2.04 > 2 > 4/sqrt(5) = 1.79
     eight = [_rec(f"s{i}", score=5.0 if i else 9.0, when=T0 + timedelta(hours=i)) for i in range(8)]
     # the calibrated rule runs from 3 sessions: Grubbs' 2.127 at 8 sessions, below the 2.475 reached here
     (anomaly,) = detect_anomalies(eight)
@@ -364,13 +404,15 @@ def test_anomaly_check_states_its_minimum_sessions():
     report = run_aggregated_bias_audit(eight)
     assert (report.anomalies_checked, report.anomaly_min_sessions, report.seed_anomalies) == (True, 9, 0)
     assert report.anomaly_threshold == pytest.approx(2.1266, abs=1e-4)
-    assert any("1 anomalous sessions (|z| > 2.13, Grubbs at 0.05 over 8 sessions; seed threshold |z| > 2.5: 0)" in w
-               for w in report.warnings)
+    assert any(
+        "1 anomalous sessions (|z| > 2.13, Grubbs at 0.05 over 8 sessions; seed threshold |z| > 2.5: 0)" in w
+        for w in report.warnings
+    )
     two = eight[:2]
     assert detect_anomalies(two) == () and not run_aggregated_bias_audit(two).anomalies_checked
     nine = eight + [_rec("s8", score=5.0, when=T0 + timedelta(hours=8))]
     (anomaly,) = detect_anomalies(nine)
-    assert anomaly.z_score == pytest.approx(8 / 3)   # the largest possible |z| with 9 sessions
+    assert anomaly.z_score == pytest.approx(8 / 3)  # the largest possible |z| with 9 sessions
     assert run_aggregated_bias_audit(nine).seed_anomalies == 1
 
 
@@ -415,9 +457,10 @@ def test_run_aggregated_bias_audit_empty_and_config_versions():
     empty = run_aggregated_bias_audit([])
     assert (empty.sessions, empty.records, empty.metrics()) == (0, 0, [])
     assert empty.warnings == ("no bias records in the window",)
-    mixed = _many_sessions(3, "v1") + [r.model_copy(update={"session_id": r.session_id + "b",
-                                                            "council_config_version": "v2"})
-                                       for r in _many_sessions(2)]
+    mixed = _many_sessions(3, "v1") + [
+        r.model_copy(update={"session_id": r.session_id + "b", "council_config_version": "v2"})
+        for r in _many_sessions(2)
+    ]
     report = run_aggregated_bias_audit(mixed)
     assert report.config_versions == ("v1", "v2") and report.sessions == 5
     assert any("2 council configurations are pooled" in w for w in report.warnings)

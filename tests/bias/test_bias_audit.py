@@ -25,14 +25,25 @@ TEXTS = {"m1": "x" * 10, "m2": "y" * 20, "m3": "z" * 40}
 
 
 def _transcript(reviews: list[Review], texts: dict[str, str] | None = None) -> Transcript:
-    return transcript("4", query="What is 2+2?", texts=texts or TEXTS, model="smollm2-135m",
-                      label_to_member=LABELS, reviews=tuple(reviews))
+    return transcript(
+        "4",
+        query="What is 2+2?",
+        texts=texts or TEXTS,
+        model="smollm2-135m",
+        label_to_member=LABELS,
+        reviews=tuple(reviews),
+    )
 
 
 def _review(reviewer: str, order: str, ballot: Ballot, error: str | None = None) -> Review:
     return Review(
-        reviewer=reviewer, model="smollm2-135m", raw_text="...", ballot=ballot,
-        presentation_order=tuple(f"Response {c}" for c in order), shuffle_seed=1, error=error,
+        reviewer=reviewer,
+        model="smollm2-135m",
+        raw_text="...",
+        ballot=ballot,
+        presentation_order=tuple(f"Response {c}" for c in order),
+        shuffle_seed=1,
+        error=error,
     )
 
 
@@ -48,11 +59,13 @@ def _ranking_session() -> Transcript:
     # m1 saw C,A,B and ranked A>C>B: own answer A dropped -> C (10), B (1)
     # m2 saw B,C,A and ranked C>A:               -> C (10), A (1)
     # m3 saw A,B,C and ranked B>A>C: own C dropped -> B (10), A (1)
-    return _transcript([
-        _review("m1", "CAB", _ranked("A", "C", "B")),
-        _review("m2", "BCA", _ranked("C", "A")),
-        _review("m3", "ABC", _ranked("B", "A", "C")),
-    ])
+    return _transcript(
+        [
+            _review("m1", "CAB", _ranked("A", "C", "B")),
+            _review("m2", "BCA", _ranked("C", "A")),
+            _review("m3", "ABC", _ranked("B", "A", "C")),
+        ]
+    )
 
 
 def test_ranking_score_maps_borda_to_one_to_ten():
@@ -109,32 +122,44 @@ def test_ranking_session_audit_values():
     assert audit.position_bias.detected
     # every reviewer gives one 10 and one 1: all means 5.5, none flagged
     assert [(c.reviewer, c.mean_score, c.label) for c in audit.reviewers] == [
-        ("m1", 5.5, "typical"), ("m2", 5.5, "typical"), ("m3", 5.5, "typical")]
+        ("m1", 5.5, "typical"),
+        ("m2", 5.5, "typical"),
+        ("m3", 5.5, "typical"),
+    ]
     assert audit.median_reviewer_mean == 5.5
     assert audit.risk_factors == ("position_bias",)
     assert audit.risk == "medium"
 
 
 def test_rubric_session_audit_mixes_rubric_and_holistic_ballots():
-    m1 = Ballot(ranking=("Response B", "Response C"), method="json_fenced",
-                scores={"Response A": _full(9, 9), "Response B": _full(8, 8), "Response C": _full(6, 10)})
-    m2 = Ballot(ranking=("Response C", "Response A"), method="json_fenced",
-                scores={"Response A": _full(4, 9), "Response C": {"accuracy": 9, "clarity": 7}})
+    m1 = Ballot(
+        ranking=("Response B", "Response C"),
+        method="json_fenced",
+        scores={"Response A": _full(9, 9), "Response B": _full(8, 8), "Response C": _full(6, 10)},
+    )
+    m2 = Ballot(
+        ranking=("Response C", "Response A"),
+        method="json_fenced",
+        scores={"Response A": _full(4, 9), "Response C": {"accuracy": 9, "clarity": 7}},
+    )
     m3 = Ballot(ranking=("Response A", "Response B", "Response C"), method="json_raw", holistic=True)
     audit = audit_session(_transcript([_review("m1", "ABC", m1), _review("m2", "CAB", m2), _review("m3", "BCA", m3)]))
     assert audit is not None
     got = {(p.reviewer, p.candidate): (p.position, p.score, p.source) for p in audit.scores}
     assert got == {
         ("m1", "m2"): (2, 8.0, "rubric"),
-        ("m1", "m3"): (3, 7.0, "rubric"),      # capped at 7 by accuracy 6
-        ("m2", "m1"): (2, 4.0, "rubric"),      # capped at 4 by accuracy 4
-        ("m2", "m3"): (1, 8.0, "rubric"),      # partial rubric: mean of 9 and 7
-        ("m3", "m1"): (3, 10.0, "ranking"),    # holistic ballot: own C dropped, A first of 2
+        ("m1", "m3"): (3, 7.0, "rubric"),  # capped at 7 by accuracy 6
+        ("m2", "m1"): (2, 4.0, "rubric"),  # capped at 4 by accuracy 4
+        ("m2", "m3"): (1, 8.0, "rubric"),  # partial rubric: mean of 9 and 7
+        ("m3", "m1"): (3, 10.0, "ranking"),  # holistic ballot: own C dropped, A first of 2
         ("m3", "m2"): (1, 1.0, "ranking"),
     }
     # reviewer means 7.5, 6.0, 5.5; median 6.0; m1 is 1.5 above -> generous
     assert [(c.reviewer, c.mean_score, c.deviation, c.label) for c in audit.reviewers] == [
-        ("m1", 7.5, 1.5, "generous"), ("m2", 6.0, 0.0, "typical"), ("m3", 5.5, -0.5, "typical")]
+        ("m1", 7.5, 1.5, "generous"),
+        ("m2", 6.0, 0.0, "typical"),
+        ("m3", 5.5, -0.5, "typical"),
+    ]
     assert audit.generous_reviewers == ["m1"] and audit.harsh_reviewers == []
     # position means 4.5, 6.0, 8.5 -> sample variance 8.1667/2
     assert audit.position_bias.variance == pytest.approx(49 / 12)
@@ -147,8 +172,11 @@ def test_rubric_session_audit_mixes_rubric_and_holistic_ballots():
 def test_harsh_reviewer_flag():
     # m1 scores everyone 2; m2 and m3 score 8 -> means 2, 8, 8; median 8; m1 6 below -> harsh
     def scored(score: float, *letters: str) -> Ballot:
-        return Ballot(ranking=(f"Response {letters[0]}",), method="json_raw",
-                      scores={f"Response {c}": _full(score, score) for c in letters})
+        return Ballot(
+            ranking=(f"Response {letters[0]}",),
+            method="json_raw",
+            scores={f"Response {c}": _full(score, score) for c in letters},
+        )
 
     b1, b2, b3 = scored(2, "B", "C"), scored(8, "A", "C"), scored(8, "A", "B")
     audit = audit_session(_transcript([_review("m1", "ABC", b1), _review("m2", "ABC", b2), _review("m3", "ABC", b3)]))
@@ -159,10 +187,14 @@ def test_harsh_reviewer_flag():
 
 def test_no_reviews_gives_none_and_abstentions_give_no_scores():
     assert audit_session(_transcript([])) is None
-    audit = audit_session(_transcript([
-        _review("m1", "ABC", Ballot(abstained=True)),
-        _review("m2", "ABC", _ranked("A", "C"), error="timeout"),
-    ]))
+    audit = audit_session(
+        _transcript(
+            [
+                _review("m1", "ABC", Ballot(abstained=True)),
+                _review("m2", "ABC", _ranked("A", "C"), error="timeout"),
+            ]
+        )
+    )
     assert audit is not None
     assert audit.scores == ()
     assert audit.length_correlation.r is None and audit.length_correlation.reason is not None

@@ -70,14 +70,18 @@ def test_quantized_weights_give_the_exact_bayesian_bootstraps_intervals() -> Non
         for name, (lo, hi) in (("quantized", quantized), ("exact", exact)):
             covered[name] += int(np.all((lo <= TRUE_MEANS) & (TRUE_MEANS <= hi)))
         width = exact[1] - exact[0]
-        gap_quantized_exact.append(float(np.mean(np.abs(np.concatenate(quantized) - np.concatenate(exact))
-                                                 / np.concatenate([width, width]))))
-        gap_exact_exact.append(float(np.mean(np.abs(np.concatenate(exact_again) - np.concatenate(exact))
-                                             / np.concatenate([width, width]))))
+        gap_quantized_exact.append(
+            float(np.mean(np.abs(np.concatenate(quantized) - np.concatenate(exact)) / np.concatenate([width, width])))
+        )
+        gap_exact_exact.append(
+            float(np.mean(np.abs(np.concatenate(exact_again) - np.concatenate(exact)) / np.concatenate([width, width])))
+        )
     rate = {k: v / WORLDS for k, v in covered.items()}
     qe, ee = float(np.mean(gap_quantized_exact)), float(np.mean(gap_exact_exact))
-    print(f"\njoint coverage of both means over {WORLDS} worlds: quantized {rate['quantized']:.3f}, "
-          f"exact {rate['exact']:.3f}; endpoint gap / width: quantized vs exact {qe:.4f}, exact vs exact {ee:.4f}")
+    print(
+        f"\njoint coverage of both means over {WORLDS} worlds: quantized {rate['quantized']:.3f}, "
+        f"exact {rate['exact']:.3f}; endpoint gap / width: quantized vs exact {qe:.4f}, exact vs exact {ee:.4f}"
+    )
     # the same worlds: the two bootstraps cover the true means equally often (within 2 points) ...
     assert abs(rate["quantized"] - rate["exact"]) <= 0.02
     # ... near the nominal 0.95^2 of two 95% intervals (the percentile bootstrap under-covers a little at 30 sessions)

@@ -33,10 +33,15 @@ TABLE_FIELDS = ("session", "reviewer", "model", "config", "position", "length", 
 def _harness_line(rng: random.Random, session: str, when: datetime) -> str:
     research = rng.random() < 0.1
     return BiasMetricRecord(
-        session_id=session, timestamp=when, consent_level=ConsentLevel.RESEARCH if research else rng.randint(1, 3),
+        session_id=session,
+        timestamp=when,
+        consent_level=ConsentLevel.RESEARCH if research else rng.randint(1, 3),
         query_metadata=QueryMetadata(category=rng.choice([None, "coding", "math"]), token_count_bucket="0-100"),
-        reviewer_id=rng.choice(REVIEWERS), model_id=rng.choice(REVIEWERS), position=rng.randint(1, 4),
-        response_length_chars=rng.randint(0, 3000), score_value=round(rng.uniform(1, 10), 2),
+        reviewer_id=rng.choice(REVIEWERS),
+        model_id=rng.choice(REVIEWERS),
+        position=rng.randint(1, 4),
+        response_length_chars=rng.randint(0, 3000),
+        score_value=round(rng.uniform(1, 10), 2),
         council_config_version=rng.choice(["0.1.0+aaaa", "0.1.0+bbbb"]),
         query_hash=f"{rng.getrandbits(64):016x}" if research else None,
     ).model_dump_json()
@@ -45,15 +50,25 @@ def _harness_line(rng: random.Random, session: str, when: datetime) -> str:
 def _llm_council_line(rng: random.Random, session: str, when: datetime) -> str:
     """A line as llm-council-core writes it: 1.2.0 (0-based positions) or older (a ranking index)."""
     old = rng.random() < 0.3
-    return json.dumps({
-        "schema_version": "1.1.0" if old else "1.2.0", "session_id": session,
-        "timestamp": when.isoformat(), "consent_level": 1,
-        "query_metadata": rng.choice([None, {"category": "coding", "token_bucket": "0-100", "language": "en"}])
-        if not old else None,
-        "reviewer_id": rng.choice(REVIEWERS), "model_id": rng.choice(REVIEWERS), "position": rng.randint(0, 3),
-        "response_length_chars": rng.randint(0, 3000), "score_value": rng.choice([0.0, 3.5, 7.0, 9.25, 10.0]),
-        "score_scale": "1-10", "council_config_version": "0.53.0", "query_hash": None,
-    })
+    return json.dumps(
+        {
+            "schema_version": "1.1.0" if old else "1.2.0",
+            "session_id": session,
+            "timestamp": when.isoformat(),
+            "consent_level": 1,
+            "query_metadata": rng.choice([None, {"category": "coding", "token_bucket": "0-100", "language": "en"}])
+            if not old
+            else None,
+            "reviewer_id": rng.choice(REVIEWERS),
+            "model_id": rng.choice(REVIEWERS),
+            "position": rng.randint(0, 3),
+            "response_length_chars": rng.randint(0, 3000),
+            "score_value": rng.choice([0.0, 3.5, 7.0, 9.25, 10.0]),
+            "score_scale": "1-10",
+            "council_config_version": "0.53.0",
+            "query_hash": None,
+        }
+    )
 
 
 def _broken(rng: random.Random, good: str, kinds: int = 24) -> str:
@@ -77,12 +92,26 @@ def _broken(rng: random.Random, good: str, kinds: int = 24) -> str:
     if kind == 3:
         return good + good  # two objects glued on one line
     edits: dict[str, Any] = [
-        {"session_id": ""}, {"reviewer_id": ""}, {"timestamp": ""}, {"score_value": 11.0},
-        {"score_value": 0.5}, {"score_value": -1}, {"position": -1}, {"position": 0},
-        {"response_length_chars": -5}, {"consent_level": 0}, {"consent_level": 5}, {"schema_version": "2.0.0"},
-        {"score_scale": "1-5"}, {"query_hash": "XYZ"}, {"query_hash": "0123456789abcdef", "consent_level": 2},
-        {"timestamp": "2026-03-01T09:00:00"}, {"timestamp": "yesterday"}, {"extra_field": 1},
-        {"consent_level": 1.0}, {"position": 2**70},
+        {"session_id": ""},
+        {"reviewer_id": ""},
+        {"timestamp": ""},
+        {"score_value": 11.0},
+        {"score_value": 0.5},
+        {"score_value": -1},
+        {"position": -1},
+        {"position": 0},
+        {"response_length_chars": -5},
+        {"consent_level": 0},
+        {"consent_level": 5},
+        {"schema_version": "2.0.0"},
+        {"score_scale": "1-5"},
+        {"query_hash": "XYZ"},
+        {"query_hash": "0123456789abcdef", "consent_level": 2},
+        {"timestamp": "2026-03-01T09:00:00"},
+        {"timestamp": "yesterday"},
+        {"extra_field": 1},
+        {"consent_level": 1.0},
+        {"position": 2**70},
     ][kind - 4 if kind < 22 else kind - 6]
     data.update(edits)
     return json.dumps(data)
@@ -206,8 +235,12 @@ def test_columnar_index_gives_what_a_full_read_gives_as_the_store_grows(tmp_path
         more.append("")
         text = path.read_text()
         with path.open("a") as fh:  # the store may end without a newline: the next line starts after it
-            fh.write(("" if text.endswith("\n") or not text else "\n") + "\n".join(more) + "\n"
-                     + (more[1][:40] if round_ == 1 else ""))
+            fh.write(
+                ("" if text.endswith("\n") or not text else "\n")
+                + "\n".join(more)
+                + "\n"
+                + (more[1][:40] if round_ == 1 else "")
+            )
         exact = read_columns(store, fast=False, index=False)
         for chunk in (512, columns.CHUNK_BYTES):
             _assert_same(read_columns(store, chunk_bytes=chunk, index_min_bytes=1), exact)

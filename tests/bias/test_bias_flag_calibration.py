@@ -28,21 +28,28 @@ def _limit(rate: float, runs: int) -> float:
     return 3 * math.sqrt(rate * (1 - rate) / runs)
 
 
-def world(rng: np.random.Generator, sessions: int, peers: bool, spread: float = 0.0,
-          harsh: float = 0.0) -> RecordTable:
+def world(rng: np.random.Generator, sessions: int, peers: bool, spread: float = 0.0, harsh: float = 0.0) -> RecordTable:
     models = REVIEWERS if peers else 4
     effect = np.linspace(-spread, spread, models)
-    rows = [(s, r, m) for s in range(sessions) for m in range(models) for r in range(REVIEWERS)
-            if not (peers and r == m)]
+    rows = [
+        (s, r, m) for s in range(sessions) for m in range(models) for r in range(REVIEWERS) if not (peers and r == m)
+    ]
     s, r, m = (np.array(c) for c in zip(*rows, strict=True))
     difficulty = rng.normal(0, 1, sessions)
     quality = rng.normal(0, 1, (sessions, models))
     latent = 6 + difficulty[s] + effect[m] + quality[s, m] + np.where(r == 0, harsh, 0.0) + rng.normal(0, 1, s.size)
     score = np.clip(np.round(latent), 1, 10)
     lengths = np.full(s.size, 1000.0)
-    return RecordTable.from_columns([f"s{i}" for i in s], [f"r{i}" for i in r], [f"m{i}" for i in m],
-                                    ["v1"] * s.size, (m + 1).astype(np.int64), lengths, score,
-                                    1.7e9 + s * 3600.0)
+    return RecordTable.from_columns(
+        [f"s{i}" for i in s],
+        [f"r{i}" for i in r],
+        [f"m{i}" for i in m],
+        ["v1"] * s.size,
+        (m + 1).astype(np.int64),
+        lengths,
+        score,
+        1.7e9 + s * 3600.0,
+    )
 
 
 def _flagged(table: RecordTable) -> bool:
@@ -66,8 +73,9 @@ def test_a_harsh_reviewer_is_flagged_from_20_sessions_on(capsys):
     runs = 100
     hits = 0
     for _ in range(runs):
-        profiles = {p.reviewer_id: p for p in reviewer_profiles(world(rng, 20, True, 1.0, harsh=-1.5),
-                                                                 bootstrap_resamples=0)}
+        profiles = {
+            p.reviewer_id: p for p in reviewer_profiles(world(rng, 20, True, 1.0, harsh=-1.5), bootstrap_resamples=0)
+        }
         hits += profiles["r0"].label == "harsh"
     with capsys.disabled():
         print(f"\n[reviewer flag] a reviewer 1.5 points harsh, 20 sessions, peers: flagged {hits}/{runs}")
@@ -93,7 +101,13 @@ def test_a_session_that_scores_everything_1_is_flagged():
     shifted = table.score.copy()
     shifted[table.session == 29] = 1.0  # a broken session: every score the floor
     moved = RecordTable.from_columns(
-        [table.session_ids[i] for i in table.session], [table.reviewer_ids[i] for i in table.reviewer],
-        [table.model_ids[i] for i in table.model], ["v1"] * table.n_records, table.position, table.length,
-        shifted, table.time)
+        [table.session_ids[i] for i in table.session],
+        [table.reviewer_ids[i] for i in table.reviewer],
+        [table.model_ids[i] for i in table.model],
+        ["v1"] * table.n_records,
+        table.position,
+        table.length,
+        shifted,
+        table.time,
+    )
     assert [a.session_id for a in detect_anomalies(moved)] == ["s29"]

@@ -38,7 +38,10 @@ def _session(index: int, missing_score: bool = False) -> list:  # type: ignore[t
             del scores[ranking[-1]]  # the package records this as 0.0
         stage2.append({"model": reviewer, "parsed_ranking": {"ranking": ranking, "scores": scores}})
     return persistence.create_bias_records_from_session(
-        session_id=f"session-{index}", stage1_results=stage1, stage2_results=stage2, label_to_model=label_to_model,
+        session_id=f"session-{index}",
+        stage1_results=stage1,
+        stage2_results=stage2,
+        label_to_model=label_to_model,
         query="Write a python function" if index % 2 else None,
     )
 
@@ -89,8 +92,14 @@ def test_record_reader_agrees_with_the_columns_reader(store_path: Path):
 
 def test_records_before_schema_1_2_have_no_display_position(store_path: Path):
     old = persistence.BiasMetricRecord(
-        schema_version="1.1.0", session_id="old-session", timestamp="2025-12-01T10:00:00+00:00",
-        reviewer_id=MODELS[0], model_id=MODELS[1], position=2, response_length_chars=500, score_value=7.0,
+        schema_version="1.1.0",
+        session_id="old-session",
+        timestamp="2025-12-01T10:00:00+00:00",
+        reviewer_id=MODELS[0],
+        model_id=MODELS[1],
+        position=2,
+        response_length_chars=500,
+        score_value=7.0,
     )
     persistence.append_bias_records([old], store_path=store_path)
     read = read_table(BiasStore(store_path))
@@ -103,8 +112,21 @@ def test_records_before_schema_1_2_have_no_display_position(store_path: Path):
 
 
 def test_bias_report_command_on_the_package_store(store_path: Path, capsys: pytest.CaptureFixture[str]):
-    code = main(["bias-report", "--input", str(store_path), "--format", "json", "--sessions", "0", "--days", "0",
-                 "--min-sessions", "10"])
+    code = main(
+        [
+            "bias-report",
+            "--input",
+            str(store_path),
+            "--format",
+            "json",
+            "--sessions",
+            "0",
+            "--days",
+            "0",
+            "--min-sessions",
+            "10",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0
     report = json.loads(out)

@@ -46,11 +46,23 @@ def world(rng: np.random.Generator, length_effect: float = 0.0, first_position_b
     # display order shuffled per (session, reviewer); records run session -> candidate -> reviewer
     order = np.argsort(rng.random((SESSIONS, REVIEWERS, CANDIDATES)), axis=2)
     pos = order.transpose(0, 2, 1).ravel() + 1
-    score = (5.5 + quality.ravel()[cell] + harshness[reviewer] + length_effect * lengths.ravel()[cell] / 1000
-             + first_position_bonus * (pos == 1) + rng.normal(0.0, 0.8, size=n))
+    score = (
+        5.5
+        + quality.ravel()[cell]
+        + harshness[reviewer]
+        + length_effect * lengths.ravel()[cell] / 1000
+        + first_position_bonus * (pos == 1)
+        + rng.normal(0.0, 0.8, size=n)
+    )
     return RecordTable.from_columns(
-        [f"s{i}" for i in session], [f"r{i}" for i in reviewer], [f"m{i}" for i in answer], ["v1"] * n,
-        pos, lengths.ravel()[cell], np.clip(score, 1.0, 10.0), 1.7e9 + session * 3600.0,
+        [f"s{i}" for i in session],
+        [f"r{i}" for i in reviewer],
+        [f"m{i}" for i in answer],
+        ["v1"] * n,
+        pos,
+        lengths.ravel()[cell],
+        np.clip(score, 1.0, 10.0),
+        1.7e9 + session * 3600.0,
     )
 
 
@@ -74,8 +86,10 @@ def test_verbosity_flag_false_positive_rate_in_the_null_world():
     fired = sum(_fires(t) for t in tables)
     rate = fired / WORLDS
     old = sum(_fires_record_level(t) for t in tables) / WORLDS
-    print(f"\nverbosity flag under the null: {fired}/{WORLDS} = {rate:.3f} (limit {MAX_RATE:.3f}); "
-          f"record-level rule: {old:.3f}")
+    print(
+        f"\nverbosity flag under the null: {fired}/{WORLDS} = {rate:.3f} (limit {MAX_RATE:.3f}); "
+        f"record-level rule: {old:.3f}"
+    )
     assert rate <= MAX_RATE
     assert old > 0.2  # the same worlds catch the record-level weights (the issue measured 34.7%)
 
@@ -111,7 +125,9 @@ def test_position_flag_false_positive_rate_in_the_null_world():
 def test_position_flag_fires_on_a_first_position_bonus():
     rng = np.random.default_rng(405)
     worlds = 100
-    fired = sum(position_bias(world(rng, first_position_bonus=0.8), bootstrap_resamples=0).p_value < SIGNIFICANCE
-                for _ in range(worlds))
+    fired = sum(
+        position_bias(world(rng, first_position_bonus=0.8), bootstrap_resamples=0).p_value < SIGNIFICANCE
+        for _ in range(worlds)
+    )
     print(f"\nposition flag with +0.8 for the first position: {fired}/{worlds}")
     assert fired / worlds >= 0.8

@@ -29,11 +29,19 @@ def _records(sessions: int) -> list[BiasMetricRecord]:
             for pos in (1, 2, 3):
                 length = 100 + 37 * ((s + 2 * r + pos) % 7)
                 score = 1 + ((s * 3 + r * 5 + pos * 2) % 9) - (1.0 if rev == "gamma" and pos > 1 else 0.0)
-                out.append(BiasMetricRecord(
-                    session_id=f"s{s:03d}", timestamp=T0 + timedelta(hours=s), consent_level=ConsentLevel.LOCAL_ONLY,
-                    reviewer_id=rev, model_id=f"m{pos}", position=pos, response_length_chars=length,
-                    score_value=max(1.0, score), council_config_version="0.1.0+test",
-                ))
+                out.append(
+                    BiasMetricRecord(
+                        session_id=f"s{s:03d}",
+                        timestamp=T0 + timedelta(hours=s),
+                        consent_level=ConsentLevel.LOCAL_ONLY,
+                        reviewer_id=rev,
+                        model_id=f"m{pos}",
+                        position=pos,
+                        response_length_chars=length,
+                        score_value=max(1.0, score),
+                        council_config_version="0.1.0+test",
+                    )
+                )
     return out
 
 
@@ -73,8 +81,16 @@ def test_csv_output_has_one_row_per_figure(tmp_path, capsys):
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     expected = run_aggregated_bias_audit(_records(25)).metrics()
     assert tuple(rows[0]) == CSV_FIELDS
-    assert rows[0][:8] == ["metric_name", "point_estimate", "ci_lower", "ci_upper", "sample_size",
-                           "window_start", "window_end", "statistical_confidence"]
+    assert rows[0][:8] == [
+        "metric_name",
+        "point_estimate",
+        "ci_lower",
+        "ci_upper",
+        "sample_size",
+        "window_start",
+        "window_end",
+        "statistical_confidence",
+    ]
     assert len(rows) == 1 + len(expected)
     for row, metric in zip(rows[1:], expected, strict=True):
         record = dict(zip(rows[0], row, strict=True))
@@ -105,7 +121,7 @@ def test_text_output_tiers(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "High Volatility" not in text and "Collecting data" not in text
     assert "Sessions: 60" in text and "Confidence: high" in text and "95% CI [" in text
-    assert all(f"  {rev}: " in text for rev in ("alpha", "beta", "gamma"))     # verbose: every profile
+    assert all(f"  {rev}: " in text for rev in ("alpha", "beta", "gamma"))  # verbose: every profile
     assert "position 3 mean score" in text
 
 
@@ -140,7 +156,7 @@ def test_defaults_come_from_settings(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LLM_COUNCIL_BIAS_STORE", str(path))
     monkeypatch.setenv("LLM_COUNCIL_BIAS_WINDOW_SESSIONS", "12")
     monkeypatch.setenv("LLM_COUNCIL_BIAS_WINDOW_DAYS", "0")
-    assert _run(["--format", "json"]) == 2                  # days must be >= 1 in settings
+    assert _run(["--format", "json"]) == 2  # days must be >= 1 in settings
     assert "LLM_COUNCIL_BIAS_WINDOW_DAYS" in capsys.readouterr().err
     monkeypatch.setenv("LLM_COUNCIL_BIAS_WINDOW_DAYS", "100000")
     monkeypatch.setenv("LLM_COUNCIL_MIN_BIAS_SESSIONS", "40")
@@ -170,8 +186,9 @@ def test_bias_report_command_imports_stay_light(tmp_path):
     )
     root = REPO
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          check=False, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["sessions"] == 12
     assert "LOADED [] 0" in proc.stderr
@@ -180,8 +197,10 @@ def test_bias_report_command_imports_stay_light(tmp_path):
 def test_both_session_thresholds_are_said_in_one_sentence() -> None:
     from harness.bias.report import thresholds_line
 
-    assert thresholds_line(20) == ("Figures appear from 10 sessions, are preliminary below 20 (seed 003's tiers) "
-                                   "and count as robust from 20 (LLM_COUNCIL_MIN_BIAS_SESSIONS).")
+    assert thresholds_line(20) == (
+        "Figures appear from 10 sessions, are preliminary below 20 (seed 003's tiers) "
+        "and count as robust from 20 (LLM_COUNCIL_MIN_BIAS_SESSIONS)."
+    )
     assert "robust from 35" in thresholds_line(35)
 
 
@@ -198,8 +217,9 @@ def test_bias_report_with_every_option_given_loads_no_settings_stack(tmp_path):
     )
     root = REPO
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          check=False, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert (report["sessions"], report["min_sessions"]) == (12, 5)
@@ -217,7 +237,7 @@ def test_csv_cells_from_the_store_are_neither_formulas_nor_escape_sequences(tmp_
     assert "\x1b" not in out and "\x07" not in out
     rows = list(csv.reader(io.StringIO(out)))
     subjects = {dict(zip(rows[0], row, strict=True))["subject"] for row in rows[1:]}
-    assert "'=HYPERLINK(\"http://evil\",\"x\")" in subjects and "'+gamma" in subjects
+    assert '\'=HYPERLINK("http://evil","x")' in subjects and "'+gamma" in subjects
     assert "\\x1b]0;pwned\\x07beta" in subjects
     assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)
     numbers = [dict(zip(rows[0], row, strict=True))["point_estimate"] for row in rows[1:]]

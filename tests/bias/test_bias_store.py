@@ -31,8 +31,10 @@ from harness.records.transcript import Ballot, Review, Transcript
 from tests.builders import transcript
 
 T0 = datetime(2025, 12, 17, 10, 30, tzinfo=UTC)
-QUERY = "Explain in detail why the sky is blue, covering Rayleigh scattering, wavelengths and the role " \
-        "of the atmosphere at sunset."
+QUERY = (
+    "Explain in detail why the sky is blue, covering Rayleigh scattering, wavelengths and the role "
+    "of the atmosphere at sunset."
+)
 
 
 def _transcript(query: str = QUERY) -> Transcript:
@@ -40,18 +42,37 @@ def _transcript(query: str = QUERY) -> Transcript:
     texts = {"m1": "a" * 12, "m2": "b" * 30, "m3": "c" * 7}
 
     def review(reviewer: str, order: str, ranking: str) -> Review:
-        return Review(reviewer=reviewer, model="smollm2-135m", raw_text="",
-                      ballot=Ballot(ranking=tuple(f"Response {c}" for c in ranking), method="final_ranking"),
-                      presentation_order=tuple(f"Response {c}" for c in order), shuffle_seed=0)
+        return Review(
+            reviewer=reviewer,
+            model="smollm2-135m",
+            raw_text="",
+            ballot=Ballot(ranking=tuple(f"Response {c}" for c in ranking), method="final_ranking"),
+            presentation_order=tuple(f"Response {c}" for c in order),
+            shuffle_seed=0,
+        )
 
-    return transcript("x", query=query, texts=texts, model="smollm2-135m", label_to_member=labels,
-                      reviews=(review("m1", "BCA", "BC"), review("m2", "ACB", "CA"), review("m3", "ABC", "AB")))
+    return transcript(
+        "x",
+        query=query,
+        texts=texts,
+        model="smollm2-135m",
+        label_to_member=labels,
+        reviews=(review("m1", "BCA", "BC"), review("m2", "ACB", "CA"), review("m3", "ABC", "AB")),
+    )
 
 
 def _record(session: str = "s1", when: datetime = T0, score: float = 5.0, **kw) -> BiasMetricRecord:
-    fields = dict(session_id=session, timestamp=when, consent_level=ConsentLevel.LOCAL_ONLY, reviewer_id="r1",
-                  model_id="m1", position=1, response_length_chars=100, score_value=score,
-                  council_config_version="0.1.0")
+    fields = dict(
+        session_id=session,
+        timestamp=when,
+        consent_level=ConsentLevel.LOCAL_ONLY,
+        reviewer_id="r1",
+        model_id="m1",
+        position=1,
+        response_length_chars=100,
+        score_value=score,
+        council_config_version="0.1.0",
+    )
     fields.update(kw)
     return BiasMetricRecord(**fields)
 
@@ -66,15 +87,28 @@ def test_records_follow_schema_v1_1_one_per_pair():
     # m1 saw B,C,A and ranked B>C -> B 10 (pos 1), C 1 (pos 2); m2 saw A,C,B ranked C>A -> C 10 (pos 2), A 1 (pos 1)
     # m3 saw A,B,C ranked A>B -> A 10 (pos 1), B 1 (pos 2)
     assert got == [
-        ("m1", "m2", 1, 30, 10.0), ("m1", "m3", 2, 7, 1.0),
-        ("m2", "m1", 1, 12, 1.0), ("m2", "m3", 2, 7, 10.0),
-        ("m3", "m1", 1, 12, 10.0), ("m3", "m2", 2, 30, 1.0),
+        ("m1", "m2", 1, 30, 10.0),
+        ("m1", "m3", 2, 7, 1.0),
+        ("m2", "m1", 1, 12, 1.0),
+        ("m2", "m3", 2, 7, 10.0),
+        ("m3", "m1", 1, 12, 10.0),
+        ("m3", "m2", 2, 30, 1.0),
     ]
     line = json.loads(recs[0].model_dump_json())
     assert list(line) == [
-        "schema_version", "session_id", "timestamp", "consent_level", "query_metadata", "reviewer_id",
-        "model_id", "position", "response_length_chars", "score_value", "score_scale",
-        "council_config_version", "query_hash",
+        "schema_version",
+        "session_id",
+        "timestamp",
+        "consent_level",
+        "query_metadata",
+        "reviewer_id",
+        "model_id",
+        "position",
+        "response_length_chars",
+        "score_value",
+        "score_scale",
+        "council_config_version",
+        "query_hash",
     ]
     assert line["schema_version"] == "1.1.0"
     assert line["timestamp"] == "2025-12-17T10:30:00Z"
@@ -87,7 +121,15 @@ def test_records_follow_schema_v1_1_one_per_pair():
 
 def test_token_count_buckets():
     assert [token_count_bucket(n) for n in (0, 99, 100, 499, 500, 999, 1000, 50_000)] == [
-        "0-100", "0-100", "100-500", "100-500", "500-1000", "500-1000", "1000+", "1000+"]
+        "0-100",
+        "0-100",
+        "100-500",
+        "100-500",
+        "500-1000",
+        "500-1000",
+        "1000+",
+        "1000+",
+    ]
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
@@ -102,8 +144,9 @@ def test_query_hash_only_at_research_is_hmac_of_first_100_chars():
     expected = hmac.new(b"s3cret", QUERY[:100].encode(), hashlib.sha256).hexdigest()[:16]
     assert {r.query_hash for r in recs} == {expected}
     # same first 100 characters -> same hash; a SecretStr works the same
-    longer = records_from_transcript(_transcript(QUERY[:100] + " something else"), "s", 4, SecretStr("s3cret"),
-                                     timestamp=T0)
+    longer = records_from_transcript(
+        _transcript(QUERY[:100] + " something else"), "s", 4, SecretStr("s3cret"), timestamp=T0
+    )
     assert {r.query_hash for r in longer} == {expected}
     other = records_from_transcript(_transcript(), "s", 4, "another-secret", timestamp=T0)
     assert {r.query_hash for r in other} != {expected}
@@ -145,7 +188,7 @@ def test_persist_transcript_appends_with_settings(tmp_path):
 
 def test_record_validation_rejects_bad_values():
     with pytest.raises(ValidationError):
-        _record(query_hash="0123456789abcdef")          # a hash below RESEARCH consent
+        _record(query_hash="0123456789abcdef")  # a hash below RESEARCH consent
     with pytest.raises(ValidationError):
         _record(score=11.0)
     with pytest.raises(ValidationError):
@@ -153,7 +196,7 @@ def test_record_validation_rejects_bad_values():
     with pytest.raises(ValidationError):
         _record(consent_level=0)
     with pytest.raises(ValidationError):
-        _record(when=datetime(2025, 1, 1))               # naive timestamp
+        _record(when=datetime(2025, 1, 1))  # naive timestamp
     plus_two = datetime(2025, 1, 1, 12, tzinfo=timezone(timedelta(hours=2)))
     assert _record(when=plus_two).timestamp == datetime(2025, 1, 1, 10, tzinfo=UTC)
 
@@ -182,13 +225,13 @@ def test_corrupt_lines_are_counted_not_fatal(tmp_path):
     good = [_record(f"s{i}", T0, score=2 + i) for i in range(4)]
     lines = [
         good[0].model_dump_json(),
-        "{not json",                                  # line 2
+        "{not json",  # line 2
         good[1].model_dump_json(),
-        "",                                           # blank: ignored, not counted
-        json.dumps({"schema_version": "1.1.0"}),      # line 5: valid JSON, missing fields
-        "[1, 2, 3]",                                  # line 6: not an object
+        "",  # blank: ignored, not counted
+        json.dumps({"schema_version": "1.1.0"}),  # line 5: valid JSON, missing fields
+        "[1, 2, 3]",  # line 6: not an object
         good[2].model_dump_json(),
-        good[3].model_dump_json()[:40],               # line 8: truncated by a crash, no newline
+        good[3].model_dump_json()[:40],  # line 8: truncated by a crash, no newline
     ]
     path.write_text("\n".join(lines))
     read = BiasStore(path).read()
@@ -296,10 +339,12 @@ def test_append_waits_for_the_lock(tmp_path):
 def _writer(path: str, worker: int, count: int, batch: int) -> None:
     store = BiasStore(path)
     for start in range(0, count, batch):
-        store.append([
-            _record(f"w{worker}-{i}", T0, score=1 + (i % 10), reviewer_id=f"reviewer-{worker}" + "x" * 200)
-            for i in range(start, start + batch)
-        ])
+        store.append(
+            [
+                _record(f"w{worker}-{i}", T0, score=1 + (i % 10), reviewer_id=f"reviewer-{worker}" + "x" * 200)
+                for i in range(start, start + batch)
+            ]
+        )
 
 
 def test_four_concurrent_writer_processes_leave_whole_lines(tmp_path):

@@ -39,20 +39,43 @@ def test_tier1_transcript_is_a_five_member_council() -> None:
 
 def test_tier1_quick() -> None:
     result = bench_tier1.run(quick=True, reps=2, call_tokens=4, threads=1)
-    _assert_figures(result, "tier1", {
-        "metrics_ms", "metrics_cpu_ms", "metrics_warm_ms", "budget_ratio", "model_call_ms", "model_call_tokens",
-        "metrics_per_model_call",
-    })
+    _assert_figures(
+        result,
+        "tier1",
+        {
+            "metrics_ms",
+            "metrics_cpu_ms",
+            "metrics_warm_ms",
+            "budget_ratio",
+            "model_call_ms",
+            "model_call_tokens",
+            "metrics_per_model_call",
+        },
+    )
     assert 1 <= result.figures["model_call_tokens"] <= 4
 
 
 def test_overhead_quick_arms_do_the_same_work() -> None:
     result = bench_overhead.run(quick=True, threads=1)
-    _assert_figures(result, "overhead", {
-        "raw_ms", "provider_ms", "harness_ms", "provider_pct", "harness_pct", "provider_cpu_pct", "harness_cpu_pct",
-        "provider_inrun_pct", "harness_inrun_ms", "harness_inrun_pct", "judge_case_ms", "judge_inrun_pct",
-        "judge_model_ratio",
-    })
+    _assert_figures(
+        result,
+        "overhead",
+        {
+            "raw_ms",
+            "provider_ms",
+            "harness_ms",
+            "provider_pct",
+            "harness_pct",
+            "provider_cpu_pct",
+            "harness_cpu_pct",
+            "provider_inrun_pct",
+            "harness_inrun_ms",
+            "harness_inrun_pct",
+            "judge_case_ms",
+            "judge_inrun_pct",
+            "judge_model_ratio",
+        },
+    )
     assert result.figures["prompts"] == 1 and result.figures["max_tokens"] == 8
     # same prompt, sampling and seed: the provider and the harness return exactly the raw text
     assert result.figures["identical_outputs"] == 1
@@ -60,9 +83,17 @@ def test_overhead_quick_arms_do_the_same_work() -> None:
 
 def test_replay_quick_records_cold_then_replays(tmp_path: Path) -> None:
     result = bench_replay.run(quick=True, cache=tmp_path / "absent.sqlite", threads=1)
-    _assert_figures(result, "replay", {
-        "replay_s", "replay_per_result_ms", "cold_s", "cold_per_result_ms", "cold_over_replay",
-    })
+    _assert_figures(
+        result,
+        "replay",
+        {
+            "replay_s",
+            "replay_per_result_ms",
+            "cold_s",
+            "cold_per_result_ms",
+            "cold_over_replay",
+        },
+    )
     assert result.figures["cases"] == 3 and result.figures["subjects"] == 1
     assert result.figures["results"] == 3 and result.figures["replay_hits"] == 3  # every call served from the cache
     assert not (tmp_path / "absent.sqlite").exists()  # the cold record went to a temporary cache
@@ -99,8 +130,20 @@ def test_hostile_quick() -> None:
     from bench import bench_hostile
 
     result = bench_hostile.run(quick=True)
-    _assert_figures(result, "hostile", {"hq_small_ms", "hq_big_ms", "hq_ratio", "ballot_small_ms", "ballot_big_ms",
-                                        "sandbox_isolated_ms", "sandbox_bare_ms", "sandbox_isolation_ratio"})
+    _assert_figures(
+        result,
+        "hostile",
+        {
+            "hq_small_ms",
+            "hq_big_ms",
+            "hq_ratio",
+            "ballot_small_ms",
+            "ballot_big_ms",
+            "sandbox_isolated_ms",
+            "sandbox_bare_ms",
+            "sandbox_isolation_ratio",
+        },
+    )
     assert "not found on PATH" in result.rows[2].note  # the bare arm really ran without namespaces
 
 
@@ -108,11 +151,25 @@ def test_cases_quick_measures_throughput_and_scale() -> None:
     from bench import bench_cases
 
     result = bench_cases.run(quick=True, scale_cases=60)
-    keys = {f"{label}_{k}" for label in ("c20_serial", "c20") for k in (
-        "wall_s", "peak_in_flight", "requests", "wall_per_sum", "wall_per_ideal", "ideal_s", "errors")}
-    _assert_figures(result, "cases", keys | {
-        "scale_run_s", "scale_peak_rss_mb", "scale_yaml_load_s", "scale_report_s", "scale_report_mb",
-        "scale_export_s", "scale_results"})
+    keys = {
+        f"{label}_{k}"
+        for label in ("c20_serial", "c20")
+        for k in ("wall_s", "peak_in_flight", "requests", "wall_per_sum", "wall_per_ideal", "ideal_s", "errors")
+    }
+    _assert_figures(
+        result,
+        "cases",
+        keys
+        | {
+            "scale_run_s",
+            "scale_peak_rss_mb",
+            "scale_yaml_load_s",
+            "scale_report_s",
+            "scale_report_mb",
+            "scale_export_s",
+            "scale_results",
+        },
+    )
     # 4 cases x (council 3 + 3 + 1 + judge 1, baseline 1 + judge 1): the same work in both arms
     assert result.figures["c20_serial_requests"] == result.figures["c20_requests"] == 4 * 10
     # one pair at a time: at most the council's three stage-1 requests at once; concurrently, at least 8
@@ -126,8 +183,12 @@ def test_extraction_quick() -> None:
 
     result = bench_extraction.run(quick=True)
     kinds = ("numeric", "choice", "boolean", "exact", "any_of", "all")
-    _assert_figures(result, "extraction", {"corpus_n", "corpus_wrong", "hostile_128k_ms", "hostile_1m_ms"}
-                    | {f"{k}.{m}" for k in kinds for m in ("precision", "recall", "ambiguous")})
+    _assert_figures(
+        result,
+        "extraction",
+        {"corpus_n", "corpus_wrong", "hostile_128k_ms", "hostile_1m_ms"}
+        | {f"{k}.{m}" for k in kinds for m in ("precision", "recall", "ambiguous")},
+    )
     assert "python.precision" not in result.figures  # --quick leaves out the sandboxed rows
     assert all(0.97 <= result.figures[f"{k}.recall"] <= 1 and result.figures[f"{k}.precision"] >= 0.99 for k in kinds)
     assert result.notes[-1] == "hostile answers capped: True"
@@ -135,8 +196,11 @@ def test_extraction_quick() -> None:
 
 def test_json_line_and_table() -> None:
     results = [
-        BenchResult(name="a", figures={"x_ms": 1.5, "missing": math.nan},
-                    rows=(BenchRow(name="a.x", figure="1.50 ms", ratio="0.05x of 30 ms", note="n"),)),
+        BenchResult(
+            name="a",
+            figures={"x_ms": 1.5, "missing": math.nan},
+            rows=(BenchRow(name="a.x", figure="1.50 ms", ratio="0.05x of 30 ms", note="n"),),
+        ),
         BenchResult(name="b", figures={"y": 2.0}, rows=(BenchRow(name="b.y", figure="2", ratio="1x"),)),
     ]
     line = bench_run.json_line(results, {"quick": True})
@@ -182,7 +246,8 @@ def test_startup_one_run_of_each_command() -> None:
     from bench import bench_startup
 
     result = bench_startup.run(runs=1)
-    _assert_figures(result, "startup", {"python_ms", "libs_ms", "help_ms", "usage_error_ms", "help_ratio",
-                                        "usage_error_ratio"})
+    _assert_figures(
+        result, "startup", {"python_ms", "libs_ms", "help_ms", "usage_error_ms", "help_ratio", "usage_error_ratio"}
+    )
     assert [r.name for r in result.rows] == ["startup.python", "startup.libs", "startup.help", "startup.usage_error"]
     assert result.figures["help_ratio"] == pytest.approx(result.figures["help_ms"] / result.figures["libs_ms"])

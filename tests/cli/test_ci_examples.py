@@ -53,14 +53,21 @@ def test_every_command_exists(where: str, command: str, tmp_path: Path) -> None:
         build_parser().parse_args(argv[1:])  # SystemExit (a failed test) on an unknown command or option
     elif argv[0] == "pytest":
         # pytest itself parses the options (collection only, outputs redirected): exit 4 is a usage error
-        args = [a.split("=")[0] + "=" + str(tmp_path / Path(a.split("=", 1)[1]).name) if "=" in a else a
-                for a in argv[1:]]
-        proc = subprocess.run([sys.executable, "-m", "pytest", *args, "--collect-only", "-q", "-p", "no:cacheprovider"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        args = [
+            a.split("=")[0] + "=" + str(tmp_path / Path(a.split("=", 1)[1]).name) if "=" in a else a for a in argv[1:]
+        ]
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", *args, "--collect-only", "-q", "-p", "no:cacheprovider"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode in (0, 5), f"{where}: {command}: {proc.stderr[-2000:]}"
     elif argv[:2] == ["pip", "install"]:
         extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
-            "optional-dependencies"]
+            "optional-dependencies"
+        ]
         target = argv[-1]
         assert target.startswith(".["), target
         for extra in target[2:-1].split(","):

@@ -42,10 +42,18 @@ def test_exit_0_and_the_results_on_stdout_progress_on_stderr(tmp_path: Path) -> 
 def test_a_pipe_through_tee_captures_the_results(tmp_path: Path) -> None:
     with ScriptedServer(range(N), range(N)) as server:
         root = _project(tmp_path, server.base_url)
-        shell = (f"{shlex.join(CLI)} run --data golden --config council-harness.yaml --cache-mode off -q "
-                 "| tee run.log > /dev/null; exit ${PIPESTATUS[0]}")
-        done = subprocess.run(["bash", "-c", shell], cwd=root, env=harness_env(OPENAI_API_KEY="test-key"),
-                              capture_output=True, text=True, timeout=300)
+        shell = (
+            f"{shlex.join(CLI)} run --data golden --config council-harness.yaml --cache-mode off -q "
+            "| tee run.log > /dev/null; exit ${PIPESTATUS[0]}"
+        )
+        done = subprocess.run(
+            ["bash", "-c", shell],
+            cwd=root,
+            env=harness_env(OPENAI_API_KEY="test-key"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert done.returncode == 0, done.stderr
     log = (root / "run.log").read_text().splitlines()
     assert log[0].startswith("primary endpoint: ")
@@ -70,12 +78,12 @@ def test_exit_1_gate_failure_and_quiet_and_verbose(tmp_path: Path) -> None:
 
 
 def test_exit_2_usage_and_configuration_errors(tmp_path: Path) -> None:
-    usage = subprocess.run([*CLI, "run", "--limit", "0"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                           env=harness_env())
+    usage = subprocess.run(
+        [*CLI, "run", "--limit", "0"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=harness_env()
+    )
     assert usage.returncode == 2 and "expected a whole number >= 1, got 0" in usage.stderr and usage.stdout == ""
     (tmp_path / "council-harness.yaml").write_text("repeats: 0\n")
-    config = subprocess.run([*CLI, "run"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                            env=harness_env())
+    config = subprocess.run([*CLI, "run"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=harness_env())
     assert config.returncode == 2 and "council-harness.yaml:1: 'repeats'" in config.stderr
     assert "Traceback" not in config.stderr and config.stdout == ""
 

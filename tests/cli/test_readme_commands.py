@@ -70,7 +70,8 @@ def test_every_installed_extra_exists(command: str) -> None:
 
 
 SAFE = [c for c in HARNESS if " validate" in c or c.endswith("--help")] + [
-    c for c in COMMANDS if "pytest" in c and "--collect-only" in c]
+    c for c in COMMANDS if "pytest" in c and "--collect-only" in c
+]
 
 
 @pytest.mark.parametrize("command", SAFE)
@@ -83,8 +84,13 @@ def test_safe_commands_run_offline(command: str) -> None:
 
 
 def test_collect_only_output_matches_the_readme() -> None:
-    proc = subprocess.run([str(BIN / "pytest"), "-m", "golden", "--collect-only", "-q", "-p", "no:cacheprovider"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(BIN / "pytest"), "-m", "golden", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     ids = [ln for ln in proc.stdout.splitlines() if ln.startswith("golden/")]
     shown = re.search(r"\$ \.venv/bin/pytest -m golden --collect-only -q\n(.*?)```", README, re.S)
     assert shown is not None

@@ -32,27 +32,34 @@ print(json.dumps({{"code": code, "loaded": sorted(m for m in HEAVY if m in sys.m
 
 def _loaded_by(*argv: str, cwd: Path = ROOT) -> tuple[int, list[str]]:
     """Run ``council-harness argv`` in a fresh interpreter: its exit code and the heavy modules it loaded."""
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     return report["code"], report["loaded"]
 
 
 def test_importing_the_cli_and_building_its_parser_loads_no_heavy_library() -> None:
-    code = ("import sys, json, harness.cli; harness.cli.build_parser(); "
-            f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          check=True)
+    code = (
+        "import sys, json, harness.cli; harness.cli.build_parser(); "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600, check=True
+    )
     assert json.loads(proc.stdout) == []
 
 
-@pytest.mark.parametrize("argv", [
-    ["--help"],
-    ["run", "--help"],
-    ["quality-report", "--help"],
-    ["run", "--no-such-option"],  # a usage error: exit 2 before any work
-    ["compare", "--run", "no-such-run", "--reports-dir", "/nonexistent-reports"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["quality-report", "--help"],
+        ["run", "--no-such-option"],  # a usage error: exit 2 before any work
+        ["compare", "--run", "no-such-run", "--reports-dir", "/nonexistent-reports"],
+    ],
+)
 def test_help_and_usage_errors_load_no_heavy_library(argv: list[str]) -> None:
     code, loaded = _loaded_by(*argv)
     assert code in (0, 2)
@@ -66,8 +73,7 @@ def test_quality_report_loads_torch_only_to_compute_embeddings(tmp_path: Path) -
 
     reports = tmp_path / "reports"
     _session_run(reports)
-    code, loaded = _loaded_by("quality-report", "--reports-dir", str(reports), "--temporal", "jaccard",
-                              cwd=tmp_path)
+    code, loaded = _loaded_by("quality-report", "--reports-dir", str(reports), "--temporal", "jaccard", cwd=tmp_path)
     assert code == 0
     assert "torch" not in loaded and "sentence_transformers" not in loaded
 

@@ -74,8 +74,9 @@ def test_atomic_writes_go_through_a_device_and_never_replace_it(tmp_path: Path) 
 def _run_folder(root: Path) -> Path:
     run_dir = root / "runs" / "r1"
     writer = RunWriter(run_dir)
-    writer.write_manifest(Manifest(run_id="r1", started_at="2026-01-01T00:00:00Z",
-                                   finished_at="2026-01-01T00:01:00Z", datasets=("d",)))
+    writer.write_manifest(
+        Manifest(run_id="r1", started_at="2026-01-01T00:00:00Z", finished_at="2026-01-01T00:01:00Z", datasets=("d",))
+    )
     return run_dir
 
 

@@ -41,9 +41,39 @@ FEWER = settings(max_examples=100, deadline=None, suppress_health_check=[HealthC
 
 label_counts = st.integers(min_value=1, max_value=26)
 FRAGMENTS = [
-    "Response A", "Response B", "Response C", "Response Z", "response b", "FINAL RANKING:", "\n", "1. ", "2) ",
-    "{", "}", "[", "]", '"ranking"', '"scores"', '"critique"', ":", ",", '"A"', '"Response B"', "```json", "```",
-    "I cannot", "I'm sorry", " ", "NaN", "7", "11", "null", "\\", '"', "\u200b", "Ответ",
+    "Response A",
+    "Response B",
+    "Response C",
+    "Response Z",
+    "response b",
+    "FINAL RANKING:",
+    "\n",
+    "1. ",
+    "2) ",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"ranking"',
+    '"scores"',
+    '"critique"',
+    ":",
+    ",",
+    '"A"',
+    '"Response B"',
+    "```json",
+    "```",
+    "I cannot",
+    "I'm sorry",
+    " ",
+    "NaN",
+    "7",
+    "11",
+    "null",
+    "\\",
+    '"',
+    "\u200b",
+    "Ответ",
 ]
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 ballot_texts = st.one_of(st.text(max_size=400), fragment_text)
@@ -62,8 +92,17 @@ json_values = st.recursive(
 ballot_objects = st.fixed_dictionaries(
     {"ranking": st.one_of(st.lists(label_like, max_size=8), json_values)},
     optional={
-        "scores": st.one_of(st.dictionaries(label_like, st.one_of(json_values, st.dictionaries(
-            st.sampled_from(["accuracy", "clarity", "x"]), json_scalars, max_size=3)), max_size=4), json_values),
+        "scores": st.one_of(
+            st.dictionaries(
+                label_like,
+                st.one_of(
+                    json_values,
+                    st.dictionaries(st.sampled_from(["accuracy", "clarity", "x"]), json_scalars, max_size=3),
+                ),
+                max_size=4,
+            ),
+            json_values,
+        ),
         "critique": json_values,
     },
 )
@@ -99,8 +138,11 @@ def test_parse_ballot_never_raises_on_text(text: str, k: int) -> None:
 
 @MODEST
 @given(
-    obj=st.one_of(ballot_objects, json_values), how=st.sampled_from(["raw", "fenced"]),
-    before=ballot_texts, after=ballot_texts, k=label_counts,
+    obj=st.one_of(ballot_objects, json_values),
+    how=st.sampled_from(["raw", "fenced"]),
+    before=ballot_texts,
+    after=ballot_texts,
+    k=label_counts,
 )
 def test_parse_ballot_never_raises_on_json_structures(obj: object, how: str, before: str, after: str, k: int) -> None:
     labels = labels_for(k)
@@ -111,7 +153,7 @@ def label_of(item: str) -> str | None:
     """The label a JSON ranking item names: one ASCII letter, optionally after 'Response' (any case), within
     surrounding whitespace."""
     words = item.split()
-    if len(words) == 2 and words[0].casefold() == "response" and item.strip()[len("response"):][:1].isspace():
+    if len(words) == 2 and words[0].casefold() == "response" and item.strip()[len("response") :][:1].isspace():
         words = words[1:]
     if len(words) != 1 or len(words[0]) != 1 or not (words[0].isascii() and words[0].isalpha()):
         return None
@@ -149,10 +191,17 @@ def councils(draw: st.DrawFn) -> tuple[list[str], dict[str, str], list[Review]]:
         ranking = draw(st.lists(st.sampled_from([*labels, "Response Z"]), unique=True, max_size=n + 1))
         abstained = draw(st.booleans()) or not ranking
         error = draw(st.sampled_from([None, None, None, "timeout"]))
-        reviews.append(Review(
-            reviewer=reviewer, model="m", raw_text="", presentation_order=tuple(labels), shuffle_seed=i,
-            ballot=Ballot(ranking=() if abstained else tuple(ranking), abstained=abstained), error=error,
-        ))
+        reviews.append(
+            Review(
+                reviewer=reviewer,
+                model="m",
+                raw_text="",
+                presentation_order=tuple(labels),
+                shuffle_seed=i,
+                ballot=Ballot(ranking=() if abstained else tuple(ranking), abstained=abstained),
+                error=error,
+            )
+        )
     return members, label_to_member, reviews
 
 
@@ -169,8 +218,11 @@ def test_aggregate_rankings_bounds_and_counts(council: tuple[list[str], dict[str
         if r.average_position is not None:
             assert 1.0 <= r.average_position <= n
     cast = sum(
-        1 for rv in reviews if rv.ok and not rv.ballot.abstained
-        for label in rv.ballot.ranking if label in label_to_member and label_to_member[label] != rv.reviewer
+        1
+        for rv in reviews
+        if rv.ok and not rv.ballot.abstained
+        for label in rv.ballot.ranking
+        if label in label_to_member and label_to_member[label] != rv.reviewer
     )
     assert sum(r.votes for r in ranks) == cast
     voted = [r for r in ranks if r.votes]
@@ -185,8 +237,10 @@ wide_positions = st.one_of(st.none(), st.floats(min_value=-1e6, max_value=1e6, a
 
 
 @MODEST
-@given(pairs=st.lists(st.tuples(st.text(max_size=5), st.one_of(rank_positions, wide_positions)), max_size=12),
-       seed=st.randoms())
+@given(
+    pairs=st.lists(st.tuples(st.text(max_size=5), st.one_of(rank_positions, wide_positions)), max_size=12),
+    seed=st.randoms(),
+)
 def test_css_is_in_unit_interval_and_order_free(pairs: list[tuple[str, float | None]], seed) -> None:  # noqa: ANN001
     css = consensus_strength_score(pairs)
     assert 0.0 <= css <= 1.0 and round(css, 3) == css
@@ -199,8 +253,9 @@ def test_css_is_in_unit_interval_and_order_free(pairs: list[tuple[str, float | N
         assert css == (1.0 if present else 0.0)
 
 
-words = st.lists(st.sampled_from(["paris", "capital", "france", "the", "is", "of", "a", "Lyon", "x", "42", "été"]),
-                 max_size=12).map(" ".join)
+words = st.lists(
+    st.sampled_from(["paris", "capital", "france", "the", "is", "of", "a", "Lyon", "x", "42", "été"]), max_size=12
+).map(" ".join)
 metric_text = st.one_of(words, st.text(max_size=120))
 
 
@@ -218,8 +273,14 @@ def test_ddi_is_in_unit_interval(answers: list[str], reviews: list[str]) -> None
 
 
 @MODEST
-@given(synthesis=metric_text, winners=st.lists(metric_text, max_size=2), others=st.lists(metric_text, max_size=4),
-       threshold=st.floats(min_value=0.0, max_value=1.0), css=st.floats(0.0, 1.0), ddi=st.floats(0.0, 1.0))
+@given(
+    synthesis=metric_text,
+    winners=st.lists(metric_text, max_size=2),
+    others=st.lists(metric_text, max_size=4),
+    threshold=st.floats(min_value=0.0, max_value=1.0),
+    css=st.floats(0.0, 1.0),
+    ddi=st.floats(0.0, 1.0),
+)
 def test_sas_and_warnings_are_consistent(
     synthesis: str, winners: list[str], others: list[str], threshold: float, css: float, ddi: float
 ) -> None:
@@ -270,11 +331,37 @@ def load_or_dataset_error(path: Path, data: bytes) -> None:
         assert datasets and all(d.cases for d in datasets)
 
 
-KEYS = ["golden_datasets", "suite", "name", "queries", "challenges", "id", "query", "required_mentions",
-        "forbidden_claims", "rubric", "dimension", "weight", "criteria", "expected", "type", "value",
-        "minimum_scores", "evaluation_mode", "category", "tags", "context", "ground_truth", "correct"]
+KEYS = [
+    "golden_datasets",
+    "suite",
+    "name",
+    "queries",
+    "challenges",
+    "id",
+    "query",
+    "required_mentions",
+    "forbidden_claims",
+    "rubric",
+    "dimension",
+    "weight",
+    "criteria",
+    "expected",
+    "type",
+    "value",
+    "minimum_scores",
+    "evaluation_mode",
+    "category",
+    "tags",
+    "context",
+    "ground_truth",
+    "correct",
+]
 yaml_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
     st.sampled_from(["exact", "numeric", "regex", "automatic", "expert_review", "q1", "geo", "[", "(a"]),
 )
 yaml_docs = st.recursive(
@@ -290,7 +377,7 @@ dataset_docs = st.builds(
     st.lists(st.dictionaries(st.sampled_from(KEYS), yaml_docs, max_size=5), max_size=3),
 )
 GOOD = (
-    "golden_datasets:\n  - name: geo\n    queries:\n      - id: geo-001\n        query: \"Capital of France?\"\n"
+    'golden_datasets:\n  - name: geo\n    queries:\n      - id: geo-001\n        query: "Capital of France?"\n'
     "        required_mentions: [Paris]\n        rubric:\n          - {dimension: a, weight: 1.0, criteria: c}\n"
 )
 

@@ -48,10 +48,20 @@ def needles(key: str) -> list[bytes]:
     the key alone at each of the three alignments (standard and URL-safe alphabets)."""
     random_part = key.removeprefix("sk-test-")
     raw = key.encode()
-    cores = [base64.b64encode(bytes(k) + raw).decode()[-(-8 * k // 6):8 * (k + len(raw)) // 6] for k in range(3)]
-    forms = [key, f"Bearer {key}", random_part, random_part[:16], random_part[-16:], key[::-1], raw.hex(),
-             raw.hex().upper(), "".join(f"%{b:02X}" for b in raw), *cores,
-             *(c.replace("+", "-").replace("/", "_") for c in cores)]
+    cores = [base64.b64encode(bytes(k) + raw).decode()[-(-8 * k // 6) : 8 * (k + len(raw)) // 6] for k in range(3)]
+    forms = [
+        key,
+        f"Bearer {key}",
+        random_part,
+        random_part[:16],
+        random_part[-16:],
+        key[::-1],
+        raw.hex(),
+        raw.hex().upper(),
+        "".join(f"%{b:02X}" for b in raw),
+        *cores,
+        *(c.replace("+", "-").replace("/", "_") for c in cores),
+    ]
     return [f.encode() for f in forms]
 
 
@@ -76,26 +86,41 @@ def test_a_real_run_writes_the_key_nowhere(llama_server: str, tmp_path: Path) ->
     data = tmp_path / "secret.yaml"
     data.write_text(DATASET, encoding="utf-8")
     env = harness_env()
-    env.update({
-        KEY_ENV: key,
-        "HOME": str(tmp_path / "home"),
-        "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
-        "LLM_COUNCIL_BASE_URL": llama_server,
-        "LLM_COUNCIL_MODELS": "remote-a,remote-b",
-        "LLM_COUNCIL_ANSWER_MAX_TOKENS": "8",
-        "LLM_COUNCIL_REVIEW_MAX_TOKENS": "48",
-        "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "8",
-        "LLM_COUNCIL_MAX_RETRIES": "0",
-        "LLM_COUNCIL_RUBRIC_SCORING": "false",  # the judge would use the same provider: skip it to stay quick
-        "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache" / "cache.sqlite"),
-        "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
-        "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
-        "LLM_COUNCIL_BIAS_STORE": str(tmp_path / "bias" / "bias_metrics.jsonl"),
-    })
+    env.update(
+        {
+            KEY_ENV: key,
+            "HOME": str(tmp_path / "home"),
+            "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
+            "LLM_COUNCIL_BASE_URL": llama_server,
+            "LLM_COUNCIL_MODELS": "remote-a,remote-b",
+            "LLM_COUNCIL_ANSWER_MAX_TOKENS": "8",
+            "LLM_COUNCIL_REVIEW_MAX_TOKENS": "48",
+            "LLM_COUNCIL_SYNTHESIS_MAX_TOKENS": "8",
+            "LLM_COUNCIL_MAX_RETRIES": "0",
+            "LLM_COUNCIL_RUBRIC_SCORING": "false",  # the judge would use the same provider: skip it to stay quick
+            "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache" / "cache.sqlite"),
+            "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
+            "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
+            "LLM_COUNCIL_BIAS_STORE": str(tmp_path / "bias" / "bias_metrics.jsonl"),
+        }
+    )
     done = subprocess.run(
-        [str(CLI), "run", "--data", str(data), "--dataset", "secret", "--subjects", "council,baseline",
-         "--update-baseline"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            str(CLI),
+            "run",
+            "--data",
+            str(data),
+            "--dataset",
+            "secret",
+            "--subjects",
+            "council,baseline",
+            "--update-baseline",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
@@ -142,8 +167,15 @@ def test_failing_endpoint_errors_do_not_carry_the_key(monkeypatch: pytest.Monkey
     clear_harness_env(monkeypatch)
     monkeypatch.chdir(tmp_path)
     settings = load_settings(
-        None, base_url=base, api_key_env=KEY_ENV, models="remote-a", max_retries=0, request_timeout=5,
-        cache_path=tmp_path / "cache.sqlite", reports_dir=tmp_path / "reports", rubric_scoring=False,
+        None,
+        base_url=base,
+        api_key_env=KEY_ENV,
+        models="remote-a",
+        max_retries=0,
+        request_timeout=5,
+        cache_path=tmp_path / "cache.sqlite",
+        reports_dir=tmp_path / "reports",
+        rubric_scoring=False,
     )
     data = tmp_path / "secret.yaml"
     data.write_text(DATASET, encoding="utf-8")
@@ -164,7 +196,10 @@ def test_manifest_hides_credentials_in_urls(monkeypatch: pytest.MonkeyPatch, tmp
     for url in (f"http://user:{key}@127.0.0.1:9/v1", f"http://127.0.0.1:9/v1?api-key={key}"):
         member = {"id": "own-endpoint", "provider": "openai", "model": "m", "base_url": url}
         settings = load_settings(
-            None, base_url=url, models=[member], quality_webhook_url=f"https://hooks.example.com/services/T0/{key}",
+            None,
+            base_url=url,
+            models=[member],
+            quality_webhook_url=f"https://hooks.example.com/services/T0/{key}",
         )
         public = settings.public_dict()
         assert public["base_url"] == "http://127.0.0.1:9/v1"
@@ -175,7 +210,7 @@ def test_manifest_hides_credentials_in_urls(monkeypatch: pytest.MonkeyPatch, tmp
         assert settings.base_url == url  # the provider itself still gets the URL as configured
 
 
-HOSTILE_ANSWER = '''```python
+HOSTILE_ANSWER = """```python
 def double(x):
     import glob, os
     found = []
@@ -187,7 +222,7 @@ def double(x):
             found.append(path + ": " + type(exc).__name__)
     print("\\n".join(found))
     raise ValueError(" | ".join(found))
-```'''
+```"""
 PYTHON_DATASET = """\
 golden_datasets:
   - name: sandboxed
@@ -212,16 +247,26 @@ def test_answer_code_reading_proc_environ_leaks_no_key(tmp_path: Path) -> None:
     data.write_text(PYTHON_DATASET, encoding="utf-8")
     env = harness_env()
     with FaultServer(default=ok(HOSTILE_ANSWER)) as server:
-        env.update({
-            KEY_ENV: key, "HOME": str(tmp_path / "home"), "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
-            "LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "remote-a",
-            "LLM_COUNCIL_MAX_RETRIES": "0", "LLM_COUNCIL_RUBRIC_SCORING": "false",
-            "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache" / "cache.sqlite"),
-            "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
-        })
+        env.update(
+            {
+                KEY_ENV: key,
+                "HOME": str(tmp_path / "home"),
+                "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
+                "LLM_COUNCIL_BASE_URL": server.base_url,
+                "LLM_COUNCIL_MODELS": "remote-a",
+                "LLM_COUNCIL_MAX_RETRIES": "0",
+                "LLM_COUNCIL_RUBRIC_SCORING": "false",
+                "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache" / "cache.sqlite"),
+                "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
+            }
+        )
         done = subprocess.run(
             [str(CLI), "run", "--data", str(data), "--dataset", "sandboxed", "--subjects", "baseline"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert any(r.headers.get("authorization") == f"Bearer {key}" for r in server.requests)  # the key was used
     assert done.returncode in (0, 1), done.stderr

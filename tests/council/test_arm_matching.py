@@ -20,8 +20,10 @@ from tests.cli_env import run_cli, scripted_project
 from tests.scripted_server import ScriptedServer
 
 N = 6
-PRICING = "pricing:\n  m-a: {input: 1.0, output: 2.0}\n  m-b: {input: 1.0, output: 2.0}\n" \
-          "  m-c: {input: 1.0, output: 2.0}\n  d: {input: 1.0, output: 2.0}\n"
+PRICING = (
+    "pricing:\n  m-a: {input: 1.0, output: 2.0}\n  m-b: {input: 1.0, output: 2.0}\n"
+    "  m-c: {input: 1.0, output: 2.0}\n  d: {input: 1.0, output: 2.0}\n"
+)
 
 
 class LongSamples(ScriptedServer):
@@ -58,15 +60,19 @@ def _run(tmp_path: Path, match_on: str) -> tuple[dict[str, Any], str]:
     return verdict, " ".join(out.split())
 
 
-@pytest.mark.parametrize(("match_on", "ratio"), [("tokens", "token_ratio"), ("cost", "cost_ratio"),
-                                                 ("completion_tokens", "completion_ratio")])
+@pytest.mark.parametrize(
+    ("match_on", "ratio"),
+    [("tokens", "token_ratio"), ("cost", "cost_ratio"), ("completion_tokens", "completion_ratio")],
+)
 def test_the_arm_lands_within_5_percent_of_the_councils_budget(tmp_path: Path, match_on: str, ratio: str) -> None:
     verdict, out = _run(tmp_path, match_on)
     assert verdict[ratio] is not None and abs(1 / verdict[ratio] - 1) <= 0.05, verdict
     # every ratio is stated, in summary.json and on the verdict line
     assert None not in (verdict["token_ratio"], verdict["completion_ratio"], verdict["cost_ratio"])
-    words = (f"at {verdict['token_ratio']:.2f}x tokens, {verdict['completion_ratio']:.2f}x completion tokens, "
-             f"{verdict['cost_ratio']:.2f}x dollars")
+    words = (
+        f"at {verdict['token_ratio']:.2f}x tokens, {verdict['completion_ratio']:.2f}x completion tokens, "
+        f"{verdict['cost_ratio']:.2f}x dollars"
+    )
     assert words in out
     if match_on == "cost":
         # matched on dollars, the completion-heavy arm spends fewer tokens than the council
@@ -74,8 +80,12 @@ def test_the_arm_lands_within_5_percent_of_the_councils_budget(tmp_path: Path, m
 
 
 def test_cost_matching_needs_every_model_priced(tmp_path: Path) -> None:
-    root = scripted_project(tmp_path, "http://127.0.0.1:9/v1", 1,
-                            extra="baseline: d\narms: {match_on: cost}\npricing:\n  d: {input: 1, output: 2}\n")
+    root = scripted_project(
+        tmp_path,
+        "http://127.0.0.1:9/v1",
+        1,
+        extra="baseline: d\narms: {match_on: cost}\npricing:\n  d: {input: 1, output: 2}\n",
+    )
     proc = run_cli(root, "--subjects", "council,self-consistency:d")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 2 and "Traceback" not in out

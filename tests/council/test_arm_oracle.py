@@ -36,23 +36,43 @@ def _case(expected: Expected) -> Case:
 
 
 def _numeric_text(n: int, style: int) -> str:
-    return [f"The answer is {n}.", f"So 3 + 4 = {n}.", f"**{n}**", f"I think {n}, maybe.",
-            f"Working...\n\nAnswer: {n}", "There are none left."][style]
+    return [
+        f"The answer is {n}.",
+        f"So 3 + 4 = {n}.",
+        f"**{n}**",
+        f"I think {n}, maybe.",
+        f"Working...\n\nAnswer: {n}",
+        "There are none left.",
+    ][style]
 
 
 def _word_text(word: str, style: int) -> str:
-    return [f"The answer is {word}.", f"**{word}**", f"{word}", f"Let me think. {word} it is.",
-            f"Reasoning first.\n\nAnswer: {word}"][style % 5]
+    return [
+        f"The answer is {word}.",
+        f"**{word}**",
+        f"{word}",
+        f"Let me think. {word} it is.",
+        f"Reasoning first.\n\nAnswer: {word}",
+    ][style % 5]
 
 
 def _choice_text(letter: str, style: int) -> str:
-    return [f"The answer is {letter}.", f"({letter})", f"Option {letter} is right.",
-            f"It must be {OPTIONS[letter]}.", f"Answer: {letter}"][style % 5]
+    return [
+        f"The answer is {letter}.",
+        f"({letter})",
+        f"Option {letter} is right.",
+        f"It must be {OPTIONS[letter]}.",
+        f"Answer: {letter}",
+    ][style % 5]
 
 
 def _bool_text(yes: bool, style: int) -> str:
-    return [("Yes" if yes else "No") + ", because...", f"The answer is {'true' if yes else 'false'}.",
-            f"Answer: {'yes' if yes else 'no'}", f"That is {'correct' if yes else 'incorrect'}."][style % 4]
+    return [
+        ("Yes" if yes else "No") + ", because...",
+        f"The answer is {'true' if yes else 'false'}.",
+        f"Answer: {'yes' if yes else 'no'}",
+        f"That is {'correct' if yes else 'incorrect'}.",
+    ][style % 4]
 
 
 styles = st.integers(min_value=0, max_value=4)
@@ -60,8 +80,9 @@ numeric_samples = st.lists(st.tuples(st.integers(min_value=0, max_value=12), st.
 word_samples = st.lists(st.tuples(st.sampled_from(WORDS), styles), min_size=1, max_size=7)
 choice_samples = st.lists(st.tuples(st.sampled_from(sorted(OPTIONS)), styles), min_size=1, max_size=7)
 bool_samples = st.lists(st.tuples(st.booleans(), styles), min_size=1, max_size=7)
-patterns = st.sampled_from([r"apple\s+banana\s+cherry", r"\bparis\b", r"^4\d$", r"rome|lyon", r"blue",
-                            re.escape("cherry apple")])
+patterns = st.sampled_from(
+    [r"apple\s+banana\s+cherry", r"\bparis\b", r"^4\d$", r"rome|lyon", r"blue", re.escape("cherry apple")]
+)
 
 
 def _same_choice(texts: list[str], first: Expected, second: Expected) -> tuple[Any, ...]:
@@ -74,16 +95,22 @@ def _same_choice(texts: list[str], first: Expected, second: Expected) -> tuple[A
 @given(numeric_samples, st.integers(0, 12), st.integers(0, 12), st.sampled_from([0.0, 0.5]))
 def test_numeric_key_does_not_pick(samples: list[tuple[int, int]], v1: int, v2: int, tol: float) -> None:
     texts = [_numeric_text(n, s) for n, s in samples]
-    _same_choice(texts, ExpectNumeric(type="numeric", value=v1, tolerance=tol),
-                 ExpectNumeric(type="numeric", value=v2, tolerance=tol))
+    _same_choice(
+        texts,
+        ExpectNumeric(type="numeric", value=v1, tolerance=tol),
+        ExpectNumeric(type="numeric", value=v2, tolerance=tol),
+    )
 
 
 @settings(max_examples=60, deadline=None)
 @given(choice_samples, st.sampled_from(sorted(OPTIONS)), st.sampled_from(sorted(OPTIONS)))
 def test_choice_key_does_not_pick(samples: list[tuple[str, int]], a1: str, a2: str) -> None:
     texts = [_choice_text(k, s) for k, s in samples]
-    _same_choice(texts, ExpectChoice(type="choice", answer=a1, options=OPTIONS),
-                 ExpectChoice(type="choice", answer=a2, options=OPTIONS))
+    _same_choice(
+        texts,
+        ExpectChoice(type="choice", answer=a1, options=OPTIONS),
+        ExpectChoice(type="choice", answer=a2, options=OPTIONS),
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -97,13 +124,19 @@ def test_boolean_key_does_not_pick(samples: list[tuple[bool, int]], b1: bool, b2
 @given(word_samples, st.sampled_from(WORDS), st.sampled_from(WORDS), st.sampled_from(["auto", "whole"]))
 def test_exact_key_does_not_pick(samples: list[tuple[str, int]], w1: str, w2: str, extract: str) -> None:
     texts = [_word_text(w, s) for w, s in samples]
-    _same_choice(texts, ExpectExact(type="exact", value=w1, extract=extract),  # type: ignore[arg-type]
-                 ExpectExact(type="exact", value=w2, extract=extract))  # type: ignore[arg-type]
+    _same_choice(
+        texts,
+        ExpectExact(type="exact", value=w1, extract=extract),  # type: ignore[arg-type]
+        ExpectExact(type="exact", value=w2, extract=extract),
+    )  # type: ignore[arg-type]
 
 
 @settings(max_examples=60, deadline=None)
-@given(word_samples, st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
-       st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+@given(
+    word_samples,
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+)
 def test_any_of_key_does_not_pick(samples: list[tuple[str, int]], v1: list[str], v2: list[str]) -> None:
     texts = [_word_text(w, s) for w, s in samples]
     _same_choice(texts, ExpectAnyOf(type="any_of", values=v1), ExpectAnyOf(type="any_of", values=v2))
@@ -113,8 +146,11 @@ def test_any_of_key_does_not_pick(samples: list[tuple[str, int]], v1: list[str],
 @given(word_samples, patterns, patterns, st.sampled_from(["auto", "whole"]))
 def test_regex_key_does_not_pick(samples: list[tuple[str, int]], p1: str, p2: str, extract: str) -> None:
     texts = [_word_text(w, s) for w, s in samples]
-    _same_choice(texts, ExpectRegex(type="regex", pattern=p1, extract=extract),  # type: ignore[arg-type]
-                 ExpectRegex(type="regex", pattern=p2, extract=extract))  # type: ignore[arg-type]
+    _same_choice(
+        texts,
+        ExpectRegex(type="regex", pattern=p1, extract=extract),  # type: ignore[arg-type]
+        ExpectRegex(type="regex", pattern=p2, extract=extract),
+    )  # type: ignore[arg-type]
 
 
 def test_majority_is_the_stated_value_whatever_the_key() -> None:
@@ -129,8 +165,16 @@ def test_majority_is_the_stated_value_whatever_the_key() -> None:
 # two of them, the rest agree on one wrong order or disagree. The key-blind majority is right only
 # where the right list is the most frequent stated answer.
 SORT_CASES: list[tuple[str, list[str]]] = [
-    ("apple banana cherry", ["banana apple cherry", "banana apple cherry", "apple banana cherry",
-                             "cherry banana apple", "banana apple cherry"]),
+    (
+        "apple banana cherry",
+        [
+            "banana apple cherry",
+            "banana apple cherry",
+            "apple banana cherry",
+            "cherry banana apple",
+            "banana apple cherry",
+        ],
+    ),
     ("dog eel fox", ["dog eel fox", "eel dog fox", "eel dog fox", "fox eel dog", "eel dog fox"]),
     ("gnu hen ibis", ["hen gnu ibis", "ibis gnu hen", "gnu hen ibis", "hen gnu ibis", "hen gnu ibis"]),
     ("jay kite lark", ["kite jay lark", "kite jay lark", "lark jay kite", "kite jay lark", "jay kite lark"]),

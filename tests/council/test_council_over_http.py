@@ -28,14 +28,19 @@ def council_settings(base_url: str, c_model: str = "smollm2", **extra: object) -
             {"id": "b", "provider": "openai", "model": "smollm2", "temperature": 0.7, "seed": 1},
             {"id": "c", "provider": "openai", "model": c_model, "temperature": 0.9, "seed": 2},
         ],
-        chairman="a", answer_max_tokens=48, review_max_tokens=200, synthesis_max_tokens=48,
-        rubric_scoring=False, **extra,
+        chairman="a",
+        answer_max_tokens=48,
+        review_max_tokens=200,
+        synthesis_max_tokens=48,
+        rubric_scoring=False,
+        **extra,
     )
 
 
 def run_council(settings: Settings, provider: OpenAICompatProvider) -> Transcript:
-    council = Council(list(settings.models), settings.role_spec("chairman"),
-                      Caller({"openai": provider}, settings), settings)
+    council = Council(
+        list(settings.models), settings.role_spec("chairman"), Caller({"openai": provider}, settings), settings
+    )
 
     async def go() -> Transcript:
         try:
@@ -103,8 +108,11 @@ def test_council_with_one_failing_member_completes() -> None:
         f"openai endpoint {base} (model 'broken'): "
         'failed after 2 attempts: HTTP 503: {"error": {"message": "model overloaded"}}'
     )
-    assert [(a.member, a.text, a.error) for a in t.answers] == [("a", "Paris.", None), ("b", "Paris.", None),
-                                                                ("c", "", error)]
+    assert [(a.member, a.text, a.error) for a in t.answers] == [
+        ("a", "Paris.", None),
+        ("b", "Paris.", None),
+        ("c", "", error),
+    ]
     assert t.errors == (f"stage1 c: {error}",)
     assert [c.error for c in t.calls if c.member == "c"] == [error]
     assert t.label_to_member == {"Response A": "a", "Response B": "b"}
@@ -116,7 +124,8 @@ def test_council_with_one_failing_member_completes() -> None:
     assert [r.reviewer for r in t.reviews] == ["a", "b"]
     # self-votes dropped: a's ballot ranks only b, b's only a -> a tie broken by member id
     assert [(r.member, r.borda, r.average_position, r.votes) for r in t.aggregate] == [
-        ("a", 1.0, 1.0, 1), ("b", 1.0, 1.0, 1)
+        ("a", 1.0, 1.0, 1),
+        ("b", 1.0, 1.0, 1),
     ]
     assert t.synthesis == t.final_answer == "The capital of France is Paris."
     assert core_quality_metrics(t).core.deliberation_components["coverage"] == 1.0  # 2 reviews / 2 answers
@@ -127,8 +136,10 @@ def test_council_on_a_dead_port_records_every_failure() -> None:
     settings = council_settings(base, max_retries=0)
     t = run_council(settings, OpenAICompatProvider.from_settings(settings))
     assert [a.ok for a in t.answers] == [False, False, False]
-    assert all(a.error and a.error.startswith(f"openai endpoint {base} (model 'smollm2'): failed after 1 attempt: ")
-               for a in t.answers)
+    assert all(
+        a.error and a.error.startswith(f"openai endpoint {base} (model 'smollm2'): failed after 1 attempt: ")
+        for a in t.answers
+    )
     assert t.errors[-1] == "stage1: no member produced an answer"
     assert t.reviews == () and t.synthesis is None and t.final_answer == ""
 
@@ -148,7 +159,10 @@ def test_members_on_their_own_endpoints() -> None:
                 {"id": "b", "provider": "openai", "model": "m2", "base_url": srv.base_url},
                 {"id": "dead", "provider": "openai", "model": "m3", "base_url": "http://127.0.0.1:9/v1"},
             ],
-            chairman="a", cache_mode="off", max_retries=0, request_timeout=2,
+            chairman="a",
+            cache_mode="off",
+            max_retries=0,
+            request_timeout=2,
         )
         engine = Engine(settings, ["council"])
         assert sorted(engine.providers) == [f"openai@{srv.base_url}|", "openai@http://127.0.0.1:9/v1|"]

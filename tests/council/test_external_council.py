@@ -95,7 +95,8 @@ SERVER_MODELS = ("council-a", "council-b", "council-c")
 
 def hand_config() -> LLMCouncilConfig:
     return LLMCouncilConfig(
-        endpoint="http://127.0.0.1:9/v1/chat/completions", api_key=SecretStr("k"),
+        endpoint="http://127.0.0.1:9/v1/chat/completions",
+        api_key=SecretStr("k"),
         members=tuple(MemberSpec(id=m, provider="openai", model=f"m-{m}") for m in "abc"),
         chairman=MemberSpec(id="chair", provider="openai", model="m-chair"),
     )
@@ -103,14 +104,20 @@ def hand_config() -> LLMCouncilConfig:
 
 def hand_package_output() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     """The four values run_full_council returns, for the hand-made council of the module docstring."""
-    stage1 = [{"model": "m-a", "response": "red green blue"}, {"model": "m-b", "response": "red green yellow"},
-              {"model": "m-c", "response": "cat dog"}]
-    stage2 = [{"model": f"m-{m}", "ranking": REVIEW, "parsed_ranking": {"ranking": list(LABELS), "scores": {}}}
-              for m in "abc"]
+    stage1 = [
+        {"model": "m-a", "response": "red green blue"},
+        {"model": "m-b", "response": "red green yellow"},
+        {"model": "m-c", "response": "cat dog"},
+    ]
+    stage2 = [
+        {"model": f"m-{m}", "ranking": REVIEW, "parsed_ranking": {"ranking": list(LABELS), "scores": {}}} for m in "abc"
+    ]
     stage3 = {"model": "m-chair", "response": "red green blue"}
     metadata = {
-        "label_to_model": {label: {"model": f"m-{m}", "display_index": i}
-                           for i, (label, m) in enumerate(zip(LABELS, "abc", strict=True))},
+        "label_to_model": {
+            label: {"model": f"m-{m}", "display_index": i}
+            for i, (label, m) in enumerate(zip(LABELS, "abc", strict=True))
+        },
         "aggregate_rankings": [
             {"model": "m-a", "borda_score": 1.0, "average_position": 1.0, "vote_count": 2, "rank": 1},
             {"model": "m-b", "borda_score": 0.5, "average_position": 2.0, "vote_count": 2, "rank": 2},
@@ -118,9 +125,16 @@ def hand_package_output() -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
         ],
         "quality_metrics": {
             "tier": "core",
-            "core": {"consensus_strength": 0.8, "deliberation_depth": 0.642,
-                     "synthesis_attribution": {"winner_alignment": 0.0, "max_source_alignment": 0.0,
-                                               "hallucination_risk": 1.0, "grounded": False}},
+            "core": {
+                "consensus_strength": 0.8,
+                "deliberation_depth": 0.642,
+                "synthesis_attribution": {
+                    "winner_alignment": 0.0,
+                    "max_source_alignment": 0.0,
+                    "hallucination_risk": 1.0,
+                    "grounded": False,
+                },
+            },
             "quality_alerts": ["hallucination_risk", "synthesis_not_grounded"],
         },
         "usage": {"by_stage": {"stage1": {"by_model": {"m-a": {"prompt_tokens": 7, "completion_tokens": 3}}}}},
@@ -142,26 +156,38 @@ def test_package_output_maps_to_a_transcript() -> None:
     t = hand_transcript()
     assert t.subject == "llm-council" and t.chairman == "chair" and t.errors == ()
     assert [(a.member, a.model, a.text) for a in t.answers] == [
-        ("a", "m-a", "red green blue"), ("b", "m-b", "red green yellow"), ("c", "m-c", "cat dog")]
+        ("a", "m-a", "red green blue"),
+        ("b", "m-b", "red green yellow"),
+        ("c", "m-c", "cat dog"),
+    ]
     assert t.label_to_member == {"Response A": "a", "Response B": "b", "Response C": "c"}
     assert [r.reviewer for r in t.reviews] == ["a", "b", "c"]
     for review in t.reviews:
         assert review.raw_text == REVIEW and review.shuffle_seed == 7 and review.presentation_order == LABELS
         assert review.ballot.ranking == LABELS and review.ballot.method == "final_ranking"
     assert [(r.member, r.borda, r.average_position, r.votes) for r in t.aggregate] == [
-        ("a", 1.0, 1.0, 2), ("b", 0.5, 1.5, 2), ("c", 0.0, 2.0, 2)]
+        ("a", 1.0, 1.0, 2),
+        ("b", 0.5, 1.5, 2),
+        ("c", 0.0, 2.0, 2),
+    ]
     assert t.synthesis == t.final_answer == "red green blue"
     # without the relay only the package's per-stage tokens are known
     assert t.calls == (CallRecord(stage="stage1", member="a", model="m-a", tokens_in=7, tokens_out=3),)
     record = t.external
     assert record is not None and record.package == "llm-council-core" and not record.sampling_pinned
     assert [(r.member, r.average_position, r.votes) for r in record.aggregate] == [
-        ("a", 1.0, 2), ("b", 2.0, 2), ("c", 3.0, 2)]
+        ("a", 1.0, 2),
+        ("b", 2.0, 2),
+        ("c", 3.0, 2),
+    ]
     assert [(b.reviewer, b.ranking) for b in record.ballots] == [(m, LABELS) for m in "abc"]
     assert record.self_reported == SelfReportedMetrics(
-        tier="core", consensus_strength=0.8, deliberation_depth=0.642,
-        synthesis_attribution=SelfReportedAttribution(winner_alignment=0.0, max_source_alignment=0.0,
-                                                      hallucination_risk=1.0, grounded=False),
+        tier="core",
+        consensus_strength=0.8,
+        deliberation_depth=0.642,
+        synthesis_attribution=SelfReportedAttribution(
+            winner_alignment=0.0, max_source_alignment=0.0, hallucination_risk=1.0, grounded=False
+        ),
         warnings=("hallucination_risk", "synthesis_not_grounded"),
     )
     assert Transcript.model_validate_json(t.model_dump_json()) == t
@@ -171,14 +197,21 @@ def test_failures_of_the_package_become_errors() -> None:
     stage1, stage2, _, _ = hand_package_output()
     del stage1[2]  # m-c gave no answer; the package drops it silently
     stage2 = stage2[:1]  # only m-a reviewed
-    stage3 = {"model": "m-chair", "response": "Error: Unable to generate final synthesis (timeout: Timeout after 1s)",
-              "error_status": "timeout", "error_detail": "Timeout after 1s"}
+    stage3 = {
+        "model": "m-chair",
+        "response": "Error: Unable to generate final synthesis (timeout: Timeout after 1s)",
+        "error_status": "timeout",
+        "error_detail": "Timeout after 1s",
+    }
     metadata = {"label_to_model": {"Response A": {"model": "m-a"}, "Response B": {"model": "m-b"}}}
     output = parse_package_output(stage1, stage2, stage3, metadata)
     calls = [CallRecord(stage="stage1", member="c", model="m-c", latency_s=1.0, error="HTTP 500: boom")]
     t = transcript_from_package("q", output, hand_config(), version="0.53.0", shuffle_seed=1, calls=calls)
-    assert t.errors == ("stage1 c: HTTP 500: boom", "stage2 b: no review (llm-council-core dropped it)",
-                        "stage3 chair: timeout: Timeout after 1s")
+    assert t.errors == (
+        "stage1 c: HTTP 500: boom",
+        "stage2 b: no review (llm-council-core dropped it)",
+        "stage3 chair: timeout: Timeout after 1s",
+    )
     assert t.answers[2].error == "HTTP 500: boom" and not t.answers[2].ok
     assert [r.reviewer for r in t.reviews] == ["a", "b"] and t.reviews[1].error is not None
     # the package's answer is its error text: the harness does not substitute a better one
@@ -220,32 +253,51 @@ def test_comparison_with_hand_worked_numbers() -> None:
     assert c.rows()[0] == ("consensus_strength", "0.800", "0.600", "0.200", "no")
     assert c.rows()[5] == ("grounded", "no", "yes", "1.000", "no")
     assert [f.code for f in c.flags] == [
-        "ungrounded_but_sourced", "empty_synthesis_scored", "richness_not_counted", "warnings_differ",
+        "ungrounded_but_sourced",
+        "empty_synthesis_scored",
+        "richness_not_counted",
+        "warnings_differ",
         "aggregate_differs",
     ]
     messages = [f.message for f in c.flags]
-    assert messages[0] == ("package says ungrounded while the synthesis is copied from an answer "
-                           "(harness max_source_alignment 1.0 >= threshold 0.6)")
+    assert messages[0] == (
+        "package says ungrounded while the synthesis is copied from an answer "
+        "(harness max_source_alignment 1.0 >= threshold 0.6)"
+    )
     assert "synthesis has 3 words" in messages[1]
-    assert messages[2] == ("package DDI 0.642 equals the harness DDI with critique richness 0 (0.642); "
-                           "the reviews' justifications give richness 0.5")
-    assert messages[3] == ("warnings only the package raised: ['hallucination_risk', 'synthesis_not_grounded']; "
-                           "only the harness: none")
-    assert messages[4].startswith("average positions differ: package a 1 (2 votes), b 2 (2 votes), c 3 (2 votes); "
-                                  "harness a 1 (2 votes), b 1.5 (2 votes), c 2 (2 votes); the ballots are the same")
+    assert messages[2] == (
+        "package DDI 0.642 equals the harness DDI with critique richness 0 (0.642); "
+        "the reviews' justifications give richness 0.5"
+    )
+    assert messages[3] == (
+        "warnings only the package raised: ['hallucination_risk', 'synthesis_not_grounded']; only the harness: none"
+    )
+    assert messages[4].startswith(
+        "average positions differ: package a 1 (2 votes), b 2 (2 votes), c 3 (2 votes); "
+        "harness a 1 (2 votes), b 1.5 (2 votes), c 2 (2 votes); the ballots are the same"
+    )
     assert (c.self_warnings, c.harness_warnings) == (("hallucination_risk", "synthesis_not_grounded"), ())
 
 
 def test_a_self_report_equal_to_the_harness_agrees() -> None:
     agreeing = {
         "tier": "core",
-        "core": {"consensus_strength": 0.6 + 0.05, "deliberation_depth": 0.792,
-                 "synthesis_attribution": {"winner_alignment": 0.75, "max_source_alignment": 1.0,
-                                           "hallucination_risk": 0.0, "grounded": True}},
+        "core": {
+            "consensus_strength": 0.6 + 0.05,
+            "deliberation_depth": 0.792,
+            "synthesis_attribution": {
+                "winner_alignment": 0.75,
+                "max_source_alignment": 1.0,
+                "hallucination_risk": 0.0,
+                "grounded": True,
+            },
+        },
     }
-    positions = [{"model": "m-a", "average_position": 1.0, "vote_count": 2},
-                 {"model": "m-b", "average_position": 1.5, "vote_count": 2},
-                 {"model": "m-c", "average_position": 2.0, "vote_count": 2}]
+    positions = [
+        {"model": "m-a", "average_position": 1.0, "vote_count": 2},
+        {"model": "m-b", "average_position": 1.5, "vote_count": 2},
+        {"model": "m-c", "average_position": 2.0, "vote_count": 2},
+    ]
     c = compare_self_reported(hand_transcript(quality_metrics=agreeing, aggregate_rankings=positions))
     assert c is not None and c.agrees and c.flags == ()
     assert c.metric("consensus_strength").abs_diff == 0.05  # on the tolerance still agrees
@@ -255,15 +307,27 @@ def test_a_self_report_equal_to_the_harness_agrees() -> None:
 
 
 def test_grounded_by_the_package_but_not_by_the_harness() -> None:
-    claims = {"tier": "core", "core": {"consensus_strength": 0.6, "deliberation_depth": 0.792,
-                                       "synthesis_attribution": {"winner_alignment": 0.9, "max_source_alignment": 0.9,
-                                                                 "hallucination_risk": 0.1, "grounded": True}}}
+    claims = {
+        "tier": "core",
+        "core": {
+            "consensus_strength": 0.6,
+            "deliberation_depth": 0.792,
+            "synthesis_attribution": {
+                "winner_alignment": 0.9,
+                "max_source_alignment": 0.9,
+                "hallucination_risk": 0.1,
+                "grounded": True,
+            },
+        },
+    }
     t = hand_transcript(quality_metrics=claims)
     t = t.model_copy(update={"synthesis": "purple orange", "final_answer": "purple orange"})
     c = compare_self_reported(t)
     assert c is not None and c.flags[0].code == "grounded_but_unsourced"
-    assert c.flags[0].message == ("package says grounded while no answer supports the synthesis "
-                                  "(harness max_source_alignment 0.0 < threshold 0.6)")
+    assert c.flags[0].message == (
+        "package says grounded while no answer supports the synthesis "
+        "(harness max_source_alignment 0.0 < threshold 0.6)"
+    )
 
 
 def test_nothing_reported() -> None:
@@ -286,8 +350,10 @@ def test_package_computes_the_hand_made_self_report() -> None:
     stage1, stage2, stage3, metadata = hand_package_output()
     got = calculate_quality_metrics(
         stage1_responses={r["model"]: {"content": r["response"]} for r in stage1},
-        stage2_rankings=stage2, stage3_synthesis=stage3,
-        aggregate_rankings=[("m-a", 1.0), ("m-b", 2.0), ("m-c", 3.0)], label_to_model=metadata["label_to_model"],
+        stage2_rankings=stage2,
+        stage3_synthesis=stage3,
+        aggregate_rankings=[("m-a", 1.0), ("m-b", 2.0), ("m-c", 3.0)],
+        label_to_model=metadata["label_to_model"],
     ).to_dict()
     assert got == metadata["quality_metrics"]
 
@@ -296,10 +362,20 @@ def test_package_computes_the_hand_made_self_report() -> None:
 
 
 def _settings(base_url: str, **extra: Any) -> Settings:
-    models = extra.pop("models", [{"id": m.removeprefix("council-"), "provider": "openai", "model": m,
-                                   "temperature": 0.2, "seed": i} for i, m in enumerate(SERVER_MODELS)])
-    return load_settings(base_url=base_url, models=models, chairman=extra.pop("chairman", "council-chair"),
-                         cache_mode=extra.pop("cache_mode", "off"), **extra)
+    models = extra.pop(
+        "models",
+        [
+            {"id": m.removeprefix("council-"), "provider": "openai", "model": m, "temperature": 0.2, "seed": i}
+            for i, m in enumerate(SERVER_MODELS)
+        ],
+    )
+    return load_settings(
+        base_url=base_url,
+        models=models,
+        chairman=extra.pop("chairman", "council-chair"),
+        cache_mode=extra.pop("cache_mode", "off"),
+        **extra,
+    )
 
 
 def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -310,8 +386,9 @@ def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [m.model for m in config.members] == list(SERVER_MODELS) and config.chairman.model == "council-chair"
     assert config.limits == StageLimits(stage1=32, stage2=320, stage3=200)
     assert config.ballot_style == "off"  # the default leaves the package's stage-2 replies free
-    assert chat_completions_url("https://x.example/api/v1/chat/completions") == \
-        "https://x.example/api/v1/chat/completions"
+    assert (
+        chat_completions_url("https://x.example/api/v1/chat/completions") == "https://x.example/api/v1/chat/completions"
+    )
     with pytest.raises(ConfigError, match="needs an API key .* set the variable OPENAI_API_KEY"):
         LLMCouncilConfig.from_settings(_settings("https://openrouter.example/api/v1"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -323,10 +400,15 @@ def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     local = load_settings(models=[{"id": "s", "model": "smollm2-135m"}], cache_mode="off")
     with pytest.raises(ConfigError, match="'s' uses provider 'local'"):
         LLMCouncilConfig.from_settings(local)
-    split = [{"id": "a", "provider": "openai", "model": "x", "base_url": "http://127.0.0.1:2/v1"},
-             {"id": "b", "provider": "openai", "model": "y"}]
-    with pytest.raises(ConfigError, match=r"one endpoint with one key; the members name endpoints "
-                                          r"\['http://127.0.0.1:1/v1', 'http://127.0.0.1:2/v1'\]"):
+    split = [
+        {"id": "a", "provider": "openai", "model": "x", "base_url": "http://127.0.0.1:2/v1"},
+        {"id": "b", "provider": "openai", "model": "y"},
+    ]
+    with pytest.raises(
+        ConfigError,
+        match=r"one endpoint with one key; the members name endpoints "
+        r"\['http://127.0.0.1:1/v1', 'http://127.0.0.1:2/v1'\]",
+    ):
         LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", models=split, chairman="a"))
     shared = [dict(m, base_url="http://127.0.0.1:2/v1") for m in split]
     config = LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", models=shared, chairman="a"))
@@ -336,8 +418,10 @@ def test_config_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ballot_style_from_config_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", ballot_style="json_schema")
-                                          ).ballot_style == "json_schema"
+    assert (
+        LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1", ballot_style="json_schema")).ballot_style
+        == "json_schema"
+    )
     monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "json_object")
     assert LLMCouncilConfig.from_settings(_settings("http://127.0.0.1:1/v1")).ballot_style == "json_object"
     monkeypatch.setenv("LLM_COUNCIL_BALLOT_STYLE", "grammar")
@@ -363,11 +447,19 @@ def test_package_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 def test_relay_classifies_and_pins() -> None:
     members = {"council-a": Pin(member="a", temperature=0.9, top_p=0.8, seed=42)}
-    relay = SamplingRelay("http://127.0.0.1:9/v1/chat/completions", members, "council-chair",
-                          Pin(member="chair", temperature=0.2, seed=50), StageLimits(stage1=10, stage2=20, stage3=30),
-                          timeout=5.0, ballot_style="json_object")
-    prompt2 = (f"{STAGE2_PREFIX}\n<candidate_response id=\"A\">\nx\n</candidate_response>\n"
-               f"<candidate_response id=\"B\">\ny\n</candidate_response>")
+    relay = SamplingRelay(
+        "http://127.0.0.1:9/v1/chat/completions",
+        members,
+        "council-chair",
+        Pin(member="chair", temperature=0.2, seed=50),
+        StageLimits(stage1=10, stage2=20, stage3=30),
+        timeout=5.0,
+        ballot_style="json_object",
+    )
+    prompt2 = (
+        f'{STAGE2_PREFIX}\n<candidate_response id="A">\nx\n</candidate_response>\n'
+        f'<candidate_response id="B">\ny\n</candidate_response>'
+    )
     stage, body = relay.pinned({"model": "council-a", "messages": [{"role": "user", "content": prompt2}]})
     assert stage == "stage2"
     assert (body["max_tokens"], body["temperature"], body["top_p"], body["seed"]) == (20, 0.3, 0.8, 43)
@@ -390,13 +482,20 @@ def _closed_port() -> int:
 
 def test_relay_reports_an_unreachable_endpoint() -> None:
     upstream = f"http://127.0.0.1:{_closed_port()}/v1/chat/completions"
-    relay = SamplingRelay(upstream, {"council-a": Pin(member="a", temperature=0.5)}, "council-chair",
-                          Pin(member="chair", temperature=0.2), StageLimits(stage1=8, stage2=8, stage3=8), timeout=5.0)
+    relay = SamplingRelay(
+        upstream,
+        {"council-a": Pin(member="a", temperature=0.5)},
+        "council-chair",
+        Pin(member="chair", temperature=0.2),
+        StageLimits(stage1=8, stage2=8, stage3=8),
+        timeout=5.0,
+    )
 
     async def go() -> tuple[httpx.Response, httpx.Response]:
         async with relay, httpx.AsyncClient() as client:
-            ok_path = await client.post(relay.url, json={"model": "council-a", "messages": []},
-                                        headers={"Authorization": "Bearer secret"})
+            ok_path = await client.post(
+                relay.url, json={"model": "council-a", "messages": []}, headers={"Authorization": "Bearer secret"}
+            )
             wrong = await client.get(relay.url.replace("/chat/completions", "/models"))
             return ok_path, wrong
 
@@ -420,13 +519,19 @@ def _recorded() -> tuple[dict[str, Any], Transcript]:
 def test_recorded_run_maps_the_same_way() -> None:
     """The recorded raw package output, mapped again, gives the recorded transcript."""
     data, recorded = _recorded()
-    config = LLMCouncilConfig(endpoint="http://127.0.0.1:9/v1/chat/completions", api_key=SecretStr("k"),
-                              **data["config"])
+    config = LLMCouncilConfig(
+        endpoint="http://127.0.0.1:9/v1/chat/completions", api_key=SecretStr("k"), **data["config"]
+    )
     raw = data["raw"]
     output = parse_package_output(raw["stage1"], raw["stage2"], raw["stage3"], raw["metadata"])
     again = transcript_from_package(
-        data["query"], output, config, version="0.53.0", shuffle_seed=recorded.reviews[0].shuffle_seed,
-        calls=recorded.calls, duration_s=recorded.duration_s,
+        data["query"],
+        output,
+        config,
+        version="0.53.0",
+        shuffle_seed=recorded.reviews[0].shuffle_seed,
+        calls=recorded.calls,
+        duration_s=recorded.duration_s,
     )
     assert again == recorded
     assert recorded.external is not None and recorded.external.version == "0.53.0"
@@ -466,9 +571,15 @@ def test_recorded_comparison_with_hand_checked_numbers() -> None:
         ("grounded", 0.0, 1.0, 1.0, False),
     ]
     assert [f.code for f in c.flags] == [
-        "ungrounded_but_sourced", "empty_synthesis_scored", "warnings_differ", "aggregate_differs"]
-    assert c.flags[0].message == ("package says ungrounded while the synthesis closely matches an answer "
-                                  "(harness max_source_alignment 0.6 >= threshold 0.6)")
+        "ungrounded_but_sourced",
+        "empty_synthesis_scored",
+        "warnings_differ",
+        "aggregate_differs",
+    ]
+    assert c.flags[0].message == (
+        "package says ungrounded while the synthesis closely matches an answer "
+        "(harness max_source_alignment 0.6 >= threshold 0.6)"
+    )
     assert "synthesis has 13 words" in c.flags[1].message
     # the package's block is exactly what it put in its metadata
     assert t.external is not None
@@ -489,14 +600,17 @@ def test_recorded_variant_with_a_copied_synthesis() -> None:
         ("grounded", 0.0, 1.0, 1.0, False),
     ]
     assert c.flags[0].code == "ungrounded_but_sourced"
-    assert c.flags[0].message == ("package says ungrounded while the synthesis is copied from an answer "
-                                  "(harness max_source_alignment 1.0 >= threshold 0.6)")
+    assert c.flags[0].message == (
+        "package says ungrounded while the synthesis is copied from an answer "
+        "(harness max_source_alignment 1.0 >= threshold 0.6)"
+    )
     assert "synthesis has 6 words" in c.flags[1].message
     # with the package's grounded set to true the disagreement flag goes away
     assert t.external is not None and t.external.self_reported is not None
     fixed_sas = t.external.self_reported.synthesis_attribution.model_copy(update={"grounded": True})
-    fixed = t.external.model_copy(update={"self_reported": t.external.self_reported.model_copy(
-        update={"synthesis_attribution": fixed_sas})})
+    fixed = t.external.model_copy(
+        update={"self_reported": t.external.self_reported.model_copy(update={"synthesis_attribution": fixed_sas})}
+    )
     c = compare_self_reported(variant.model_copy(update={"external": fixed}))
     assert c is not None and "ungrounded_but_sourced" not in [f.code for f in c.flags]
     assert c.metric("grounded").agree
@@ -614,8 +728,9 @@ def test_report_shows_self_reported_beside_harness_metrics(tmp_path: Path) -> No
     q = core_quality_metrics(t)
     writer = RunWriter(tmp_path / "run")
     writer.write_manifest(Manifest(run_id="run", started_at="2026-11-25T00:00:00Z", subjects=("llm-council",)))
-    writer.add([CaseResult(case_id="fr", dataset="d", subject="llm-council", status="passed", transcript=t,
-                           quality_metrics=q)])
+    writer.add(
+        [CaseResult(case_id="fr", dataset="d", subject="llm-council", status="passed", transcript=t, quality_metrics=q)]
+    )
     html = write_report(load_run(tmp_path / "run")).read_text()
     assert "Self-reported vs harness metrics" in html
     assert "ungrounded_but_sourced" in html and "aggregate_differs" in html

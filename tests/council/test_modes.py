@@ -63,15 +63,22 @@ class ModeServer(ScriptedServer):
             odd = int(qid[1:]) % 2 == 1
             wrong_first = not odd or model in ("m-a", "m-b")
             ranked = sorted(blocks, key=lambda b: ((" 7." in b[1]) != wrong_first, b[1]))
-            return json.dumps({"critique": f"{model} prefers {ranked[0][1]}",
-                               "ranking": [lab for lab, _ in ranked]}), "stop"
+            return json.dumps(
+                {"critique": f"{model} prefers {ranked[0][1]}", "ranking": [lab for lab, _ in ranked]}
+            ), "stop"
         if "lay out the competing positions" in content:
             held_right = [lab for lab, t in blocks if right in t]
             held_wrong = [lab for lab, t in blocks if right not in t]
-            return json.dumps({"positions": [
-                {"position": f"the sum is {right}", "held_by": held_right, "why": "adds the numbers"},
-                {"position": "the sum is 7", "held_by": held_wrong, "why": "a slip"},
-            ], "rationale": "the addition checks out", "pick": f"The answer is {right}."}), "stop"
+            return json.dumps(
+                {
+                    "positions": [
+                        {"position": f"the sum is {right}", "held_by": held_right, "why": "adds the numbers"},
+                        {"position": "the sum is 7", "held_by": held_wrong, "why": "a slip"},
+                    ],
+                    "rationale": "the addition checks out",
+                    "pick": f"The answer is {right}.",
+                }
+            ), "stop"
         if "break the tie" in content:
             pick = next((lab for lab, t in blocks if right in t), blocks[0][0])
             return json.dumps({"rationale": f"{pick} adds correctly", "pick": pick}), "stop"
@@ -81,7 +88,8 @@ class ModeServer(ScriptedServer):
             first = content.split("Answer ranked #1:\n", 1)[1].split("\n", 1)[0]
             return first, "stop"
         return {"m-a": "The answer is 7.", "m-b": "It is 7.", "m-c": f"The answer is {right}."}.get(
-            model, f"It is {right}."), "stop"
+            model, f"It is {right}."
+        ), "stop"
 
 
 def _binary_dataset(root: Path) -> None:
@@ -122,7 +130,9 @@ def test_every_mode_end_to_end_with_its_record_ledger_report_and_band_table(tmp_
         mode = debate.transcript.mode
         assert isinstance(mode, DebateVerdict) and mode.parsed
         assert [(p.position, sorted(p.held_by)) for p in mode.positions] == [
-            (f"the sum is {i + 100}", ["c", "d"]), ("the sum is 7", ["a", "b"])]
+            (f"the sum is {i + 100}", ["c", "d"]),
+            ("the sum is 7", ["a", "b"]),
+        ]
         assert debate.transcript.final_answer == mode.pick == f"The answer is {i + 100}."
         assert debate.scores["correct"] == 1.0
 
@@ -133,7 +143,10 @@ def test_every_mode_end_to_end_with_its_record_ledger_report_and_band_table(tmp_
         if i % 2:
             # (reviewer, its first other than itself, the aggregate's best other than itself)
             assert {(v.reviewer, v.preferred, v.aggregate_winner) for v in rec.minority} == {
-                ("b", "a", "d"), ("c", "d", "b"), ("d", "c", "b")}
+                ("b", "a", "d"),
+                ("c", "d", "b"),
+                ("d", "c", "b"),
+            }
             assert all(v.critique.startswith(f"m-{v.reviewer} prefers") for v in rec.minority)
             assert "Minority views" in rec.section and dissent.scores["correct"] == 1.0
         else:
@@ -227,8 +240,7 @@ def test_debate_rounds_fix_a_wrong_majority_and_beat_self_consistency(tmp_path: 
         t = results[(f"q{i:02d}", "debate:1")].transcript
         rec = t.mode
         assert isinstance(rec, MultiRoundRecord) and rec.rounds == 1 and rec.rule == "majority"
-        assert [[a.stated for a in r.answers] for r in rec.history] == [
-            ["7", "7", str(i + 100)], [str(i + 100)] * 3]
+        assert [[a.stated for a in r.answers] for r in rec.history] == [["7", "7", str(i + 100)], [str(i + 100)] * 3]
         assert rec.changed == 2 and rec.votes == {str(i + 100): 3}
         assert [c.stage for c in t.calls] == ["stage1"] * 3 + ["debate"] * 3
         assert t.final_answer == f"The answer is {i + 100}."
@@ -312,7 +324,8 @@ def test_jury_votes_and_tally_rules() -> None:
 
     opts = ("yes", "no")
     assert read_vote("a", '{"reason": "r", "verdict": "YES", "confidence": 0.8}', opts) == JuryVote(
-        member="a", value="yes", confidence=0.8, reason="r")
+        member="a", value="yes", confidence=0.8, reason="r"
+    )
     assert read_vote("a", "No. Confidence: 70", opts).confidence == 0.7  # a percentage read from the text
     assert read_vote("a", "yes or no, hard to say", opts).value is None  # both named: no vote
     assert read_vote("a", '{"verdict": "yes", "confidence": 3000}', opts).confidence is None  # out of range
@@ -321,8 +334,12 @@ def test_jury_votes_and_tally_rules() -> None:
     assert (tally(votes, opts, "a").verdict, tally(votes, opts, "a").tie_rule) == ("no", "the chairman's vote")
     assert (tally(votes, opts, "z").verdict, tally(votes, opts, "z").tie_rule) == ("yes", "first option")
     # majority 2-1; P(yes) = mean(0.9, 0.6, 1 - 0.8) = 0.5667; a missing confidence counts as 0.5
-    three = (JuryVote(member="a", value="yes", confidence=0.9), JuryVote(member="b", value="yes", confidence=0.6),
-             JuryVote(member="c", value="no", confidence=0.8), JuryVote(member="d", value=None, error="x"))
+    three = (
+        JuryVote(member="a", value="yes", confidence=0.9),
+        JuryVote(member="b", value="yes", confidence=0.6),
+        JuryVote(member="c", value="no", confidence=0.8),
+        JuryVote(member="d", value=None, error="x"),
+    )
     rec = tally(three, opts, "a")
     assert (rec.verdict, rec.counts, rec.confidence, rec.tie_rule) == ("yes", {"yes": 2, "no": 1}, 0.5667, "")
     assert tally((JuryVote(member="a", value="no"),), opts, "a").confidence == 0.5
@@ -341,8 +358,13 @@ def test_debate_pick_by_label_and_unreadable_verdict(tmp_path: Path) -> None:
                 if int(qid[1:]) % 2 == 0:
                     return '{"positions": [{"position": "the sum', "length"
                 label = next(lab for lab, t in BLOCK.findall(content) if right in t)
-                return json.dumps({"positions": [{"position": right, "held_by": [label], "why": "w"}],
-                                   "rationale": "r", "pick": label}), "stop"
+                return json.dumps(
+                    {
+                        "positions": [{"position": right, "held_by": [label], "why": "w"}],
+                        "rationale": "r",
+                        "pick": label,
+                    }
+                ), "stop"
             return super().reply(body)
 
     with Chair() as server:

@@ -35,8 +35,10 @@ def test_candidates_cannot_forge_delimiters() -> None:
 
 
 def test_parse_fenced_json_with_scores() -> None:
-    text = 'Thoughts.\n```json\n{"critique": "B errs", "ranking": ["Response B", "A", "Response C"],' \
-           ' "scores": {"Response A": {"accuracy": 7, "clarity": 11}, "B": {"accuracy": 9}}}\n```'
+    text = (
+        'Thoughts.\n```json\n{"critique": "B errs", "ranking": ["Response B", "A", "Response C"],'
+        ' "scores": {"Response A": {"accuracy": 7, "clarity": 11}, "B": {"accuracy": 9}}}\n```'
+    )
     b = parse_ballot(text, L3)
     assert b.method == "json_fenced"
     assert b.ranking == ("Response B", "Response A", "Response C")
@@ -75,8 +77,15 @@ def test_parse_mentions_and_refusal_and_garbage() -> None:
 
 
 def _review(reviewer: str, ranking: tuple[str, ...], *, error: str | None = None, abstained: bool = False) -> Review:
-    return Review(reviewer=reviewer, model="m", raw_text="", ballot=Ballot(ranking=ranking, abstained=abstained),
-                  presentation_order=tuple(L3), shuffle_seed=0, error=error)
+    return Review(
+        reviewer=reviewer,
+        model="m",
+        raw_text="",
+        ballot=Ballot(ranking=ranking, abstained=abstained),
+        presentation_order=tuple(L3),
+        shuffle_seed=0,
+        error=error,
+    )
 
 
 def test_borda_points() -> None:
@@ -113,6 +122,7 @@ def test_aggregate_empty() -> None:
 
 # --- issue 10 item 9: ballot parsing is linear and capped -------------------------------------------------
 
+
 @pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_blank_lines_after_final_ranking_parse_in_linear_time() -> None:
     """``^\\s*`` under MULTILINE crossed lines: 100,000 blank lines before an unnumbered ranking
@@ -129,8 +139,9 @@ def test_a_megabyte_ballot_is_capped_and_recorded() -> None:
     labels = ["Response A", "Response B"]
     lines = parse_ballot("FINAL RANKING:\n" * 70_000, labels)  # 1 MB of FINAL RANKING: lines
     blanks = parse_ballot("1. Response A\nFINAL RANKING:" + " \n" * 1_000_000 + "1. Response B\n", labels)
-    middle = parse_ballot("x" * BALLOT_TEXT_LIMIT + '{"ranking": ["Response B", "Response A"]}'
-                          + "y" * BALLOT_TEXT_LIMIT, labels)
+    middle = parse_ballot(
+        "x" * BALLOT_TEXT_LIMIT + '{"ranking": ["Response B", "Response A"]}' + "y" * BALLOT_TEXT_LIMIT, labels
+    )
     braces = parse_ballot("{" * 2_000_000, labels)
     assert (lines.method, lines.abstained, lines.capped) == ("none", True, True)
     # 2 MB: the first and last 500,000 characters are parsed, and the numbered line at the end is found

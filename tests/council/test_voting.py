@@ -189,13 +189,17 @@ def test_first_two_sentences() -> None:
 def test_synthesis_merges_unique_middles_and_sources() -> None:
     best = resp("best", "Water boils at 100 C. It freezes at 0 C. Ice floats.", citations=("Smith 2023",))
     # 12 tokens, 11 not in best's 8 (only "it" shared) > 0.15*8: sentences 2-3 added; pool 19 tokens
-    second = resp("second", "Salt raises the boiling point. Pressure matters too. Altitude lowers it. Done.",
-                  citations=("[1]",))
+    second = resp(
+        "second", "Salt raises the boiling point. Pressure matters too. Altitude lowers it. Done.", citations=("[1]",)
+    )
     # every token already in the pool: nothing added
     repeat = resp("repeat", "Water boils at 100 C. It freezes.")
     # 8 new tokens ("boils" is known) > 0.15*19: sentences 2-3 added; pool 27
-    third = resp("third", "Mercury boils hotter. Iron melts later. Gold shines forever.",
-                 citations=("Smith 2023", "https://x.org"))
+    third = resp(
+        "third",
+        "Mercury boils hotter. Iron melts later. Gold shines forever.",
+        citations=("Smith 2023", "https://x.org"),
+    )
     # 7 new tokens > 0.15*27 = 4.05, but only the first two contributors are used
     fourth = resp("fourth", "Zinc is grey. Tin is soft. Lead is heavy.")
     order = [best, second, repeat, third, fourth]
@@ -362,7 +366,9 @@ def test_slow_failed_and_unsure_members_degrade_gracefully() -> None:
         server.for_model("m-plain", ok("Lyon is the capital of France."))  # no JSON: no confidence
         server.for_model("m-slow", slow(5))
         members = [
-            http_member("paris", "m-paris"), http_member("plain", "m-plain"), http_member("slow", "m-slow"),
+            http_member("paris", "m-paris"),
+            http_member("plain", "m-plain"),
+            http_member("slow", "m-slow"),
             MemberSpec(id="offline", model="smollm2-135m"),  # no local provider in this caller
         ]
         t = run_voting(server, members, VotingConfig(timeout_s=0.5))

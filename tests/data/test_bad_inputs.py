@@ -231,7 +231,7 @@ def test_five_megabyte_query_loads(tmp_path: Path) -> None:
     path = tmp_path / "huge_query.yaml"
     path.write_text(
         "golden_datasets:\n  - name: huge\n    queries:\n"
-        f"      - id: huge-001\n        query: \"{query}\"\n        required_mentions: [Paris]\n",
+        f'      - id: huge-001\n        query: "{query}"\n        required_mentions: [Paris]\n',
         encoding="utf-8",
     )
     (case,) = load_datasets(path)[0].cases
@@ -286,7 +286,12 @@ def test_cli_bad_inputs_exit_2_with_one_paragraph(clean_env: Path) -> None:
     for label, (args, env, _) in runs.items():
         cmd = [str(CLI), "run", "--dataset", "x", "--data", *args]
         procs[label] = subprocess.Popen(
-            cmd, cwd=clean_env, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cmd,
+            cwd=clean_env,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
     for label, proc in procs.items():
         out, err = proc.communicate(timeout=300)
@@ -309,7 +314,11 @@ def test_append_after_a_crash_starts_a_new_line(tmp_path: Path) -> None:
     assert after == before + b"\n" + (result_line("geo-003") + "\n" + result_line("geo-004", "failed") + "\n").encode()
     results, corrupt = read_results(path)
     assert sorted((r.case_id, r.status) for r in results) == [
-        ("geo-001", "passed"), ("geo-002", "passed"), ("geo-003", "passed"), ("geo-004", "failed")]
+        ("geo-001", "passed"),
+        ("geo-002", "passed"),
+        ("geo-003", "passed"),
+        ("geo-004", "failed"),
+    ]
     assert corrupt == [3]
     append_lines(path, [result_line("geo-005")])  # the file ends in a newline now: no blank line is added
     assert path.read_bytes() == after + (result_line("geo-005") + "\n").encode()
@@ -318,8 +327,11 @@ def test_append_after_a_crash_starts_a_new_line(tmp_path: Path) -> None:
 def test_failed_baseline_update_leaves_the_file_byte_identical(clean_env: Path) -> None:
     settings = load_settings(None, reports_dir=clean_env / "reports")
     path = clean_env / "reports" / "baselines" / "geo.json"
-    old = Baseline(dataset="geo", created_at="2026-01-01T00:00:00Z", entries=(
-        BaselineEntry(case_id="geo-001", subject="council", status="passed", scores={"correct": 1.0}),))
+    old = Baseline(
+        dataset="geo",
+        created_at="2026-01-01T00:00:00Z",
+        entries=(BaselineEntry(case_id="geo-001", subject="council", status="passed", scores={"correct": 1.0}),),
+    )
     write_baseline(path, old)
     before = path.read_bytes()
     manifest = Manifest(run_id="20260101-000000-abcd", started_at="2026-01-01T00:00:00Z")
@@ -343,9 +355,13 @@ def test_objective_checks_survive_the_bombs(name: str) -> None:
     from harness.metrics.correctness import check_expected
     from harness.metrics.extraction import MAX_ANSWER_CHARS
 
-    blocks = [{"type": "numeric", "value": 1}, {"type": "exact", "value": "Response A"},
-              {"type": "choice", "answer": "A", "options": {"A": "x", "B": "y"}}, {"type": "boolean", "value": True},
-              {"type": "python", "function": "f", "tests": "assert f() == 1"}]
+    blocks = [
+        {"type": "numeric", "value": 1},
+        {"type": "exact", "value": "Response A"},
+        {"type": "choice", "answer": "A", "options": {"A": "x", "B": "y"}},
+        {"type": "boolean", "value": True},
+        {"type": "python", "function": "f", "tests": "assert f() == 1"},
+    ]
     for block in blocks:
         result = check_expected(TypeAdapter(Expected).validate_python(block), BOMBS[name])
         assert result.extraction.capped == (len(BOMBS[name]) > MAX_ANSWER_CHARS)

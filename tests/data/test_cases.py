@@ -60,25 +60,55 @@ def test_seed_shape_loads(tmp_path: Path) -> None:
     ("text", "where", "what"),
     [
         ("golden_datasets:\n  - name: x\n    queries: [\n", "data.yaml:4", "YAML syntax error"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        qeury: z\n",
-         "data.yaml:6", "unknown key"),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        qeury: z\n",
+            "data.yaml:6",
+            "unknown key",
+        ),
         ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n", "data.yaml:4", "'query': required"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n"
-         "      - id: a\n        query: r\n", "data.yaml:6", "duplicate case id 'a'"),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n"
+            "      - id: a\n        query: r\n",
+            "data.yaml:6",
+            "duplicate case id 'a'",
+        ),
         ("golden_datasets:\n  - name: x\n    queries: []\n", "data.yaml:3", "no cases"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        query: r\n",
-         "data.yaml:6", "duplicate key 'query'"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        minimum_scores:\n"
-         "          acuracy: 8\n", "data.yaml:6", "valid names are"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        required_mentions: 5\n",
-         "data.yaml:6", "required_mentions"),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        query: r\n",
+            "data.yaml:6",
+            "duplicate key 'query'",
+        ),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        minimum_scores:\n"
+            "          acuracy: 8\n",
+            "data.yaml:6",
+            "valid names are",
+        ),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n"
+            "        required_mentions: 5\n",
+            "data.yaml:6",
+            "required_mentions",
+        ),
         ("queries: []\n", "data.yaml:1", "top-level 'golden_datasets:'"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        rubric:\n"
-         "          - {dimension: d, weight: 0.5, criteria: c}\n", "data.yaml:4", "sum to 1"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        expected:\n"
-         "          type: numeric\n          value: ten\n", "data.yaml:8", "expected.value"),
-        ("golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        expected:\n"
-         "          type: regex\n          pattern: '(['\n", "data.yaml:8", "does not compile"),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        rubric:\n"
+            "          - {dimension: d, weight: 0.5, criteria: c}\n",
+            "data.yaml:4",
+            "sum to 1",
+        ),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        expected:\n"
+            "          type: numeric\n          value: ten\n",
+            "data.yaml:8",
+            "expected.value",
+        ),
+        (
+            "golden_datasets:\n  - name: x\n    queries:\n      - id: a\n        query: q\n        expected:\n"
+            "          type: regex\n          pattern: '(['\n",
+            "data.yaml:8",
+            "does not compile",
+        ),
     ],
 )
 def test_errors_name_the_line(tmp_path: Path, text: str, where: str, what: str) -> None:
@@ -155,15 +185,18 @@ def test_answer_format_auto_appends_the_instruction_for_each_type(tmp_path: Path
 def test_answer_format_none_opts_out_and_the_default_is_auto(tmp_path: Path) -> None:
     (ds,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="none")))
     assert ds.answer_format == "none"
-    assert [c.query for c in ds.cases[:2]] == ["How many legs do 3 spiders have?",
-                                               "Capital of the UK? A) Paris B) London"]
+    assert [c.query for c in ds.cases[:2]] == [
+        "How many legs do 3 spiders have?",
+        "Capital of the UK? A) Paris B) London",
+    ]
     without = ANSWER_FORMAT.format(fmt="none").replace("    answer_format: none\n", "")
     (default,) = load_datasets(write(tmp_path, without))
     (auto,) = load_datasets(write(tmp_path, ANSWER_FORMAT.format(fmt="auto")))
     assert default.answer_format == "auto"
     assert [c.query for c in default.cases] == [c.query for c in auto.cases]
-    assert default.cases[0].query == ("How many legs do 3 spiders have?\n\n"
-                                      "Give the final answer on the last line as 'Answer: <number>'.")
+    assert default.cases[0].query == (
+        "How many legs do 3 spiders have?\n\nGive the final answer on the last line as 'Answer: <number>'."
+    )
     assert default.cases[-1].query == "Tell me about Paris."  # no expected: block, no instruction
 
 

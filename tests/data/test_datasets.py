@@ -134,6 +134,7 @@ def test_expert_review_dataset() -> None:
         assert math.isclose(sum(r.weight for r in case.rubric), 1.0), case.id
     seed_case = next(c for c in dataset.cases if c.id == "arch-001")
     assert [(r.dimension, r.weight) for r in seed_case.rubric] == [
-        ("trade_off_coverage", 0.3), ("context_awareness", 0.3), ("actionability", 0.4),
+        ("trade_off_coverage", 0.3),
+        ("context_awareness", 0.3),
+        ("actionability", 0.4),
     ]
-

@@ -99,16 +99,39 @@ def test_pytest_collects_odd_layouts_and_files_named_outside_the_data_paths(tmp_
     (tmp_path / "elsewhere" / "extra.yaml").write_text(GOLDEN.format(name="extra"))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     env = harness_env()
-    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
-            "-p", "no:langsmith_plugin", "-m", "golden", "--collect-only", "-q", "--harness-subjects", "baseline"]
+    base = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:deepeval",
+        "-p",
+        "no:langsmith_plugin",
+        "-m",
+        "golden",
+        "--collect-only",
+        "-q",
+        "--harness-subjects",
+        "baseline",
+    ]
     every = subprocess.run([*base, "golden"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     items = sorted(line.split("::", 1)[1] for line in every.stdout.splitlines() if "::" in line)
-    assert items == sorted([
-        "bom::bom-001[baseline]", "bom::bom-002[baseline]", "comments::comments-001[baseline]",
-        "comments::comments-002[baseline]", "flow::f-1[baseline]", "upper::upper-001[baseline]",
-        "upper::upper-002[baseline]"]), every.stdout + every.stderr
-    named = subprocess.run([*base, "elsewhere/extra.yaml"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=300)
+    assert items == sorted(
+        [
+            "bom::bom-001[baseline]",
+            "bom::bom-002[baseline]",
+            "comments::comments-001[baseline]",
+            "comments::comments-002[baseline]",
+            "flow::f-1[baseline]",
+            "upper::upper-001[baseline]",
+            "upper::upper-002[baseline]",
+        ]
+    ), every.stdout + every.stderr
+    named = subprocess.run(
+        [*base, "elsewhere/extra.yaml"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert named.returncode == 0, named.stdout + named.stderr
     assert "elsewhere/extra.yaml::extra::extra-001[baseline]" in named.stdout
     assert "elsewhere/extra.yaml::extra::extra-002[baseline]" in named.stdout
@@ -130,7 +153,8 @@ def test_duplicate_dataset_name_across_files_names_both(clean_env: Path, capsys:
         discover([clean_env / "golden"])
     assert "dataset name 'geo' is defined in two files" in str(info.value)
     assert str(clean_env / "golden" / "a.yaml") in str(info.value) and str(clean_env / "golden" / "b.yaml") in str(
-        info.value)
+        info.value
+    )
     code, _, err = cli(capsys, "run", "--dataset", "geo")
     assert code == 2
     one_paragraph_error(err, "dataset name 'geo' is defined in two files", "golden/a.yaml", "golden/b.yaml")
@@ -154,8 +178,7 @@ def test_mistyped_data_path_is_exit_2(clean_env: Path, capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "-3", "two"])
-def test_limit_must_be_a_positive_whole_number(clean_env: Path, capsys: pytest.CaptureFixture[str],
-                                               value: str) -> None:
+def test_limit_must_be_a_positive_whole_number(clean_env: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
     with pytest.raises(SystemExit) as info:
         main(["run", f"--limit={value}"])
     assert info.value.code == 2
@@ -167,7 +190,10 @@ def test_limit_must_be_a_positive_whole_number(clean_env: Path, capsys: pytest.C
 
 
 def test_research_consent_without_secret_stops_before_any_model_call(
-    fault_server: FaultServer, clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fault_server: FaultServer,
+    clean_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     (clean_env / "golden").mkdir()
     (clean_env / "golden" / "geo.yaml").write_text(GOLDEN.format(name="geo"))
@@ -186,13 +212,21 @@ def test_research_consent_without_secret_stops_before_any_model_call(
 
 
 def test_unwritable_bias_store_warns_once_and_keeps_results(
-    fault_server: FaultServer, clean_env: Path, caplog: pytest.LogCaptureFixture,
+    fault_server: FaultServer,
+    clean_env: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     (clean_env / "store-is-a-folder").mkdir()
     settings = load_settings(
-        None, base_url=fault_server.base_url, rubric_scoring=False, cache_mode="off",
-        models=[{"id": m, "provider": "openai", "model": m} for m in ("a", "b", "c")], chairman="a",
-        bias_persistence=True, bias_store=clean_env / "store-is-a-folder", reports_dir=clean_env / "reports",
+        None,
+        base_url=fault_server.base_url,
+        rubric_scoring=False,
+        cache_mode="off",
+        models=[{"id": m, "provider": "openai", "model": m} for m in ("a", "b", "c")],
+        chairman="a",
+        bias_persistence=True,
+        bias_store=clean_env / "store-is-a-folder",
+        reports_dir=clean_env / "reports",
     )
     fault_server.default = ok("Paris. FINAL RANKING:\n1. Response A\n2. Response B")
     (clean_env / "geo.yaml").write_text(GOLDEN.format(name="geo"))
@@ -208,8 +242,9 @@ def test_unwritable_bias_store_warns_once_and_keeps_results(
 # --- item 20: paths that cannot be used --------------------------------------------------------------
 
 
-def test_reports_dir_under_dev_null_is_exit_2(clean_env: Path, capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reports_dir_under_dev_null_is_exit_2(
+    clean_env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (clean_env / "golden").mkdir()
     (clean_env / "golden" / "geo.yaml").write_text(GOLDEN.format(name="geo"))
     monkeypatch.setenv("LLM_COUNCIL_REPORTS_DIR", "/dev/null")
@@ -356,11 +391,17 @@ def test_locked_cache_says_locked_and_not_delete(tmp_path: Path) -> None:
 def write_run(runs_dir: Path, run_id: str, manifest_text: str | None = None) -> Path:
     run_dir = runs_dir / run_id
     run_dir.mkdir(parents=True)
-    manifest = Manifest(run_id=run_id, started_at="2026-01-01T00:00:00Z", finished_at="2026-01-01T00:01:00Z",
-                        datasets=("geo",), subjects=("council",))
+    manifest = Manifest(
+        run_id=run_id,
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T00:01:00Z",
+        datasets=("geo",),
+        subjects=("council",),
+    )
     (run_dir / "manifest.json").write_text(manifest_text or manifest.model_dump_json())
     (run_dir / RESULTS).write_text(
-        CaseResult(case_id="geo-001", dataset="geo", subject="council", status="passed").model_dump_json() + "\n")
+        CaseResult(case_id="geo-001", dataset="geo", subject="council", status="passed").model_dump_json() + "\n"
+    )
     return run_dir
 
 
@@ -397,7 +438,9 @@ def test_load_run_finds_a_run_under_the_settings_reports_dir(clean_env: Path, mo
 
 
 def test_report_commands_honour_reports_dir_and_skip_bad_runs(
-    clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    clean_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     runs = clean_env / "custom" / "runs"
     write_run(runs, "20260101-000000-aaaa")

@@ -28,13 +28,25 @@ from tests.paths import REPO
 SUITE_PATH = REPO / "suites" / "reasoning-100.yaml"
 
 CATEGORY_COUNTS = {
-    "analytical": 10, "mathematical": 15, "logical": 15, "ethical": 10,
-    "creative": 15, "programming": 15, "strategic": 10, "scientific": 10,
+    "analytical": 10,
+    "mathematical": 15,
+    "logical": 15,
+    "ethical": 10,
+    "creative": 15,
+    "programming": 15,
+    "strategic": 10,
+    "scientific": 10,
 }
 OBJECTIVE = {"analytical", "mathematical", "logical", "programming"}
 ID_PREFIX = {
-    "analytical": "ana", "mathematical": "mat", "logical": "log", "ethical": "eth",
-    "creative": "cre", "programming": "prg", "strategic": "str", "scientific": "sci",
+    "analytical": "ana",
+    "mathematical": "mat",
+    "logical": "log",
+    "ethical": "eth",
+    "creative": "cre",
+    "programming": "prg",
+    "strategic": "str",
+    "scientific": "sci",
 }
 
 _DATASETS = load_datasets(SUITE_PATH)
@@ -157,8 +169,12 @@ def _log_006() -> str:
     firsts = []
     for order in itertools.permutations(names):
         pos = {name: i for i, name in enumerate(order)}
-        if (pos["Ana"] < pos["Ben"] and pos["Dee"] < pos["Cal"] < pos["Ana"]
-                and pos["Eve"] == 4 and pos["Ben"] == pos["Ana"] + 1):
+        if (
+            pos["Ana"] < pos["Ben"]
+            and pos["Dee"] < pos["Cal"] < pos["Ana"]
+            and pos["Eve"] == 4
+            and pos["Ben"] == pos["Ana"] + 1
+        ):
             firsts.append(order[0])
     return _unique(firsts)
 
@@ -529,7 +545,10 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (work / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-I", str(work / "runner.py"), str(work / "jobs.json")],
-        cwd=work, capture_output=True, text=True, timeout=60,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     results: dict[str, str] = json.loads(proc.stdout.strip().splitlines()[-1])

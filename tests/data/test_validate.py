@@ -87,8 +87,7 @@ def test_validate_command_exit_codes_and_output(tmp_path: Path) -> None:
     ok = subprocess.run([str(CLI), "validate", "good.yaml"], cwd=tmp_path, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.strip() == "ok: 1 file(s), 1 dataset(s), 1 case(s)"
-    bad = subprocess.run([str(CLI), "validate", "good.yaml", "bad.yaml"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    bad = subprocess.run([str(CLI), "validate", "good.yaml", "bad.yaml"], cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     lines = bad.stderr.strip().splitlines()
@@ -99,8 +98,13 @@ def test_validate_command_exit_codes_and_output(tmp_path: Path) -> None:
 
 def test_run_lists_every_problem_before_any_model_call(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text(BAD, encoding="utf-8")
-    proc = subprocess.run([str(CLI), "run", "--data", "bad.yaml", "--cache-mode", "replay"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(CLI), "run", "--data", "bad.yaml", "--cache-mode", "replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
     assert [e.split(":")[1] for e in errors] == [" bad.yaml"] * 3

@@ -33,12 +33,25 @@ def test_embedded_council_gives_the_same_results_at_concurrency_1_and_16(tmp_pat
     runs = []
     for concurrency, window in ((1, 1), (16, None)):
         settings = load_settings(
-            concurrency=concurrency, cache_mode="off", rubric_scoring=False, answer_max_tokens=16,
-            review_max_tokens=64, synthesis_max_tokens=16, reports_dir=tmp_path / f"c{concurrency}", llama_threads=1,
+            concurrency=concurrency,
+            cache_mode="off",
+            rubric_scoring=False,
+            answer_max_tokens=16,
+            review_max_tokens=64,
+            synthesis_max_tokens=16,
+            reports_dir=tmp_path / f"c{concurrency}",
+            llama_threads=1,
         )
         assert window == 1 or case_window(settings) == 2 * 2 * 16  # two embedded models, 16 calls queued each
-        runs.append(run_cases(settings, load_datasets(data), ["council", "baseline"],
-                              console=Console(stderr=True, quiet=True), window=window))
+        runs.append(
+            run_cases(
+                settings,
+                load_datasets(data),
+                ["council", "baseline"],
+                console=Console(stderr=True, quiet=True),
+                window=window,
+            )
+        )
     serial, wide = runs
     assert len(serial.results) == len(wide.results) == 6
     assert all(r.transcript is not None and r.transcript.final_answer for r in serial.results)

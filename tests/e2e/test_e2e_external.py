@@ -27,12 +27,24 @@ def test_external_validation_in_a_run(tmp_path: Path) -> None:
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "ext.yaml").write_text(DATA)
     env = harness_env()
-    env.update({"LLM_COUNCIL_EXTERNAL_VALIDATION": "true", "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
-                "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "c.sqlite"),
-                "HOME": str(tmp_path)})
+    env.update(
+        {
+            "LLM_COUNCIL_EXTERNAL_VALIDATION": "true",
+            "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
+            "LLM_COUNCIL_RUBRIC_SCORING": "false",
+            "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "c.sqlite"),
+            "HOME": str(tmp_path),
+        }
+    )
     cli = Path(sys.executable).with_name("council-harness")
-    out = subprocess.run([str(cli), "run", "--dataset", "ext", "--subjects", "baseline"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [str(cli), "run", "--dataset", "ext", "--subjects", "baseline"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.returncode in (0, 1), out.stderr
     run_dir = next((tmp_path / "reports" / "runs").iterdir())
     (result,) = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]

@@ -37,23 +37,35 @@ golden_datasets:
 
 def _env(project: Path) -> dict[str, str]:
     env = harness_env()
-    env.update({
-        "LLM_COUNCIL_ANSWER_MAX_TOKENS": "40",
-        "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",
-        "LLM_COUNCIL_FINAL_ANSWER_MAX_TOKENS": "40",
-        "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
-        "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
-        # a monitoring endpoint that refuses connections: delivery fails in the background, runs complete
-        "LLM_COUNCIL_QUALITY_WEBHOOK_URL": "http://127.0.0.1:9/hook",
-        "LLM_COUNCIL_BIAS_STORE": str(project / "bias.jsonl"),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    })
+    env.update(
+        {
+            "LLM_COUNCIL_ANSWER_MAX_TOKENS": "40",
+            "LLM_COUNCIL_REVIEW_MAX_TOKENS": "120",
+            "LLM_COUNCIL_FINAL_ANSWER_MAX_TOKENS": "40",
+            "LLM_COUNCIL_CACHE_PATH": str(project / "cache.sqlite"),
+            "LLM_COUNCIL_BIAS_PERSISTENCE": "true",
+            # a monitoring endpoint that refuses connections: delivery fails in the background, runs complete
+            "LLM_COUNCIL_QUALITY_WEBHOOK_URL": "http://127.0.0.1:9/hook",
+            "LLM_COUNCIL_BIAS_STORE": str(project / "bias.jsonl"),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
     return env
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
-           "-p", "no:langsmith_plugin", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:deepeval",
+        "-p",
+        "no:langsmith_plugin",
+        *args,
+    ]
     return subprocess.run(cmd, cwd=project, env=_env(project), capture_output=True, text=True, timeout=900)
 
 
@@ -80,7 +92,8 @@ def test_collect_only_lists_one_item_per_case_and_subject(project: Path) -> None
     items = [line for line in out.stdout.splitlines() if line.startswith("golden/")]
     assert items == [
         f"golden/mini.yaml::mini::{case}[{subject}]"
-        for case in ("capital-fr", "add-small", "impossible") for subject in ("council", "baseline")
+        for case in ("capital-fr", "add-small", "impossible")
+        for subject in ("council", "baseline")
     ]
 
 
@@ -155,8 +168,12 @@ def test_replay_miss_names_the_case(project: Path, cold_run: subprocess.Complete
 def test_cli_run_writes_report(project: Path, cold_run: subprocess.CompletedProcess[str]) -> None:
     cli = Path(sys.executable).with_name("council-harness")
     out = subprocess.run(
-        [str(cli), "run", "--dataset", "mini", "--cache-mode", "replay"], cwd=project, env=_env(project),
-        capture_output=True, text=True, timeout=600,
+        [str(cli), "run", "--dataset", "mini", "--cache-mode", "replay"],
+        cwd=project,
+        env=_env(project),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert out.returncode == 1, out.stderr  # the impossible case fails
     report_line = [x for x in out.stdout.splitlines() if x.startswith("report: ")]
@@ -211,8 +228,9 @@ def test_baseline_gate_round_trip(project: Path, cold_run: subprocess.CompletedP
 
     cli = Path(sys.executable).with_name("council-harness")
     run_dir = sorted((project / "reports" / "runs").iterdir())[-1]
-    compared = subprocess.run([str(cli), "compare", str(run_dir)], cwd=project, env=_env(project),
-                              capture_output=True, text=True, timeout=120)
+    compared = subprocess.run(
+        [str(cli), "compare", str(run_dir)], cwd=project, env=_env(project), capture_output=True, text=True, timeout=120
+    )
     assert compared.returncode == 1
     assert f"case {target[0]} [council]: {target[1]} " in compared.stdout
     assert json.loads((run_dir / "summary.json").read_text())["gate"]["outcome"] == "fail"
@@ -233,8 +251,14 @@ def test_bias_records_and_report(project: Path, cold_run: subprocess.CompletedPr
     assert {r["reviewer_id"] for r in records} == {"smollm2-precise", "smollm2-explainer", "gemma3"}
     assert all(r["reviewer_id"] != r["model_id"] for r in records)
     cli = Path(sys.executable).with_name("council-harness")
-    out = subprocess.run([str(cli), "bias-report", "--input", str(project / "bias.jsonl"), "--format", "json"],
-                         cwd=project, env=_env(project), capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [str(cli), "bias-report", "--input", str(project / "bias.jsonl"), "--format", "json"],
+        cwd=project,
+        env=_env(project),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report  # figures carry N, estimate, CI and window (checked in the bias unit tests)

@@ -41,10 +41,23 @@ SUBJECTS = ("council", "self-consistency:smollm2-precise", "solo:gemma3", "counc
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("matrix")
-    env = harness_env(LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
-                      LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "reasoning-100", "--limit", str(LIMIT),
-           "--subjects", ",".join(SUBJECTS)]
+    env = harness_env(
+        LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
+        LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--suite",
+        "reasoning-100",
+        "--limit",
+        str(LIMIT),
+        "--subjects",
+        ",".join(SUBJECTS),
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=7000)
     (root / "output.txt").write_text(proc.stdout + proc.stderr)
     assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]  # 1: the gate failed, not the run
@@ -73,7 +86,8 @@ def test_the_run_completed_every_pair(run_dir: Path) -> None:
 
 def test_arm_rows_and_leave_one_out(page: Tab) -> None:
     assert sorted(_texts(page, "#arm-verdicts tr td:first-child")) == sorted(
-        ["self-consistency:smollm2-precise", "solo:gemma3"])
+        ["self-consistency:smollm2-precise", "solo:gemma3"]
+    )
     assert all(r.endswith("x") for r in _texts(page, "#arm-verdicts tr td:nth-child(3)"))
     assert _texts(page, "#leave-one-out tr td:first-child") == ["gemma3"]
 
@@ -85,8 +99,10 @@ def test_ledger_and_quality_per_cost_chart(page: Tab) -> None:
     assert all(c >= LIMIT for c in calls), calls
     cpu = [float(x.replace(",", "")) for x in _texts(page, "#usage-ledger tr td:nth-child(7)")]
     assert all(c > 0 for c in cpu), cpu  # embedded models: CPU seconds instead of dollars
-    size = page.evaluate("(() => { const r = document.querySelector('#quality-per-cost svg.chart')"
-                         ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()")
+    size = page.evaluate(
+        "(() => { const r = document.querySelector('#quality-per-cost svg.chart')"
+        ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()"
+    )
     assert size[0] > 200 and size[1] > 100, size
     frontier = page.evaluate("document.querySelector('#quality-per-cost .frontier').textContent")
     assert frontier and set(frontier.split(", ")) <= set(SUBJECTS), frontier

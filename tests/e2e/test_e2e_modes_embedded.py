@@ -44,10 +44,23 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if existing := os.environ.get("HARNESS_MODES_RUN"):
         return Path(existing)
     root = tmp_path_factory.mktemp("modes")
-    env = harness_env(LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
-                      LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "reasoning-100", "--limit", str(LIMIT),
-           "--subjects", ",".join(SUBJECTS)]
+    env = harness_env(
+        LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
+        LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--suite",
+        "reasoning-100",
+        "--limit",
+        str(LIMIT),
+        "--subjects",
+        ",".join(SUBJECTS),
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=10700)
     (root / "output.txt").write_text(proc.stdout + proc.stderr)
     assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]  # 1: the gate failed, not the run
@@ -85,7 +98,9 @@ def test_modes_panel_band_table_ledger_and_chart(page: Tab) -> None:
     assert sorted(_texts(page, "#usage-ledger tr td:first-child")) == sorted(SUBJECTS)
     assert set(_texts(page, "#mode-summaries tr td:first-child")) == {"council:debate", "council+dissent", "debate:2"}
     assert _texts(page, "#remediation-bands tr td:first-child") == ["CSS 0.50-0.69", "below CSS 0.50"]
-    size = page.evaluate("(() => { const r = document.querySelector('#quality-per-cost svg.chart')"
-                         ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()")
+    size = page.evaluate(
+        "(() => { const r = document.querySelector('#quality-per-cost svg.chart')"
+        ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()"
+    )
     assert size[0] > 200 and size[1] > 100, size
     assert page.errors() == []

@@ -33,11 +33,22 @@ def test_voting_subject_on_a_golden_dataset(tmp_path: Path) -> None:
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "vote.yaml").write_text(DATA)
     env = harness_env()
-    env.update({"LLM_COUNCIL_ANSWER_MAX_TOKENS": "48", "LLM_COUNCIL_REVIEW_MAX_TOKENS": "100",
-                "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache.sqlite")})
+    env.update(
+        {
+            "LLM_COUNCIL_ANSWER_MAX_TOKENS": "48",
+            "LLM_COUNCIL_REVIEW_MAX_TOKENS": "100",
+            "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache.sqlite"),
+        }
+    )
     cli = Path(sys.executable).with_name("council-harness")
-    out = subprocess.run([str(cli), "run", "--dataset", "vote", "--subjects", "voting"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=1200)
+    out = subprocess.run(
+        [str(cli), "run", "--dataset", "vote", "--subjects", "voting"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert out.returncode in (0, 1), out.stderr
     run_dir = next((tmp_path / "reports" / "runs").iterdir())
     results = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
@@ -55,7 +66,8 @@ def test_voting_subject_on_a_golden_dataset(tmp_path: Path) -> None:
         if v["second_round_triggered"]:
             assert v["round_count"] == 2
             assert any(c["stage"] == "round2" for c in t["calls"])
-    assert any(r["transcript"]["voting"]["second_round_triggered"] for r in results), \
-        [r["transcript"]["voting"]["agreement_level"] for r in results]
+    assert any(r["transcript"]["voting"]["second_round_triggered"] for r in results), [
+        r["transcript"]["voting"]["agreement_level"] for r in results
+    ]
     html = (run_dir / "index.html").read_text()
     assert "why-sky" in html and "second_round_triggered" in html and "agreement_level" in html

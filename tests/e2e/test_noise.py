@@ -30,13 +30,28 @@ def _env() -> dict[str, str]:
 def test_replay_miss_from_another_folder_prints_once_and_nothing_foreign(tmp_path: Path) -> None:
     (tmp_path / "mini.yaml").write_text(MINI, encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "mini.yaml", "-m", "golden", "--cache-mode", "replay", "-q",
-         "-p", "no:cacheprovider"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_env(),
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "mini.yaml",
+            "-m",
+            "golden",
+            "--cache-mode",
+            "replay",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
     )
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr
-    failures = out[out.index("= FAILURES ="):out.index("short test summary")]
+    failures = out[out.index("= FAILURES =") : out.index("short test summary")]
     miss = "replay mode: no cached reply for model"
     assert failures.count(miss) == 2  # one per item (council, baseline), not a chained second copy
     assert "During handling of the above exception" not in out
@@ -57,8 +72,14 @@ def test_an_embedded_model_call_leaves_no_resource_warning(tmp_path: Path) -> No
         " max_tokens=4, seed=1))\n"
         "print('answered', bool(c.text))\n"
     )
-    proc = subprocess.run([sys.executable, "-W", "default", "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env=_env())
+    proc = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "answered True" in proc.stdout
     assert "ResourceWarning" not in proc.stderr, proc.stderr

@@ -56,7 +56,8 @@ def test_token_ratio_and_bonferroni_level_per_arm() -> None:
     assert (solo.council_tokens, solo.arm_tokens) == (6000, 2000)
     # council 20/20 vs 5/20: d = 1 - 1.15 x on 5 cases (-0.15) and 1 on 15: supported
     assert solo.verdict.verdict == "supported" and solo.sentence.endswith(
-        "at 3.00x tokens, — completion tokens, dollars not priced")
+        "at 3.00x tokens, — completion tokens, dollars not priced"
+    )
     assert math.isclose(solo.verdict.relative_improvement, 3.0)
     # 20/20 vs 20/20: +0%, d = -0.15 on every case. The sign-flip interval lies below 0, but the exact test on
     # the discordant pairs (issue 27) cannot refute: a council right always and a baseline right 1/1.15 of
@@ -72,16 +73,20 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
         proc = run_cli(root, "--subjects", "council,solo:c,council-without:c")
     out = proc.stdout + proc.stderr
     assert proc.returncode in (0, 1), out
-    assert "leave-one-out c: council - council-without:c on correct = +0.000 (0.95 interval +0.000 to +0.000, n=6) " \
-           "(removal does not hurt)" in " ".join(out.split())
+    assert (
+        "leave-one-out c: council - council-without:c on correct = +0.000 (0.95 interval +0.000 to +0.000, n=6) "
+        "(removal does not hurt)" in " ".join(out.split())
+    )
     assert "arm (0.95 interval): council vs solo:c on correctness" in " ".join(out.split())
     # truncation, extraction failures, ambiguity and the answer format per arm: nothing truncated, every
     # answer had a number, none ambiguous, and the scripted answers ("The answer is 7.") never end with
     # the declared 'Answer: ...' line
-    assert ("measurement (arms): council: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), "
-            "ambiguous 0/6 (0%), answer line 0/6 (0%) (members 0/18 (0%)); "
-            "solo:c: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), ambiguous 0/6 (0%), "
-            "answer line 0/6 (0%)") in " ".join(out.split())
+    assert (
+        "measurement (arms): council: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), "
+        "ambiguous 0/6 (0%), answer line 0/6 (0%) (members 0/18 (0%)); "
+        "solo:c: truncated final answers 0/6 (0%), extraction failed 0/6 (0%), ambiguous 0/6 (0%), "
+        "answer line 0/6 (0%)"
+    ) in " ".join(out.split())
     (run_dir,) = (root / "reports" / "runs").iterdir()
     arms = json.loads((run_dir / "summary.json").read_text())["arms"]
     (v,) = arms["verdicts"]
@@ -92,14 +97,20 @@ def test_run_prints_and_stores_arm_verdicts_and_leave_one_out(tmp_path: Path) ->
     # the report: one row per arm with the token ratio, the leave-one-out row flagged, the ledger per subject
     page = (run_dir / "index.html").read_text()
     assert '<table class="inner" id="arm-verdicts">' in page
-    assert "<tr><td>solo:c</td><td><span class=\"badge insufficient_data\">insufficient_data</span></td>" \
-           "<td class=\"num\">7.00x tokens, 7.00x completion tokens, dollars not priced</td>" in page
-    assert "<tr><td>c</td><td class=\"num\">+0.000</td><td>+0.000 to +0.000</td><td class=\"num\">6</td>" \
-           "<td><span class=\"warn\">removal does not hurt</span>" in page
+    assert (
+        '<tr><td>solo:c</td><td><span class="badge insufficient_data">insufficient_data</span></td>'
+        '<td class="num">7.00x tokens, 7.00x completion tokens, dollars not priced</td>' in page
+    )
+    assert (
+        '<tr><td>c</td><td class="num">+0.000</td><td>+0.000 to +0.000</td><td class="num">6</td>'
+        '<td><span class="warn">removal does not hurt</span>' in page
+    )
     # council: 7 calls of 26 tokens per case = 182 per case; solo: 26; council-without:c: 5 calls = 130
-    assert "<tr><td>council</td><td class=\"num\">42</td><td class=\"num\">840</td><td class=\"num\">252</td>" \
-           "<td class=\"num\">182</td>" in page
-    assert "<tr><td>council-without:c</td><td class=\"num\">30</td>" in page
+    assert (
+        '<tr><td>council</td><td class="num">42</td><td class="num">840</td><td class="num">252</td>'
+        '<td class="num">182</td>' in page
+    )
+    assert '<tr><td>council-without:c</td><td class="num">30</td>' in page
     # the quality-per-cost chart: one point per subject, inline SVG
     chart = page.split('<figure id="quality-per-cost">', 1)[1].split("</figure>", 1)[0]
     assert '<svg class="chart"' in chart and 'id="quality-per-cost-legend_1"' in chart

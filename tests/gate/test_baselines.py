@@ -56,8 +56,15 @@ def test_drop_beyond_tolerance_regresses_and_fails():
     assert cmp.exit_code == 1
     assert cmp.failures == ("case q1 [council]: consensus_strength 0.800 -> 0.680, worse by 0.120 > tolerance 0.05",)
     (reason,) = cmp.reasons
-    assert (reason.kind, reason.case_id, reason.subject, reason.score, reason.baseline, reason.current,
-            reason.tolerance) == ("score_drop", "q1", "council", "consensus_strength", 0.8, 0.68, 0.05)
+    assert (
+        reason.kind,
+        reason.case_id,
+        reason.subject,
+        reason.score,
+        reason.baseline,
+        reason.current,
+        reason.tolerance,
+    ) == ("score_drop", "q1", "council", "consensus_strength", 0.8, 0.68, 0.05)
 
 
 def test_drop_within_tolerance_is_unchanged():
@@ -143,11 +150,18 @@ def test_new_and_missing_cases():
     # a baselined case missing from the run: the run is incomplete (exit 3), never a pass
     assert cmp.verdict == "incomplete" and cmp.exit_code == 3
     assert cmp.failures == ("case q2 [council]: baselined case has no result in this run (baseline passed)",)
-    cmp = compare([result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8),
-                   result("q3", consensus_strength=0.1)], baseline)
+    cmp = compare(
+        [
+            result("q1", consensus_strength=0.8),
+            result("q2", consensus_strength=0.8),
+            result("q3", consensus_strength=0.1),
+        ],
+        baseline,
+    )
     assert cmp.exit_code == 0  # a new case alone is not a regression
-    cmp = compare([result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8),
-                   result("q3", "error")], baseline)
+    cmp = compare(
+        [result("q1", consensus_strength=0.8), result("q2", consensus_strength=0.8), result("q3", "error")], baseline
+    )
     assert cmp.exit_code == 1 and cmp.failures == ("case q3 [council]: errored",)
 
 
@@ -191,17 +205,36 @@ class _Manifest(Frozen):
 
 def test_baseline_from_results_keeps_gated_finite_scores():
     results = [
-        CaseResult(case_id="q1", dataset="golden", subject="council", category="math", status="passed",
-                   scores={"consensus_strength": 0.8, "deliberation_depth": float("nan"), "x": 1.0}),
-        CaseResult(case_id="q1", dataset="golden", subject="single", evaluation_mode="expert_review",
-                   status="awaiting_review", scores={"consensus_strength": 0.5}),
+        CaseResult(
+            case_id="q1",
+            dataset="golden",
+            subject="council",
+            category="math",
+            status="passed",
+            scores={"consensus_strength": 0.8, "deliberation_depth": float("nan"), "x": 1.0},
+        ),
+        CaseResult(
+            case_id="q1",
+            dataset="golden",
+            subject="single",
+            evaluation_mode="expert_review",
+            status="awaiting_review",
+            scores={"consensus_strength": 0.5},
+        ),
         CaseResult(case_id="q9", dataset="other", subject="council", status="passed"),
     ]
-    b = baseline_from_results("golden", results, _Manifest(run_id="r1", when=WHEN),
-                              gated=["consensus_strength", "deliberation_depth"], created_at=WHEN)
+    b = baseline_from_results(
+        "golden",
+        results,
+        _Manifest(run_id="r1", when=WHEN),
+        gated=["consensus_strength", "deliberation_depth"],
+        created_at=WHEN,
+    )
     assert b.manifest == {"run_id": "r1", "when": "2025-01-02T03:04:05Z"}
     assert [(e.case_id, e.subject, e.status) for e in b.entries] == [
-        ("q1", "council", "passed"), ("q1", "single", "awaiting_review")]
+        ("q1", "council", "passed"),
+        ("q1", "single", "awaiting_review"),
+    ]
     assert b.entries[0].scores == {"consensus_strength": 0.8}
     assert b.entries[0].category == "math" and b.entries[1].evaluation_mode == "expert_review"
 
@@ -211,8 +244,14 @@ def test_baseline_from_results_keeps_gated_finite_scores():
 
 def test_write_and_load_round_trip_with_review(tmp_path: Path):
     review = ReviewVerdict(verdict="pass", note="correct, cites the source", who="ana", when=WHEN)
-    entry = BaselineEntry(case_id="q1", subject="council", evaluation_mode="expert_review",
-                          status="awaiting_review", scores={"consensus_strength": 0.8}, review=review)
+    entry = BaselineEntry(
+        case_id="q1",
+        subject="council",
+        evaluation_mode="expert_review",
+        status="awaiting_review",
+        scores={"consensus_strength": 0.8},
+        review=review,
+    )
     b = Baseline(dataset="golden", created_at=WHEN, manifest={"run_id": "r1"}, entries=(entry,))
     path = baseline_path("golden", tmp_path / "baselines")
     write_baseline(path, b)
@@ -258,8 +297,16 @@ def test_malformed_baseline_names_the_file(tmp_path: Path):
 
 def test_wrong_schema_names_the_file_and_field(tmp_path: Path):
     path = tmp_path / "golden.json"
-    path.write_text(json.dumps({"schema_version": 1, "dataset": "golden", "created_at": "2025-01-02T00:00:00Z",
-                                "entries": [{"case_id": "q1", "subject": "council", "status": "maybe"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "dataset": "golden",
+                "created_at": "2025-01-02T00:00:00Z",
+                "entries": [{"case_id": "q1", "subject": "council", "status": "maybe"}],
+            }
+        )
+    )
     with pytest.raises(StoreError) as err:
         load_baseline(path)
     msg = str(err.value)
@@ -271,8 +318,11 @@ def test_wrong_schema_names_the_file_and_field(tmp_path: Path):
     with pytest.raises(StoreError, match="expected a JSON object"):
         load_baseline(path)
     entry = {"case_id": "q1", "subject": "council", "status": "passed"}
-    path.write_text(json.dumps({"schema_version": 1, "dataset": "golden", "created_at": "2025-01-02T00:00:00Z",
-                                "entries": [entry, entry]}))
+    path.write_text(
+        json.dumps(
+            {"schema_version": 1, "dataset": "golden", "created_at": "2025-01-02T00:00:00Z", "entries": [entry, entry]}
+        )
+    )
     with pytest.raises(StoreError, match="duplicate entry for case 'q1'"):
         load_baseline(path)
     with pytest.raises(StoreError, match="no baseline file here") as err:
@@ -287,10 +337,19 @@ def test_baseline_path_rejects_path_like_names():
 
 def test_version_1_files_still_load_and_spreads_round_trip(tmp_path: Path):
     path = tmp_path / "golden.json"
-    path.write_text(json.dumps({"schema_version": 1, "dataset": "golden", "created_at": "2025-01-02T00:00:00Z",
-                                "manifest": {"run_id": "old"},
-                                "entries": [{"case_id": "q1", "subject": "council", "status": "passed",
-                                             "scores": {"consensus_strength": 0.8}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "dataset": "golden",
+                "created_at": "2025-01-02T00:00:00Z",
+                "manifest": {"run_id": "old"},
+                "entries": [
+                    {"case_id": "q1", "subject": "council", "status": "passed", "scores": {"consensus_strength": 0.8}}
+                ],
+            }
+        )
+    )
     old = load_baseline(path)
     assert old.schema_version == 1 and old.entries[0].spread == {}
     assert old.entries[0].scores == {"consensus_strength": 0.8}

@@ -19,8 +19,9 @@ from tests.scripted_server import ScriptedServer
 
 def _result(i: int, subject: str, correct: float, tags: tuple[str, ...] = (), tokens: int = 10) -> CaseResult:
     calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=tokens, tokens_out=0),)
-    return result(f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": calls},
-                  scores={"correct": correct}, tags=tags)
+    return result(
+        f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": calls}, scores={"correct": correct}, tags=tags
+    )
 
 
 def _split_results() -> list[CaseResult]:
@@ -43,8 +44,10 @@ def test_the_best_member_is_chosen_on_the_split_and_reported_on_the_rest() -> No
     assert (choice.selection_cases, choice.evaluation_cases) == (8, 12)
     assert [(m.member, m.mean, m.n) for m in choice.selection] == [("a", 0.5, 8), ("b", 0.75, 8)]
     assert [(m.member, m.mean, m.n) for m in choice.evaluation] == [("a", 1.0, 12), ("b", 0.25, 12)]
-    assert choice.sentence == ("best single member: b, chosen on the 8 case(s) tagged 'selection' (mean correct "
-                               "0.750); reported as best-solo on the other 12 case(s): 0.250 (n=12)")
+    assert choice.sentence == (
+        "best single member: b, chosen on the 8 case(s) tagged 'selection' (mean correct "
+        "0.750); reported as best-solo on the other 12 case(s): 0.250 (n=12)"
+    )
     best = best_solo_results(results, choice)
     assert {r.case_id for r in best} == {f"q{i:02d}" for i in range(8, 20)} and {r.subject for r in best} == {BEST}
     verdicts = {v.arm: v for v in arm_verdicts(verdict_plan(results, 0.15, "correct", "selection"), results)}
@@ -73,10 +76,12 @@ def test_without_a_split_each_member_is_reported_and_none_is_chosen() -> None:
 
 
 def _council(i: int, synthesis: str, answers: dict[str, str], positions: dict[str, float]) -> CaseResult:
-    t = transcript(synthesis, synthesis=synthesis,
-                   answers=tuple(Answer(member=m, model=m, text=x) for m, x in answers.items()),
-                   aggregate=tuple(AggregateRank(member=m, borda=0.5, average_position=p, votes=2)
-                                   for m, p in positions.items()))
+    t = transcript(
+        synthesis,
+        synthesis=synthesis,
+        answers=tuple(Answer(member=m, model=m, text=x) for m, x in answers.items()),
+        aggregate=tuple(AggregateRank(member=m, borda=0.5, average_position=p, votes=2) for m, p in positions.items()),
+    )
     return result(f"q{i:02d}", "council", transcript=t, scores={"correct": 1.0})
 
 
@@ -98,13 +103,17 @@ def test_cross_check_flags_a_followed_member_whose_removal_does_not_hurt() -> No
     # b: rank 1 on 6 cases and 3 on 6: mean 2.0, the same as a's
     assert (a.mean_peer_rank, b.mean_peer_rank, c.mean_peer_rank) == (2.0, 2.0, 3.0)
     assert (a.loo_effect, b.loo_effect, c.loo_effect) == (0.0, None, 10 / 12)
-    assert a.flags == ("followed but dispensable: the synthesis follows it most, yet removing it does not hurt",
-                       "top-ranked but dispensable: peers rank it best, yet removing it does not hurt")
+    assert a.flags == (
+        "followed but dispensable: the synthesis follows it most, yet removing it does not hurt",
+        "top-ranked but dispensable: peers rank it best, yet removing it does not hurt",
+    )
     assert b.flags == ()  # no council-without:b: nothing to cross-check
-    assert c.flags == ("matters but unfollowed: removing it hurts, yet the synthesis follows it less than an "
-                       "equal share",)
-    assert c.sentence.startswith("cross-check c: synthesis follows it in 0% of 12 case(s), mean peer rank 3.00, "
-                                 "leave-one-out effect +0.833")
+    assert c.flags == (
+        "matters but unfollowed: removing it hurts, yet the synthesis follows it less than an equal share",
+    )
+    assert c.sentence.startswith(
+        "cross-check c: synthesis follows it in 0% of 12 case(s), mean peer rank 3.00, leave-one-out effect +0.833"
+    )
 
 
 def test_run_reports_the_best_member_and_the_cross_check(tmp_path: Path) -> None:
@@ -120,8 +129,10 @@ def test_run_reports_the_best_member_and_the_cross_check(tmp_path: Path) -> None
         proc = run_cli(root, "--subjects", "council,solo:a,solo:c,council-without:c")
     out = " ".join((proc.stdout + proc.stderr).split())
     assert proc.returncode in (0, 1), out
-    assert ("best single member: c, chosen on the 2 case(s) tagged 'selection' (mean correct 1.000); "
-            "reported as best-solo on the other 4 case(s): 1.000 (n=4)") in out
+    assert (
+        "best single member: c, chosen on the 2 case(s) tagged 'selection' (mean correct 1.000); "
+        "reported as best-solo on the other 4 case(s): 1.000 (n=4)"
+    ) in out
     assert "cross-check c: synthesis follows it in 100% of 6 case(s)" in out
     assert "followed but dispensable" in out
     (run_dir,) = (root / "reports" / "runs").iterdir()
@@ -138,4 +149,4 @@ def test_run_reports_the_best_member_and_the_cross_check(tmp_path: Path) -> None
     page = (run_dir / "index.html").read_text()
     assert '<p id="best-member">best single member: c, chosen on the 2 case(s) tagged &#39;selection&#39;' in page
     assert '<table class="inner" id="loo-cross-check">' in page
-    assert "<tr><td>c</td><td class=\"num\">100% of 6</td>" in page
+    assert '<tr><td>c</td><td class="num">100% of 6</td>' in page

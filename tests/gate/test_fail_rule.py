@@ -54,7 +54,8 @@ def test_fail_on_regressions_passes_a_rerun_against_its_own_baseline_and_fails_a
         assert gate["rule"] == {"fail_on": "regressions", "min_pass_rate": None}
         assert gate["counts"]["known_failure"] == 6 and len(gate["excused"]) == 6
         assert {(r["case_id"], r["subject"]) for r in gate["excused"]} == (
-            {(f"q{i:02d}", "council") for i in (4, 5)} | {(f"q{i:02d}", "baseline") for i in (2, 3, 4, 5)})
+            {(f"q{i:02d}", "council") for i in (4, 5)} | {(f"q{i:02d}", "baseline") for i in (2, 3, 4, 5)}
+        )
         assert "rule: fail_on=regressions (6 known failure(s) not counted)" in rerun.stdout
         assert "rule: fail_on=regressions (6 known failure(s) not counted)" in html  # the report's banner
 
@@ -98,10 +99,13 @@ def test_the_rule_never_excuses_a_scoring_error(tmp_path: Path) -> None:
     assert [r.kind for r in gate.reasons] == ["scoring_error"]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("gate:\n  fail_on: known\n", "gate.fail_on"),
-    ("gate:\n  min_pass_rate: 1.5\n", "gate.min_pass_rate"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("gate:\n  fail_on: known\n", "gate.fail_on"),
+        ("gate:\n  min_pass_rate: 1.5\n", "gate.min_pass_rate"),
+    ],
+)
 def test_a_bad_gate_setting_is_a_config_error_naming_the_field(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "council-harness.yaml"
     path.write_text(text)

@@ -36,8 +36,9 @@ def project(tmp_path: Path):
     with FaultServer(default=ok("Two.")) as server:
         server.when("Grade one answer", ok(judge_reply(8)), model="grader")
         (tmp_path / "golden").mkdir()
-        cases = "\n".join(f'      - {{id: q{i + 1}, query: "Question {q}: say something."}}'
-                          for i, q in enumerate(QUESTIONS))
+        cases = "\n".join(
+            f'      - {{id: q{i + 1}, query: "Question {q}: say something."}}' for i, q in enumerate(QUESTIONS)
+        )
         (tmp_path / "golden" / "gate.yaml").write_text(f"golden_datasets:\n  - name: gate\n    queries:\n{cases}\n")
         (tmp_path / "council-harness.yaml").write_text(
             f"base_url: {server.base_url}\n"
@@ -81,8 +82,9 @@ def test_one_case_falling_8_to_2_fails_the_run_naming_it(project):
     done = cli(root, "run", "--subjects", "baseline", "--data", "golden")
     assert done.returncode == 1, done.stderr
     # m1 samples at temperature 0.7: the gate is noise-aware (issue 27) and still names the collapse
-    assert "baseline gate: FAIL (1 regressed beyond noise, 0 changed within noise, 0 improved, noise-aware" \
-        in done.stdout
+    assert (
+        "baseline gate: FAIL (1 regressed beyond noise, 0 changed within noise, 0 improved, noise-aware" in done.stdout
+    )
     assert "case q3 [baseline]: accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5 + noise band " in done.stdout
     for other in ("q1", "q2", "q4", "q5"):
         assert f"case {other} " not in done.stdout
@@ -93,20 +95,29 @@ def test_one_case_falling_8_to_2_fails_the_run_naming_it(project):
     assert gate["counts"]["missing"] == 0 and gate["counts"]["unreadable"] == 0
     accuracy = next(r for r in gate["reasons"] if r["score"] == "accuracy")
     assert {k: accuracy[k] for k in ("kind", "dataset", "case_id", "subject", "baseline", "current", "tolerance")} == {
-        "kind": "score_drop", "dataset": "gate", "case_id": "q3", "subject": "baseline",
-        "baseline": 8.0, "current": 2.0, "tolerance": 0.5}
+        "kind": "score_drop",
+        "dataset": "gate",
+        "case_id": "q3",
+        "subject": "baseline",
+        "baseline": 8.0,
+        "current": 2.0,
+        "tolerance": 0.5,
+    }
     html = (second / "index.html").read_text()
     # the reason is in the banner itself, not behind a click
-    banner = html[html.index('<section id="gate">'):html.index("</section>")]
+    banner = html[html.index('<section id="gate">') : html.index("</section>")]
     assert "why the gate failed" in banner and "case q3 [baseline]: accuracy 8.000 -&gt; 2.000" in banner
     assert "<details" not in banner.split("why the gate failed")[1].split("case q3")[0]
 
 
-@pytest.mark.parametrize(("content", "read", "missing", "unreadable"), [
-    ("", 0, 5, 0),                               # empty results.jsonl
-    ("garbage\n{not json\n\x00\x01\n", 0, 5, 3),  # garbage
-    (None, 1, 4, 0),                             # 1 of 5 lines
-])
+@pytest.mark.parametrize(
+    ("content", "read", "missing", "unreadable"),
+    [
+        ("", 0, 5, 0),  # empty results.jsonl
+        ("garbage\n{not json\n\x00\x01\n", 0, 5, 3),  # garbage
+        (None, 1, 4, 0),  # 1 of 5 lines
+    ],
+)
 def test_compare_fails_on_missing_or_unreadable_results(project, content, read, missing, unreadable):
     root, _ = project
     first = baseline_run(root)
@@ -119,20 +130,26 @@ def test_compare_fails_on_missing_or_unreadable_results(project, content, read, 
     done = cli(root, "compare", str(broken))
     assert done.returncode == 3, done.stdout + done.stderr  # incomplete: never a pass, not a regression either
     # the reasons: each missing case and unreadable line, and once for the run: fewer results than planned
-    assert (f"gate: incomplete: {missing + unreadable + 1} reason(s); {read} result(s) read, {missing} baselined "
-            f"case(s) missing, {unreadable} unreadable line(s)") in done.stdout
+    assert (
+        f"gate: incomplete: {missing + unreadable + 1} reason(s); {read} result(s) read, {missing} baselined "
+        f"case(s) missing, {unreadable} unreadable line(s)"
+    ) in done.stdout
     assert f"incomplete: {read} of 5 planned result(s)" in done.stdout
     gate = json.loads((broken / "summary.json").read_text())["gate"]
     assert gate["outcome"] == "incomplete" and gate["counts"]["not_run"] == 1
     assert (gate["counts"]["missing"], gate["counts"]["unreadable"], gate["counts"]["results"]) == (
-        missing, unreadable, read)
+        missing,
+        unreadable,
+        read,
+    )
     # cases run concurrently, so results.jsonl's first line may be any case: the kept one is read from it
     kept = {json.loads(lines[0])["case_id"]} if content is None else set()
     expected_missing = sorted({f"q{i}" for i in range(1, 6)} - kept)
     assert len(expected_missing) == missing
     assert sorted(r["case_id"] for r in gate["reasons"] if r["kind"] == "missing") == expected_missing
     assert [r["line"] for r in gate["reasons"] if r["kind"] == "unreadable"] == [
-        f"results.jsonl:{n}" for n in range(1, unreadable + 1)]
+        f"results.jsonl:{n}" for n in range(1, unreadable + 1)
+    ]
 
     # --summary writes the same section elsewhere and leaves other sections of that file alone
     elsewhere = root / "ci" / "gate.json"
@@ -158,8 +175,11 @@ def test_repeats_use_a_new_seed_per_repeat_and_store_spreads(project):
     config.write_text(config.read_text().replace("cache_mode: 'off'", "cache_mode: readwrite"))
     done = cli(root, "run", "--subjects", "baseline", "--data", "golden", "--repeats", "3", "--update-baseline")
     assert done.returncode == 0, done.stderr
-    asked = [r.body for r in server.requests if r.body and r.body["model"] == "answerer"
-             and "Question one" in json.dumps(r.body["messages"])]
+    asked = [
+        r.body
+        for r in server.requests
+        if r.body and r.body["model"] == "answerer" and "Question one" in json.dumps(r.body["messages"])
+    ]
     # the configured seed 42, then 42 + 1009 and 42 + 2018 (member m1 has seed offset 0)
     assert sorted(b["seed"] for b in asked) == [42, 1051, 2060]
     run = run_dirs(root)[-1]

@@ -38,17 +38,24 @@ def test_one_rubric_score_falling_8_to_2_in_5_cases_fails_naming_the_case():
     cmp = compare(after, baseline(before), {"rubric_accuracy": 0.5})
     assert cmp.exit_code == 1
     (reason,) = cmp.reasons
-    assert (reason.kind, reason.case_id, reason.subject, reason.score) == ("score_drop", "c3", "council",
-                                                                           "rubric_accuracy")
+    assert (reason.kind, reason.case_id, reason.subject, reason.score) == (
+        "score_drop",
+        "c3",
+        "council",
+        "rubric_accuracy",
+    )
     assert (reason.baseline, reason.current, reason.tolerance) == (8.0, 2.0, 0.5)
     assert reason.message == "case c3 [council]: rubric_accuracy 8.000 -> 2.000, worse by 6.000 > tolerance 0.5"
 
 
-@pytest.mark.parametrize(("n", "k", "before", "after", "tol"), [
-    (10, 5, 0.8, 0.0, 0.05),   # 10 cases with 5 collapsing 0.8 -> 0
-    (30, 10, 0.9, 0.4, 0.05),  # 30 cases with 10 dropping 0.5
-    (100, 1, 0.8, 0.7, 0.05),  # one case of a hundred
-])
+@pytest.mark.parametrize(
+    ("n", "k", "before", "after", "tol"),
+    [
+        (10, 5, 0.8, 0.0, 0.05),  # 10 cases with 5 collapsing 0.8 -> 0
+        (30, 10, 0.9, 0.4, 0.05),  # 30 cases with 10 dropping 0.5
+        (100, 1, 0.8, 0.7, 0.05),  # one case of a hundred
+    ],
+)
 def test_a_minority_of_large_drops_fails_whatever_n(n, k, before, after, tol):
     base = baseline([res(f"c{i}", consensus_strength=before) for i in range(n)])
     run = [res(f"c{i}", consensus_strength=after if i < k else before) for i in range(n)]
@@ -101,8 +108,7 @@ def test_newly_failing_missing_and_unreadable_are_regressions():
     run = [res("c0", consensus_strength=0.8), res("c1", status="failed", consensus_strength=0.8)]
     cmp = compare(run, base, 0.05, unreadable=["results.jsonl:3"])
     kinds = sorted((r.kind, r.case_id or r.line) for r in cmp.reasons)
-    assert kinds == [("missing", "c2"), ("missing", "c3"), ("newly_failing", "c1"),
-                     ("unreadable", "results.jsonl:3")]
+    assert kinds == [("missing", "c2"), ("missing", "c3"), ("newly_failing", "c1"), ("unreadable", "results.jsonl:3")]
     counts = cmp.counts()
     assert (counts["missing"], counts["unreadable"], counts["newly_failing"], counts["reasons"]) == (2, 1, 1, 4)
 
@@ -121,8 +127,10 @@ def test_false_alarm_rate_under_symmetric_noise_within_tolerance(n, capsys):
         base_vals = rng.integers(10, 90, n) / 100
         steps = rng.integers(-5, 6, n)  # -0.05 .. +0.05, symmetric, on the grid
         base = baseline([res(f"c{i}", consensus_strength=float(v)) for i, v in enumerate(base_vals)])
-        run = [res(f"c{i}", consensus_strength=float(v + s / 100)) for i, (v, s) in enumerate(zip(base_vals, steps,
-                                                                                                    strict=True))]
+        run = [
+            res(f"c{i}", consensus_strength=float(v + s / 100))
+            for i, (v, s) in enumerate(zip(base_vals, steps, strict=True))
+        ]
         alarms += compare(run, base, tol).exit_code
     rate = alarms / RUNS
     with capsys.disabled():
@@ -130,8 +138,9 @@ def test_false_alarm_rate_under_symmetric_noise_within_tolerance(n, capsys):
     assert rate <= 0.05 + MARGIN
 
 
-def _noisy_run(rng: np.random.Generator, means: np.ndarray, sd: float, k: int, shift: np.ndarray | None = None
-               ) -> tuple[list[CaseResult], list[CaseResult]]:
+def _noisy_run(
+    rng: np.random.Generator, means: np.ndarray, sd: float, k: int, shift: np.ndarray | None = None
+) -> tuple[list[CaseResult], list[CaseResult]]:
     """k repeats of every case: pass 0 and the extra passes."""
     shift = np.zeros_like(means) if shift is None else shift
     draws = means[:, None] + shift[:, None] + rng.normal(0, sd, (means.size, k))
@@ -158,8 +167,10 @@ def test_noise_aware_mode_false_alarm_rate_under_sampling_noise(n, k, capsys):
         plain += compare(c0, baseline(b0), {"rubric_accuracy": tol}).exit_code
     margin = 3 * math.sqrt(0.05 * 0.95 / runs)
     with capsys.disabled():
-        print(f"\n[noise-aware gate] n={n}, k={k}: false alarms {aware}/{runs} = {aware / runs:.3f}; "
-              f"plain rule on the same noise: {plain}/{runs} = {plain / runs:.3f}")
+        print(
+            f"\n[noise-aware gate] n={n}, k={k}: false alarms {aware}/{runs} = {aware / runs:.3f}; "
+            f"plain rule on the same noise: {plain}/{runs} = {plain / runs:.3f}"
+        )
     assert aware / runs <= 0.05 + margin
 
 

@@ -26,8 +26,9 @@ WAIT_S = 120.0
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``council-harness ARGS`` in ``root`` (a dummy API key, no harness variables from the shell)."""
-    return subprocess.run([*CLI, *args], cwd=root, env=harness_env(OPENAI_API_KEY="test-key"),
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [*CLI, *args], cwd=root, env=harness_env(OPENAI_API_KEY="test-key"), capture_output=True, text=True, timeout=600
+    )
 
 
 def project(root: Path, base_url: str, extra: str = "", concurrency: int = 1) -> Path:
@@ -53,10 +54,24 @@ def _kill_after_first_result(root: Path) -> Path:
     runs = root / "reports" / "runs"
     earlier = set(runs.iterdir()) if runs.exists() else set()
     proc = subprocess.Popen(
-        [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
-         "--cache-mode", "off", "--subjects", "solo:c"],
-        cwd=root, env=harness_env(OPENAI_API_KEY="test-key"), stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        [
+            *CLI,
+            "run",
+            "--data",
+            str(root / "golden"),
+            "--config",
+            str(root / "council-harness.yaml"),
+            "--cache-mode",
+            "off",
+            "--subjects",
+            "solo:c",
+        ],
+        cwd=root,
+        env=harness_env(OPENAI_API_KEY="test-key"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + WAIT_S
         while True:
@@ -109,8 +124,14 @@ def test_a_killed_run_with_a_baseline_is_incomplete(tmp_path: Path) -> None:
     gate = json.loads((run_dir / "summary.json").read_text())["gate"]
     assert gate["outcome"] == "incomplete"
     assert (gate["counts"]["unfinished"], gate["counts"]["not_run"], gate["counts"]["missing"]) == (1, 1, N - 1)
-    assert gate["completeness"] == {"planned": N, "results": 1, "not_run": N - 1, "unreadable_lines": 0,
-                                    "finished": False, "stopped": None}
+    assert gate["completeness"] == {
+        "planned": N,
+        "results": 1,
+        "not_run": N - 1,
+        "unreadable_lines": 0,
+        "finished": False,
+        "stopped": None,
+    }
 
 
 def test_a_limit_stopped_run_without_a_baseline_is_incomplete_until_resumed(tmp_path: Path) -> None:
@@ -156,9 +177,24 @@ def test_two_resumes_at_once_never_run_the_same_pairs(tmp_path: Path) -> None:
         run_dir = _kill_after_first_result(root)
         requests_before = server.requests
         first = subprocess.Popen(
-            [*CLI, "run", "--data", str(root / "golden"), "--config", str(root / "council-harness.yaml"),
-             "--cache-mode", "off", "--resume", run_dir.name], cwd=root,
-            env=harness_env(OPENAI_API_KEY="test-key"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                *CLI,
+                "run",
+                "--data",
+                str(root / "golden"),
+                "--config",
+                str(root / "council-harness.yaml"),
+                "--cache-mode",
+                "off",
+                "--resume",
+                run_dir.name,
+            ],
+            cwd=root,
+            env=harness_env(OPENAI_API_KEY="test-key"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + WAIT_S
             while server.requests == requests_before:  # the first resume holds the lock and waits on Q01
@@ -195,8 +231,9 @@ def _shards(tmp_path: Path, right: range) -> tuple[Path, Path, Path]:
 
 
 def _merge(root: Path, a: Path, b: Path) -> subprocess.CompletedProcess[str]:
-    return cli(root, "merge", str(a), str(b), "--output", str(root / "merged"), "--config",
-               str(root / "council-harness.yaml"))
+    return cli(
+        root, "merge", str(a), str(b), "--output", str(root / "merged"), "--config", str(root / "council-harness.yaml")
+    )
 
 
 def test_merge_returns_the_merged_gates_exit_code(tmp_path: Path) -> None:

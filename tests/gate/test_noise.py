@@ -88,12 +88,20 @@ def test_an_empty_baseline_never_passes():
 
 
 def test_repeated_failures_beyond_noise_are_named_and_one_flip_is_within_noise():
-    base = baseline_from_results("sim", [_res(f"c{i}", correct=1.0) for i in range(4)], {}, created_at=WHEN,
-                                 repeats=[_res(f"c{i}", correct=1.0) for i in range(4) for _ in range(4)])
+    base = baseline_from_results(
+        "sim",
+        [_res(f"c{i}", correct=1.0) for i in range(4)],
+        {},
+        created_at=WHEN,
+        repeats=[_res(f"c{i}", correct=1.0) for i in range(4) for _ in range(4)],
+    )
     assert [(e.runs, e.failures) for e in base.entries] == [(5, 0)] * 4
     # c0 fails all five runs (Fisher p = 1/252 <= 0.035 / 8); c1 fails once (p = 0.5)
-    first = [_res("c0", "failed", correct=0.0), _res("c1", "failed", correct=0.0),
-             *(_res(f"c{i}", correct=1.0) for i in (2, 3))]
+    first = [
+        _res("c0", "failed", correct=0.0),
+        _res("c1", "failed", correct=0.0),
+        *(_res(f"c{i}", correct=1.0) for i in (2, 3)),
+    ]
     extra = [_res("c0", "failed", correct=0.0) for _ in range(4)]
     extra += [_res(f"c{i}", correct=1.0) for i in (1, 2, 3) for _ in range(4)]
     cmp = compare(first, base, 0.05, ["correct"], repeats=extra)
@@ -116,12 +124,21 @@ def test_an_errored_case_is_not_sampling_noise() -> None:
     from harness.run.result import CaseResult
 
     def res(case_id: str, status: str, score: float) -> CaseResult:
-        return CaseResult(case_id=case_id, dataset="sim", subject="council", status=status,  # type: ignore[arg-type]
-                          scores={} if status == "error" else {"rubric_composite": score},
-                          error="HTTP 400" if status == "error" else None)
+        return CaseResult(
+            case_id=case_id,
+            dataset="sim",
+            subject="council",
+            status=status,  # type: ignore[arg-type]
+            scores={} if status == "error" else {"rubric_composite": score},
+            error="HTTP 400" if status == "error" else None,
+        )
 
-    base = baseline_from_results("sim", [res(f"c{i}", "passed", 7.0) for i in range(3)], {"run_id": "b"},
-                                 created_at=datetime(2026, 1, 1, tzinfo=UTC))
+    base = baseline_from_results(
+        "sim",
+        [res(f"c{i}", "passed", 7.0) for i in range(3)],
+        {"run_id": "b"},
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
     current = [res("c0", "error", 0.0), res("c1", "failed", 7.0), res("c2", "passed", 7.0)]
     cmp = compare(current, base, {"rubric_composite": 0.5}, ["rubric_composite"], noise_aware=True)
     kinds = {(r.case_id, r.kind) for r in cmp.reasons}

@@ -35,8 +35,9 @@ def _limit(rate: float, runs: int) -> float:
     return 3 * math.sqrt(rate * (1 - rate) / runs)
 
 
-def _draw(rng: np.random.Generator, true: np.ndarray, p: np.ndarray, k: int, noise: str
-          ) -> tuple[list[CaseResult], list[CaseResult]]:
+def _draw(
+    rng: np.random.Generator, true: np.ndarray, p: np.ndarray, k: int, noise: str
+) -> tuple[list[CaseResult], list[CaseResult]]:
     n = true.size
     if noise == "jitter":
         scores = true[:, None] + rng.integers(-1, 2, (n, k))
@@ -46,14 +47,19 @@ def _draw(rng: np.random.Generator, true: np.ndarray, p: np.ndarray, k: int, noi
     out: tuple[list[CaseResult], list[CaseResult]] = ([], [])
     for i in range(n):
         for r in range(k):
-            out[r > 0].append(CaseResult(
-                case_id=f"c{i}", dataset="sim", subject="council", status="passed" if correct[i, r] else "failed",
-                scores={"rubric_composite": float(scores[i, r]), "correct": float(correct[i, r])}))
+            out[r > 0].append(
+                CaseResult(
+                    case_id=f"c{i}",
+                    dataset="sim",
+                    subject="council",
+                    status="passed" if correct[i, r] else "failed",
+                    scores={"rubric_composite": float(scores[i, r]), "correct": float(correct[i, r])},
+                )
+            )
     return out
 
 
-def _world(rng: np.random.Generator, n: int, k: int, noise: str = "jitter", collapse: bool = False
-           ) -> Comparison:
+def _world(rng: np.random.Generator, n: int, k: int, noise: str = "jitter", collapse: bool = False) -> Comparison:
     true = rng.integers(4, 9, n).astype(float)
     p = np.array([PASS_PROBS[i % 5] for i in range(n)])
     b0, bx = _draw(rng, true, p, k, noise)
@@ -66,8 +72,17 @@ def _world(rng: np.random.Generator, n: int, k: int, noise: str = "jitter", coll
     return compare(c0, base, TOLERANCES, GATED, repeats=cx, noise_aware=True)
 
 
-NULL_GRID = [(5, 1, 200), (5, 3, 150), (5, 5, 100), (20, 1, 150), (20, 3, 100), (20, 5, 60), (100, 1, 40),
-             (100, 3, 25), (100, 5, 20)]
+NULL_GRID = [
+    (5, 1, 200),
+    (5, 3, 150),
+    (5, 5, 100),
+    (20, 1, 150),
+    (20, 3, 100),
+    (20, 5, 60),
+    (100, 1, 40),
+    (100, 3, 25),
+    (100, 5, 20),
+]
 
 
 @pytest.mark.parametrize("noise", ["jitter", "gauss"])
@@ -96,8 +111,9 @@ def test_the_8_to_2_collapse_in_one_of_five_cases_is_caught_at_k_1(capsys):
         caught += cmp.exit_code
         named += any(r.kind == "score_drop" and r.case_id == "c0" for r in cmp.reasons)
     with capsys.disabled():
-        print(f"\n[noise-aware gate] 8 -> 2 in 1 of 5 cases at k=1: fails {caught}/{runs}, "
-              f"names the case {named}/{runs}")
+        print(
+            f"\n[noise-aware gate] 8 -> 2 in 1 of 5 cases at k=1: fails {caught}/{runs}, names the case {named}/{runs}"
+        )
     assert named / runs >= 0.99 - _limit(0.99, runs)
 
 
@@ -116,6 +132,7 @@ def test_a_broad_drop_no_single_case_shows_is_caught_at_the_run_level(capsys):
         cmp = compare(c0, base, TOLERANCES, GATED, noise_aware=True)
         caught += any(r.kind == "aggregate" and r.score == "rubric_composite" for r in cmp.reasons)
     with capsys.disabled():
-        print(f"\n[noise-aware gate] a true 1.5-point drop on all 30 cases, k=1: caught at the run level "
-              f"{caught}/{runs}")
+        print(
+            f"\n[noise-aware gate] a true 1.5-point drop on all 30 cases, k=1: caught at the run level {caught}/{runs}"
+        )
     assert caught / runs >= 0.9

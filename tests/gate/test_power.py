@@ -47,8 +47,10 @@ def test_score_power_by_hand():
 
 def test_plan_states_the_detectable_improvement_and_the_cases_needed():
     lines = plan_lines(55, 0.1)
-    assert lines[1] == ("  detectable: a true improvement of +236% or more is supported with 80% power; smaller "
-                        "ones mostly come out insufficient_data or inconclusive")
+    assert lines[1] == (
+        "  detectable: a true improvement of +236% or more is supported with 80% power; smaller "
+        "ones mostly come out insufficient_data or inconclusive"
+    )
     assert "  true +50%: power 8% at 55 cases; 1580 cases for 80%" in lines
     assert "  true +100%: power 22% at 55 cases; 304 cases for 80%" in lines
     assert plan_lines(3, 0.5)[1].startswith("  detectable: no true improvement is supported with 80% power")
@@ -63,8 +65,9 @@ def test_insufficient_and_refuted_verdicts_state_the_detectable_effect():
     assert v.verdict == "refuted"
     want = binary_detectable_ratio(55, 9 / 55)
     assert want is not None and v.detectable == pytest.approx(want - 1)
-    assert f"at n=55 only a true improvement of +{100 * (want - 1):.1f}% or more is detectable with 80% power" \
-        in v.summary
+    assert (
+        f"at n=55 only a true improvement of +{100 * (want - 1):.1f}% or more is detectable with 80% power" in v.summary
+    )
     few = PairedSample(council=(1.0, 1.0, 0.0), baseline=(0.0, 0.0, 1.0))
     (v,) = evaluate_prediction({"correct": few}).overall
     assert v.verdict == "insufficient_data" and "at n=3 no true improvement is detectable with 80% power" in v.summary

@@ -23,19 +23,35 @@ from harness.stats.artifacts import ArmArtifacts, artifact_warning
 from tests.builders import result
 
 
-def _result(i: int, subject: str, correct: float | None, rubric: float, *, finish: str | None = "stop",
-            extracted: str | None = "1") -> CaseResult:
+def _result(
+    i: int,
+    subject: str,
+    correct: float | None,
+    rubric: float,
+    *,
+    finish: str | None = "stop",
+    extracted: str | None = "1",
+) -> CaseResult:
     stage = "stage3" if subject == "council" else "baseline"
     calls = (CallRecord(stage=stage, member="m", model="m", finish_reason=finish),)
     scores = {"rubric_composite": rubric}
     correctness = None
     if correct is not None:
         scores["correct"] = correct
-        correctness = CorrectnessResult(correct=bool(correct), expected_display="1",
-                                        extraction=Extraction(value=extracted, method="answer_cue", detail="-"),
-                                        detail="-")
-    return result(f"c{i:02d}", subject, query=f"q{i}", transcript_fields={"answers": (), "calls": calls},
-                  scores=scores, correctness=correctness)
+        correctness = CorrectnessResult(
+            correct=bool(correct),
+            expected_display="1",
+            extraction=Extraction(value=extracted, method="answer_cue", detail="-"),
+            detail="-",
+        )
+    return result(
+        f"c{i:02d}",
+        subject,
+        query=f"q{i}",
+        transcript_fields={"answers": (), "calls": calls},
+        scores=scores,
+        correctness=correctness,
+    )
 
 
 def _run(n: int, with_expected: int) -> list[CaseResult]:
@@ -50,7 +66,9 @@ def _run(n: int, with_expected: int) -> list[CaseResult]:
 def test_default_primary_needs_ten_cases_with_expected():
     assert default_primary(_run(12, 10))[0] == "correct"
     assert default_primary(_run(12, 9)) == (
-        "rubric_composite", "default: 9 case(s) have an expected answer (fewer than 10), so the rubric score decides")
+        "rubric_composite",
+        "default: 9 case(s) have an expected answer (fewer than 10), so the rubric score decides",
+    )
 
 
 def test_configured_primary_wins_and_leads_the_console_lines():
@@ -77,8 +95,10 @@ def test_insufficient_primary_is_explained_in_one_sentence():
 def test_same_score_for_everyone_gives_a_warning_line():
     results = [_result(i, s, None, 7.0) for i in range(12) for s in ("council", "baseline")]
     lines = verdict_lines(prediction_from_results(results))
-    assert ("warning: every answer of both subjects got the same rubric_composite score (7): the scorer or judge "
-            "may not be discriminating") in lines
+    assert (
+        "warning: every answer of both subjects got the same rubric_composite score (7): the scorer or judge "
+        "may not be discriminating"
+    ) in lines
 
 
 def test_summary_json_holds_every_verdict_as_a_record(tmp_path: Path):
@@ -91,20 +111,35 @@ def test_summary_json_holds_every_verdict_as_a_record(tmp_path: Path):
     assert (v["primary"], v["min_informative_pairs"], v["threshold"]) == ("correct", 10, 0.15)
     assert v["rule"].startswith("fewer than 10 informative pairs: insufficient_data; else supported when")
     assert [(r["family"], r["scope"], r["role"]) for r in v["records"]] == [
-        ("correct", "overall", "primary"), ("rubric_composite", "overall", "secondary")]
+        ("correct", "overall", "primary"),
+        ("rubric_composite", "overall", "secondary"),
+    ]
     primary = v["records"][0]
     # council right on even cases (15 of 30), baseline on multiples of 4 (8 of 30)
     assert (primary["n"], primary["mean_council"], primary["mean_baseline"]) == (30, 0.5, pytest.approx(8 / 30))
     assert primary["difference"] == pytest.approx(0.5 - 1.15 * 8 / 30)
-    assert set(primary) >= {"effect", "effect_low", "effect_high", "difference_low", "difference_high", "confidence",
-                            "method", "verdict", "reason", "sentence", "mcnemar_p"}
+    assert set(primary) >= {
+        "effect",
+        "effect_low",
+        "effect_high",
+        "difference_low",
+        "difference_high",
+        "confidence",
+        "method",
+        "verdict",
+        "reason",
+        "sentence",
+        "mcnemar_p",
+    }
     assert v["records"][1]["mcnemar_p"] is None  # not a 0/1 family
     assert [a["subject"] for a in v["arms"]] == ["council", "baseline"]
 
 
 def test_arm_artifacts_count_truncation_and_extraction_failures():
-    results = [_result(i, "baseline", 0.0, 5.0, finish="length" if i < 3 else "stop",
-                       extracted=None if i < 2 else "1") for i in range(20)]
+    results = [
+        _result(i, "baseline", 0.0, 5.0, finish="length" if i < 3 else "stop", extracted=None if i < 2 else "1")
+        for i in range(20)
+    ]
     results += [_result(20, "baseline", 0.0, 5.0, finish=None)]  # a row written before finish reasons existed
     arm = arm_artifacts(results, "baseline")
     assert (arm.final_calls, arm.truncated, arm.unknown_finish, arm.checked, arm.extraction_failed) == (20, 3, 1, 21, 2)
@@ -112,20 +147,28 @@ def test_arm_artifacts_count_truncation_and_extraction_failures():
 
 
 def test_artifact_warning_only_beyond_five_points():
-    same = [ArmArtifacts(subject="council", final_calls=100, truncated=5),
-            ArmArtifacts(subject="baseline", final_calls=100, truncated=10)]
+    same = [
+        ArmArtifacts(subject="council", final_calls=100, truncated=5),
+        ArmArtifacts(subject="baseline", final_calls=100, truncated=10),
+    ]
     assert artifact_warning(same) == ""  # exactly 5 points apart
-    apart = [ArmArtifacts(subject="council", final_calls=100, truncated=5, checked=50, extraction_failed=0),
-             ArmArtifacts(subject="baseline", final_calls=100, truncated=11, checked=50, extraction_failed=1)]
-    assert artifact_warning(apart) == ("the arms differ by more than 5% points in truncated final answers: baseline "
-                                       "11% vs council 5%: the verdict may reflect the measurement, not the answers")
+    apart = [
+        ArmArtifacts(subject="council", final_calls=100, truncated=5, checked=50, extraction_failed=0),
+        ArmArtifacts(subject="baseline", final_calls=100, truncated=11, checked=50, extraction_failed=1),
+    ]
+    assert artifact_warning(apart) == (
+        "the arms differ by more than 5% points in truncated final answers: baseline "
+        "11% vs council 5%: the verdict may reflect the measurement, not the answers"
+    )
 
 
 def test_unknown_primary_endpoint_is_a_config_error_naming_the_choices():
     from harness.common.errors import ConfigError
     from harness.config import load_settings
 
-    with pytest.raises(ConfigError, match="primary_endpoint.*expected one of correct, heuristic_quality, "
-                                         "rubric_composite.*got 'accuracy'"):
+    with pytest.raises(
+        ConfigError,
+        match="primary_endpoint.*expected one of correct, heuristic_quality, rubric_composite.*got 'accuracy'",
+    ):
         load_settings(primary_endpoint="accuracy")
     assert load_settings(primary_endpoint="rubric_composite").primary_endpoint == "rubric_composite"

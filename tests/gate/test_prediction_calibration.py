@@ -27,12 +27,15 @@ def _margin(rate: float, reps: int) -> float:
 
 def _correlated_normals(rng: np.random.Generator, shape: tuple[int, int], rho: float) -> tuple[np.ndarray, np.ndarray]:
     shared = rng.normal(size=shape)
-    return (math.sqrt(rho) * shared + math.sqrt(1 - rho) * rng.normal(size=shape),
-            math.sqrt(rho) * shared + math.sqrt(1 - rho) * rng.normal(size=shape))
+    return (
+        math.sqrt(rho) * shared + math.sqrt(1 - rho) * rng.normal(size=shape),
+        math.sqrt(rho) * shared + math.sqrt(1 - rho) * rng.normal(size=shape),
+    )
 
 
-def _binary(rng: np.random.Generator, shape: tuple[int, int], p_base: float, ratio: float,
-            rho: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+def _binary(
+    rng: np.random.Generator, shape: tuple[int, int], p_base: float, ratio: float, rho: float = 0.5
+) -> tuple[np.ndarray, np.ndarray]:
     """``reps x n`` paired 0/1 scores with P(baseline right) = p_base, P(council right) = ratio * p_base."""
     zb, zc = _correlated_normals(rng, shape, rho)
     base = (zb < sps.norm.ppf(p_base)).astype(float)
@@ -40,8 +43,9 @@ def _binary(rng: np.random.Generator, shape: tuple[int, int], p_base: float, rat
     return council, base
 
 
-def _rubric(rng: np.random.Generator, shape: tuple[int, int], ratio: float,
-            rho: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+def _rubric(
+    rng: np.random.Generator, shape: tuple[int, int], ratio: float, rho: float = 0.5
+) -> tuple[np.ndarray, np.ndarray]:
     """``reps x n`` scores in [0, 1]: baseline Beta(2, 3) (mean 0.4), council Beta(a, 5 - a) (mean 0.4 * ratio)."""
     zb, zc = _correlated_normals(rng, shape, rho)
     a = 5 * 0.4 * ratio
@@ -54,8 +58,9 @@ def _rate(verdict: str, council: np.ndarray, base: np.ndarray) -> float:
 
 
 def _verdict(council: np.ndarray, base: np.ndarray) -> str:
-    (v,) = evaluate_prediction({"q": PairedSample(council=tuple(council), baseline=tuple(base))},
-                               n_resamples=2000).overall
+    (v,) = evaluate_prediction(
+        {"q": PairedSample(council=tuple(council), baseline=tuple(base))}, n_resamples=2000
+    ).overall
     return v.verdict
 
 
@@ -64,8 +69,10 @@ def test_boundary_false_supported_at_most_2_5_percent(n):
     """True improvement exactly 15%: "supported" must come out at most 2.5% of the time (+ margin)."""
     rng = np.random.default_rng(11 + n)
     reps = 1200
-    rates = {"binary p=0.4": _rate("supported", *_binary(rng, (reps, n), 0.4, 1.15)),
-             "rubric": _rate("supported", *_rubric(rng, (reps, n), 1.15))}
+    rates = {
+        "binary p=0.4": _rate("supported", *_binary(rng, (reps, n), 0.4, 1.15)),
+        "rubric": _rate("supported", *_rubric(rng, (reps, n), 1.15)),
+    }
     print(f"boundary n={n}: false supported {rates}")
     for name, rate in rates.items():
         assert rate <= 0.025 + _margin(0.025, reps), f"{name} at n={n}: {rate:.3%} false supported"
@@ -86,9 +93,12 @@ def test_family_wise_false_supported_across_eight_categories():
         report = evaluate_prediction({"rubric_composite": sample}, by_category=cats, n_resamples=2000)
         any_adjusted += any(v.verdict == "supported" for vs in report.by_category.values() for v in vs)
         any_unadjusted += any(
-            sign_flip_test(difference_scores(council[i:i + per_category], base[i:i + per_category], 0.15),
-                           n_resamples=2000).low > 0
-            for i in range(0, 8 * per_category, per_category))
+            sign_flip_test(
+                difference_scores(council[i : i + per_category], base[i : i + per_category], 0.15), n_resamples=2000
+            ).low
+            > 0
+            for i in range(0, 8 * per_category, per_category)
+        )
     adjusted, unadjusted = any_adjusted / reps, any_unadjusted / reps
     print(f"family-wise false supported over 8 categories: adjusted {adjusted:.3%}, unadjusted {unadjusted:.3%}")
     assert adjusted <= 0.05 + _margin(0.05, reps)
@@ -116,8 +126,9 @@ def test_clearly_worse_council_is_refuted():
 
 
 def _binary_verdict(council: np.ndarray, base: np.ndarray) -> str:
-    (v,) = evaluate_prediction({"correct": PairedSample(council=tuple(council), baseline=tuple(base))},
-                               n_resamples=200).overall
+    (v,) = evaluate_prediction(
+        {"correct": PairedSample(council=tuple(council), baseline=tuple(base))}, n_resamples=200
+    ).overall
     return v.verdict
 
 
@@ -130,8 +141,9 @@ def test_binary_boundary_keeps_its_level_without_symmetry(n, p_base, rho):
     council, base = _binary(rng, (reps, n), p_base, 1.15, rho=rho)
     verdicts = [_binary_verdict(c, b) for c, b in zip(council, base, strict=True)]
     supported, refuted = verdicts.count("supported") / reps, verdicts.count("refuted") / reps
-    print(f"binary boundary n={n} base={p_base} rho={rho}: false supported {supported:.3%}, "
-          f"false refuted {refuted:.3%}")
+    print(
+        f"binary boundary n={n} base={p_base} rho={rho}: false supported {supported:.3%}, false refuted {refuted:.3%}"
+    )
     assert supported <= 0.025 + _margin(0.025, reps) and refuted <= 0.025 + _margin(0.025, reps)
 
 
@@ -144,6 +156,7 @@ def test_binary_exact_test_power():
     reps = 300
     council, base = _binary(rng, (reps, 55), 0.1, 3.5, rho=0.0)
     rate = sum(_binary_verdict(c, b) == "supported" for c, b in zip(council, base, strict=True)) / reps
-    print(f"binary exact test, 10% -> 35% at n=55: supported {rate:.1%} (normal approx. "
-          f"{binary_power(55, 0.1, 3.5):.1%})")
+    print(
+        f"binary exact test, 10% -> 35% at n=55: supported {rate:.1%} (normal approx. {binary_power(55, 0.1, 3.5):.1%})"
+    )
     assert rate >= 0.6

@@ -32,14 +32,26 @@ def _console(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return [" ".join(line.split()) for line in (proc.stdout + proc.stderr).splitlines()]
 
 
-@pytest.mark.parametrize(("council_right", "baseline_right", "verdict", "headline"), [
-    # issue 11: 20/55 vs 5/55 (+300%) was "inconclusive"; baseline right on 0-4, council on 0-19
-    (range(20), range(5), "supported",
-     "primary endpoint: council vs single model on correctness: +300.0% (n=55), better by more than 15%: supported"),
-    # 1/55 vs 9/55: refuted by the exact test on the discordant pairs (p = 0.0059; 2 vs 8 gives 0.034, issue 27)
-    (range(1), range(1, 10), "refuted",
-     "primary endpoint: council vs single model on correctness: -88.9% (n=55), better by more than 15%: refuted"),
-])
+@pytest.mark.parametrize(
+    ("council_right", "baseline_right", "verdict", "headline"),
+    [
+        # issue 11: 20/55 vs 5/55 (+300%) was "inconclusive"; baseline right on 0-4, council on 0-19
+        (
+            range(20),
+            range(5),
+            "supported",
+            "primary endpoint: council vs single model on correctness: +300.0% (n=55), "
+            "better by more than 15%: supported",
+        ),
+        # 1/55 vs 9/55: refuted by the exact test on the discordant pairs (p = 0.0059; 2 vs 8 gives 0.034, issue 27)
+        (
+            range(1),
+            range(1, 10),
+            "refuted",
+            "primary endpoint: council vs single model on correctness: -88.9% (n=55), better by more than 15%: refuted",
+        ),
+    ],
+)
 def test_run_reaches_the_primary_verdict(tmp_path: Path, council_right, baseline_right, verdict, headline) -> None:
     with ScriptedServer(council_right, baseline_right) as server:
         root = _project(tmp_path, server.base_url)
@@ -74,6 +86,7 @@ def test_arms_that_truncate_differently_mark_the_verdict(tmp_path: Path) -> None
     lines = _console(proc)
     assert any("baseline: truncated final answers 6/55 (11%)" in line for line in lines), "\n".join(lines)
     warning = _summary(root)["verdicts"]["artifact_warning"]
-    assert warning.startswith("the arms differ by more than 5% points in truncated final answers: baseline 11% vs "
-                              "council 0%")
+    assert warning.startswith(
+        "the arms differ by more than 5% points in truncated final answers: baseline 11% vs council 0%"
+    )
     assert f"warning: {warning}" in lines

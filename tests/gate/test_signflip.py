@@ -32,8 +32,9 @@ def _brute_p(d: np.ndarray, mu: float) -> float:
 
 def _brute_low(d: np.ndarray, a: float) -> float:
     """The smallest candidate mu with p(mu) > a; candidates are every subset mean (where p can jump)."""
-    candidates = sorted({round(float(np.mean(c)), 9) for r in range(1, d.size + 1)
-                         for c in itertools.combinations(d, r)})
+    candidates = sorted(
+        {round(float(np.mean(c)), 9) for r in range(1, d.size + 1) for c in itertools.combinations(d, r)}
+    )
     return next(mu for mu in candidates if _brute_p(d, mu) > a)
 
 

@@ -106,11 +106,14 @@ def test_wilcoxon_tiny_and_degenerate_samples_are_nan_not_errors():
     assert dropped.n == 1 and "2 NaN pair(s) dropped" in dropped.note
 
 
-@pytest.mark.parametrize("d", [
-    [-0.15, -0.15, -0.15, 0.05, 0.05, 0.05, 0.05],  # ties
-    [0.0, 0.0, 1.0, 2.0, 2.0, -1.0, 3.0, 4.0],  # zeros and ties
-    [1.0, -2.0, 3.0, 4.0, 5.0, 6.0],  # neither: scipy's exact distribution
-])
+@pytest.mark.parametrize(
+    "d",
+    [
+        [-0.15, -0.15, -0.15, 0.05, 0.05, 0.05, 0.05],  # ties
+        [0.0, 0.0, 1.0, 2.0, 2.0, -1.0, 3.0, 4.0],  # zeros and ties
+        [1.0, -2.0, 3.0, 4.0, 5.0, 6.0],  # neither: scipy's exact distribution
+    ],
+)
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
 def test_wilcoxon_small_tied_samples_match_scipy(d, alternative):
     res = wilcoxon_signed_rank(d, [0.0] * len(d), alternative=alternative)
@@ -189,8 +192,9 @@ def test_verdict_rule_precedence():
 
 
 def _sample(council, base, prefix="c") -> PairedSample:
-    return PairedSample(council=tuple(council), baseline=tuple(base),
-                        ids=tuple(f"{prefix}{i}" for i in range(len(council))))
+    return PairedSample(
+        council=tuple(council), baseline=tuple(base), ids=tuple(f"{prefix}{i}" for i in range(len(council)))
+    )
 
 
 def _binary(n_right: int, n_total: int, offset: int = 0) -> list[float]:
@@ -211,8 +215,9 @@ def test_weak_baseline_on_correctness_is_supported():
     assert "Monte-Carlo paired sign-flip" in v.method
     # McNemar on the 0/1 values: 15 council-only, 0 baseline-only -> 2 * 2**-15
     assert v.mcnemar_p == pytest.approx(2 / 2**15)
-    assert v.summary.startswith("council vs single model on correctness: +300.0% (n=55), better by more than 15%: "
-                                "supported (")
+    assert v.summary.startswith(
+        "council vs single model on correctness: +300.0% (n=55), better by more than 15%: supported ("
+    )
 
 
 def test_better_baseline_on_correctness_is_refuted():
@@ -261,8 +266,11 @@ def test_tiny_samples_are_insufficient_data_with_the_reason():
 def test_primary_first_and_secondaries_bonferroni_adjusted():
     rng = np.random.default_rng(3)
     base = rng.uniform(4, 6, 40)
-    families = {"rubric_composite": _sample(base * 1.5, base), "correct": _sample(_binary(20, 40), _binary(4, 40)),
-                "heuristic_quality": _sample(base, base)}
+    families = {
+        "rubric_composite": _sample(base * 1.5, base),
+        "correct": _sample(_binary(20, 40), _binary(4, 40)),
+        "heuristic_quality": _sample(base, base),
+    }
     by_category = {f"c{i}": ("math" if i < 20 else "logic") for i in range(40)}
     report = evaluate_prediction(families, by_category=by_category, primary="correct", primary_reason="configured")
     assert [v.family for v in report.overall] == ["correct", "rubric_composite", "heuristic_quality"]
@@ -358,8 +366,14 @@ def test_exact_binary_test_takes_the_supremum_over_the_nuisance():
     for u in np.linspace(0, 1 / 1.15, GRID):
         q01 = (1 - 1.15 * u) / 2.15
         q = [1 - u - q01, q01, u]
-        by_u.append(sum(multinomial.pmf([a, b, 10 - a - b], 10, q) for a in range(11) for b in range(11 - a)
-                        if round(a - 1.15 * b - 0.15 * (10 - a - b), 9) >= round(obs, 9)))
+        by_u.append(
+            sum(
+                multinomial.pmf([a, b, 10 - a - b], 10, q)
+                for a in range(11)
+                for b in range(11 - a)
+                if round(a - 1.15 * b - 0.15 * (10 - a - b), 9) >= round(obs, 9)
+            )
+        )
     test = binary_boundary_test(np.array([1.0] * 10), np.array([0.0] * 5 + [1.0] * 5), 0.15)
     assert (test.n10, test.n01, test.n11) == (5, 0, 5)
     assert test.p_greater == pytest.approx(max(by_u), abs=1e-6)

@@ -90,15 +90,20 @@ WHOLE = Extraction(value="x", method="whole_answer", detail="")
 
 def _result(case: str, accuracy: float, correct: bool, judge: str = "smollm2-135m") -> CaseResult:
     return result(
-        case, answer=None,
+        case,
+        answer=None,
         rubric=RubricJudgement(judge="j", judge_model=judge, scores={"accuracy": accuracy}),
         correctness=CorrectnessResult(correct=correct, expected_display="x", detail="", extraction=WHOLE),
     )
 
 
 def test_judge_validity_per_model() -> None:
-    results = [_result("a", 8, True), _result("b", 3, False), _result("c", 8, False),
-               _result("d", 5, True, judge="gemma3-270m")]
+    results = [
+        _result("a", 8, True),
+        _result("b", 3, False),
+        _result("c", 8, False),
+        _result("d", 5, True, judge="gemma3-270m"),
+    ]
     [gemma, smol] = judge_validity(results)
     assert (smol.scorer, smol.n_correct, smol.n_incorrect) == ("smollm2-135m", 1, 2)
     assert smol.auc == pytest.approx((1 + 0.5) / 2)  # 8 vs 3: win; 8 vs 8: tie
@@ -106,14 +111,24 @@ def test_judge_validity_per_model() -> None:
 
 
 def _review(reviewer: str, ranking: tuple[str, ...], consistent: bool | None = None) -> Review:
-    return Review(reviewer=reviewer, model="m", raw_text="", ballot=Ballot(ranking=ranking),
-                  presentation_order=ranking, shuffle_seed=0, position_consistent=consistent)
+    return Review(
+        reviewer=reviewer,
+        model="m",
+        raw_text="",
+        ballot=Ballot(ranking=ranking),
+        presentation_order=ranking,
+        shuffle_seed=0,
+        position_consistent=consistent,
+    )
 
 
 def test_reviewer_validity_and_consistency() -> None:
     labels = {"Response A": "m1", "Response B": "m2", "Response C": "m3"}
     t = Transcript(
-        subject="council", query="q", final_answer="x", label_to_member=labels,
+        subject="council",
+        query="q",
+        final_answer="x",
+        label_to_member=labels,
         answers=tuple(Answer(member=m, model="m", text=m) for m in ("m1", "m2", "m3")),
         reviews=(
             _review("m1", ("Response A", "Response B", "Response C"), True),  # m2 (right) > m3 (wrong)
@@ -121,8 +136,14 @@ def test_reviewer_validity_and_consistency() -> None:
             _review("m3", ("Response C", "Response A", "Response B")),  # m1 (wrong) > m2 (right)
         ),
     )
-    r = CaseResult(case_id="c", dataset="d", subject="council", status="passed", transcript=t,
-                   answer_correct={"m1": False, "m2": True, "m3": False})
+    r = CaseResult(
+        case_id="c",
+        dataset="d",
+        subject="council",
+        status="passed",
+        transcript=t,
+        answer_correct={"m1": False, "m2": True, "m3": False},
+    )
     by = {v.scorer: v for v in reviewer_validity([r])}
     assert by["m1"].auc == 1.0 and by["m3"].auc == 0.0
     assert by["m2"].n_correct == 0 and by["m2"].verdict == "undefined"
@@ -138,12 +159,25 @@ def test_stage_usage_sums_per_stage() -> None:
         CallRecord(stage="round2", member="a", model="m", latency_s=0.25),
     )
     t = Transcript(subject="council", query="q", final_answer="x", answers=(), calls=calls)
-    base = Transcript(subject="baseline", query="q", final_answer="x", answers=(),
-                      calls=(CallRecord(stage="baseline", member="a", model="m", latency_s=1.0, tokens_in=5),))
+    base = Transcript(
+        subject="baseline",
+        query="q",
+        final_answer="x",
+        answers=(),
+        calls=(CallRecord(stage="baseline", member="a", model="m", latency_s=1.0, tokens_in=5),),
+    )
     results = [
-        CaseResult(case_id="c", dataset="d", subject="council", status="passed", transcript=t,
-                   scoring_calls=(CallRecord(stage="judge", member="j", model="m", latency_s=2.0, tokens_in=400),
-                                  CallRecord(stage="external", member="j", model="m", latency_s=0.25))),
+        CaseResult(
+            case_id="c",
+            dataset="d",
+            subject="council",
+            status="passed",
+            transcript=t,
+            scoring_calls=(
+                CallRecord(stage="judge", member="j", model="m", latency_s=2.0, tokens_in=400),
+                CallRecord(stage="external", member="j", model="m", latency_s=0.25),
+            ),
+        ),
         CaseResult(case_id="c", dataset="d", subject="baseline", status="passed", transcript=base),
     ]
     usage = stage_usage(results)
@@ -179,10 +213,16 @@ def test_label_assignment_is_recorded_and_fair() -> None:
 
 def test_two_order_ballot_combination() -> None:
     labels = ["Response A", "Response B", "Response C"]
-    first = BallotPass(order=("Response A", "Response B", "Response C"),
-                       probabilities={"Response A": 0.6, "Response B": 0.3, "Response C": 0.1}, winner="Response A")
-    second = BallotPass(order=("Response C", "Response B", "Response A"),
-                        probabilities={"Response A": 0.1, "Response B": 0.3, "Response C": 0.6}, winner="Response C")
+    first = BallotPass(
+        order=("Response A", "Response B", "Response C"),
+        probabilities={"Response A": 0.6, "Response B": 0.3, "Response C": 0.1},
+        winner="Response A",
+    )
+    second = BallotPass(
+        order=("Response C", "Response B", "Response A"),
+        probabilities={"Response A": 0.1, "Response B": 0.3, "Response C": 0.6},
+        winner="Response C",
+    )
     ranking, mean = combine_passes([first, second], labels)
     # means: A 0.35, B 0.30, C 0.35 -> A and C tie, broken by label order
     assert mean == pytest.approx({"Response A": 0.35, "Response B": 0.3, "Response C": 0.35})

@@ -17,8 +17,13 @@ from tests.builders import result, run_folder
 
 def _result(i: int, subject: str, correct: float, rubric: float, tags: tuple[str, ...] = ()) -> CaseResult:
     calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=10, tokens_out=1),)
-    return result(f"q{i:02d}", subject, transcript_fields={"calls": calls}, tags=tags,
-                  scores={"correct": correct, "rubric_composite": rubric})
+    return result(
+        f"q{i:02d}",
+        subject,
+        transcript_fields={"calls": calls},
+        tags=tags,
+        scores={"correct": correct, "rubric_composite": rubric},
+    )
 
 
 def _results(n: int = 12) -> list[CaseResult]:
@@ -38,8 +43,7 @@ def test_the_plan_holds_the_primary_endpoint_the_arms_and_the_councils_pairs() -
     results = _results()
     plan = verdict_plan(results, 0.15, None, "selection")
     # 12 cases with `correct`: the default primary endpoint (rule: at least 10)
-    assert (plan.primary, plan.primary_reason) == ("correct", "default: 12 cases have an expected answer "
-                                                              "(at least 10)")
+    assert (plan.primary, plan.primary_reason) == ("correct", "default: 12 cases have an expected answer (at least 10)")
     assert plan.choice is not None and plan.choice.chosen == "a"
     assert {r.case_id for r in plan.best_solo} == {f"q{i:02d}" for i in range(4, 12)}
     assert plan.arms == ("baseline", "solo:a", "solo:b", "best-solo")

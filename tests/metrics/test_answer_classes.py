@@ -31,8 +31,11 @@ def _choice(answer: str, options: dict[str, str] | list[str]) -> dict[str, Any]:
 
 CHOICE = {
     "option text with parentheses": [
-        (_choice("B", LOOP), "Each increase feeds further growth, so this is a positive (reinforcing) loop.",
-         "correct"),
+        (
+            _choice("B", LOOP),
+            "Each increase feeds further growth, so this is a positive (reinforcing) loop.",
+            "correct",
+        ),
         (_choice("B", LOOP), "What we have here is a positive (reinforcing) loop, not a balancing one.", "correct"),
         (_choice("B", LOOP), "It behaves like a negative (balancing) loop.", "wrong"),
         (_choice("B", BIG_O), "Halving the range each step makes binary search O(log n).", "correct"),
@@ -55,8 +58,11 @@ CHOICE = {
         (_choice("C", METALS), "Definitely not (C). The answer must be (A).", "wrong"),
     ],
     "a leading marker": [
-        (_choice("C", BBQ), "(c) Not enough information: the teacher and the plumber are both described only briefly.",
-         "correct"),
+        (
+            _choice("C", BBQ),
+            "(c) Not enough information: the teacher and the plumber are both described only briefly.",
+            "correct",
+        ),
         (_choice("C", BBQ), "C) Not enough information", "correct"),
         (_choice("C", BBQ), "(b) The plumber, since the teacher was in class.", "wrong"),
         (_choice("C", BBQ), "(b) The plumber or (c), hard to say.", "ambiguous"),
@@ -85,11 +91,17 @@ CHOICE = {
         (_choice(ORDER[0], ORDER), "The second one.", "wrong"),
     ],
     "a walk-through that never commits": [
-        (_choice("C", METALS), "Checking each choice:\nA) copper, conducts\nB) iron, conducts\nC) glass: an insul",
-         "unanswered"),
+        (
+            _choice("C", METALS),
+            "Checking each choice:\nA) copper, conducts\nB) iron, conducts\nC) glass: an insul",
+            "unanswered",
+        ),
         (_choice("C", METALS), "A) copper: a metal.\nB) iron: a metal.\nC) glass: hmm", "unanswered"),
-        (_choice("C", METALS), "A) copper: conducts.\nB) iron: conducts.\nC) glass: does not.\nSo the answer is C.",
-         "correct"),
+        (
+            _choice("C", METALS),
+            "A) copper: conducts.\nB) iron: conducts.\nC) glass: does not.\nSo the answer is C.",
+            "correct",
+        ),
     ],
 }
 
@@ -102,13 +114,25 @@ BOOLEAN = {
         ("Will ice float on water?", "It will.", True, "correct"),
         ("Does a compass needle point to true north?", "It doesn't.", False, "correct"),
         ("Can penguins fly?", "They can't.", False, "correct"),
-        ("Do the angles of a triangle on a sphere sum to 180 degrees?", "Not on a sphere; they sum to more.", False,
-         "correct"),
+        (
+            "Do the angles of a triangle on a sphere sum to 180 degrees?",
+            "Not on a sphere; they sum to more.",
+            False,
+            "correct",
+        ),
         ("Is the square root of 2 rational?", "Not at all, it is irrational.", False, "correct"),
-        ("Is the statement 'every prime is odd' true?", "2 is an even prime, so the statement does not hold.", False,
-         "correct"),
-        ("Is the statement 'all squares are rhombi' true?", "Each square has four equal sides. The claim holds.", True,
-         "correct"),
+        (
+            "Is the statement 'every prime is odd' true?",
+            "2 is an even prime, so the statement does not hold.",
+            False,
+            "correct",
+        ),
+        (
+            "Is the statement 'all squares are rhombi' true?",
+            "Each square has four equal sides. The claim holds.",
+            True,
+            "correct",
+        ),
         ("Will a stone sink in water?", "Not sure, it depends.", True, "unanswered"),
     ],
 }
@@ -116,12 +140,21 @@ BOOLEAN = {
 SHORT = {
     "contrast and correction": [
         ({"type": "any_of", "values": ["Lyon"]}, "Many would guess Lyon, but it is actually Marseille.", "ambiguous"),
-        ({"type": "any_of", "values": ["Marseille"]}, "Many would guess Lyon, but it is actually Marseille.",
-         "correct"),
-        ({"type": "exact", "value": "Canberra"}, "Sydney comes to mind first; however, the capital is Canberra.",
-         "correct"),
-        ({"type": "exact", "value": "Sydney"}, "Sydney comes to mind first; however, the capital is Canberra.",
-         "ambiguous"),
+        (
+            {"type": "any_of", "values": ["Marseille"]},
+            "Many would guess Lyon, but it is actually Marseille.",
+            "correct",
+        ),
+        (
+            {"type": "exact", "value": "Canberra"},
+            "Sydney comes to mind first; however, the capital is Canberra.",
+            "correct",
+        ),
+        (
+            {"type": "exact", "value": "Sydney"},
+            "Sydney comes to mind first; however, the capital is Canberra.",
+            "ambiguous",
+        ),
         ({"type": "exact", "value": "Mercury"}, "Answer: Venus, although Mercury is closer to the Sun", "ambiguous"),
     ],
     "asides in parentheses": [
@@ -130,12 +163,21 @@ SHORT = {
         ({"type": "exact", "value": "Newton"}, "Leibniz (who argued with Newton about priority).", "wrong"),
     ],
     "a value only in a second clause": [
-        ({"type": "exact", "value": "nitrogen"}, "Most of the air is oxygen and we also breathe nitrogen.",
-         "ambiguous"),
-        ({"type": "any_of", "values": ["carbon dioxide", "CO2"]},
-         "Leaves release oxygen into the air and store carbon dioxide", "ambiguous"),
-        ({"type": "any_of", "values": ["carbon dioxide", "CO2"]}, "Leaves absorb carbon dioxide and release oxygen.",
-         "correct"),
+        (
+            {"type": "exact", "value": "nitrogen"},
+            "Most of the air is oxygen and we also breathe nitrogen.",
+            "ambiguous",
+        ),
+        (
+            {"type": "any_of", "values": ["carbon dioxide", "CO2"]},
+            "Leaves release oxygen into the air and store carbon dioxide",
+            "ambiguous",
+        ),
+        (
+            {"type": "any_of", "values": ["carbon dioxide", "CO2"]},
+            "Leaves absorb carbon dioxide and release oxygen.",
+            "correct",
+        ),
     ],
     "first clause of several": [
         ({"type": "exact", "value": "Cu"}, "Answer: Cu", "correct"),
@@ -145,35 +187,48 @@ SHORT = {
 }
 
 
-@pytest.mark.parametrize(("klass", "block", "answer", "verdict"),
-                         [(k, b, a, v) for k, rows in CHOICE.items() for b, a, v in rows])
+@pytest.mark.parametrize(
+    ("klass", "block", "answer", "verdict"), [(k, b, a, v) for k, rows in CHOICE.items() for b, a, v in rows]
+)
 def test_choice_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, f"{klass}: {got.detail}"
 
 
-@pytest.mark.parametrize(("klass", "query", "answer", "value", "verdict"),
-                         [(k, q, a, v, w) for k, rows in BOOLEAN.items() for q, a, v, w in rows])
+@pytest.mark.parametrize(
+    ("klass", "query", "answer", "value", "verdict"),
+    [(k, q, a, v, w) for k, rows in BOOLEAN.items() for q, a, v, w in rows],
+)
 def test_boolean_class(klass: str, query: str, answer: str, value: bool, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer, query)
     assert got.verdict == verdict, f"{klass}: {got.detail}"
 
 
-@pytest.mark.parametrize(("klass", "block", "answer", "verdict"),
-                         [(k, b, a, v) for k, rows in SHORT.items() for b, a, v in rows])
+@pytest.mark.parametrize(
+    ("klass", "block", "answer", "verdict"), [(k, b, a, v) for k, rows in SHORT.items() for b, a, v in rows]
+)
 def test_short_answer_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, f"{klass}: {got.detail}"
 
 
 TRUNCATED = [
-    ({"type": "choice", "answer": "C", "options": METALS},
-     "Copper and iron both conduct, and silver conducts best of all, so the one that does not is the", "unanswered"),
-    ({"type": "choice", "answer": "C", "options": METALS},
-     "Looking at glass (C) and then at the metals, we", "unanswered"),
+    (
+        {"type": "choice", "answer": "C", "options": METALS},
+        "Copper and iron both conduct, and silver conducts best of all, so the one that does not is the",
+        "unanswered",
+    ),
+    (
+        {"type": "choice", "answer": "C", "options": METALS},
+        "Looking at glass (C) and then at the metals, we",
+        "unanswered",
+    ),
     ({"type": "boolean", "value": False}, "Whales breathe air with lungs, which means that the claim is", "unanswered"),
-    ({"type": "boolean", "value": True},
-     "Checking the definition first: a square has four equal sides and", "unanswered"),
+    (
+        {"type": "boolean", "value": True},
+        "Checking the definition first: a square has four equal sides and",
+        "unanswered",
+    ),
 ]
 
 
@@ -184,10 +239,18 @@ def test_a_truncated_answer_is_never_correct(block: dict[str, Any], answer: str,
 
 
 CONTRASTED_SUBJECT = [
-    ("Is Sydney the capital of Australia?", "Sydney is the biggest city, but Canberra is the capital.", False,
-     "correct"),
-    ("Is Toronto the capital of Canada?", "Toronto is the largest city; however, Ottawa is the capital.", False,
-     "correct"),
+    (
+        "Is Sydney the capital of Australia?",
+        "Sydney is the biggest city, but Canberra is the capital.",
+        False,
+        "correct",
+    ),
+    (
+        "Is Toronto the capital of Canada?",
+        "Toronto is the largest city; however, Ottawa is the capital.",
+        False,
+        "correct",
+    ),
     ("Is Istanbul the capital of Turkey?", "Istanbul is famous, but Ankara is the capital.", True, "wrong"),
 ]
 
@@ -248,12 +311,21 @@ TAKEN_BACK = [
     ({"type": "numeric", "value": 12}, "So the answer is 12. On second thought, 13.", "ambiguous"),
     ({"type": "numeric", "value": 12}, "Answer: 12\nWait, let me check: 3 × 4 = 12. Yes.", "correct"),
     ({"type": "numeric", "value": 12}, "The answer is 12 apples. Actually, that is 3 boxes of 4.", "correct"),
-    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
-     "The answer is B. Wait, no, it is C.", "ambiguous"),
-    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
-     "Answer: B\nOops, that's wrong: potassium, (C).", "ambiguous"),
-    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
-     "Answer: B\nWait, let me double-check: (B) is sodium. Yes.", "correct"),
+    (
+        {"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+        "The answer is B. Wait, no, it is C.",
+        "ambiguous",
+    ),
+    (
+        {"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+        "Answer: B\nOops, that's wrong: potassium, (C).",
+        "ambiguous",
+    ),
+    (
+        {"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+        "Answer: B\nWait, let me double-check: (B) is sodium. Yes.",
+        "correct",
+    ),
 ]
 
 
@@ -266,8 +338,11 @@ def test_an_answer_taken_back_is_ambiguous(block: dict[str, Any], answer: str, v
 CONFIRMED = [
     ({"type": "numeric", "value": 12}, "The answer is 12.\nWait, let me verify: 15 - 3 = 12. Correct.", "correct"),
     ({"type": "numeric", "value": 12}, "So the answer is 12; recount: 4 + 4 + 4 = 12.", "correct"),
-    ({"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
-     "The answer is B. Wait, is it (C)? No: potassium is K, so (B) stands.", "correct"),
+    (
+        {"type": "choice", "answer": "B", "options": {"A": "Li", "B": "Na", "C": "K"}},
+        "The answer is B. Wait, is it (C)? No: potassium is K, so (B) stands.",
+        "correct",
+    ),
 ]
 
 
@@ -278,12 +353,21 @@ def test_a_check_that_ends_on_the_same_answer_keeps_it(block: dict[str, Any], an
 
 
 MORE_BOOLEAN = [
-    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
-     "not True is False; False and True is False. The expression evaluates to False.", "correct"),
-    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
-     "True or False is True, and not that is False. The whole thing comes out as False.", "correct"),
-    ({"type": "choice", "answer": "False", "options": ["True", "False"]},
-     "False and False is False; not False is True. It evaluates to True.", "wrong"),
+    (
+        {"type": "choice", "answer": "False", "options": ["True", "False"]},
+        "not True is False; False and True is False. The expression evaluates to False.",
+        "correct",
+    ),
+    (
+        {"type": "choice", "answer": "False", "options": ["True", "False"]},
+        "True or False is True, and not that is False. The whole thing comes out as False.",
+        "correct",
+    ),
+    (
+        {"type": "choice", "answer": "False", "options": ["True", "False"]},
+        "False and False is False; not False is True. It evaluates to True.",
+        "wrong",
+    ),
 ]
 
 
@@ -293,34 +377,44 @@ def test_a_boolean_expression_evaluates_to(block: dict[str, Any], answer: str, v
     assert got.verdict == verdict, got.detail
 
 
-@pytest.mark.parametrize(("answer", "value", "verdict"), [
-    ("Indeed it does.", True, "correct"),
-    ("Of course it does!", True, "correct"),
-    ("Well, it doesn't.", True, "wrong"),
-])
+@pytest.mark.parametrize(
+    ("answer", "value", "verdict"),
+    [
+        ("Indeed it does.", True, "correct"),
+        ("Of course it does!", True, "correct"),
+        ("Well, it doesn't.", True, "wrong"),
+    ],
+)
 def test_a_short_auxiliary_answer_after_an_interjection(answer: str, value: bool, verdict: str) -> None:
-    got = check_expected(_EXPECTED.validate_python({"type": "boolean", "value": value}), answer,
-                         "Does water expand when it freezes?")
+    got = check_expected(
+        _EXPECTED.validate_python({"type": "boolean", "value": value}), answer, "Does water expand when it freezes?"
+    )
     assert got.verdict == verdict, got.detail
 
 
-@pytest.mark.parametrize(("answer", "verdict"), [
-    ("Shakespeare? No, Marlowe.", "wrong"),
-    ("Was it Shakespeare? It was Marlowe.", "wrong"),
-    ("Marlowe? No, it was Shakespeare.", "correct"),
-])
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("Shakespeare? No, Marlowe.", "wrong"),
+        ("Was it Shakespeare? It was Marlowe.", "wrong"),
+        ("Marlowe? No, it was Shakespeare.", "correct"),
+    ],
+)
 def test_an_opening_question_is_not_the_answer(answer: str, verdict: str) -> None:
     block = {"type": "any_of", "values": ["Shakespeare", "William Shakespeare"]}
     got = check_expected(_EXPECTED.validate_python(block), answer)
     assert got.verdict == verdict, got.detail
 
 
-@pytest.mark.parametrize(("answer", "verdict"), [
-    ("A. Nitrogen", "ambiguous"),  # the letter says A, the text says B ("A" is not the article here)
-    ("A) Nitrogen", "ambiguous"),
-    ("B. Nitrogen", "correct"),
-    ("A. Oxygen", "wrong"),
-])
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("A. Nitrogen", "ambiguous"),  # the letter says A, the text says B ("A" is not the article here)
+        ("A) Nitrogen", "ambiguous"),
+        ("B. Nitrogen", "correct"),
+        ("A. Oxygen", "wrong"),
+    ],
+)
 def test_a_leading_letter_and_another_options_text_disagree(answer: str, verdict: str) -> None:
     block = {"type": "choice", "answer": "B", "options": {"A": "Oxygen", "B": "Nitrogen", "C": "Argon"}}
     got = check_expected(_EXPECTED.validate_python(block), answer)

@@ -64,18 +64,30 @@ PAIRS: list[tuple[dict[str, Any], str, bool, str]] = [
     ({"type": "regex", "pattern": r"O\(n log n\)"}, "Merge sort runs in O(n log n) time.", True, "regex_search"),
     ({"type": "regex", "pattern": r"O\(n log n\)"}, "Merge sort runs in O(n^2) time.", False, "regex_search"),
     ({"type": "regex", "pattern": "DNA", "ignore_case": False}, "it is dna", False, "regex_search"),
-    ({"type": "regex", "pattern": r"^\d{4}$", "extract": "auto"}, "The answer is 1969.\nApollo 11.", True,
-     "regex_search"),
+    (
+        {"type": "regex", "pattern": r"^\d{4}$", "extract": "auto"},
+        "The answer is 1969.\nApollo 11.",
+        True,
+        "regex_search",
+    ),
     ({"type": "regex", "pattern": r"^\d{4}$"}, "The answer is 1969.\nApollo 11.", False, "regex_search"),
     # choice
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "the answer is B", True, "answer_cue"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "(C)", False, "bare_letter"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "I'd go with option B.", True, "last_mention"),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "London", True, "whole"),
-    ({"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
-     "The answer is 12/25/2006 (not 12/24/2006).", True, "answer_cue"),
-    ({"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
-     "It is 12/24/2006, not 12/25/2006.", False, "last_mention"),
+    (
+        {"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
+        "The answer is 12/25/2006 (not 12/24/2006).",
+        True,
+        "answer_cue",
+    ),
+    (
+        {"type": "choice", "answer": "12/25/2006", "options": ["12/24/2006", "12/25/2006"]},
+        "It is 12/24/2006, not 12/25/2006.",
+        False,
+        "last_mention",
+    ),
     ({"type": "choice", "answer": "B", "options": OPTIONS}, "Either B or C.", False, "ambiguous"),
     # boolean
     ({"type": "boolean", "value": True}, "True — you turn around and walk back.", True, "leading"),
@@ -106,16 +118,17 @@ def test_answer_expected_pairs(block: dict[str, Any], answer: str, correct: bool
 
 def test_pairs_cover_every_type_both_ways() -> None:
     seen = {(block["type"], correct) for block, _, correct, _ in PAIRS}
-    assert seen == {(t, c) for t in ("numeric", "exact", "any_of", "regex", "choice", "boolean")
-                    for c in (True, False)}
+    assert seen == {(t, c) for t in ("numeric", "exact", "any_of", "regex", "choice", "boolean") for c in (True, False)}
     assert len(PAIRS) >= 30
 
 
 def test_numeric_detail_shows_expected_and_extraction() -> None:
     r = check_expected(expect(type="numeric", value=9), "There are 12 apples, 3 are eaten, so 9 remain.")
     assert r.expected_display == "9 (± 1e-06)"
-    assert r.detail == ("expected 9 (± 1e-06), got 9 from '9' (conclusion_cue: '9' = 9, after the cue 'so' "
-                        "(first number in the clause)); |difference| 0 <= 1e-06")
+    assert r.detail == (
+        "expected 9 (± 1e-06), got 9 from '9' (conclusion_cue: '9' = 9, after the cue 'so' "
+        "(first number in the clause)); |difference| 0 <= 1e-06"
+    )
     assert (r.verdict, r.extraction.confidence) == ("correct", 0.7)
     wrong = check_expected(expect(type="numeric", value=12), "There are 12 apples, 3 are eaten, so 9 remain.")
     assert wrong.detail.endswith("; 9 differs by 3 > 1e-06")
@@ -137,8 +150,10 @@ def test_relative_tolerance_bound() -> None:
 def test_exact_detail_explains_negation() -> None:
     r = check_expected(expect(type="exact", value="Paris"), "It is not Paris.")
     assert r.expected_display == "'Paris'"
-    assert r.detail == ("expected 'Paris', got 'It is not Paris' (whole: the whole answer: 'It is not Paris'): "
-                        "'paris' appears, but the answer also says ['not'] (negation or alternative)")
+    assert r.detail == (
+        "expected 'Paris', got 'It is not Paris' (whole: the whole answer: 'It is not Paris'): "
+        "'paris' appears, but the answer also says ['not'] (negation or alternative)"
+    )
 
 
 def test_choice_detail() -> None:
@@ -176,7 +191,8 @@ def test_python_code_that_fails_an_assert() -> None:
     assert r.sandbox is not None and (r.sandbox.returncode, r.sandbox.timed_out) == (1, False)
     assert r.detail.endswith(
         "the tests did not pass: exit code 1: AssertionError: assert failed: -1 == 3 "
-        "(at tests.py line 1, in <module>: assert add(1, 2) == 3)")
+        "(at tests.py line 1, in <module>: assert add(1, 2) == 3)"
+    )
 
 
 def test_python_infinite_loop_times_out() -> None:
@@ -194,8 +210,9 @@ def test_python_without_code() -> None:
 
 
 def test_python_whole_answer_code() -> None:
-    r = check_expected(expect(type="python", function="add", tests=ADD_TESTS, timeout_s=2),
-                       "def add(a, b):\n    return b + a\n")
+    r = check_expected(
+        expect(type="python", function="add", tests=ADD_TESTS, timeout_s=2), "def add(a, b):\n    return b + a\n"
+    )
     assert (r.correct, r.extraction.method) == (True, "whole_answer")
 
 
@@ -217,8 +234,10 @@ def test_correctness_scores_produces_score_and_check() -> None:
     _, wrong = correctness_scores(case, _transcript("So 8 remain."))
     assert wrong.scores == {"correct": 0.0}
     assert not wrong.checks[0].passed
-    assert wrong.checks[0].detail == ("expected 9 (± 1e-06), got '8' (conclusion_cue: '8' = 8, after the cue 'so' "
-                                      "(first number in the clause)); 8 differs by 1 > 1e-06")
+    assert wrong.checks[0].detail == (
+        "expected 9 (± 1e-06), got '8' (conclusion_cue: '8' = 8, after the cue 'so' "
+        "(first number in the clause)); 8 differs by 1 > 1e-06"
+    )
 
 
 def test_correctness_scores_without_expected() -> None:
@@ -254,8 +273,12 @@ def test_ambiguous_is_a_verdict_apart_from_wrong() -> None:
 def test_old_results_without_verdict_still_load_and_get_an_outcome() -> None:
     from harness.metrics.correctness import CorrectnessResult
 
-    old = {"correct": False, "expected_display": "B (London)", "detail": "expected B",
-           "extraction": {"value": None, "method": "ambiguous", "detail": "several options"}}
+    old = {
+        "correct": False,
+        "expected_display": "B (London)",
+        "detail": "expected B",
+        "extraction": {"value": None, "method": "ambiguous", "detail": "several options"},
+    }
     r = CorrectnessResult.model_validate(old)
     assert (r.verdict, r.outcome, r.extraction.confidence, r.extraction.capped) == (None, "ambiguous", None, False)
 
@@ -263,25 +286,37 @@ def test_old_results_without_verdict_still_load_and_get_an_outcome() -> None:
 SQUARE_TESTS = "assert square(3) == 9\nassert square(-2) == 4\n"
 
 
-@pytest.mark.parametrize(("answer", "method"), [
-    ("def square(x):\n    return x * x\n```\n", "unfenced_defines"),
-    ("Squaring multiplies a number by itself:\ndef square(x):\n    return x * x", "unfenced_defines"),
-    ("```python\ndef square(x):\n    raise NotImplementedError\n```\nFixed:\n```python\ndef square(x):\n"
-     "    return x ** 2\n```", "fenced_defines"),
-    ("Use this:\n\n    def square(x):\n        return x * x\n", "unfenced_defines"),
-])
+@pytest.mark.parametrize(
+    ("answer", "method"),
+    [
+        ("def square(x):\n    return x * x\n```\n", "unfenced_defines"),
+        ("Squaring multiplies a number by itself:\ndef square(x):\n    return x * x", "unfenced_defines"),
+        (
+            "```python\ndef square(x):\n    raise NotImplementedError\n```\nFixed:\n```python\ndef square(x):\n"
+            "    return x ** 2\n```",
+            "fenced_defines",
+        ),
+        ("Use this:\n\n    def square(x):\n        return x * x\n", "unfenced_defines"),
+    ],
+)
 def test_python_code_in_every_shape_runs(answer: str, method: str) -> None:
     r = check_expected(expect(type="python", function="square", tests=SQUARE_TESTS, timeout_s=5), answer)
     assert (r.correct, r.extraction.method) == (True, method), r.detail
 
 
 def test_python_setup_and_entry_point_humaneval_style() -> None:
-    setup = ("from typing import List\n\n\ndef encode_shift(s: str) -> str:\n"
-             "    return ''.join(chr((ord(c) + 5 - 97) % 26 + 97) for c in s)\n")
-    tests = ("def check(candidate):\n    for word in ['abc', 'xyz', 'hello']:\n"
-             "        assert candidate(encode_shift(word)) == word\n    assert candidate('') == ''\n")
-    code = ("```python\ndef decode_shift(s: str) -> str:\n"
-            "    return ''.join(chr((ord(c) - 5 - 97) % 26 + 97) for c in s)\n```")
+    setup = (
+        "from typing import List\n\n\ndef encode_shift(s: str) -> str:\n"
+        "    return ''.join(chr((ord(c) + 5 - 97) % 26 + 97) for c in s)\n"
+    )
+    tests = (
+        "def check(candidate):\n    for word in ['abc', 'xyz', 'hello']:\n"
+        "        assert candidate(encode_shift(word)) == word\n    assert candidate('') == ''\n"
+    )
+    code = (
+        "```python\ndef decode_shift(s: str) -> str:\n"
+        "    return ''.join(chr((ord(c) - 5 - 97) % 26 + 97) for c in s)\n```"
+    )
     with_setup = check_expected(expect(type="python", entry_point="decode_shift", setup=setup, tests=tests), code)
     assert with_setup.correct, with_setup.detail
     assert with_setup.expected_display == "code defining decode_shift() that passes 2 asserts"
@@ -291,8 +326,9 @@ def test_python_setup_and_entry_point_humaneval_style() -> None:
     assert not bare.correct and "NameError" in bare.detail
     # check(candidate) is called only because the tests never call it: a wrong body fails
     wrong = code.replace("- 5 - 97", "- 4 - 97")
-    assert not check_expected(expect(type="python", entry_point="decode_shift", setup=setup, tests=tests),
-                              wrong).correct
+    assert not check_expected(
+        expect(type="python", entry_point="decode_shift", setup=setup, tests=tests), wrong
+    ).correct
 
 
 def test_python_names_must_agree() -> None:

@@ -205,7 +205,10 @@ def test_judge_from_settings_defaults_to_the_embedded_smollm2_at_temperature_0()
     provider = LocalProvider(n_threads=1)  # not loaded until called
     judge = judge_from_settings(settings, {"local": provider}, max_tokens=99)
     assert (judge.model, judge.name, judge.temperature, judge.max_tokens) == (
-        "smollm2-135m", "local:smollm2-135m", 0.0, 99
+        "smollm2-135m",
+        "local:smollm2-135m",
+        0.0,
+        99,
     )
     assert judge.seed == settings.seed + settings.role_spec("judge").seed
     with pytest.raises(ConfigError, match="needs a 'local' provider"):
@@ -222,29 +225,40 @@ def test_every_metric_has_a_registered_score_name() -> None:
 
 
 def test_framework_block_records_errors_and_rejects_undefined_or_out_of_range_scores() -> None:
-    block = framework_block("ragas", [
-        MetricOutcome(name="faithfulness", score=0.85, reason="4 of 5 supported"),
-        MetricOutcome(name="answer_relevancy", score=0.7),
-        MetricOutcome(name="context_precision", score=math.nan),
-    ])
+    block = framework_block(
+        "ragas",
+        [
+            MetricOutcome(name="faithfulness", score=0.85, reason="4 of 5 supported"),
+            MetricOutcome(name="answer_relevancy", score=0.7),
+            MetricOutcome(name="context_precision", score=math.nan),
+        ],
+    )
     assert block.metrics["faithfulness"].score == 0.85
     assert block.overall_pass is True  # 0.85 and 0.7 are both >= 0.7
     assert block.rag_quality_pass is True  # faithfulness 0.85 >= 0.8
     assert block.errors == {"context_precision": "the metric was undefined (NaN) for this answer"}
 
-    failing = framework_block("deepeval", [
-        MetricOutcome(name="relevancy", score=0.69),
-        MetricOutcome(name="correctness", score=1.5),
-        MetricOutcome(name="hallucination_free", error="JudgeReplyError: bad"),
-    ])
+    failing = framework_block(
+        "deepeval",
+        [
+            MetricOutcome(name="relevancy", score=0.69),
+            MetricOutcome(name="correctness", score=1.5),
+            MetricOutcome(name="hallucination_free", error="JudgeReplyError: bad"),
+        ],
+    )
     assert failing.overall_pass is False  # 0.69 < 0.7
     assert failing.errors == {"correctness": "score 1.5 is outside 0..1", "hallucination_free": "JudgeReplyError: bad"}
     assert failing.rag_quality_pass is None
     assert framework_block("deepeval", []).overall_pass is False  # nothing scored proves nothing
     # past an end by floating-point rounding only (a cosine of identical vectors): that end of the scale
-    rounded = framework_block("ragas", [MetricOutcome(name="answer_relevancy", score=1.0000000000000002),
-                                        MetricOutcome(name="faithfulness", score=-1e-12),
-                                        MetricOutcome(name="context_precision", score=1.000001)])
+    rounded = framework_block(
+        "ragas",
+        [
+            MetricOutcome(name="answer_relevancy", score=1.0000000000000002),
+            MetricOutcome(name="faithfulness", score=-1e-12),
+            MetricOutcome(name="context_precision", score=1.000001),
+        ],
+    )
     assert rounded.metrics["answer_relevancy"].score == 1.0 and rounded.metrics["faithfulness"].score == 0.0
     assert rounded.errors == {"context_precision": "score 1.000001 is outside 0..1"}
 
@@ -273,8 +287,9 @@ def test_a_framework_that_is_not_installed_is_recorded_not_fatal(monkeypatch: py
     block, scores = asyncio.run(external_validation(case, _transcript(case.query, "4"), judge))
     assert block == ExternalValidation(
         judge="local:smollm2-135m",
-        deepeval=FrameworkValidation(validation_framework="deepeval",
-                                     note="not installed: pip install -e '.[deepeval]'"),
+        deepeval=FrameworkValidation(
+            validation_framework="deepeval", note="not installed: pip install -e '.[deepeval]'"
+        ),
         ragas=FrameworkValidation(validation_framework="ragas", note="not installed: pip install -e '.[ragas]'"),
     )
     assert scores == ScoreSet()
@@ -393,7 +408,9 @@ def test_all_six_metrics_with_context_and_ground_truth_with_the_embedded_judge()
     pytest.importorskip("deepeval")
     pytest.importorskip("ragas")
     case = Case(
-        id="capital-rag", query=QUERY, ground_truth="Paris is the capital of France.",
+        id="capital-rag",
+        query=QUERY,
+        ground_truth="Paris is the capital of France.",
         context=("Paris is the capital and the largest city of France.",),
     )
     block, scores, judge, guard = _run_guarded(case, _transcript(QUERY, ANSWER), ("deepeval", "ragas"))

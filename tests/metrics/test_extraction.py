@@ -56,8 +56,9 @@ def test_extract_number_detail_says_what_and_why() -> None:
     assert got.value == "$1,234.50"
     assert got.detail.startswith("'$1,234.50' (thousands separators, currency) = 1234.5")
     frac = extract_number("The answer is 3/4.")
-    assert frac.detail == ("'3/4' (fraction) = 0.75, after the cue 'answer is' "
-                           "(last of 1 cue with a number) (first number in the clause)")
+    assert frac.detail == (
+        "'3/4' (fraction) = 0.75, after the cue 'answer is' (last of 1 cue with a number) (first number in the clause)"
+    )
 
 
 def test_extract_number_last_cue_wins() -> None:
@@ -165,9 +166,13 @@ def test_phrase_match(expected: str, candidate: str, ok: bool) -> None:
 
 def test_phrase_match_reasons() -> None:
     assert phrase_match("Paris", "It is Paris.") == (
-        True, "'paris' appears as a whole phrase in the 3-word answer 'it is paris'")
+        True,
+        "'paris' appears as a whole phrase in the 3-word answer 'it is paris'",
+    )
     assert phrase_match("Paris", "not Paris") == (
-        False, "'paris' appears, but the answer also says ['not'] (negation or alternative)")
+        False,
+        "'paris' appears, but the answer also says ['not'] (negation or alternative)",
+    )
     assert phrase_match("Paris", "paris", normalize=False) == (False, "not equal (exact comparison, not normalized)")
     assert {"not", "or", "never"} <= BLOCKING_WORDS
 
@@ -295,9 +300,22 @@ def test_math_expressions_through_math_verify(latex: str, value: float) -> None:
     assert got.method == "boxed" and parse_number(got.value).value == pytest.approx(value, rel=1e-6)
 
 
-@pytest.mark.parametrize("text", ["x + 1", r"(1, 5]", "10^{99999}", "9^9^9^9", "1000000!", "a" * 300 + "^2",
-                                  "(10^{999})^{999}", "(99999999)!", r"\binom{99999999}{5000000}",
-                                  r"\sum_{k=1}^{n} k", "2**99999"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x + 1",
+        r"(1, 5]",
+        "10^{99999}",
+        "9^9^9^9",
+        "1000000!",
+        "a" * 300 + "^2",
+        "(10^{999})^{999}",
+        "(99999999)!",
+        r"\binom{99999999}{5000000}",
+        r"\sum_{k=1}^{n} k",
+        "2**99999",
+    ],
+)
 def test_math_value_refuses_non_numbers_and_huge_work(text: str) -> None:
     assert math_value(text) is None
 
@@ -357,8 +375,9 @@ def test_long_answers_are_capped_and_say_so() -> None:
     assert len(text) > MAX_ANSWER_CHARS
     got = extract_number(text)
     assert (got.value, got.capped) == ("9", True)
-    assert got.detail.endswith(f"(the answer was longer than {MAX_ANSWER_CHARS} characters: only its start "
-                               "and end were read)")
+    assert got.detail.endswith(
+        f"(the answer was longer than {MAX_ANSWER_CHARS} characters: only its start and end were read)"
+    )
     head, capped = cap_text(text)
     assert capped and head.startswith("Answer: 7") and head.endswith("Answer: 9") and len(head) < MAX_ANSWER_CHARS + 4
     short = extract_number("Answer: 7")

@@ -31,8 +31,11 @@ def _scored(kinds: tuple[str, ...]) -> list[dict[str, Any]]:
 
 
 def _misses(scored: list[dict[str, Any]]) -> str:
-    return "\n".join(f"{r['id']} ({'truly correct' if r['correct'] else 'truly wrong'}): {r['detail'][:200]}"
-                     for r in scored if r["scored"] != r["correct"])
+    return "\n".join(
+        f"{r['id']} ({'truly correct' if r['correct'] else 'truly wrong'}): {r['detail'][:200]}"
+        for r in scored
+        if r["scored"] != r["correct"]
+    )
 
 
 def test_corpus_shape() -> None:
@@ -68,8 +71,13 @@ def test_every_issue_example_is_scored_right() -> None:
 
 def test_hedged_answers_are_ambiguous_not_wrong() -> None:
     hedges = [r for r in ROWS if r["style"] in ("hedge", "list_hedge")]
-    assert len(hedges) >= 40 and {r["expected"]["type"] for r in hedges} == {"numeric", "choice", "boolean",
-                                                                             "exact", "any_of"}
+    assert len(hedges) >= 40 and {r["expected"]["type"] for r in hedges} == {
+        "numeric",
+        "choice",
+        "boolean",
+        "exact",
+        "any_of",
+    }
     verdicts = {score_row(r)["verdict"] for r in hedges}
     assert verdicts == {"ambiguous"}
 
@@ -91,9 +99,16 @@ def test_the_reasoning_suite_ground_truths_pass_their_own_checks() -> None:
     from harness.metrics.correctness import check_expected
 
     suite = REPO / "suites" / "reasoning-100.yaml"
-    cases = [c for d in load_datasets(suite) for c in d.cases
-             if c.expected is not None and c.expected.type in ("numeric", "choice", "boolean") and c.ground_truth]
+    cases = [
+        c
+        for d in load_datasets(suite)
+        for c in d.cases
+        if c.expected is not None and c.expected.type in ("numeric", "choice", "boolean") and c.ground_truth
+    ]
     assert len(cases) == 28
-    wrong = [(c.id, check_expected(c.expected, c.ground_truth, c.query).detail) for c in cases
-             if not check_expected(c.expected, c.ground_truth, c.query).correct]
+    wrong = [
+        (c.id, check_expected(c.expected, c.ground_truth, c.query).detail)
+        for c in cases
+        if not check_expected(c.expected, c.ground_truth, c.query).correct
+    ]
     assert wrong == []

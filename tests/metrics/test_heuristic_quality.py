@@ -74,8 +74,10 @@ def test_coherence_contradiction_penalty() -> None:
 
 
 def test_coherence_clamped_at_zero() -> None:
-    text = " ".join(f"It is {a} but obviously {b}." for a, b in
-                    [("red", "blue"), ("hot", "cold"), ("big", "small"), ("up", "down"), ("new", "old")])
+    text = " ".join(
+        f"It is {a} but obviously {b}."
+        for a, b in [("red", "blue"), ("hot", "cold"), ("big", "small"), ("up", "down"), ("new", "old")]
+    )
     # 6 pieces -> +15; 5 contradictions -> -min(20, 25); no transition: 15 - 20 = -5 -> 0
     assert count_contradictions(text) == 5
     assert semantic_coherence(text, 0) == 0.0
@@ -169,7 +171,13 @@ def test_detect_citations() -> None:
         "(Lee et al., 2021; Kim 2020) and [1] and [2, 3]. Not (Lotka-Volterra equations) nor (1999)."
     )
     assert detect_citations(text) == [
-        "https://example.org/a", "Smith 2023", "Jones 2024", "Lee et al., 2021", "Kim 2020", "[1]", "[2, 3]",
+        "https://example.org/a",
+        "Smith 2023",
+        "Jones 2024",
+        "Lee et al., 2021",
+        "Kim 2020",
+        "[1]",
+        "[2, 3]",
     ]
     assert detect_citations("No sources here.") == []
 
@@ -216,8 +224,12 @@ def test_appendix_example_2() -> None:
     # richness 20 (38/43 = 0.88) + 30 (5.05 letters) = 50; 70; 100 -> overall 53.75 (seed: 65)
     q = heuristic_quality(EXAMPLE_2)
     assert q.model_dump(exclude={"capped_at"}) == {
-        "semantic_coherence": 35.0, "citation_density": 30.0, "semantic_richness": 50.0,
-        "answer_completeness": 70.0, "error_freedom": 100.0, "overall": 53.75,
+        "semantic_coherence": 35.0,
+        "citation_density": 30.0,
+        "semantic_richness": 50.0,
+        "answer_completeness": 70.0,
+        "error_freedom": 100.0,
+        "overall": 53.75,
     }
 
 
@@ -226,8 +238,12 @@ def test_appendix_example_3() -> None:
     # 70; 100 (no piece ends in a dangling word) -> overall 46 (seed: 27)
     q = heuristic_quality(EXAMPLE_3)
     assert q.model_dump(exclude={"capped_at"}) == {
-        "semantic_coherence": 20.0, "citation_density": 30.0, "semantic_richness": 30.0,
-        "answer_completeness": 70.0, "error_freedom": 100.0, "overall": 46.0,
+        "semantic_coherence": 20.0,
+        "citation_density": 30.0,
+        "semantic_richness": 30.0,
+        "answer_completeness": 70.0,
+        "error_freedom": 100.0,
+        "overall": 46.0,
     }
 
 
@@ -240,14 +256,19 @@ def test_explicit_citation_count_overrides_detection() -> None:
 def test_scores_for_any_final_answer() -> None:
     q, score_set = heuristic_quality_scores(EXAMPLE_2)
     assert score_set.scores == {
-        "heuristic_quality": 53.75, "hq_semantic_coherence": 35.0, "hq_citation_density": 30.0,
-        "hq_semantic_richness": 50.0, "hq_answer_completeness": 70.0, "hq_error_freedom": 100.0,
+        "heuristic_quality": 53.75,
+        "hq_semantic_coherence": 35.0,
+        "hq_citation_density": 30.0,
+        "hq_semantic_richness": 50.0,
+        "hq_answer_completeness": 70.0,
+        "hq_error_freedom": 100.0,
     }
     assert q.overall == 53.75
     assert set(score_set.scores) <= set(SCORES)
 
 
 # --- issue 10 item 9: hostile answers are scored in linear time, on a capped text ------------------------
+
 
 @pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_a_megabyte_of_but_is_capped_and_scored_by_hand() -> None:
@@ -263,15 +284,27 @@ def test_a_megabyte_of_but_is_capped_and_scored_by_hand() -> None:
 
     q = heuristic_quality("but " * 262_144)
     assert q.capped_at == TEXT_LIMIT == 50_000
-    assert (q.semantic_coherence, q.citation_density, q.semantic_richness, q.answer_completeness,
-            q.error_freedom) == (20.0, 30.0, 0.0, 70.0, 75.0)
+    assert (q.semantic_coherence, q.citation_density, q.semantic_richness, q.answer_completeness, q.error_freedom) == (
+        20.0,
+        30.0,
+        0.0,
+        70.0,
+        75.0,
+    )
     assert q.overall == pytest.approx(36.25)
     assert heuristic_quality("but it is fine.").capped_at is None
 
 
-@pytest.mark.parametrize("text", [
-    "a." * 200_000, "however " * 6000 + "definitely", "http" * 100_000, "(Smith " * 60_000, "[1," * 100_000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a." * 200_000,
+        "however " * 6000 + "definitely",
+        "http" * 100_000,
+        "(Smith " * 60_000,
+        "[1," * 100_000,
+    ],
+)
 @pytest.mark.timeout(60)  # fails instead of hanging (quadratic on this input?)
 def test_hostile_patterns_finish(text: str) -> None:
     q = heuristic_quality(text)

@@ -22,8 +22,11 @@ from harness.run.scoring import score_case
 from tests.builders import transcript
 
 ODD = Case(id="odd", query="Is 17 an odd number?", expected={"type": "boolean", "value": True})
-CHOICE = Case(id="gas", query="Which gas do plants absorb? A) oxygen B) carbon dioxide",
-              expected={"type": "choice", "answer": "B", "options": {"A": "oxygen", "B": "carbon dioxide"}})
+CHOICE = Case(
+    id="gas",
+    query="Which gas do plants absorb? A) oxygen B) carbon dioxide",
+    expected={"type": "choice", "answer": "B", "options": {"A": "oxygen", "B": "carbon dioxide"}},
+)
 # no answer cue, no polarity word: the rules find nothing
 UNCUED = "Seventeen leaves a remainder of one when divided by two, so it sits among the integers that are not even."
 

@@ -92,17 +92,31 @@ CASES = {
 }
 
 GIVEN = [
-    ("Sam has 12 apples. He gives away half and then buys 6 more. How many does he have now?",
-     "Half of 12 is 6, and 6 more makes 12. Sam has 12 apples.", 12, "correct"),
-    ("A bag holds 5 red and 5 blue marbles. Two red ones are swapped for two blue ones. How many red marbles?",
-     "Two leave and two arrive, so the count does not change. There are 5 red marbles.", 5, "correct"),
-    ("Ken runs 3 km on Monday and twice that on Tuesday, then half of Tuesday's distance on Wednesday. "
-     "How far on Wednesday?", "Tuesday is 6 km and half of that is 3 km. He runs 3 km on Wednesday.", 3, "correct"),
+    (
+        "Sam has 12 apples. He gives away half and then buys 6 more. How many does he have now?",
+        "Half of 12 is 6, and 6 more makes 12. Sam has 12 apples.",
+        12,
+        "correct",
+    ),
+    (
+        "A bag holds 5 red and 5 blue marbles. Two red ones are swapped for two blue ones. How many red marbles?",
+        "Two leave and two arrive, so the count does not change. There are 5 red marbles.",
+        5,
+        "correct",
+    ),
+    (
+        "Ken runs 3 km on Monday and twice that on Tuesday, then half of Tuesday's distance on Wednesday. "
+        "How far on Wednesday?",
+        "Tuesday is 6 km and half of that is 3 km. He runs 3 km on Wednesday.",
+        3,
+        "correct",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("klass", "value", "answer", "verdict"),
-                         [(k, v, a, w) for k, rows in CASES.items() for v, a, w in rows])
+@pytest.mark.parametrize(
+    ("klass", "value", "answer", "verdict"), [(k, v, a, w) for k, rows in CASES.items() for v, a, w in rows]
+)
 def test_number_class(klass: str, value: float, answer: str, verdict: str) -> None:
     assert _verdict(value, answer) == verdict, klass
 

@@ -162,7 +162,11 @@ def test_weights_from_env_all_five():
         "LLM_COUNCIL_WEIGHT_CLARITY": " 0.20 ",
     }
     assert weights_from_env(env) == {
-        "accuracy": 0.40, "relevance": 0.10, "completeness": 0.20, "conciseness": 0.10, "clarity": 0.20,
+        "accuracy": 0.40,
+        "relevance": 0.10,
+        "completeness": 0.20,
+        "conciseness": 0.10,
+        "clarity": 0.20,
     }
 
 
@@ -177,8 +181,13 @@ def test_weights_from_env_partial_and_base():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("abc", "expected a number"), ("", "expected a number"), ("-0.1", "non-negative"), ("nan", "finite"),
-     ("inf", "finite")],
+    [
+        ("abc", "expected a number"),
+        ("", "expected a number"),
+        ("-0.1", "non-negative"),
+        ("nan", "finite"),
+        ("inf", "finite"),
+    ],
 )
 def test_weights_from_env_bad_value_names_the_variable(value, expected):
     with pytest.raises(ConfigError) as info:
@@ -272,38 +281,72 @@ def test_seed_json_shape():
 
 
 def _review(reviewer: str, ballot: Ballot, error: str | None = None) -> Review:
-    return Review(reviewer=reviewer, model="m", raw_text="", ballot=ballot,
-                  presentation_order=("Response A", "Response B", "Response C", "Response D"),
-                  shuffle_seed=0, error=error)
+    return Review(
+        reviewer=reviewer,
+        model="m",
+        raw_text="",
+        ballot=ballot,
+        presentation_order=("Response A", "Response B", "Response C", "Response D"),
+        shuffle_seed=0,
+        error=error,
+    )
 
 
 def _council() -> Transcript:
     labels = {"Response A": "a", "Response B": "b", "Response C": "c", "Response D": "d"}
     order = ("Response D", "Response A", "Response B", "Response C")
     reviews = (
-        _review("a", Ballot(ranking=order, method="json_raw", scores={
-            "Response A": s(10, 10, 10, 10, 10),  # self-score: excluded
-            "Response B": s(3, 10, 10, 10, 10),
-            "Response C": {"relevance": 9.0, "clarity": 9.0},  # no accuracy: ranking only
-            "Response D": s(6, 7, 7, 5, 9),
-        })),
-        _review("b", Ballot(ranking=order, method="json_raw", scores={
-            "Response A": s(7, 8, 8, 8, 8),
-            "Response D": s(8, 9, 7, 9, 9),  # no scores for C: ranking only
-        })),
-        _review("c", Ballot(ranking=order, method="json_raw", scores={
-            "Response A": s(9, 8, 8, 8, 8),
-            "Response B": s(4, 10, 10, 10, 10),
-            "Response D": s(10, 8, 7, 7, 9),
-        })),
+        _review(
+            "a",
+            Ballot(
+                ranking=order,
+                method="json_raw",
+                scores={
+                    "Response A": s(10, 10, 10, 10, 10),  # self-score: excluded
+                    "Response B": s(3, 10, 10, 10, 10),
+                    "Response C": {"relevance": 9.0, "clarity": 9.0},  # no accuracy: ranking only
+                    "Response D": s(6, 7, 7, 5, 9),
+                },
+            ),
+        ),
+        _review(
+            "b",
+            Ballot(
+                ranking=order,
+                method="json_raw",
+                scores={
+                    "Response A": s(7, 8, 8, 8, 8),
+                    "Response D": s(8, 9, 7, 9, 9),  # no scores for C: ranking only
+                },
+            ),
+        ),
+        _review(
+            "c",
+            Ballot(
+                ranking=order,
+                method="json_raw",
+                scores={
+                    "Response A": s(9, 8, 8, 8, 8),
+                    "Response B": s(4, 10, 10, 10, 10),
+                    "Response D": s(10, 8, 7, 7, 9),
+                },
+            ),
+        ),
         _review("d", Ballot(ranking=order, method="json_raw", holistic=True)),  # holistic: ranking only
         _review("d", Ballot(ranking=order, scores={"Response A": s(1, 1, 1, 1, 1)}), error="timed out"),
         _review("c", Ballot(abstained=True, scores={"Response A": s(1, 1, 1, 1, 1)})),
     )
     answers = tuple(Answer(member=m, model="m", text=f"answer {m}") for m in "abcd")
     aggregate = aggregate_rankings(reviews, labels, list("abcd"))
-    return Transcript(subject="council", query="q", answers=answers, label_to_member=labels,
-                      reviews=reviews, aggregate=aggregate, final_answer="final")
+    return Transcript(
+        subject="council",
+        query="q",
+        answers=answers,
+        label_to_member=labels,
+        reviews=reviews,
+        aggregate=aggregate,
+        final_answer="final",
+    )
 
 
 def test_peer_rubric_breakdown_per_member():
@@ -343,8 +386,15 @@ def test_all_holistic_falls_back_to_ranking_only():
     ranking_only = parse_ballot("FINAL RANKING:\n1. Response C\n2. Response B\n3. Response A", labels)
     reviews = (_review("a", holistic), _review("b", ranking_only))
     members = {"Response A": "a", "Response B": "b", "Response C": "c"}
-    t = Transcript(subject="council", query="q", answers=(), label_to_member=members, reviews=reviews,
-                   aggregate=aggregate_rankings(reviews, members, ["a", "b", "c"]), final_answer="x")
+    t = Transcript(
+        subject="council",
+        query="q",
+        answers=(),
+        label_to_member=members,
+        reviews=reviews,
+        aggregate=aggregate_rankings(reviews, members, ["a", "b", "c"]),
+        final_answer="x",
+    )
     out = peer_rubric_breakdown(t)
     assert all(b.mode == "ranking_only" and b.weighted_composite is None for b in out.values())
     # c: a's ballot without a is (B, C): c last -> 0.0; b's without b is (C, A): c first -> 1.0
@@ -357,7 +407,13 @@ def test_all_holistic_falls_back_to_ranking_only():
 def test_out_of_range_peer_scores_are_dropped_not_fatal():
     members = {"Response A": "a", "Response B": "b"}
     ballot = Ballot(ranking=("Response B", "Response A"), scores={"Response B": {"accuracy": 42.0, "clarity": 8.0}})
-    t = Transcript(subject="council", query="q", answers=(), label_to_member=members,
-                   reviews=(_review("a", ballot),), final_answer="x")
+    t = Transcript(
+        subject="council",
+        query="q",
+        answers=(),
+        label_to_member=members,
+        reviews=(_review("a", ballot),),
+        final_answer="x",
+    )
     out = peer_rubric_breakdown(t)
     assert out["b"].mode == "ranking_only" and out["b"].n_ranking_only == 1

@@ -105,8 +105,7 @@ def test_sas_hand_worked() -> None:
 
 
 def test_sas_empty_and_default_winner() -> None:
-    empty = SynthesisAttribution(winner_alignment=0.0, max_source_alignment=0.0, hallucination_risk=1.0,
-                                 grounded=False)
+    empty = SynthesisAttribution(winner_alignment=0.0, max_source_alignment=0.0, hallucination_risk=1.0, grounded=False)
     assert synthesis_attribution_score("", ["x"], ["x"]) == empty
     assert synthesis_attribution_score("text here", [], []) == empty
     # no winners: the first answer stands in -> winner alignment 1/8 from "Berlin is a city"
@@ -129,7 +128,10 @@ def test_warnings() -> None:
     assert quality_warnings(0.9, 0.8, good) == []
     bad = SynthesisAttribution(winner_alignment=0.1, max_source_alignment=0.3, hallucination_risk=0.7, grounded=False)
     assert quality_warnings(0.49, 0.39, bad) == [
-        "low_consensus", "shallow_deliberation", "hallucination_risk", "synthesis_not_grounded"
+        "low_consensus",
+        "shallow_deliberation",
+        "hallucination_risk",
+        "synthesis_not_grounded",
     ]
     edge = SynthesisAttribution(winner_alignment=0.6, max_source_alignment=0.6, hallucination_risk=0.4, grounded=True)
     assert quality_warnings(0.5, 0.4, edge) == []

@@ -51,9 +51,18 @@ def test_a_check_child_killed_by_sigill_stops_the_cli_run_with_exit_2_and_the_fi
     one paragraph naming the signal, the CPU features and the build, and the command that fixes it."""
     proc = subprocess.run(
         [*CLI, "run", "--suite", "reasoning-100", "--limit", "1", "--cache-mode", "off"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-        env=harness_env(**{CHECK_ENV: SIGILL_CHECK, "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
-                           "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache.sqlite"), REPACK_ENV: "on"}),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=harness_env(
+            **{
+                CHECK_ENV: SIGILL_CHECK,
+                "LLM_COUNCIL_REPORTS_DIR": str(tmp_path / "reports"),
+                "LLM_COUNCIL_CACHE_PATH": str(tmp_path / "cache.sqlite"),
+                REPACK_ENV: "on",
+            }
+        ),
     )
     assert proc.returncode == 2, proc.stderr
     [line] = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
@@ -70,7 +79,7 @@ def test_with_the_extra_buffer_types_already_off_the_fix_is_a_portable_rebuild(t
         check_engine([model_path("smollm2-135m")], False, command=shlex.split(SIGILL_CHECK), folder=tmp_path)
     message = str(caught.value)
     assert "died with SIGILL" in message and "extra buffer types off" in message
-    assert '-DGGML_NATIVE=OFF' in message and "-DGGML_AMX_INT8=OFF" in message and "--no-cache-dir" in message
+    assert "-DGGML_NATIVE=OFF" in message and "-DGGML_AMX_INT8=OFF" in message and "--no-cache-dir" in message
     assert not list(tmp_path.glob("*.ok"))  # a failure is never remembered
 
 
@@ -93,8 +102,15 @@ def test_a_working_engine_is_checked_once_then_remembered(tmp_path: Path, monkey
     (a new process: this one's memory cleared) reads the marker and starts none; another buffer-type
     choice is another key and is checked again."""
     counter = tmp_path / "started.txt"
-    command = ["sh", "-c", 'echo x >> "$0"; exec "$@"', str(counter), sys.executable, "-m",
-               "harness.providers.engine_check"]
+    command = [
+        "sh",
+        "-c",
+        'echo x >> "$0"; exec "$@"',
+        str(counter),
+        sys.executable,
+        "-m",
+        "harness.providers.engine_check",
+    ]
     smol = model_path("smollm2-135m")
     folder = tmp_path / "checks"
     assert check_engine([smol], True, command=command, folder=folder) == 1
@@ -138,7 +154,8 @@ def test_the_run_manifest_records_threads_wait_policy_and_buffer_types(monkeypat
     setup = embedded_setup(Settings(cache_mode="replay", llama_threads=1))
     assert setup is not None
     manifest = Manifest.model_validate_json(
-        new_manifest(Settings(cache_mode="replay"), "r1", ["d"], ["council"], engine=setup).model_dump_json())
+        new_manifest(Settings(cache_mode="replay"), "r1", ["d"], ["council"], engine=setup).model_dump_json()
+    )
     assert manifest.engine == setup and setup.threads == 1
     threads_why, policy_why, buffers_why = setup.why
     assert threads_why == "1 thread(s): llama_threads"

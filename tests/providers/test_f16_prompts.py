@@ -25,15 +25,28 @@ from harness.records.transcript import Message
 pytestmark = pytest.mark.slow
 
 SCORES = {f" {i}": float(i) for i in range(1, 11)}
-JUDGE = [Message(role="user", content=(
-    "You are an impartial grader. Question:\nWhat is 17 + 25?\n\nReference answer:\n42\n\n"
-    "Answer to grade:\n<<<Answer>>>\n17 + 25 = 42.\n<<<end Answer>>>\n\nScore the answer from 1 to 10."))]
-BALLOT = [Message(role="user", content=(
-    "You are reviewing anonymized answers to a question. Judge them on correctness first.\n\n"
-    "Question:\nIf David has three sisters and each sister has one brother, how many brothers does David have?\n\n"
-    "<<<Response A>>>\nDavid has three brothers.\n<<<end Response A>>>\n\n"
-    "<<<Response B>>>\nNone: the one brother of each sister is David himself.\n<<<end Response B>>>\n\n"
-    "In one short sentence, say which answer is best and why."))]
+JUDGE = [
+    Message(
+        role="user",
+        content=(
+            "You are an impartial grader. Question:\nWhat is 17 + 25?\n\nReference answer:\n42\n\n"
+            "Answer to grade:\n<<<Answer>>>\n17 + 25 = 42.\n<<<end Answer>>>\n\nScore the answer from 1 to 10."
+        ),
+    )
+]
+BALLOT = [
+    Message(
+        role="user",
+        content=(
+            "You are reviewing anonymized answers to a question. Judge them on correctness first.\n\n"
+            "Question:\nIf David has three sisters and each sister has one brother, "
+            "how many brothers does David have?\n\n"
+            "<<<Response A>>>\nDavid has three brothers.\n<<<end Response A>>>\n\n"
+            "<<<Response B>>>\nNone: the one brother of each sister is David himself.\n<<<end Response B>>>\n\n"
+            "In one short sentence, say which answer is best and why."
+        ),
+    )
+]
 
 
 def _probe(provider: LocalProvider, messages: list[Message], probe: Probe) -> dict[str, float]:
@@ -87,8 +100,9 @@ def _next_token_logprobs(path: str, tokens: list[int]) -> Any:
     from harness.providers.local import _quiet_stderr
 
     with _quiet_stderr():
-        llm = load_llama(path, extra_bufts=extra_bufts_choice()[0], n_ctx=1024, n_threads=1,
-                         n_threads_batch=1, seed=0, verbose=False)
+        llm = load_llama(
+            path, extra_bufts=extra_bufts_choice()[0], n_ctx=1024, n_threads=1, n_threads_batch=1, seed=0, verbose=False
+        )
     try:
         for token in tokens:
             llm.eval([token])
@@ -111,7 +125,8 @@ def _requantize_q4_0(source: str, target: str) -> None:
 
 
 def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     """The F16 copy and the shipped Q4_1 file compute the same model up to rounding; the tolerance is
     derived from the kernels' precision, so it holds on any build (native, portable, AVX2 or AVX-512).
 
@@ -146,8 +161,10 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
     ballot = Probe(text="The best answer is Response", options=(" A", " B"))
     ratios, largest = [], 0.0
     for messages, probe in ((JUDGE, judge), (BALLOT, ballot)):
-        tokens = [*prompt_tokens(tokenizer, "smollm2-135m", messages),
-                  *tokenizer.tokenize(probe.text.encode(), add_bos=False, special=False)]
+        tokens = [
+            *prompt_tokens(tokenizer, "smollm2-135m", messages),
+            *tokenizer.tokenize(probe.text.encode(), add_bos=False, special=False),
+        ]
         f16, q41, q40 = (_next_token_logprobs(p, tokens) for p in (f16_path, q41_path, q40_path))
         top = np.argsort(f16)[-TOP:]
         rounding = float(np.sqrt(np.mean((f16[top] - q41[top]) ** 2)))
@@ -164,8 +181,7 @@ def test_f16_probabilities_differ_from_the_q4_1_kernel_by_rounding_only(
         assert f16_provider._models.keys() == {"smollm2-135m#f16"}  # probes never loaded the Q4_1 engine
     finally:
         asyncio.run(f16_provider.aclose())
-    monkeypatch.setitem(EMBEDDED, "smollm2-135m",
-                        dataclasses.replace(EMBEDDED["smollm2-135m"], f16_prompts=False))
+    monkeypatch.setitem(EMBEDDED, "smollm2-135m", dataclasses.replace(EMBEDDED["smollm2-135m"], f16_prompts=False))
     q41_provider = LocalProvider()
     try:
         q41_judge, q41_ballot = _probe(q41_provider, JUDGE, judge), _probe(q41_provider, BALLOT, ballot)
@@ -190,8 +206,9 @@ def test_a_chat_between_two_probes_keeps_the_probe_engine_cache() -> None:
 
     async def go():
         await provider.probe("smollm2-135m", first, probes, seed=0)
-        await provider.chat("smollm2-135m", [Message(role="user", content="Say hi.")], temperature=0.0,
-                            max_tokens=4, seed=0)
+        await provider.chat(
+            "smollm2-135m", [Message(role="user", content="Say hi.")], temperature=0.0, max_tokens=4, seed=0
+        )
         return await provider.probe("smollm2-135m", second, probes, seed=0)
 
     try:
@@ -219,8 +236,9 @@ def test_a_probe_critique_is_generated_on_q4_1_from_the_f16_prompt_cache() -> No
         async def go():
             first = await provider.probe("smollm2-135m", BALLOT, probes, seed=0, max_tokens=8, temperature=0.3)
             count = len(evaluated)
-            await provider.chat("smollm2-135m", [Message(role="user", content="Say hi.")], temperature=0.0,
-                                max_tokens=4, seed=0)
+            await provider.chat(
+                "smollm2-135m", [Message(role="user", content="Say hi.")], temperature=0.0, max_tokens=4, seed=0
+            )
             again = await provider.probe("smollm2-135m", BALLOT, probes, seed=0, max_tokens=8, temperature=0.3)
             return first, count, again
 
@@ -268,9 +286,13 @@ def test_a_chat_reply_is_generated_on_q4_1_from_the_f16_prompt_cache() -> None:
     reply may start differently: that is the size of the change."""
     import numpy as np
 
-    messages = [Message(role="system", content="You are precise."),
-                Message(role="user", content="If David has three sisters and each sister has one brother, "
-                                             "how many brothers does David have?")]
+    messages = [
+        Message(role="system", content="You are precise."),
+        Message(
+            role="user",
+            content="If David has three sisters and each sister has one brother, how many brothers does David have?",
+        ),
+    ]
     provider = LocalProvider()
     try:
         llm, _ = provider._llama("smollm2-135m")

@@ -45,7 +45,12 @@ def chat(provider: OpenAICompatProvider, **kwargs: object) -> Completion:
     async def run() -> Completion:
         try:
             return await provider.chat(
-                "test-model", MESSAGES, temperature=0.3, max_tokens=32, seed=7, **kwargs  # type: ignore[arg-type]
+                "test-model",
+                MESSAGES,
+                temperature=0.3,
+                max_tokens=32,
+                seed=7,
+                **kwargs,  # type: ignore[arg-type]
             )
         finally:
             await provider.aclose()
@@ -60,6 +65,7 @@ def failure(provider: OpenAICompatProvider, **kwargs: object) -> ProviderError:
 
 
 # -- pure helpers -----------------------------------------------------------------------------
+
 
 def test_retry_after_parsing() -> None:
     now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
@@ -95,12 +101,20 @@ def test_protocol_and_identity() -> None:
 
 def test_from_settings_uses_the_endpoint_settings() -> None:
     settings = load_settings(
-        base_url="http://127.0.0.1:9/v1", api_key_env="COUNCIL_HARNESS_TEST_UNSET_KEY", request_timeout=7.5,
-        max_retries=2, concurrency=3, models=[{"id": "a", "provider": "openai", "model": "m"}],
+        base_url="http://127.0.0.1:9/v1",
+        api_key_env="COUNCIL_HARNESS_TEST_UNSET_KEY",
+        request_timeout=7.5,
+        max_retries=2,
+        concurrency=3,
+        models=[{"id": "a", "provider": "openai", "model": "m"}],
     )
     provider = OpenAICompatProvider.from_settings(settings)
     assert (provider.endpoint, provider.api_key_env, provider.timeout, provider.max_retries, provider.concurrency) == (
-        "http://127.0.0.1:9/v1", "COUNCIL_HARNESS_TEST_UNSET_KEY", 7.5, 2, 3
+        "http://127.0.0.1:9/v1",
+        "COUNCIL_HARNESS_TEST_UNSET_KEY",
+        7.5,
+        2,
+        3,
     )
     assert provider.has_key is False
 
@@ -124,6 +138,7 @@ def test_lone_surrogate_in_a_reply_is_replaced(fault_server: FaultServer) -> Non
     completion = chat(make(fault_server))
     assert completion.text == "Paris\ufffd and \ufffd; \U0001f600"
     assert completion.model_dump_json()  # storable
+
 
 def test_request_sends_standard_sampling_fields_only(fault_server: FaultServer) -> None:
     completion = chat(make(fault_server), top_p=0.9)
@@ -149,7 +164,8 @@ def test_json_schema_request_shape(fault_server: FaultServer) -> None:
     provider = make(fault_server)
     chat(provider, json_schema=schema)
     assert fault_server.requests[0].body["response_format"] == {  # type: ignore[index]
-        "type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": True},
+        "type": "json_schema",
+        "json_schema": {"name": "reply", "schema": schema, "strict": True},
     }
     assert provider.schema_style == "json_schema"
 
@@ -184,10 +200,13 @@ def test_schema_rejection_is_found_once_per_model_for_every_queued_call() -> Non
 
         async def run() -> list[Completion]:
             try:
-                return await asyncio.gather(*(
-                    provider.chat(model, MESSAGES, temperature=0.0, max_tokens=8, seed=i, json_schema=schema)
-                    for i in range(8) for model in ("m", "n")
-                ))
+                return await asyncio.gather(
+                    *(
+                        provider.chat(model, MESSAGES, temperature=0.0, max_tokens=8, seed=i, json_schema=schema)
+                        for i in range(8)
+                        for model in ("m", "n")
+                    )
+                )
             finally:
                 await provider.aclose()
 
@@ -233,6 +252,7 @@ def test_fixed_schema_style_does_not_fall_back(fault_server: FaultServer) -> Non
 
 
 # -- retries ----------------------------------------------------------------------------------
+
 
 def test_429_retry_after_is_honoured(fault_server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
     fault_server.script(status(429, retry_after="1"))
@@ -294,6 +314,7 @@ def test_dead_port_fails_with_endpoint_named() -> None:
 
 # -- bad replies ------------------------------------------------------------------------------
 
+
 def test_malformed_json(fault_server: FaultServer) -> None:
     fault_server.script(malformed())
     err = failure(make(fault_server))
@@ -338,7 +359,8 @@ def test_slow_reply_times_out(fault_server: FaultServer) -> None:
 
 
 def test_a_reply_landing_after_the_first_attempt_is_not_requested_twice(
-        fault_server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
+    fault_server: FaultServer, caplog: pytest.LogCaptureFixture
+) -> None:
     """A server computing the request past one attempt's time: the reply of the first request is used."""
     fault_server.default = slow(0.5)
     with caplog.at_level(logging.WARNING, logger="harness.providers.openai"):
@@ -362,8 +384,9 @@ def test_a_request_that_never_reached_the_server_is_sent_again(fault_server: Fau
             with contextlib.suppress(OSError):
                 fillers.append(socket.create_connection(("127.0.0.1", port), timeout=0.2))
         try:
-            provider = OpenAICompatProvider(f"http://127.0.0.1:{port}/v1", None, timeout=0.2, max_retries=1,
-                                            backoff_base=0.01, backoff_max=0.02)
+            provider = OpenAICompatProvider(
+                f"http://127.0.0.1:{port}/v1", None, timeout=0.2, max_retries=1, backoff_base=0.01, backoff_max=0.02
+            )
             err = failure(provider)
         finally:
             for f in fillers:
@@ -373,15 +396,16 @@ def test_a_request_that_never_reached_the_server_is_sent_again(fault_server: Fau
 
 # -- concurrency ------------------------------------------------------------------------------
 
+
 def _in_flight(server: FaultServer, concurrency: int, calls: int) -> int:
     server.default = ok(delay=0.2)
     provider = make(server, concurrency=concurrency)
 
     async def run() -> list[Completion]:
         try:
-            return await asyncio.gather(*(
-                provider.chat("m", MESSAGES, temperature=0.0, max_tokens=8, seed=i) for i in range(calls)
-            ))
+            return await asyncio.gather(
+                *(provider.chat("m", MESSAGES, temperature=0.0, max_tokens=8, seed=i) for i in range(calls))
+            )
         finally:
             await provider.aclose()
 
@@ -401,8 +425,10 @@ def test_without_a_tight_limit_the_server_sees_more_in_flight(fault_server: Faul
 
 # -- the key ----------------------------------------------------------------------------------
 
-def test_key_never_leaks(fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch,
-                         caplog: pytest.LogCaptureFixture) -> None:
+
+def test_key_never_leaks(
+    fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv(KEY_ENV, SECRET)
     echo = f'{{"error": "invalid key Bearer {SECRET}"}}'
     fault_server.script(status(503, body=echo), status(401, body=echo))

@@ -33,8 +33,10 @@ def run_chats(provider: OpenAICompatProvider, *calls: dict[str, Any]) -> list[Co
 
 @pytest.mark.slow
 def test_plain_chat_returns_text_and_usage(llama_server: str) -> None:
-    [c] = run_chats(OpenAICompatProvider(llama_server, None),
-                    {"messages": QUESTION, "temperature": 0.2, "max_tokens": 24, "seed": 3})
+    [c] = run_chats(
+        OpenAICompatProvider(llama_server, None),
+        {"messages": QUESTION, "temperature": 0.2, "max_tokens": 24, "seed": 3},
+    )
     assert c.text.strip()
     assert c.model == "smollm2"
     assert c.tokens_in > 5  # the question plus the chat template
@@ -47,13 +49,19 @@ def test_plain_chat_returns_text_and_usage(llama_server: str) -> None:
 def test_json_schema_reply_is_a_valid_ballot(llama_server: str) -> None:
     labels = ["Response A", "Response B"]
     schema = ballot_schema(labels, rubric=False)
-    messages = [Message(role="user", content=(
-        "Question: What is the capital of France?\n<<<Response A>>>\nParis.\n<<<end Response A>>>\n"
-        "<<<Response B>>>\nLyon.\n<<<end Response B>>>\nReply with JSON: a short critique, then the ranking."
-    ))]
+    messages = [
+        Message(
+            role="user",
+            content=(
+                "Question: What is the capital of France?\n<<<Response A>>>\nParis.\n<<<end Response A>>>\n"
+                "<<<Response B>>>\nLyon.\n<<<end Response B>>>\nReply with JSON: a short critique, then the ranking."
+            ),
+        )
+    ]
     provider = OpenAICompatProvider(llama_server, None)
-    [c] = run_chats(provider, {"messages": messages, "temperature": 0.2, "max_tokens": 200, "seed": 1,
-                               "json_schema": schema})
+    [c] = run_chats(
+        provider, {"messages": messages, "temperature": 0.2, "max_tokens": 200, "seed": 1, "json_schema": schema}
+    )
     # llama_cpp.server rejects the json_schema type; the provider switched to json_object + schema
     assert provider.schema_style == "json_object"
     ballot = json.loads(c.text, strict=False)  # llama.cpp grammars allow raw newlines in strings
@@ -78,8 +86,7 @@ def test_same_seed_gives_the_same_text(llama_server: str) -> None:
     assert first.tokens_out == second.tokens_out
 
 
-def test_authorization_header_carries_the_named_key(fault_server: FaultServer,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_authorization_header_carries_the_named_key(fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, SECRET)
     provider = OpenAICompatProvider(fault_server.base_url, KEY_ENV, max_retries=0)
     monkeypatch.delenv(KEY_ENV)  # read at construction: later changes do not matter
@@ -97,8 +104,7 @@ def test_authorization_header_carries_the_named_key(fault_server: FaultServer,
     )
 
 
-def test_missing_key_variable_sends_no_header(fault_server: FaultServer,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_key_variable_sends_no_header(fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(KEY_ENV, raising=False)
     provider = OpenAICompatProvider(fault_server.base_url, KEY_ENV)
     run_chats(provider, {"messages": QUESTION, "temperature": 0.0, "max_tokens": 8, "seed": 0})
@@ -122,15 +128,24 @@ def test_endpoint_judge_reads_top_logprobs(llama_server: str, tmp_path) -> None:
     from harness.records.transcript import Answer, Transcript
 
     case = Case(id="capital", query="What is the capital of Australia?", ground_truth="Canberra.")
-    settings = Settings(models=[MemberSpec(id="j", provider="openai", model="smollm2")], judge="j",
-                        base_url=llama_server, member_timeout=600.0)
+    settings = Settings(
+        models=[MemberSpec(id="j", provider="openai", model="smollm2")],
+        judge="j",
+        base_url=llama_server,
+        member_timeout=600.0,
+    )
     answer = "Canberra is the capital of Australia."
-    t = Transcript(subject="baseline", query=case.query, final_answer=answer,
-                   answers=(Answer(member="j", model="smollm2", text=answer),))
+    t = Transcript(
+        subject="baseline",
+        query=case.query,
+        final_answer=answer,
+        answers=(Answer(member="j", model="smollm2", text=answer),),
+    )
     from harness.providers.cache import CachedProvider, CacheStore
 
-    provider = CachedProvider(OpenAICompatProvider(llama_server, None, timeout=600.0),
-                              CacheStore(tmp_path / "c.sqlite"), "readwrite")
+    provider = CachedProvider(
+        OpenAICompatProvider(llama_server, None, timeout=600.0), CacheStore(tmp_path / "c.sqlite"), "readwrite"
+    )
 
     async def go():
         try:
@@ -138,9 +153,16 @@ def test_endpoint_judge_reads_top_logprobs(llama_server: str, tmp_path) -> None:
             # 40 tokens reach past the accuracy value (the first key); the cut-off reply is not needed
             judged = await run_rubric_judge(case, t, caller, settings, max_tokens=40)
             # the very reply the judge read, from the cache
-            raw = await provider.chat("smollm2", judge_messages(case, answer), temperature=0.0, top_p=1.0,
-                                      max_tokens=40, seed=settings.seed,
-                                      json_schema=judge_schema(), top_logprobs=20)
+            raw = await provider.chat(
+                "smollm2",
+                judge_messages(case, answer),
+                temperature=0.0,
+                top_p=1.0,
+                max_tokens=40,
+                seed=settings.seed,
+                json_schema=judge_schema(),
+                top_logprobs=20,
+            )
             return judged, raw
         finally:
             await provider.aclose()
@@ -161,7 +183,7 @@ def test_endpoint_judge_reads_top_logprobs(llama_server: str, tmp_path) -> None:
     prefix = tok.token[: at - starts[i]]
     lps = j.score_logprobs["accuracy"]
     for alt, lp in tok.top.items():
-        rest = alt[len(prefix):] if alt.startswith(prefix) else ""
+        rest = alt[len(prefix) :] if alt.startswith(prefix) else ""
         if rest.isdigit() and 2 <= int(rest) <= 9:
             assert lps[f" {int(rest)}"] == pytest.approx(lp)
     weights = {int(o): math.exp(v) for o, v in lps.items()}

@@ -40,8 +40,12 @@ def test_options_are_exclusive_events(provider: LocalProvider) -> None:
     exactly into P(score 1) + P(score 10): the law of total probability over the next token."""
 
     async def go():
-        both = await provider.probe("smollm2-135m", MESSAGES, [Probe(text="Score:", options=DIGITS),
-                                                                Probe(text="Score:", options=(" 1",))], seed=0)
+        both = await provider.probe(
+            "smollm2-135m",
+            MESSAGES,
+            [Probe(text="Score:", options=DIGITS), Probe(text="Score:", options=(" 1",))],
+            seed=0,
+        )
         return both
 
     reply = asyncio.run(go())
@@ -61,8 +65,9 @@ def test_probe_is_recorded_replayed_and_keyed_by_the_request(provider: LocalProv
         second = await rw.probe("smollm2-135m", MESSAGES, probes, seed=0)
         other = await rw.probe("smollm2-135m", MESSAGES, [Probe(text="Score:", options=DIGITS[:5])], seed=0)
         # two identical probes at once: one reaches the model, the other waits and hits the cache
-        twins = await asyncio.gather(*(rw.probe("smollm2-135m", MESSAGES, [Probe(text="Grade:", options=DIGITS)],
-                                                seed=0) for _ in range(2)))
+        twins = await asyncio.gather(
+            *(rw.probe("smollm2-135m", MESSAGES, [Probe(text="Grade:", options=DIGITS)], seed=0) for _ in range(2))
+        )
         assert sorted(t.cached for t in twins) == [False, True] and twins[0].logprobs == twins[1].logprobs
         assert rw._inflight == {}  # noqa: SLF001 - no per-key lock is left behind (it was, for probes)
         replay = CachedProvider(provider, store, "replay")
@@ -85,13 +90,19 @@ def test_two_order_probability_ballot(provider: LocalProvider, model: str) -> No
     caller = Caller({"local": provider}, settings)
     member = MemberSpec(id="rev", model=model, temperature=0.2)
     labels = labels_for(3)
-    texts = {"Response A": "The capital of France is Paris.", "Response B": "It is Lyon.",
-             "Response C": "France's capital is Marseille."}
+    texts = {
+        "Response A": "The capital of France is Paris.",
+        "Response B": "It is Lyon.",
+        "Response C": "France's capital is Marseille.",
+    }
     order = presentation_order(labels, 7)
     shown = label_assignment(labels, 7)
 
-    review, records = asyncio.run(probability_review(
-        caller, member, "What is the capital of France?", order, texts, shown, 7, critique_max_tokens=16))
+    review, records = asyncio.run(
+        probability_review(
+            caller, member, "What is the capital of France?", order, texts, shown, 7, critique_max_tokens=16
+        )
+    )
     assert review.error is None and review.ballot.method == "probabilities"
     assert [r.stage for r in records] == ["stage2", "stage2"]
     assert records[0].tokens_out > 0 and records[1].tokens_out == 0  # the critique is generated once
@@ -113,9 +124,15 @@ def test_a_critique_stops_at_its_first_line_break(provider: LocalProvider, model
     """``stop`` ends the free text at the first stop string: the same call (same seed) without it
     generates the same text and goes on past the line break. The stop strings are part of the
     record/replay key."""
-    messages = [Message(role="user", content=(
-        "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n"
-        "Response C: Marseille.\n\nFor each response, say on its own line whether it is right."))]
+    messages = [
+        Message(
+            role="user",
+            content=(
+                "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n"
+                "Response C: Marseille.\n\nFor each response, say on its own line whether it is right."
+            ),
+        )
+    ]
     probes = [Probe(text="The best answer is Response", options=(" A", " B", " C"))]
     store = CacheStore(tmp_path / "cache.sqlite")
 
@@ -145,9 +162,15 @@ def test_the_free_text_continues_the_prompt_not_the_last_probe(provider: LocalPr
     from harness.providers.local_prompts import STOP_COMPLETION, prompt_tokens
     from harness.providers.prompt_cache import PromptCache
 
-    messages = [Message(role="user", content=(
-        "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n\n"
-        "In one short sentence, say which answer is best and why."))]
+    messages = [
+        Message(
+            role="user",
+            content=(
+                "Question: What is the capital of France?\n\nResponse A: Paris.\nResponse B: Lyon.\n\n"
+                "In one short sentence, say which answer is best and why."
+            ),
+        )
+    ]
     probes = [Probe(text="The best answer is Response", options=(" A", " B"))]
     reply = asyncio.run(provider.probe(model, messages, probes, seed=0, max_tokens=12, temperature=0.0))
     fresh = LocalProvider()
@@ -156,8 +179,14 @@ def test_the_free_text_continues_the_prompt_not_the_last_probe(provider: LocalPr
         tokens = prompt_tokens(llm, model, messages)
         PromptCache().evaluate(llm, tokens, reuse=False)
         llm.n_tokens = len(tokens) - 1
-        out = llm.create_completion(prompt=tokens, max_tokens=12, temperature=0.0, repeat_penalty=1.1, seed=0,
-                                    stop=STOP_COMPLETION if model == "gemma3-270m" else None)
+        out = llm.create_completion(
+            prompt=tokens,
+            max_tokens=12,
+            temperature=0.0,
+            repeat_penalty=1.1,
+            seed=0,
+            stop=STOP_COMPLETION if model == "gemma3-270m" else None,
+        )
     finally:
         asyncio.run(fresh.aclose())
     assert reply.text.strip() and reply.text == out["choices"][0]["text"]

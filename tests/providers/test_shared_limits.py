@@ -56,8 +56,15 @@ def test_pytest_n_2_workers_share_requests_per_minute(tmp_path: Path) -> None:
     scripted_dataset(tmp_path / "golden" / "two.yaml", CASES // 2, name="two")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     with FaultServer(responder=scripted_reply) as server:
-        out = run_pytest(tmp_path, server.base_url, "-n", "2", "--harness-subjects", "baseline",
-                         extra_env={"LLM_COUNCIL_REQUESTS_PER_MINUTE": str(RPM)})
+        out = run_pytest(
+            tmp_path,
+            server.base_url,
+            "-n",
+            "2",
+            "--harness-subjects",
+            "baseline",
+            extra_env={"LLM_COUNCIL_REQUESTS_PER_MINUTE": str(RPM)},
+        )
         stamps = sorted(r.at for r in server.requests)
     assert out.returncode in (0, 1), out.stdout + out.stderr
     assert len(stamps) == CASES

@@ -13,8 +13,13 @@ from tests.builders import result
 
 
 def _case(case_id: str) -> Case:
-    return Case(id=case_id, query=f"question {case_id}?", ground_truth="Paris", dataset="geo",
-                source=f"golden/geo.yaml:{3 + int(case_id[-1])}")
+    return Case(
+        id=case_id,
+        query=f"question {case_id}?",
+        ground_truth="Paris",
+        dataset="geo",
+        source=f"golden/geo.yaml:{3 + int(case_id[-1])}",
+    )
 
 
 _result = partial(result, dataset="geo", answer="Paris", transcript_fields={"duration_s": 1.25})
@@ -24,9 +29,21 @@ def test_junit_has_one_testcase_per_case_and_subject(tmp_path: Path) -> None:
     hostile = "Lyon \x1b[31m\x00 \ud800 <b>&"
     results = [
         _result("c1", "council", "passed", scores={"correct": 1.0}),
-        _result("c1", "baseline", "failed", answer=hostile, scores={"correct": 0.0},
-                checks=(CheckResult(kind="required_mention", target="Paris", passed=False,
-                                    detail="'Paris' does not appear in the answer"),)),
+        _result(
+            "c1",
+            "baseline",
+            "failed",
+            answer=hostile,
+            scores={"correct": 0.0},
+            checks=(
+                CheckResult(
+                    kind="required_mention",
+                    target="Paris",
+                    passed=False,
+                    detail="'Paris' does not appear in the answer",
+                ),
+            ),
+        ),
         _result("c2", "council", "error", error="endpoint unreachable"),
         _result("c2", "baseline", "awaiting_review"),
     ]

@@ -48,8 +48,9 @@ def test_every_run_writes_summary_md_and_markdown_path_with_the_regressed_cases(
 
 
 def test_model_text_is_inert_in_the_summary(tmp_path: Path) -> None:
-    run = load_run(run_folder(tmp_path, "r", [result("c1", "council", "error", error=HOSTILE),
-                                              result("c2", "council", "passed")]))
+    run = load_run(
+        run_folder(tmp_path, "r", [result("c1", "council", "error", error=HOSTILE), result("c2", "council", "passed")])
+    )
     gate = gate_outcome(run, [])
     path = write_markdown(tmp_path / "s.md", run, gate, run.run_dir / "index.html", [f"scope {HOSTILE}"], [])
     text = path.read_text()
@@ -61,5 +62,10 @@ def test_model_text_is_inert_in_the_summary(tmp_path: Path) -> None:
     assert "\n# heading" not in text and "\u202e" not in text and "⟨U+202E⟩" in text
     assert "[c1](r/index.html#case-d-c1)" in row  # the report's link, relative to the summary's folder
     assert md_text("a|b\nc") == "a\\|b c"
-    assert [md_text(t) for t in ("# h", "- x", "12. x", "> q", "a - b")] == ["\\# h", "\\- x", "\\12. x", "&gt; q",
-                                                                          "a - b"]
+    assert [md_text(t) for t in ("# h", "- x", "12. x", "> q", "a - b")] == [
+        "\\# h",
+        "\\- x",
+        "\\12. x",
+        "&gt; q",
+        "a - b",
+    ]

@@ -12,18 +12,22 @@ from tests.builders import result
 
 
 def test_pareto_frontier_by_definition() -> None:
-    points = [("council", 500.0, 0.9, 0.8, 1.0), ("solo:a", 100.0, 0.6, 0.5, 0.7),
-              ("solo:b", 100.0, 0.5, 0.4, 0.6),  # same cost as solo:a, lower mean: dominated
-              ("vote", 300.0, 0.6, 0.5, 0.7),  # dearer than solo:a for the same mean: dominated
-              ("self-consistency:a", 450.0, 0.95, 0.9, 1.0)]
+    points = [
+        ("council", 500.0, 0.9, 0.8, 1.0),
+        ("solo:a", 100.0, 0.6, 0.5, 0.7),
+        ("solo:b", 100.0, 0.5, 0.4, 0.6),  # same cost as solo:a, lower mean: dominated
+        ("vote", 300.0, 0.6, 0.5, 0.7),  # dearer than solo:a for the same mean: dominated
+        ("self-consistency:a", 450.0, 0.95, 0.9, 1.0),
+    ]
     assert pareto_frontier(points) == ["solo:a", "self-consistency:a"]  # council: dearer and worse than SC
     assert pareto_frontier([("x", 1.0, 0.5, 0, 1), ("y", 1.0, 0.5, 0, 1)]) == ["x", "y"]  # ties dominate neither
 
 
 def _result(i: int, subject: str, correct: float, model: str, tokens_in: int, tokens_out: int) -> CaseResult:
     call = CallRecord(stage="answer", member="m", model=model, tokens_in=tokens_in, tokens_out=tokens_out)
-    return result(f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": (call,)},
-                  scores={"correct": correct})
+    return result(
+        f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": (call,)}, scores={"correct": correct}
+    )
 
 
 def test_dollar_chart_when_priced_with_its_frontier() -> None:
@@ -32,8 +36,10 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
         results.append(_result(i, "council", 1.0 if i < 9 else 0.0, "big", 1000, 100))  # 0.9 at $0.003/case
         results.append(_result(i, "solo:a", 1.0 if i < 5 else 0.0, "small", 1000, 100))  # 0.5 at $0.0002/case
         results.append(_result(i, "solo:b", 1.0 if i < 4 else 0.0, "unpriced", 10, 10))  # 0.4, cheapest in tokens
-    config = {"primary_endpoint": "correct", "pricing": {"big": {"input": 2.0, "output": 10.0},
-                                                         "small": {"input": 0.1, "output": 0.4}}}
+    config = {
+        "primary_endpoint": "correct",
+        "pricing": {"big": {"input": 2.0, "output": 10.0}, "small": {"input": 0.1, "output": 0.4}},
+    }
     view = arms_view(results, plan_from_config(results, config))
     assert view is not None
     # tokens per case: council 1100, solo:a 1100, solo:b 20: solo:a is dominated by the council

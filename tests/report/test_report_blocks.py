@@ -16,12 +16,15 @@ from harness.run.runs import Manifest, RunWriter, load_run
 BIAS_LIKE = {
     "risk": "medium",
     "risk_factors": ["position_bias", "length"],
-    "scores": [{"reviewer": r, "candidate": c, "score": s}
-               for r, c, s in (("a", "b", 7), ("a", "c", 5), ("b", "a", 8),
-                               ("b", "c", 6), ("c", "a", 9), ("c", "b", 4))],
-    "position_bias": {"detected": True, "variance": 2.25,
-                      "position_means": [{"position": 1, "mean_score": 8.0, "n": 3},
-                                         {"position": 2, "mean_score": 5.0, "n": 3}]},
+    "scores": [
+        {"reviewer": r, "candidate": c, "score": s}
+        for r, c, s in (("a", "b", 7), ("a", "c", 5), ("b", "a", 8), ("b", "c", 6), ("c", "a", 9), ("c", "b", 4))
+    ],
+    "position_bias": {
+        "detected": True,
+        "variance": 2.25,
+        "position_means": [{"position": 1, "mean_score": 8.0, "n": 3}, {"position": 2, "mean_score": 5.0, "n": 3}],
+    },
     "empty": [],
 }
 
@@ -78,15 +81,30 @@ def _council_transcript() -> Transcript:
     answers = tuple(Answer(member=m, model=m, text=x) for m, x in zip(("m1", "m2", "m3"), texts, strict=True))
     labels = {"Response A": "m1", "Response B": "m2", "Response C": "m3"}
     reviews = tuple(
-        Review(reviewer=m, model=m, raw_text="ranking", presentation_order=tuple(labels), shuffle_seed=1,
-               ballot=Ballot(ranking=tuple(lb for lb in labels if labels[lb] != m),
-                             scores={lb: {"overall": float(5 + i)} for i, lb in enumerate(labels) if labels[lb] != m}))
+        Review(
+            reviewer=m,
+            model=m,
+            raw_text="ranking",
+            presentation_order=tuple(labels),
+            shuffle_seed=1,
+            ballot=Ballot(
+                ranking=tuple(lb for lb in labels if labels[lb] != m),
+                scores={lb: {"overall": float(5 + i)} for i, lb in enumerate(labels) if labels[lb] != m},
+            ),
+        )
         for m in ("m1", "m2", "m3")
     )
-    return Transcript(subject="council", query="q?", answers=answers, label_to_member=labels, reviews=reviews,
-                      aggregate=tuple(AggregateRank(member=m, borda=1.0, average_position=1.5, votes=1)
-                                      for m in ("m1", "m2", "m3")),
-                      synthesis="alpha answer text", final_answer="alpha answer text", chairman="m1")
+    return Transcript(
+        subject="council",
+        query="q?",
+        answers=answers,
+        label_to_member=labels,
+        reviews=reviews,
+        aggregate=tuple(AggregateRank(member=m, borda=1.0, average_position=1.5, votes=1) for m in ("m1", "m2", "m3")),
+        synthesis="alpha answer text",
+        final_answer="alpha answer text",
+        chairman="m1",
+    )
 
 
 def test_report_drill_down_shows_bias_scores_as_a_collapsed_table(tmp_path: Path) -> None:
@@ -97,10 +115,14 @@ def test_report_drill_down_shows_bias_scores_as_a_collapsed_table(tmp_path: Path
     writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
     writer.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t, bias=audit)])
     html = render_run(load_run(tmp_path / "r"))
-    drill = html[html.index('id="case-d-c1"'):]
+    drill = html[html.index('id="case-d-c1"') :]
     assert "scores[0]" not in drill and "reviewers[0]" not in drill
-    scores = re.search(r'<details class="group"><summary><span class="mono">scores</span> '
-                       r'<span class="muted">6 rows</span></summary>\s*<div class="scroll"><table class="inner">'
-                       r'<tr>(.*?)</tr>', drill, re.S)
+    scores = re.search(
+        r'<details class="group"><summary><span class="mono">scores</span> '
+        r'<span class="muted">6 rows</span></summary>\s*<div class="scroll"><table class="inner">'
+        r"<tr>(.*?)</tr>",
+        drill,
+        re.S,
+    )
     assert scores is not None
     assert re.findall(r'<th class="mono">(\w+)</th>', scores.group(1))[:3] == ["reviewer", "candidate", "label"]

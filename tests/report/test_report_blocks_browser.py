@@ -21,12 +21,16 @@ pytestmark = pytest.mark.skipif(
     reason="chromium is not installed (Debian: apt-get install -y chromium); set HARNESS_REQUIRE_BROWSER=1 to fail",
 )
 
-OPEN_ALL = ("document.querySelectorAll('#case-d-c1, #case-d-c1 details.block').forEach(d => { d.open = true; });"
-            "const g = document.querySelector('#case-d-c1 details.group'); g.open = true;")
-GROUP = ("(() => { const g = document.querySelector('#case-d-c1 details.group'); const t = g.querySelector('table');"
-         " const r = t.closest('.scroll').getBoundingClientRect();"
-         " return [g.querySelector('summary').textContent.trim(), t.rows.length, r.left, r.right,"
-         " document.documentElement.scrollWidth]; })()")
+OPEN_ALL = (
+    "document.querySelectorAll('#case-d-c1, #case-d-c1 details.block').forEach(d => { d.open = true; });"
+    "const g = document.querySelector('#case-d-c1 details.group'); g.open = true;"
+)
+GROUP = (
+    "(() => { const g = document.querySelector('#case-d-c1 details.group'); const t = g.querySelector('table');"
+    " const r = t.closest('.scroll').getBoundingClientRect();"
+    " return [g.querySelector('summary').textContent.trim(), t.rows.length, r.left, r.right,"
+    " document.documentElement.scrollWidth]; })()"
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +39,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     t = _council_transcript()
     writer = RunWriter(root / "r")
     writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
-    writer.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t,
-                           bias=audit_session(t))])
+    writer.add(
+        [CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t, bias=audit_session(t))]
+    )
     return write_report(load_run(root / "r"), root / "report.html")
 
 
@@ -44,8 +49,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_sections_start_collapsed_and_tables_stay_inside_the_page(report: Path, width: int) -> None:
     with Browser(width=width, height=900) as browser:
         page = browser.open(report)
-        groups = page.evaluate("Array.from(document.querySelectorAll('#case-d-c1 details.group'))"
-                               ".map(g => [g.querySelector('summary').textContent.trim(), g.open])")
+        groups = page.evaluate(
+            "Array.from(document.querySelectorAll('#case-d-c1 details.group'))"
+            ".map(g => [g.querySelector('summary').textContent.trim(), g.open])"
+        )
         assert groups and not any(is_open for _, is_open in groups)
         assert groups[0][0] == "scores 6 rows"
         closed_width = page.evaluate("document.documentElement.scrollWidth")

@@ -46,8 +46,7 @@ def page(browser: Browser, report: Path) -> Tab:
 
 def _visible(page: Tab) -> list[str]:
     return page.evaluate(
-        "Array.from(document.querySelectorAll('#matrix tbody tr')).filter(r => !r.hidden)"
-        ".map(r => r.dataset.caseId)"
+        "Array.from(document.querySelectorAll('#matrix tbody tr')).filter(r => !r.hidden).map(r => r.dataset.caseId)"
     )
 
 
@@ -64,12 +63,16 @@ def test_page_renders_the_matrix_panels_and_charts(page: Tab) -> None:
     assert _visible(page) == ["arith-1", "arith-2", "boom-1", "capital-x", "essay-1"]
     # the primary verdict is a card above the table; the table holds the secondary (exploratory) verdicts
     assert page.evaluate("document.querySelectorAll('#prediction-table tbody tr.family-row').length") == 1
-    assert page.evaluate("document.querySelector('#primary-verdict .headline .badge').textContent") == \
-        "not enough evidence either way"
+    assert (
+        page.evaluate("document.querySelector('#primary-verdict .headline .badge').textContent")
+        == "not enough evidence either way"
+    )
     assert page.evaluate("document.querySelectorAll('figure svg.chart').length") == 3
     # the charts drew: every chart has a non-zero rendered size
-    sizes = page.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect())"
-                          ".map(r => [Math.round(r.width), Math.round(r.height)])")
+    sizes = page.evaluate(
+        "Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect())"
+        ".map(r => [Math.round(r.width), Math.round(r.height)])"
+    )
     assert all(w > 200 and h > 100 for w, h in sizes), sizes
     assert page.evaluate("document.getElementById('shown-count').textContent") == "5 of 5 cases shown"
 
@@ -81,7 +84,8 @@ def test_verdicts_are_visible_at_420_px(report: Path) -> None:
         boxes = small.evaluate(
             "[document.querySelector('#primary-verdict .badge'),"
             " ...document.querySelectorAll('#prediction-table tbody tr.family-row td:first-child .badge')]"
-            ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; })")
+            ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; })"
+        )
     assert len(boxes) == 2
     assert all(0 <= left and right <= 420 and width > 0 for left, right, width in boxes), boxes
 
@@ -99,7 +103,8 @@ def test_hostile_model_output_is_inert_text(page: Tab) -> None:
     assert page.evaluate("document.querySelectorAll('[onerror], [onload], [onclick]').length") == 0
     assert page.evaluate("document.scripts.length") == 1
     final = page.evaluate(
-        "document.querySelector('#case-mini-capital-x .subject[data-subject=\"council\"] pre.final').textContent")
+        "document.querySelector('#case-mini-capital-x .subject[data-subject=\"council\"] pre.final').textContent"
+    )
     assert final == HOSTILE  # shown exactly as the model wrote it, as text
 
 
@@ -182,8 +187,14 @@ def large(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Tab:
     root = tmp_path_factory.mktemp("large")
     writer = RunWriter(root / "run")
     writer.write_manifest(make_manifest().model_copy(update={"subjects": ("baseline",)}))
-    writer.add([CaseResult(case_id=f"c{i:04d}", dataset="big", subject="baseline",
-                           status="failed" if i % 7 == 0 else "passed") for i in range(1, 351)])
+    writer.add(
+        [
+            CaseResult(
+                case_id=f"c{i:04d}", dataset="big", subject="baseline", status="failed" if i % 7 == 0 else "passed"
+            )
+            for i in range(1, 351)
+        ]
+    )
     return browser.open(write_report(load_run(root / "run"), root / "large.html"))
 
 
@@ -210,7 +221,8 @@ def _sort_by(page: Tab, label: str) -> list[str]:
     page.evaluate(
         "(() => { const s = document.getElementById('case-sort');"
         f" const o = Array.from(s.options).find(o => o.textContent === {label!r});"
-        " s.value = o ? o.value : ''; s.dispatchEvent(new Event('change')); })()")
+        " s.value = o ? o.value : ''; s.dispatchEvent(new Event('change')); })()"
+    )
     return page.evaluate("Array.from(document.querySelectorAll('#matrix tbody tr')).map(r => r.dataset.caseId)")
 
 

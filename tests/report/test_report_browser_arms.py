@@ -26,8 +26,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 SUBJECTS = "council,solo:a,solo:c,self-consistency:a,vote,council-without:c"
-PRICING = ("pricing:\n  m-a: {input: 2.0, output: 10.0}\n  m-b: {input: 1.0, output: 1.0}\n"
-           "  solo: {input: 0.5, output: 0.5}\n")
+PRICING = (
+    "pricing:\n  m-a: {input: 2.0, output: 10.0}\n  m-b: {input: 1.0, output: 1.0}\n  solo: {input: 0.5, output: 0.5}\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,10 @@ def test_ledger_rows_and_both_charts_are_drawn(page: Tab) -> None:
     assert calls["council"] == N * 7 and calls["solo:a"] == N and calls["vote"] == N * 3
     assert calls["council-without:c"] == N * 5
     for fig in ("quality-per-cost", "quality-per-dollar"):
-        size = page.evaluate(f"(() => {{ const r = document.querySelector('#{fig} svg.chart')"
-                             ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()")
+        size = page.evaluate(
+            f"(() => {{ const r = document.querySelector('#{fig} svg.chart')"
+            ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()"
+        )
         assert size[0] > 200 and size[1] > 100, (fig, size)
         frontier = page.evaluate(f"document.querySelector('#{fig} .frontier').textContent")
         assert frontier and set(frontier.split(", ")) <= set(SUBJECTS.split(",")), frontier

@@ -34,16 +34,26 @@ WHOLE = Extraction(value="x", method="whole_answer", detail="")
 
 
 def _review(reviewer: str, consistent: bool) -> Review:
-    first = BallotPass(order=("Response A", "Response B"), probabilities={"Response A": 0.7, "Response B": 0.3},
-                       winner="Response A")
+    first = BallotPass(
+        order=("Response A", "Response B"), probabilities={"Response A": 0.7, "Response B": 0.3}, winner="Response A"
+    )
     second_probs = {"Response A": 0.6, "Response B": 0.4} if consistent else {"Response A": 0.2, "Response B": 0.8}
-    second = BallotPass(order=("Response B", "Response A"), probabilities=second_probs,
-                        winner=max(second_probs, key=second_probs.__getitem__))
-    return Review(reviewer=reviewer, model="smollm2-135m", raw_text=HOSTILE_CRITIQUE,
-                  ballot=Ballot(ranking=("Response A", "Response B"), method="probabilities",
-                                critique=HOSTILE_CRITIQUE),
-                  presentation_order=first.order, shuffle_seed=5, passes=(first, second),
-                  position_consistent=consistent, shown_labels={"Response A": "Response B", "Response B": "Response A"})
+    second = BallotPass(
+        order=("Response B", "Response A"),
+        probabilities=second_probs,
+        winner=max(second_probs, key=second_probs.__getitem__),
+    )
+    return Review(
+        reviewer=reviewer,
+        model="smollm2-135m",
+        raw_text=HOSTILE_CRITIQUE,
+        ballot=Ballot(ranking=("Response A", "Response B"), method="probabilities", critique=HOSTILE_CRITIQUE),
+        presentation_order=first.order,
+        shuffle_seed=5,
+        passes=(first, second),
+        position_consistent=consistent,
+        shown_labels={"Response A": "Response B", "Response B": "Response A"},
+    )
 
 
 def _result(i: int, correct: bool) -> CaseResult:
@@ -55,7 +65,8 @@ def _result(i: int, correct: bool) -> CaseResult:
     answers = (Answer(member="m1", model="smollm2-135m", text="a"), Answer(member="m2", model="gemma3-270m", text="b"))
     reviews = (_review("m1", True), _review("m2", i % 2 == 0))
     return result(
-        f"c{i}", query=f"q{i}",
+        f"c{i}",
+        query=f"q{i}",
         transcript_fields={"answers": answers, "label_to_member": LABELS, "reviews": reviews, "calls": calls},
         rubric=RubricJudgement(judge="j", judge_model="smollm2-135m", scores={"accuracy": 7.0}, method="logprobs"),
         correctness=CorrectnessResult(correct=correct, expected_display="x", detail="", extraction=WHOLE),
@@ -75,31 +86,40 @@ def test_diagnostics_view(tmp_path: Path) -> None:
     assert d is not None
     # per case: answer 1.0 s, review 0.5 s, synthesis 0.5 s, judge 2.0 s -> 4 s; ten cases -> 40 s
     assert [(r.stage, r.calls, r.seconds, r.share) for r in d.stages] == [
-        ("answer", 10, "10.0 s", "25%"), ("review", 10, "5.0 s", "12%"), ("synthesis", 10, "5.0 s", "12%"),
-        ("judge", 10, "20.0 s", "50%")]
+        ("answer", 10, "10.0 s", "25%"),
+        ("review", 10, "5.0 s", "12%"),
+        ("synthesis", 10, "5.0 s", "12%"),
+        ("judge", 10, "20.0 s", "50%"),
+    ]
     assert d.total_seconds == "40.0 s"
     assert [(c.reviewer, c.consistent, c.ballots, c.rate) for c in d.consistency] == [
-        ("m1", 10, 10, "100%"), ("m2", 5, 10, "50%")]
+        ("m1", 10, 10, "100%"),
+        ("m2", 5, 10, "50%"),
+    ]
     [judge] = [v for v in d.validity if v.kind == "judge"]
     # accuracy 7 for 5 right and 5 wrong answers: every pair ties, AUC = 0.5
     assert (judge.auc, judge.means, judge.verdict) == ("0.500", "7.00 vs 7.00", "uninformative")
     assert any(UNINFORMATIVE_LINE in w for w in d.warnings)
 
 
-@pytest.mark.skipif(chromium_path() is None and not os.environ.get("HARNESS_REQUIRE_BROWSER"),
-                    reason="chromium is not installed (Debian: apt-get install -y chromium)")
+@pytest.mark.skipif(
+    chromium_path() is None and not os.environ.get("HARNESS_REQUIRE_BROWSER"),
+    reason="chromium is not installed (Debian: apt-get install -y chromium)",
+)
 def test_diagnostics_in_chromium(tmp_path: Path) -> None:
     report = write_report(build_run(tmp_path), tmp_path / "report.html")
     with Browser() as browser:
         page = browser.open(report)
         rows = page.evaluate(
             "Array.from(document.querySelectorAll('#stage-time tr')).slice(1)"
-            ".map(r => Array.from(r.cells).slice(0, 7).map(c => c.innerText.trim()))")
+            ".map(r => Array.from(r.cells).slice(0, 7).map(c => c.innerText.trim()))"
+        )
         assert rows[0] == ["answer", "10", "0", "200", "500", "10.0 s", "25%"]
         assert rows[3][0] == "judge" and rows[3][6] == "50%"
         consistency = page.evaluate(
             "Array.from(document.querySelectorAll('#position-consistency tr')).slice(1)"
-            ".map(r => r.cells[0].innerText + ' ' + r.cells[3].innerText)")
+            ".map(r => r.cells[0].innerText + ' ' + r.cells[3].innerText)"
+        )
         assert consistency == ["m1 100%", "m2 50%"]
         warning = page.evaluate("document.querySelector('.validity-warning').innerText")
         assert UNINFORMATIVE_LINE in warning

@@ -24,8 +24,9 @@ from tests.scripted import schema_instance
 from tests.scripted_server import SOLO, ScriptedServer
 
 N = 6
-PRICES = "pricing:\n  m-a: {input: 1.0, output: 2.0}\n  m-b: {input: 1.0, output: 2.0}\n" \
-         "  solo: {input: 1.0, output: 2.0}\n"
+PRICES = (
+    "pricing:\n  m-a: {input: 1.0, output: 2.0}\n  m-b: {input: 1.0, output: 2.0}\n  solo: {input: 1.0, output: 2.0}\n"
+)
 
 
 class Judged(ScriptedServer):
@@ -92,16 +93,19 @@ def test_the_judge_is_the_scoring_row_and_no_subjects(tmp_path: Path) -> None:
     assert "usage [scoring]: " in out
     page = (run_dir / "index.html").read_text()
     # tokens per case in the usage table: council 182, solo 26 (the judge's 400 per case in neither)
-    assert "<tr><td>solo:c</td><td class=\"num\">6</td><td class=\"num\">120</td><td class=\"num\">36</td>" \
-           "<td class=\"num\">26</td>" in page
+    assert (
+        '<tr><td>solo:c</td><td class="num">6</td><td class="num">120</td><td class="num">36</td>'
+        '<td class="num">26</td>' in page
+    )
 
 
 def test_a_replay_run_with_cost_limit_completes_and_costs_nothing(tmp_path: Path) -> None:
     with ScriptedServer(council_right=range(N), baseline_right=()) as server:
         root = _project(tmp_path, server.base_url)
         first = run_cli(root, "--subjects", "council,solo:c", "--cache-mode", "readwrite")
-        replay = run_cli(root, "--subjects", "council,solo:c", "--cache-mode", "replay",
-                         LLM_COUNCIL_COST_LIMIT="0.0000001")
+        replay = run_cli(
+            root, "--subjects", "council,solo:c", "--cache-mode", "replay", LLM_COUNCIL_COST_LIMIT="0.0000001"
+        )
         assert server.requests == N * 8
     assert first.returncode in (0, 1) and replay.returncode in (0, 1), replay.stdout + replay.stderr
     live_dir, replay_dir = sorted((root / "reports" / "runs").iterdir())
@@ -137,7 +141,7 @@ def test_token_limit_holds_per_call_and_the_printed_resume_command_works(tmp_pat
         unrecorded = usage["by_subject"].get("unrecorded", {"calls": 0})["calls"]
         assert unrecorded == first_requests - sum(len(r.transcript.calls) for r in first.results if r.transcript)
         if unrecorded:  # the report's usage table has the row too
-            assert f"<tr><td>unrecorded</td><td class=\"num\">{unrecorded}</td>" in (run_dir / "index.html").read_text()
+            assert f'<tr><td>unrecorded</td><td class="num">{unrecorded}</td>' in (run_dir / "index.html").read_text()
         line = next(ln for ln in out.splitlines() if "finish it with: " in ln)
         command = shlex.split(line.split("finish it with: ", 1)[1])
         assert command[:4] == ["council-harness", "run", "--resume", run_dir.name]
@@ -145,8 +149,14 @@ def test_token_limit_holds_per_call_and_the_printed_resume_command_works(tmp_pat
         # run exactly as printed (from another folder), without the limit
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
-        resumed = subprocess.run([*CLI, *command[1:]], cwd=elsewhere, capture_output=True, text=True, timeout=600,
-                                 env=harness_env(OPENAI_API_KEY="test-key", LLM_COUNCIL_TOKEN_LIMIT="100000"))
+        resumed = subprocess.run(
+            [*CLI, *command[1:]],
+            cwd=elsewhere,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=harness_env(OPENAI_API_KEY="test-key", LLM_COUNCIL_TOKEN_LIMIT="100000"),
+        )
         assert resumed.returncode in (0, 1), resumed.stdout + resumed.stderr
         total_requests = server.requests
     done = load_run(run_dir)
@@ -154,4 +164,3 @@ def test_token_limit_holds_per_call_and_the_printed_resume_command_works(tmp_pat
     assert json.loads((run_dir / "summary.json").read_text())["usage"]["total"]["calls"] == total_requests
     # the pairs the budget stopped were not recorded half-done: each result has its full set of calls
     assert all(len(r.transcript.calls) == (7 if r.subject == "council" else 1) for r in done.results if r.transcript)
-

@@ -33,14 +33,20 @@ SUBJECTS = ["council", "baseline"]
 
 def scripted_settings(base_url: str, tmp: Path, **extra: Any) -> Settings:
     values: dict[str, Any] = dict(
-        base_url=base_url, api_key_env="NO_SUCH_KEY_VARIABLE",
+        base_url=base_url,
+        api_key_env="NO_SUCH_KEY_VARIABLE",
         models=[
             {"id": "a", "provider": "openai", "model": "m-a", "temperature": 0.2},
             {"id": "b", "provider": "openai", "model": "m-b", "temperature": 0.7, "seed": 1},
             {"id": "c", "provider": "openai", "model": "m-c", "temperature": 0.9, "seed": 2},
         ],
-        chairman="a", cache_mode="off", rubric_scoring=False, reports_dir=tmp / "reports",
-        cache_path=tmp / "cache.sqlite", max_retries=0, request_timeout=30,
+        chairman="a",
+        cache_mode="off",
+        rubric_scoring=False,
+        reports_dir=tmp / "reports",
+        cache_path=tmp / "cache.sqlite",
+        max_retries=0,
+        request_timeout=30,
     )
     values.update(extra)
     return load_settings(**values)
@@ -50,7 +56,9 @@ def comparable(r: CaseResult) -> dict[str, Any]:
     """What must not depend on scheduling: identity, status, answers, checks, scores (not timings)."""
     t = r.transcript
     return {
-        "key": r.key, "status": r.status, "error": r.error,
+        "key": r.key,
+        "status": r.status,
+        "error": r.error,
         "final": t.final_answer if t else None,
         "answers": [(a.member, a.text) for a in t.answers] if t else None,
         "ballots": [(v.reviewer, v.ballot.ranking) for v in t.reviews] if t else None,
@@ -59,15 +67,22 @@ def comparable(r: CaseResult) -> dict[str, Any]:
     }
 
 
-def run_scripted(tmp: Path, concurrency: int, window: int | None = None, delay: float = 0.05,
-                 **extra: Any) -> tuple[list[CaseResult], int, list[str]]:
+def run_scripted(
+    tmp: Path, concurrency: int, window: int | None = None, delay: float = 0.05, **extra: Any
+) -> tuple[list[CaseResult], int, list[str]]:
     tmp.mkdir(parents=True, exist_ok=True)
     data = scripted_dataset(tmp / "scripted.yaml", N_CASES)
     order: list[str] = []
     with FaultServer(responder=scripted_reply, delay=delay) as server:
         settings = scripted_settings(server.base_url, tmp, concurrency=concurrency, **extra)
-        run = run_cases(settings, load_datasets(data), SUBJECTS, console=Console(stderr=True, quiet=True),
-                        on_result=lambda r: order.append(f"{r.case_id}[{r.subject}]"), window=window)
+        run = run_cases(
+            settings,
+            load_datasets(data),
+            SUBJECTS,
+            console=Console(stderr=True, quiet=True),
+            on_result=lambda r: order.append(f"{r.case_id}[{r.subject}]"),
+            window=window,
+        )
         peak = server.max_in_flight
     lines = (run.run_dir / RESULTS).read_text(encoding="utf-8").splitlines()
     assert len(lines) == N_CASES * len(SUBJECTS)  # one line per pair, none repeated
@@ -88,8 +103,9 @@ def test_cases_run_concurrently_bounded_by_the_endpoint_concurrency(tmp_path: Pa
     assert all(len(r.transcript.answers) == 3 and len(r.transcript.reviews) == 3 for r in council if r.transcript)
     # stages within a case kept their order: every review saw the three answers of its own case
     for r in council:
-        assert r.transcript is not None and [c.stage for c in r.transcript.calls] == ["stage1"] * 3 + [
-            "stage2"] * 3 + ["stage3"]
+        assert r.transcript is not None and [c.stage for c in r.transcript.calls] == ["stage1"] * 3 + ["stage2"] * 3 + [
+            "stage3"
+        ]
     assert order != sorted(order) or peak > 1  # results were recorded as they finished
 
 
@@ -107,10 +123,18 @@ def test_case_window_follows_the_request_slots(tmp_path: Path) -> None:
     settings = scripted_settings("http://127.0.0.1:9/v1", tmp_path, concurrency=6)
     assert case_window(settings) == 12
     own = scripted_settings(
-        "http://127.0.0.1:9/v1", tmp_path, concurrency=6,
+        "http://127.0.0.1:9/v1",
+        tmp_path,
+        concurrency=6,
         models=[
-            {"id": "a", "provider": "openai", "model": "m", "base_url": "http://127.0.0.1:8/v1", "concurrency": 3,
-             "requests_per_minute": 120},
+            {
+                "id": "a",
+                "provider": "openai",
+                "model": "m",
+                "base_url": "http://127.0.0.1:8/v1",
+                "concurrency": 3,
+                "requests_per_minute": 120,
+            },
             {"id": "b", "provider": "openai", "model": "m", "base_url": "http://127.0.0.1:8/v1", "concurrency": 5},
             {"id": "c", "provider": "openai", "model": "m"},
         ],
@@ -128,7 +152,9 @@ def test_case_window_follows_the_request_slots(tmp_path: Path) -> None:
 def test_members_on_one_endpoint_share_its_limits(tmp_path: Path) -> None:
     """Two provider instances (two key variables) on one URL: one set of slots for both."""
     settings = scripted_settings(
-        "http://127.0.0.1:9/v1", tmp_path, concurrency=2,
+        "http://127.0.0.1:9/v1",
+        tmp_path,
+        concurrency=2,
         models=[
             {"id": "a", "provider": "openai", "model": "m", "base_url": "http://127.0.0.1:7/v1", "api_key_env": "K1"},
             {"id": "b", "provider": "openai", "model": "m", "base_url": "http://127.0.0.1:7/v1", "api_key_env": "K2"},
@@ -190,13 +216,12 @@ def test_a_run_over_the_rate_limit_slows_down_and_finishes(tmp_path: Path) -> No
 
 def test_requests_per_minute_keeps_the_run_under_the_limit(tmp_path: Path) -> None:
     """360 requests/min: bursts of at most 6, then 6 per second, so never more than 12 in any second;
-    the endpoint allows 13 per second and never has to refuse one (without the limit, 8 in flight at
-a time with no delay would send dozens per second)."""
+        the endpoint allows 13 per second and never has to refuse one (without the limit, 8 in flight at
+    a time with no delay would send dozens per second)."""
     n = 24
     data = scripted_dataset(tmp_path / "scripted.yaml", n)
     with FaultServer(responder=scripted_reply, rate_limit=(13, 1.0)) as server:
-        settings = scripted_settings(server.base_url, tmp_path, concurrency=8, max_retries=0,
-                                     requests_per_minute=360)
+        settings = scripted_settings(server.base_url, tmp_path, concurrency=8, max_retries=0, requests_per_minute=360)
         run = run_cases(settings, load_datasets(data), ["baseline"], console=Console(stderr=True, quiet=True))
         refused = server.refused
         received = server.requests
@@ -204,20 +229,51 @@ a time with no delay would send dozens per second)."""
     assert [r.status for r in run.results] == [expected_status(i) for i in range(1, n + 1)]
 
 
-def run_pytest(project: Path, base_url: str, *args: str,
-               extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_pytest(
+    project: Path, base_url: str, *args: str, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint
     (``extra_env``: more variables, e.g. settings)."""
-    plugin = [] if any(e.name == "council_harness" for e in entry_points(group="pytest11")) else [
-        "-p", "harness.pytest_plugin"]
+    plugin = (
+        []
+        if any(e.name == "council_harness" for e in entry_points(group="pytest11"))
+        else ["-p", "harness.pytest_plugin"]
+    )
     env = harness_env()
-    env.update({"LLM_COUNCIL_BASE_URL": base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
-                "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_RUBRIC_SCORING": "false",
-                "LLM_COUNCIL_CACHE_MODE": "off", "LLM_COUNCIL_MAX_RETRIES": "0", **(extra_env or {})})
+    env.update(
+        {
+            "LLM_COUNCIL_BASE_URL": base_url,
+            "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
+            "LLM_COUNCIL_CONCURRENCY": "8",
+            "LLM_COUNCIL_RUBRIC_SCORING": "false",
+            "LLM_COUNCIL_CACHE_MODE": "off",
+            "LLM_COUNCIL_MAX_RETRIES": "0",
+            **(extra_env or {}),
+        }
+    )
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p",
-         "no:langsmith_plugin", *plugin, "-m", "golden", "-q", "-rf", *args],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:deepeval",
+            "-p",
+            "no:langsmith_plugin",
+            *plugin,
+            "-m",
+            "golden",
+            "-q",
+            "-rf",
+            *args,
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -253,8 +309,10 @@ def test_pytest_xdist_workers_write_every_pair_once_into_one_run_folder(tmp_path
     assert out.returncode == 1, out.stdout + out.stderr  # s00003 fails in both datasets
     assert "4 failed, 10 passed" in out.stdout, out.stdout
     [run_dir] = list((tmp_path / "reports" / "runs").iterdir())
-    keys = sorted(CaseResult.model_validate_json(line).key for line in
-                  (run_dir / RESULTS).read_text(encoding="utf-8").splitlines())
+    keys = sorted(
+        CaseResult.model_validate_json(line).key
+        for line in (run_dir / RESULTS).read_text(encoding="utf-8").splitlines()
+    )
     expected = [("one", f"s{i:05d}", s) for i in range(1, 5) for s in SUBJECTS]
     expected += [("two", f"s{i:05d}", s) for i in range(1, 4) for s in SUBJECTS]
     assert keys == sorted(expected)

@@ -42,13 +42,15 @@ WAIT_S = 600.0
 def run_env(tmp: Path) -> dict[str, str]:
     """The environment of both invocations: tmp cache and reports, short answers, no LLM judge."""
     env = harness_env()
-    env.update({
-        "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
-        "LLM_COUNCIL_CACHE_PATH": str(tmp / "cache" / "cache.sqlite"),
-        "LLM_COUNCIL_REPORTS_DIR": str(tmp / "reports"),
-        "LLM_COUNCIL_RUBRIC_SCORING": "false",
-        "LLM_COUNCIL_PEER_RUBRIC": "false",
-    })
+    env.update(
+        {
+            "LLM_COUNCIL_ANSWER_MAX_TOKENS": "24",
+            "LLM_COUNCIL_CACHE_PATH": str(tmp / "cache" / "cache.sqlite"),
+            "LLM_COUNCIL_REPORTS_DIR": str(tmp / "reports"),
+            "LLM_COUNCIL_RUBRIC_SCORING": "false",
+            "LLM_COUNCIL_PEER_RUBRIC": "false",
+        }
+    )
     return env
 
 
@@ -68,14 +70,19 @@ def test_sigkill_halfway_then_resume_completes_the_run(tmp_path: Path) -> None:
     with (tmp_path / "killed.log").open("wb") as log:
         proc = subprocess.Popen(
             [str(CLI), "run", "--data", str(data), "--dataset", "crash", "--subjects", "baseline"],
-            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            cwd=tmp_path,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     try:
         deadline = time.monotonic() + WAIT_S
         results_path: Path | None = None
         while results_path is None or complete_lines(results_path) < 2:
             assert proc.poll() is None, "the run ended before it could be killed:\n" + (
-                tmp_path / "killed.log").read_text(errors="replace")
+                tmp_path / "killed.log"
+            ).read_text(errors="replace")
             assert time.monotonic() < deadline, "no results after waiting"
             found = sorted(runs_dir.glob("*/results.jsonl")) if runs_dir.exists() else []
             results_path = found[0] if found else None
@@ -99,7 +106,11 @@ def test_sigkill_halfway_then_resume_completes_the_run(tmp_path: Path) -> None:
 
     resumed = subprocess.run(
         [str(CLI), "run", "--resume", run_id, "--data", str(data)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT_S,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
     )
     killed_log = (tmp_path / "killed.log").read_text(errors="replace")
     context = f"killed run:\n{killed_log}\nresumed run:\n{resumed.stderr}"
@@ -153,7 +164,9 @@ def test_writer_killed_during_atomic_write_leaves_the_old_file(tmp_path: Path) -
     for _ in range(5):
         target.write_text(old, encoding="utf-8")
         proc = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(target), str(size)], stdout=subprocess.PIPE, text=True,
+            [sys.executable, "-c", WRITER, str(target), str(size)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
@@ -189,19 +202,30 @@ def test_sigkill_of_a_concurrent_run_then_resume_runs_each_case_exactly_once(tmp
     env = run_env(tmp_path)
     runs_dir = tmp_path / "reports" / "runs"
     with FaultServer(responder=scripted_reply, delay=0.1) as server:
-        env.update({"LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
-                    "LLM_COUNCIL_CONCURRENCY": "8", "LLM_COUNCIL_MAX_RETRIES": "0"})
+        env.update(
+            {
+                "LLM_COUNCIL_BASE_URL": server.base_url,
+                "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
+                "LLM_COUNCIL_CONCURRENCY": "8",
+                "LLM_COUNCIL_MAX_RETRIES": "0",
+            }
+        )
         with (tmp_path / "killed.log").open("wb") as log:
             proc = subprocess.Popen(
                 [str(CLI), "run", "--data", str(data), "--dataset", "scripted"],
-                cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=tmp_path,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
             )
         try:
             deadline = time.monotonic() + WAIT_S
             results_path: Path | None = None
             while results_path is None or complete_lines(results_path) < 6:
                 assert proc.poll() is None, "the run ended before it could be killed:\n" + (
-                    tmp_path / "killed.log").read_text(errors="replace")
+                    tmp_path / "killed.log"
+                ).read_text(errors="replace")
                 assert time.monotonic() < deadline, "no results after waiting"
                 found = sorted(runs_dir.glob("*/results.jsonl")) if runs_dir.exists() else []
                 results_path = found[0] if found else None
@@ -217,7 +241,11 @@ def test_sigkill_of_a_concurrent_run_then_resume_runs_each_case_exactly_once(tmp
         assert 6 <= len(before) < 2 * n and in_flight_at_kill == 8
         resumed = subprocess.run(
             [str(CLI), "run", "--resume", results_path.parent.name, "--data", str(data)],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT_S,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
         )
     assert resumed.returncode in (0, 1) and "Traceback" not in resumed.stderr, resumed.stderr
     raw_keys = []

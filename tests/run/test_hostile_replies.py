@@ -42,8 +42,13 @@ def clean_env(clean_env: Path) -> Path:
 
 def endpoint_settings(server: FaultServer, tmp: Path, cache_mode: str) -> Settings:
     return load_settings(
-        None, base_url=server.base_url, models=[{"id": "m", "provider": "openai", "model": "m"}],
-        rubric_scoring=False, cache_mode=cache_mode, reports_dir=tmp / "reports", cache_path=tmp / "cache.sqlite",
+        None,
+        base_url=server.base_url,
+        models=[{"id": "m", "provider": "openai", "model": "m"}],
+        rubric_scoring=False,
+        cache_mode=cache_mode,
+        reports_dir=tmp / "reports",
+        cache_path=tmp / "cache.sqlite",
     )
 
 
@@ -58,7 +63,9 @@ def test_untrusted_text_helpers() -> None:
 
 @pytest.mark.parametrize("cache_mode", ["off", "readwrite"])
 def test_lone_surrogate_reply_is_one_case_and_the_run_goes_on(
-    fault_server: FaultServer, clean_env: Path, cache_mode: str,
+    fault_server: FaultServer,
+    clean_env: Path,
+    cache_mode: str,
 ) -> None:
     fault_server.script(ok("Paris \ud800 is the capital"), ok("Rome"), ok("Madrid"))
     settings = endpoint_settings(fault_server, clean_env, cache_mode)
@@ -81,7 +88,10 @@ def test_resume_after_a_surrogate_reply_completes(fault_server: FaultServer, cle
     fault_server.script(ok("Rome\udc00"), ok("Madrid"))
     run = run_cases(settings, datasets, ["baseline"], run_dir=first.run_dir, resume=True, window=1)
     assert sorted((r.case_id, r.status) for r in run.results) == [
-        ("geo-001", "passed"), ("geo-002", "passed"), ("geo-003", "passed")]
+        ("geo-001", "passed"),
+        ("geo-002", "passed"),
+        ("geo-003", "passed"),
+    ]
     assert load_run(first.run_dir).manifest.finished_at is not None
 
 
@@ -100,7 +110,10 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 
 def test_cli_prints_server_markup_and_escapes_literally(
-    fault_server: FaultServer, clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fault_server: FaultServer,
+    clean_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("LLM_COUNCIL_BASE_URL", fault_server.base_url)
     monkeypatch.setenv("LLM_COUNCIL_MODELS", "m")
@@ -127,16 +140,43 @@ def test_pytest_failure_report_escapes_terminal_sequences(fault_server: FaultSer
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "geo.yaml").write_text(
         "golden_datasets:\n  - name: geo\n    queries:\n"
-        "      - {id: geo-001, query: 'Capital of France?', required_mentions: [Zanzibar]}\n", encoding="utf-8")
+        "      - {id: geo-001, query: 'Capital of France?', required_mentions: [Zanzibar]}\n",
+        encoding="utf-8",
+    )
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     fault_server.default = ok(f"Paris{ESC_TITLE} [/bold]")
     env = harness_env()
-    env.update({"LLM_COUNCIL_BASE_URL": fault_server.base_url, "LLM_COUNCIL_MODELS": "m",
-                "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_CACHE_MODE": "off"})
+    env.update(
+        {
+            "LLM_COUNCIL_BASE_URL": fault_server.base_url,
+            "LLM_COUNCIL_MODELS": "m",
+            "LLM_COUNCIL_RUBRIC_SCORING": "false",
+            "LLM_COUNCIL_CACHE_MODE": "off",
+        }
+    )
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p", "no:langsmith_plugin",
-         "--color=no", "-m", "golden", "--harness-subjects", "baseline", "golden"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:deepeval",
+            "-p",
+            "no:langsmith_plugin",
+            "--color=no",
+            "-m",
+            "golden",
+            "--harness-subjects",
+            "baseline",
+            "golden",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 1, out.stdout + out.stderr
     assert "got: Paris\\x1b]0;owned\\x07\\x1b[2J [/bold]" in out.stdout, out.stdout

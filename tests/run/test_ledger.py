@@ -125,10 +125,14 @@ def test_cached_tokens_from_the_endpoint_and_replayed_calls_counted_apart(tmp_pa
     assert total["calls"] == total["cached_calls"] == N * 8
     assert total["replayed_tokens"] == N * 8 * 26
     assert (total["cached_tokens"], total["cached_tokens_unknown"]) == (0, 0)
-    assert f"{N * 3 * 16} cached prompt tokens (not known for {N * 3} call(s)); 0 call(s) replayed" \
+    assert (
+        f"{N * 3 * 16} cached prompt tokens (not known for {N * 3} call(s)); 0 call(s) replayed"
         in first.stderr + first.stdout
-    assert f"0 cached prompt tokens; {N * 8} call(s) replayed from the record/replay cache ({N * 8 * 26} tokens)" \
+    )
+    assert (
+        f"0 cached prompt tokens; {N * 8} call(s) replayed from the record/replay cache ({N * 8 * 26} tokens)"
         in second.stderr + second.stdout
+    )
     calls = [c for r in load_run(runs[0]).results for c in r.transcript.calls]
     assert {c.member: c.cached_tokens for c in calls} == {"a": 16, "b": 0, "c": None}
     # the export's columns add up to the same figures

@@ -32,8 +32,9 @@ def shards_fixture(tmp_path: Path) -> tuple[list[Path], Path, list]:
     return [a.run_dir, b.run_dir], tmp_path, whole.results
 
 
-def test_merge_combines_shards_into_one_run_with_a_report(shards: tuple[list[Path], Path, list],
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_merge_combines_shards_into_one_run_with_a_report(
+    shards: tuple[list[Path], Path, list], capsys: pytest.CaptureFixture[str]
+) -> None:
     (a, b), tmp, whole = shards
     out = tmp / "merged"
     code = main(["merge", str(a), str(b), "--output", str(out)])
@@ -54,8 +55,9 @@ def test_merge_combines_shards_into_one_run_with_a_report(shards: tuple[list[Pat
     assert "one" in html and "two" in html and "s00005" in html
 
 
-def test_merge_refuses_overlapping_shards(shards: tuple[list[Path], Path, list],
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_merge_refuses_overlapping_shards(
+    shards: tuple[list[Path], Path, list], capsys: pytest.CaptureFixture[str]
+) -> None:
     (a, _), tmp, _ = shards
     copy = tmp / "copy"
     copy.mkdir()
@@ -68,8 +70,9 @@ def test_merge_refuses_overlapping_shards(shards: tuple[list[Path], Path, list],
     assert not out.exists()  # nothing written
 
 
-def test_merge_refuses_shards_of_different_configurations(shards: tuple[list[Path], Path, list],
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_merge_refuses_shards_of_different_configurations(
+    shards: tuple[list[Path], Path, list], capsys: pytest.CaptureFixture[str]
+) -> None:
     (a, b), tmp, _ = shards
     manifest = json.loads((b / "manifest.json").read_text(encoding="utf-8"))
     manifest["config"]["seed"] = 7

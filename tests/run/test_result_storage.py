@@ -25,12 +25,14 @@ def _logprobs() -> dict[str, dict[str, float]]:
 
 
 def test_an_impossible_score_option_is_stored_finite_and_scores_unchanged(tmp_path: Path) -> None:
-    j = judgement_from_logprobs(_logprobs(), "Paris.", load_settings(cache_mode="off"), judge="j", judge_model="m",
-                                used_reference=False)
+    j = judgement_from_logprobs(
+        _logprobs(), "Paris.", load_settings(cache_mode="off"), judge="j", judge_model="m", used_reference=False
+    )
     assert j.score_logprobs["accuracy"][" 10"] == LOGPROB_FLOOR and math.exp(LOGPROB_FLOOR) == 0.0
     assert j.scores["accuracy"] == 5.0  # the mean of 1..9, each with probability 1/9
-    result = CaseResult(case_id="c", dataset="d", subject="baseline", status="passed", rubric=j,
-                        scores=j.score_set().scores)
+    result = CaseResult(
+        case_id="c", dataset="d", subject="baseline", status="passed", rubric=j, scores=j.score_set().scores
+    )
     w = RunWriter(tmp_path / "r")
     w.write_manifest(Manifest(run_id="r", started_at="2026-11-26T00:00:00Z"))
     w.add([result])
@@ -39,11 +41,18 @@ def test_an_impossible_score_option_is_stored_finite_and_scores_unchanged(tmp_pa
 
 
 def test_a_result_that_cannot_round_trip_is_stored_as_an_error_that_says_why() -> None:
-    j = judgement_from_logprobs(_logprobs(), "Paris.", load_settings(cache_mode="off"), judge="j", judge_model="m",
-                                used_reference=False)
+    j = judgement_from_logprobs(
+        _logprobs(), "Paris.", load_settings(cache_mode="off"), judge="j", judge_model="m", used_reference=False
+    )
     broken = j.model_copy(update={"entropy": {"accuracy": float("inf")}})  # a value JSON writes as null
-    result = CaseResult(case_id="c", dataset="d", subject="baseline", status="passed", rubric=broken,
-                        scores={"accuracy": 5.0, "odd": float("nan")})
+    result = CaseResult(
+        case_id="c",
+        dataset="d",
+        subject="baseline",
+        status="passed",
+        rubric=broken,
+        scores={"accuracy": 5.0, "odd": float("nan")},
+    )
     back = CaseResult.model_validate_json(storable_line(result))
     assert back.status == "error" and back.scores == {"accuracy": 5.0}
     assert back.error is not None and "could not be stored as JSON (scores.odd: " in back.error

@@ -18,21 +18,33 @@ from tests.builders import result
 
 
 def _result(case_id: str, mode: str, answer: str, status: str) -> CaseResult:
-    return result(case_id, "council", status, dataset="arch", answer=answer, query="q?",  # type: ignore[arg-type]
-                  transcript_fields={"model": "x"}, evaluation_mode=mode, scores={"heuristic_quality": 41.5})
+    return result(
+        case_id,
+        "council",
+        status,
+        dataset="arch",
+        answer=answer,
+        query="q?",  # type: ignore[arg-type]
+        transcript_fields={"model": "x"},
+        evaluation_mode=mode,
+        scores={"heuristic_quality": 41.5},
+    )
 
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     d = tmp_path / "reports" / "runs" / "r1"
     w = RunWriter(d)
-    w.write_manifest(Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",),
-                              subjects=("council",)))
-    w.add([
-        _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review"),
-        _result("arch-002", "expert_review", "Use microservices from day one.", "awaiting_review"),
-        _result("auto-001", "automatic", "Paris", "passed"),
-    ])
+    w.write_manifest(
+        Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",), subjects=("council",))
+    )
+    w.add(
+        [
+            _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review"),
+            _result("arch-002", "expert_review", "Use microservices from day one.", "awaiting_review"),
+            _result("auto-001", "automatic", "Paris", "passed"),
+        ]
+    )
     return d
 
 
@@ -89,8 +101,10 @@ def test_verdict_carries_over_only_for_the_same_answer(run_dir: Path, tmp_path: 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda rows: rows.__setitem__(0, {**rows[0], "case_id": "arch-999", "verdict": "pass"}),
-         "case arch::arch-999::council is not an expert-review case of this run"),
+        (
+            lambda rows: rows.__setitem__(0, {**rows[0], "case_id": "arch-999", "verdict": "pass"}),
+            "case arch::arch-999::council is not an expert-review case of this run",
+        ),
         (lambda rows: rows.__setitem__(0, {**rows[0], "verdict": "maybe"}), "verdict must be 'pass' or 'fail'"),
         (lambda rows: rows.__setitem__(0, {**rows[0], "verdict": "pass", "reviewer": ""}), "no reviewer"),
     ],
@@ -119,8 +133,9 @@ def test_malformed_sheet_via_cli(run_dir: Path, tmp_path: Path) -> None:
     assert out.returncode == 0 and "2 expert-review row(s), 2 awaiting a verdict" in out.stdout
     bad = tmp_path / "bad.csv"
     bad.write_text("case,who\narch-001,ana\n")
-    out = subprocess.run([str(cli), "review", str(run_dir), "--apply", str(bad)], capture_output=True, text=True,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        [str(cli), "review", str(run_dir), "--apply", str(bad)], capture_output=True, text=True, cwd=tmp_path
+    )
     assert out.returncode == 2
     assert out.stderr.startswith("error: ") and "missing column(s)" in out.stderr and "bad.csv:1" in out.stderr
     assert "Traceback" not in out.stderr
@@ -132,10 +147,15 @@ def test_sheet_neutralises_formulas_and_shows_controls(tmp_path: Path) -> None:
     ``⟨U+XXXX⟩``, and a filled sheet still matches case ids that start with a formula character."""
     d = tmp_path / "reports" / "runs" / "r1"
     w = RunWriter(d)
-    w.write_manifest(Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",),
-                              subjects=("council",)))
-    w.add([_result("-001", "expert_review", '=HYPERLINK("http://evil.example","click")', "awaiting_review"),
-           _result("@two", "expert_review", "\u202e24 si rewsna ehT\u202c and a bell\x07", "awaiting_review")])
+    w.write_manifest(
+        Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",), subjects=("council",))
+    )
+    w.add(
+        [
+            _result("-001", "expert_review", '=HYPERLINK("http://evil.example","click")', "awaiting_review"),
+            _result("@two", "expert_review", "\u202e24 si rewsna ehT\u202c and a bell\x07", "awaiting_review"),
+        ]
+    )
     run = load_run(d)
     sheet = tmp_path / "sheet.csv"
     assert write_sheet(run.results, sheet) == 2

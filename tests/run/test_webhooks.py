@@ -56,13 +56,23 @@ def failing_server() -> Iterator[tuple[str, type[_Recorder]]]:
 
 
 def _result() -> CaseResult:
-    qm = QualityMetrics(core=CoreMetrics(
-        consensus_strength=0.42, deliberation_depth=0.7, deliberation_components={},
-        synthesis_attribution=SynthesisAttribution(winner_alignment=0.5, max_source_alignment=0.9,
-                                                   hallucination_risk=0.1, grounded=True)),
-        warnings=("low_consensus",))
-    return result(query="What is the secret plan?", transcript_fields={"member": "a"}, quality_metrics=qm,
-                  scores={"rubric_composite": 7.5, "accuracy": 8.0})
+    qm = QualityMetrics(
+        core=CoreMetrics(
+            consensus_strength=0.42,
+            deliberation_depth=0.7,
+            deliberation_components={},
+            synthesis_attribution=SynthesisAttribution(
+                winner_alignment=0.5, max_source_alignment=0.9, hallucination_risk=0.1, grounded=True
+            ),
+        ),
+        warnings=("low_consensus",),
+    )
+    return result(
+        query="What is the secret plan?",
+        transcript_fields={"member": "a"},
+        quality_metrics=qm,
+        scores={"rubric_composite": 7.5, "accuracy": 8.0},
+    )
 
 
 def test_event_shape_and_privacy() -> None:
@@ -123,7 +133,8 @@ def test_query_hash_is_keyed_or_absent() -> None:
 
 
 def test_failed_delivery_never_logs_credentials_or_path_tokens(
-    failing_server: tuple[str, type[_Recorder]], caplog: pytest.LogCaptureFixture,
+    failing_server: tuple[str, type[_Recorder]],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Item 6: user:password@, the path token and a ?token= query are masked in failures and log lines."""
     url, handler = failing_server
@@ -224,6 +235,7 @@ def test_deliveries_still_pending_at_the_end_are_counted_as_dropped() -> None:
             super().do_POST()
 
     handler = type("S", (Slow,), {"received": [], "status": 200})
+
     async def go(d: WebhookDispatcher) -> None:
         d.emit(event_from_result(_result(), None))
         await d.aclose(wait=0.1)
@@ -232,20 +244,21 @@ def test_deliveries_still_pending_at_the_end_are_counted_as_dropped() -> None:
         d = WebhookDispatcher([url], retries=0, timeout=30)
         asyncio.run(go(d))
     assert d.delivered == 0 and d.failures == ["delivery still pending at shutdown (cancelled)"]
-    assert d.warning() == ("webhooks: 1 of 1 event deliveries failed or were dropped "
-                           "(delivery still pending at shutdown (cancelled))")
+    assert d.warning() == (
+        "webhooks: 1 of 1 event deliveries failed or were dropped (delivery still pending at shutdown (cancelled))"
+    )
 
 
-def test_the_warnings_of_a_run_reach_its_manifest_and_summary(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_warnings_of_a_run_reach_its_manifest_and_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.config import load_settings
     from harness.finish import finish_run
     from harness.run.orchestrate import finish_manifest
     from harness.run.runs import Manifest, RunWriter, load_run
 
     monkeypatch.chdir(tmp_path)
-    RunWriter(tmp_path / "r").write_manifest(Manifest(run_id="r", started_at="2026-01-01T00:00:00Z",
-                                                      warnings=("from an earlier invocation",)))
+    RunWriter(tmp_path / "r").write_manifest(
+        Manifest(run_id="r", started_at="2026-01-01T00:00:00Z", warnings=("from an earlier invocation",))
+    )
     line = "webhooks: 1 of 1 event deliveries failed or were dropped (x)"
     finish_manifest(tmp_path / "r", load_run(tmp_path / "r").manifest, 0, 0, warnings=[line])
     run = load_run(tmp_path / "r")
@@ -265,8 +278,9 @@ def test_a_run_whose_receiver_redirects_counts_every_undelivered_event(tmp_path:
     handler = type("R", (_Redirect,), {"received": []})
     for url in _serve(handler):
         with ScriptedServer(council_right=range(3), baseline_right=range(3)) as server:
-            root = scripted_project(tmp_path, server.base_url, 3, third_model=SOLO,
-                                    extra=f"quality_webhook_url: {url}\n")
+            root = scripted_project(
+                tmp_path, server.base_url, 3, third_model=SOLO, extra=f"quality_webhook_url: {url}\n"
+            )
             cfg = root / "council-harness.yaml"
             cfg.write_text(cfg.read_text().replace("quality_metrics: false", "quality_metrics: true"))
             proc = run_cli(root, "--subjects", "council")

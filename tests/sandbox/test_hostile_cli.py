@@ -34,23 +34,27 @@ from tests.cli_env import harness_env
 from tests.common.test_secrets import fake_key
 from tests.fault_server import FaultServer, ok
 
-pytestmark = pytest.mark.skipif(sandbox.isolation()[1] != sandbox.ISOLATED,
-                                reason=f"no private file system here: {sandbox.isolation()[1]}")
+pytestmark = pytest.mark.skipif(
+    sandbox.isolation()[1] != sandbox.ISOLATED, reason=f"no private file system here: {sandbox.isolation()[1]}"
+)
 
 KEY_ENV = "COUNCIL_HOSTILE_TEST_API_KEY"
 DATASET = """\
 golden_datasets:
   - name: hostile
     queries:
-""" + "".join(f"""\
+""" + "".join(
+    f"""\
       - id: c{i}
         query: "Case {i}: write answer() returning 42."
         expected: {{type: python, function: answer, tests: "assert answer() == 42\\n"}}
-""" for i in (1, 2, 3))
+"""
+    for i in (1, 2, 3)
+)
 WRONG = "```python\ndef answer():\n    return 7\n```"
 MARKER = "# appended by answer code"
 
-HOSTILE = '''```python
+HOSTILE = """```python
 import base64, glob, os, sqlite3, urllib.parse
 found = []
 for path in glob.glob({reports!r} + "/runs/*/results.jsonl"):
@@ -90,16 +94,23 @@ print("\\n".join(found))
 
 def answer():
     return 6 * 7
-```'''
+```"""
 
 
 def encoded(key: str) -> dict[str, bytes]:
     """The key in each form the answer code prints (and its base64 cores at every alignment)."""
     raw = key.encode()
-    forms = {"verbatim": key, "base64": base64.b64encode(raw).decode(), "hex": raw.hex(), "HEX": raw.hex().upper(),
-             "reversed": key[::-1], "url": quote(key, safe=""), "percent": "".join(f"%{b:02X}" for b in raw)}
+    forms = {
+        "verbatim": key,
+        "base64": base64.b64encode(raw).decode(),
+        "hex": raw.hex(),
+        "HEX": raw.hex().upper(),
+        "reversed": key[::-1],
+        "url": quote(key, safe=""),
+        "percent": "".join(f"%{b:02X}" for b in raw),
+    }
     for k in range(3):  # the characters of base64 that come from the key alone, at each offset modulo 3
-        forms[f"base64@{k}"] = base64.b64encode(bytes(k) + raw).decode()[-(-8 * k // 6):8 * (k + len(raw)) // 6]
+        forms[f"base64@{k}"] = base64.b64encode(bytes(k) + raw).decode()[-(-8 * k // 6) : 8 * (k + len(raw)) // 6]
     return {name: form.encode() for name, form in forms.items()}
 
 
@@ -107,8 +118,7 @@ def encoded(key: str) -> dict[str, bytes]:
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("hostile")
     checkout = root / "checkout"
-    shutil.copytree(Path(harness.__file__).parent, checkout / "harness",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(harness.__file__).parent, checkout / "harness", ignore=shutil.ignore_patterns("__pycache__"))
     source = checkout / "harness" / "sandbox" / "runner.py"
     key = fake_key()
     home = root / "home"
@@ -117,26 +127,64 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (root / ".env").write_text(f"OPENAI_API_KEY={key}\n", encoding="utf-8")
     (root / "data.yaml").write_text(DATASET, encoding="utf-8")
     reports, cache = root / "reports", root / "cache" / "cache.sqlite"
-    hostile = HOSTILE.format(reports=str(reports), cache=str(cache), source=str(source), marker=MARKER,
-                             dotenv=str(root / ".env"), history=str(home / ".bash_history"))
+    hostile = HOSTILE.format(
+        reports=str(reports),
+        cache=str(cache),
+        source=str(source),
+        marker=MARKER,
+        dotenv=str(root / ".env"),
+        history=str(home / ".bash_history"),
+    )
     before = source.read_bytes()
 
     def respond(body: dict[str, Any]) -> str:
         return hostile if "Case 3" in str(body.get("messages")) else WRONG
 
     with FaultServer(default=ok(WRONG), responder=respond) as server:
-        env = harness_env(**{
-            KEY_ENV: key, "HOME": str(home), "PYTHONPATH": str(checkout), "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
-            "LLM_COUNCIL_BASE_URL": server.base_url, "LLM_COUNCIL_MODELS": "remote-a",
-            "LLM_COUNCIL_MAX_RETRIES": "0", "LLM_COUNCIL_RUBRIC_SCORING": "false", "LLM_COUNCIL_CONCURRENCY": "1",
-            "LLM_COUNCIL_CACHE_PATH": str(cache), "LLM_COUNCIL_REPORTS_DIR": str(reports),
-        })
+        env = harness_env(
+            **{
+                KEY_ENV: key,
+                "HOME": str(home),
+                "PYTHONPATH": str(checkout),
+                "LLM_COUNCIL_API_KEY_ENV": KEY_ENV,
+                "LLM_COUNCIL_BASE_URL": server.base_url,
+                "LLM_COUNCIL_MODELS": "remote-a",
+                "LLM_COUNCIL_MAX_RETRIES": "0",
+                "LLM_COUNCIL_RUBRIC_SCORING": "false",
+                "LLM_COUNCIL_CONCURRENCY": "1",
+                "LLM_COUNCIL_CACHE_PATH": str(cache),
+                "LLM_COUNCIL_REPORTS_DIR": str(reports),
+            }
+        )
         done = subprocess.run(
-            [sys.executable, "-m", "harness.cli", "run", "--data", "data.yaml", "--dataset", "hostile",
-             "--subjects", "baseline"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+            [
+                sys.executable,
+                "-m",
+                "harness.cli",
+                "run",
+                "--data",
+                "data.yaml",
+                "--dataset",
+                "hostile",
+                "--subjects",
+                "baseline",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     (run_dir,) = (reports / "runs").iterdir()
-    return {"done": done, "root": root, "run_dir": run_dir, "cache": cache, "source": source, "before": before,
-            "key": key}
+    return {
+        "done": done,
+        "root": root,
+        "run_dir": run_dir,
+        "cache": cache,
+        "source": source,
+        "before": before,
+        "key": key,
+    }
 
 
 def test_the_hostile_answer_really_ran(hostile_run: dict[str, Any]) -> None:
@@ -145,8 +193,12 @@ def test_the_hostile_answer_really_ran(hostile_run: dict[str, Any]) -> None:
     lines = [json.loads(line) for line in (hostile_run["run_dir"] / "results.jsonl").read_text("utf-8").splitlines()]
     (c3,) = [r for r in lines if r["case_id"] == "c3"]
     printed = c3["details"]["correctness"]["sandbox"]["stdout"].splitlines()
-    assert printed == ["cache: OperationalError", "source: FileNotFoundError", "key file: FileNotFoundError",
-                       "key file: FileNotFoundError"]
+    assert printed == [
+        "cache: OperationalError",
+        "source: FileNotFoundError",
+        "key file: FileNotFoundError",
+        "key file: FileNotFoundError",
+    ]
 
 
 def test_a_forged_results_file_does_not_pass_the_gate(hostile_run: dict[str, Any]) -> None:
@@ -175,11 +227,18 @@ def test_the_package_source_is_unchanged(hostile_run: dict[str, Any]) -> None:
 def test_no_encoding_of_the_key_in_any_written_file(hostile_run: dict[str, Any]) -> None:
     """(d) Every file under the run's folder (reports, cache, .env excluded) holds no form of the key."""
     root, key = hostile_run["root"], hostile_run["key"]
-    written = [p for p in sorted(root.rglob("*")) if p.is_file() and p.name not in (".env", ".bash_history")
-               and "checkout" not in p.parts]
+    written = [
+        p
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name not in (".env", ".bash_history") and "checkout" not in p.parts
+    ]
     assert any(p.name == "results.jsonl" for p in written) and any(p.name == "index.html" for p in written)
-    leaks = [f"{p.relative_to(root)}: {name}" for p in written for name, form in encoded(key).items()
-             if form in p.read_bytes()]
+    leaks = [
+        f"{p.relative_to(root)}: {name}"
+        for p in written
+        for name, form in encoded(key).items()
+        if form in p.read_bytes()
+    ]
     assert leaks == []
     done = hostile_run["done"]
     assert not [name for name, form in encoded(key).items() if form.decode() in done.stdout + done.stderr]

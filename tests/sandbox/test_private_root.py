@@ -23,8 +23,9 @@ from harness.common import vault
 from harness.sandbox import PROCESS_LIMIT, filesystem, run_python
 
 REPO = str(Path(harness.__file__).resolve().parents[1])
-needs_private_root = pytest.mark.skipif(sandbox.isolation()[1] != sandbox.ISOLATED,
-                                        reason=f"no private file system here: {sandbox.isolation()[1]}")
+needs_private_root = pytest.mark.skipif(
+    sandbox.isolation()[1] != sandbox.ISOLATED, reason=f"no private file system here: {sandbox.isolation()[1]}"
+)
 
 SEEN = """\
 import os, sys
@@ -54,10 +55,13 @@ def test_the_child_sees_only_the_system_the_interpreter_and_its_own_tmp(tmp_path
         home_check = f"assert os.listdir({home!r}) == [{Path(prefix).relative_to(home).parts[0]!r}]\n"
     else:
         home_check = f"assert not exists({home!r}) or {home!r} == '/'\n"
-    tests = (f"for p in {hidden!r}:\n    assert not exists(p), p\n" + home_check +
-             f"assert exists({exe!r}) and sys.prefix == {prefix!r}\n"
-             "import json, sqlite3, decimal\n"
-             "assert not [p for p in sys.path if 'site-packages' in p or 'dist-packages' in p]\n")
+    tests = (
+        f"for p in {hidden!r}:\n    assert not exists(p), p\n"
+        + home_check
+        + f"assert exists({exe!r}) and sys.prefix == {prefix!r}\n"
+        "import json, sqlite3, decimal\n"
+        "assert not [p for p in sys.path if 'site-packages' in p or 'dist-packages' in p]\n"
+    )
     r = run_python(SEEN, tests, 10)
     assert r.passed, r.summary() + r.stderr
     top, in_tmp, dev, where, fds = r.stdout.splitlines()
@@ -78,11 +82,13 @@ def test_the_root_is_read_only_and_tmp_is_bounded() -> None:
     tag = uuid.uuid4().hex
     stdlib = os.path.dirname(os.__file__)
     paths = [f"/x-{tag}", f"/usr/x-{tag}", f"/dev/x-{tag}", f"{stdlib}/x-{tag}"]
-    code = (f"import os, errno\nout = []\nfor p in {paths!r}:\n"
-            "    try:\n        open(p, 'w')\n        out.append('wrote ' + p)\n"
-            "    except OSError as e:\n        out.append(errno.errorcode[e.errno])\n"
-            f"try:\n    for i in range(8):\n        open(f'/tmp/big{{i}}-{tag}', 'wb').write(b'0' * 15 * 1024 * 1024)\n"
-            "except OSError as e:\n    out.append(errno.errorcode[e.errno])\nprint(out)\n")
+    code = (
+        f"import os, errno\nout = []\nfor p in {paths!r}:\n"
+        "    try:\n        open(p, 'w')\n        out.append('wrote ' + p)\n"
+        "    except OSError as e:\n        out.append(errno.errorcode[e.errno])\n"
+        f"try:\n    for i in range(8):\n        open(f'/tmp/big{{i}}-{tag}', 'wb').write(b'0' * 15 * 1024 * 1024)\n"
+        "except OSError as e:\n    out.append(errno.errorcode[e.errno])\nprint(out)\n"
+    )
     try:
         r = run_python(code, "", 10)
     finally:
@@ -98,8 +104,10 @@ def test_big_files_leave_nothing_on_disk(tmp_path: Path) -> None:
     """(g) Files written to /tmp, /var/tmp, the working folder and the caller's folder are not on the host after."""
     tag = uuid.uuid4().hex
     targets = [f"/tmp/big-{tag}", f"/var/tmp/big-{tag}", f"big-{tag}", str(tmp_path / f"big-{tag}")]
-    code = (f"out = []\nfor p in {targets!r}:\n    try:\n        open(p, 'wb').write(b'0' * (10 * 1024 * 1024))\n"
-            "        out.append('wrote')\n    except OSError as e:\n        out.append(type(e).__name__)\nprint(out)\n")
+    code = (
+        f"out = []\nfor p in {targets!r}:\n    try:\n        open(p, 'wb').write(b'0' * (10 * 1024 * 1024))\n"
+        "        out.append('wrote')\n    except OSError as e:\n        out.append(type(e).__name__)\nprint(out)\n"
+    )
     try:
         r = run_python(code, "", 10)
         left = [p for p in targets if Path(p).exists()]
@@ -117,12 +125,14 @@ def test_a_case_cannot_write_into_another_cases_folder() -> None:
     """(e) While one case runs, another looks for every sandbox folder it can reach (``council-sandbox-*``
     in the temporary folders, the sandbox's own name for them) and writes its tests.py there."""
     results = {}
-    waiter = ("import os, time\ntime.sleep(2.5)\nprint(sorted(os.listdir('.')))\n")
-    racer = ("import glob, os\nhit = []\n"
-             "for d in glob.glob('/tmp/council-sandbox-*') + glob.glob('/var/tmp/council-sandbox-*'):\n"
-             "    if os.path.isdir(d) and os.path.abspath(d) != os.getcwd():\n"
-             "        try:\n            open(os.path.join(d, 'tests.py'), 'w').write('assert True\\n')\n"
-             "            hit.append(d)\n        except OSError:\n            pass\nprint(hit)\n")
+    waiter = "import os, time\ntime.sleep(2.5)\nprint(sorted(os.listdir('.')))\n"
+    racer = (
+        "import glob, os\nhit = []\n"
+        "for d in glob.glob('/tmp/council-sandbox-*') + glob.glob('/var/tmp/council-sandbox-*'):\n"
+        "    if os.path.isdir(d) and os.path.abspath(d) != os.getcwd():\n"
+        "        try:\n            open(os.path.join(d, 'tests.py'), 'w').write('assert True\\n')\n"
+        "            hit.append(d)\n        except OSError:\n            pass\nprint(hit)\n"
+    )
 
     def run(name: str, code: str) -> None:
         results[name] = run_python(code, "assert True\n", 10)
@@ -163,9 +173,17 @@ def test_a_fork_bomb_stops_at_the_process_limit() -> None:
 def test_redaction_covers_the_common_encodings() -> None:
     key = "sk-test-" + uuid.uuid4().hex + "Zz"
     raw = key.encode()
-    forms = [key, key[::-1], raw.hex(), raw.hex().upper(), base64.b64encode(raw).decode(),
-             base64.urlsafe_b64encode(raw).decode(), quote(key, safe=""), "".join(f"%{b:02X}" for b in raw),
-             "".join(f"%{b:02x}" for b in raw)]
+    forms = [
+        key,
+        key[::-1],
+        raw.hex(),
+        raw.hex().upper(),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode(),
+        quote(key, safe=""),
+        "".join(f"%{b:02X}" for b in raw),
+        "".join(f"%{b:02x}" for b in raw),
+    ]
     forms += [base64.b64encode(p.encode() + raw + b"tail").decode() for p in ("a", "ab", "abc")]
     for form in forms:
         text = vault.redact(f"before {form} after", {key: "THE_API_KEY"})
@@ -177,8 +195,10 @@ def test_redaction_covers_the_common_encodings() -> None:
 def test_the_sandbox_redacts_an_encoded_key_it_prints(monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-test-enc-" + os.urandom(10).hex()
     monkeypatch.setenv("COUNCIL_SANDBOX_ENCODED_API_KEY", key)
-    code = (f"import base64, urllib.parse\nk = {key!r}\n"
-            "print(base64.b64encode(k.encode()).decode(), k.encode().hex(), k[::-1], urllib.parse.quote(k, safe=''))\n")
+    code = (
+        f"import base64, urllib.parse\nk = {key!r}\n"
+        "print(base64.b64encode(k.encode()).decode(), k.encode().hex(), k[::-1], urllib.parse.quote(k, safe=''))\n"
+    )
     r = run_python(code, "", 10)
     assert r.stdout.count("[redacted $COUNCIL_SANDBOX_ENCODED_API_KEY]") == 4
     raw = key.encode()
@@ -242,9 +262,24 @@ def test_the_private_root_for_a_non_root_harness(monkeypatch: pytest.MonkeyPatch
     tag = uuid.uuid4().hex
     nobody = [setpriv, f"--reuid={filesystem.NOBODY}", f"--regid={filesystem.NOBODY}", "--clear-groups", "--"]
     try:
-        done = subprocess.run([*nobody, *prefix, setpriv, *sandbox.DROP_PRIVILEGES[1:], system_python, "-I", "-S",
-                               "-c", NON_ROOT_PROBE.replace("{tag}", tag)],
-                              capture_output=True, text=True, cwd="/", env={"PATH": os.environ["PATH"]}, timeout=60)
+        done = subprocess.run(
+            [
+                *nobody,
+                *prefix,
+                setpriv,
+                *sandbox.DROP_PRIVILEGES[1:],
+                system_python,
+                "-I",
+                "-S",
+                "-c",
+                NON_ROOT_PROBE.replace("{tag}", tag),
+            ],
+            capture_output=True,
+            text=True,
+            cwd="/",
+            env={"PATH": os.environ["PATH"]},
+            timeout=60,
+        )
     finally:
         Path(f"/x-{tag}").unlink(missing_ok=True)
     assert done.returncode == 0, done.stderr

@@ -32,8 +32,9 @@ def test_failing_assert_is_reported_with_its_line() -> None:
     r = run_python("def double(x):\n    return 3 * x\n", "assert double(1) == 2\nassert double(21) == 42\n", 2)
     assert (r.passed, r.returncode, r.timed_out) == (False, 1, False)
     assert "AssertionError" in r.stderr
-    assert r.summary() == ("exit code 1: AssertionError: assert failed: 3 == 2 "
-                           "(at tests.py line 1, in <module>: assert double(1) == 2)")
+    assert r.summary() == (
+        "exit code 1: AssertionError: assert failed: 3 == 2 (at tests.py line 1, in <module>: assert double(1) == 2)"
+    )
 
 
 def test_syntax_error_in_the_code() -> None:
@@ -72,8 +73,11 @@ def test_harness_is_not_importable_and_repo_not_on_path() -> None:
     r = run_python("import harness\n", "", 2)
     assert not r.passed
     assert "ModuleNotFoundError: No module named 'harness'" in r.stderr
-    ok = run_python("import sys, os\n", f"assert not any(p.startswith({REPO!r}) for p in sys.path)\n"
-                    f"assert not os.getcwd().startswith({REPO!r})\n", 2)
+    ok = run_python(
+        "import sys, os\n",
+        f"assert not any(p.startswith({REPO!r}) for p in sys.path)\nassert not os.getcwd().startswith({REPO!r})\n",
+        2,
+    )
     assert ok.passed, ok.summary()
 
 
@@ -138,11 +142,11 @@ def test_timeout_must_be_positive() -> None:
         run_python("", "", 0)
 
 
-
 # --- issue 10 item 1: isolation, by-value asserts, redaction -------------------------------------------
 
-needs_namespaces = pytest.mark.skipif(sandbox.isolation()[1] != sandbox.ISOLATED,
-                                      reason=f"no namespace isolation here: {sandbox.isolation()[1]}")
+needs_namespaces = pytest.mark.skipif(
+    sandbox.isolation()[1] != sandbox.ISOLATED, reason=f"no namespace isolation here: {sandbox.isolation()[1]}"
+)
 
 READ_EVERY_ENVIRON = """\
 import glob
@@ -164,8 +168,9 @@ def test_answer_code_cannot_read_the_harness_environment(monkeypatch: pytest.Mon
     key = "sk-test-sandbox-" + os.urandom(12).hex()
     monkeypatch.setenv("COUNCIL_SANDBOX_TEST_API_KEY", key)
     # a process started with the key in its environment at exec time, as a user's shell would be
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                              env={**os.environ, "HOLDER_API_KEY": key})
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"], env={**os.environ, "HOLDER_API_KEY": key}
+    )
     try:
         r = run_python(READ_EVERY_ENVIRON, "", 5)
     finally:
@@ -182,8 +187,7 @@ def test_answer_code_has_no_network() -> None:
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        code = (f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-                "print('CONNECTED')\n")
+        code = f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=2)\nprint('CONNECTED')\n"
         r = run_python(code, "", 5)
     assert not r.passed and "CONNECTED" not in r.stdout
     assert "OSError" in r.stderr and ("unreachable" in r.stderr or "refused" in r.stderr)
@@ -191,18 +195,22 @@ def test_answer_code_has_no_network() -> None:
     assert not out.passed and "gaierror" in out.stderr
 
 
-@pytest.mark.parametrize("answer", [
-    "class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
-    "def double(x):\n    return Any()\n",
-    "class Int(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
-    "def double(x):\n    return Int(5)\n",
-    "class Str(str):\n    def __eq__(self, other):\n        return True\n    __hash__ = str.__hash__\n"
-    "def double(x):\n    return Str('no')\n",
-    "class L(list):\n    def __eq__(self, other):\n        return True\n    def __len__(self):\n        return 42\n"
-    "def double(x):\n    return L([1])\n",
-    "import builtins\nclass T:\n    def __bool__(self):\n        return True\n"
-    "builtins.isinstance = lambda *a: True\ndef double(x):\n    return T()\n",
-], ids=["always-true-eq", "int-subclass", "str-subclass", "list-subclass", "truthy-object"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+        "def double(x):\n    return Any()\n",
+        "class Int(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "def double(x):\n    return Int(5)\n",
+        "class Str(str):\n    def __eq__(self, other):\n        return True\n    __hash__ = str.__hash__\n"
+        "def double(x):\n    return Str('no')\n",
+        "class L(list):\n    def __eq__(self, other):\n        return True\n    def __len__(self):\n        return 42\n"
+        "def double(x):\n    return L([1])\n",
+        "import builtins\nclass T:\n    def __bool__(self):\n        return True\n"
+        "builtins.isinstance = lambda *a: True\ndef double(x):\n    return T()\n",
+    ],
+    ids=["always-true-eq", "int-subclass", "str-subclass", "list-subclass", "truthy-object"],
+)
 def test_an_always_equal_result_is_not_a_pass(answer: str) -> None:
     tests = "assert double(21) == 42\nassert double(1) != 3\nassert double(2)\nassert len(double(0)) == 42 or True\n"
     r = run_python(answer, tests, 5)
@@ -213,8 +221,10 @@ def test_an_always_equal_result_is_not_a_pass(answer: str) -> None:
 def test_replacing_builtins_does_not_silence_the_checks() -> None:
     """The runner's helpers hold the built-ins captured before the answer ran: a ``zip`` that yields
     nothing would otherwise skip the comparison of an assert inside a function (no record needed)."""
-    code = ("import builtins\nbuiltins.zip = lambda *a, **k: iter(())\nbuiltins.hex = lambda v: '0x2a'\n"
-            "builtins.isinstance = lambda *a: True\ndef double(x):\n    return 5\n")
+    code = (
+        "import builtins\nbuiltins.zip = lambda *a, **k: iter(())\nbuiltins.hex = lambda v: '0x2a'\n"
+        "builtins.isinstance = lambda *a: True\ndef double(x):\n    return 5\n"
+    )
     r = run_python(code, "def check():\n    assert double(21) == 42\ncheck()\n", 5)
     assert (r.passed, r.returncode, r.asserts_checked) == (False, 1, 1)
     assert "assert failed: 5 == 42" in r.stderr
@@ -222,10 +232,12 @@ def test_replacing_builtins_does_not_silence_the_checks() -> None:
 
 def test_plain_values_still_compare_like_python() -> None:
     code = "def f(x):\n    return {'a': [1, 2.0, (3, 'x')], 'b': {1, 2}, 'c': None, 'd': b'z', 'e': 1j}\n"
-    tests = ("r = f(0)\nassert r == {'a': [1, 2, (3, 'x')], 'b': {2, 1}, 'c': None, 'd': b'z', 'e': 1j}\n"
-             "assert r['a'][0] == 1.0 == True\nassert 'x' in r['a'][2]\nassert r['c'] is None\n"
-             "assert 1 < 2 <= 2\nassert r\nfor i in range(3):\n    assert i in [0, 1, 2], 'loop'\n"
-             "def check(v):\n    assert v == 7, f'got {v}'\ncheck(7)\n")
+    tests = (
+        "r = f(0)\nassert r == {'a': [1, 2, (3, 'x')], 'b': {2, 1}, 'c': None, 'd': b'z', 'e': 1j}\n"
+        "assert r['a'][0] == 1.0 == True\nassert 'x' in r['a'][2]\nassert r['c'] is None\n"
+        "assert 1 < 2 <= 2\nassert r\nfor i in range(3):\n    assert i in [0, 1, 2], 'loop'\n"
+        "def check(v):\n    assert v == 7, f'got {v}'\ncheck(7)\n"
+    )
     r = run_python(code, tests, 5)
     assert r.passed, r.stderr
     # one record per comparison: 1 + 2 (chain) + 1 + 1 + 2 (chain) + 1 (truth) + 3 (loop) + 1 (in check())
@@ -252,10 +264,15 @@ def test_forged_nonce_and_records_with_early_exit_are_not_a_pass() -> None:
     assert (r.passed, r.returncode) == (False, 0)
     assert r.summary() == "exited with 0 but top-level assert #1 never reported a pass"
     assert "[nonce]" in r.stdout  # the printed nonce is masked too
-    forged = run_python(code.replace("json.dumps({'end': nonce})",
-                                     "json.dumps({'i': 0, 'op': '==', 'ok': True, 'left': ['int', '0x1'], "
-                                     "'right': ['int', '0x2']}) + '\\n' + json.dumps({'end': nonce})"),
-                        "assert double(21) == 42\n", 5)
+    forged = run_python(
+        code.replace(
+            "json.dumps({'end': nonce})",
+            "json.dumps({'i': 0, 'op': '==', 'ok': True, 'left': ['int', '0x1'], "
+            "'right': ['int', '0x2']}) + '\\n' + json.dumps({'end': nonce})",
+        ),
+        "assert double(21) == 42\n",
+        5,
+    )
     assert not forged.passed and forged.summary() == "the record of assert #1 claims True but its values compare False"
 
 
@@ -288,8 +305,9 @@ def test_without_namespaces_the_code_still_holds_no_capability(tmp_path: Path, m
     monkeypatch.setenv("PATH", str(tmp_path))
     r = run_python("print(open('/proc/self/status').read())\n", "", 5)
     assert r.passed
-    assert r.isolation == ("none: unshare failed (unshare: unshare failed: Operation not permitted); "
-                           "only capabilities dropped (setpriv)")
+    assert r.isolation == (
+        "none: unshare failed (unshare: unshare failed: Operation not permitted); only capabilities dropped (setpriv)"
+    )
     caps = dict(line.split(":\t") for line in r.stdout.splitlines() if line.startswith("Cap"))
     assert caps["CapEff"] == caps["CapPrm"] == caps["CapBnd"] == "0000000000000000"
 
@@ -314,15 +332,27 @@ def test_a_non_dumpable_harness_hides_its_environ(protect: bool, tmp_path: Path)
     key = "sk-test-dumpable-" + os.urandom(8).hex()
     env = {**os.environ, "PYTHONPATH": REPO, "DUMPABLE_TEST_API_KEY": key}
     drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]  # both as capability-less
-    target = subprocess.Popen([*drop, sys.executable, "-c", PROTECTED, "protect" if protect else "open"],
-                              env=env, stdout=subprocess.PIPE, text=True)
+    target = subprocess.Popen(
+        [*drop, sys.executable, "-c", PROTECTED, "protect" if protect else "open"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert target.stdout is not None and target.stdout.readline() == "ready\n"
         reader = subprocess.run(
-            [*drop, sys.executable, "-c",
-             f"import sys\ntry:\n    print(open('/proc/{target.pid}/environ', 'rb').read().decode('latin-1'))\n"
-             "except OSError as e:\n    print(type(e).__name__)\n"],
-            capture_output=True, text=True, timeout=20, check=True)
+            [
+                *drop,
+                sys.executable,
+                "-c",
+                f"import sys\ntry:\n    print(open('/proc/{target.pid}/environ', 'rb').read().decode('latin-1'))\n"
+                "except OSError as e:\n    print(type(e).__name__)\n",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
     finally:
         target.kill()
         target.wait()
@@ -341,8 +371,17 @@ def test_vault_seals_secrets_and_still_serves_them(monkeypatch: pytest.MonkeyPat
     try:
         assert "COUNCIL_VAULT_TEST_API_KEY" in moved and "LLM_COUNCIL_ANSWER_MAX_TOKENS" not in moved
         assert "LLM_COUNCIL_API_KEY_ENV" not in moved and "TOKENIZERS_PARALLELISM" not in moved
-        assert all(vault.is_secret_name(n) for n in ("HF_TOKEN", "GH_ACCESSTOKEN", "LLM_COUNCIL_HASH_SECRET",
-                                                       "LLM_COUNCIL_WEBHOOK_SECRET", "DB_PASSWORD", "x_apikey"))
+        assert all(
+            vault.is_secret_name(n)
+            for n in (
+                "HF_TOKEN",
+                "GH_ACCESSTOKEN",
+                "LLM_COUNCIL_HASH_SECRET",
+                "LLM_COUNCIL_WEBHOOK_SECRET",
+                "DB_PASSWORD",
+                "x_apikey",
+            )
+        )
         assert "COUNCIL_VAULT_TEST_API_KEY" not in os.environ
         assert vault.get("COUNCIL_VAULT_TEST_API_KEY") == "sk-test-vault-123456"
         assert vault.redact("key=sk-test-vault-123456.") == "key=[redacted $COUNCIL_VAULT_TEST_API_KEY]."

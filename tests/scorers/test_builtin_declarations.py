@@ -34,18 +34,33 @@ def test_the_registry_holds_exactly_the_scores_the_scorers_declare_in_registrati
     assert all(SCORES[s.name] is s for scorer in BUILTIN_SCORERS for s in scorer.scores)
     # the trend table's columns keep their order (the modules are imported in registry order)
     assert list(SCORES.trended().values()) == ["CSS", "DDI", "SAS", "Risk", "Peer", "Judge"]
-    assert list(SCORES)[:7] == ["consensus_strength", "deliberation_depth", "winner_alignment",
-                                "max_source_alignment", "hallucination_risk", "peer_composite", "required_mentions"]
+    assert list(SCORES)[:7] == [
+        "consensus_strength",
+        "deliberation_depth",
+        "winner_alignment",
+        "max_source_alignment",
+        "hallucination_risk",
+        "peer_composite",
+        "required_mentions",
+    ]
 
 
 def test_a_lower_layer_reading_the_registry_first_sees_the_builtin_scores() -> None:
     # data/, gate/ and report/ read the registry without importing the scorers: the first read declares them
-    code = ("import sys; from harness.records.score_spec import SCORES, spec; "
-            "assert 'harness.scorers.builtin' not in sys.modules; "
-            "print(spec('hallucination_risk').higher_is_better, spec('rubric_composite').scale, "
-            "'harness.scorers.builtin' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    code = (
+        "import sys; from harness.records.score_spec import SCORES, spec; "
+        "assert 'harness.scorers.builtin' not in sys.modules; "
+        "print(spec('hallucination_risk').higher_is_better, spec('rubric_composite').scale, "
+        "'harness.scorers.builtin' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "10.0", "True"]
 
@@ -76,29 +91,65 @@ def test_the_drilldown_summary_is_the_scorers_own() -> None:
     case = Case(id="c", query="What is 6 x 7?", expected={"type": "numeric", "value": 42})
     result = check_case(case, "It is 41.")
     assert result is not None
-    assert block_summary("correctness", result) == BY_NAME["correctness"].summarise(result) == \
-        "wrong: expected 42 (± 1e-06)"
+    assert (
+        block_summary("correctness", result)
+        == BY_NAME["correctness"].summarise(result)
+        == "wrong: expected 42 (± 1e-06)"
+    )
     # a scorer without a summary, the expert's verdict and a user scorer's detail have none
     assert block_summary("answer_correct", {"m": True}) == "" and block_summary("userscore:brevity", {"a": 1}) == ""
     assert [n for n, s in BY_NAME.items() if s.summary is not None] == [
-        "correctness", "heuristic_quality", "rubric", "peer_rubric", "external_validation", "bias"]
+        "correctness",
+        "heuristic_quality",
+        "rubric",
+        "peer_rubric",
+        "external_validation",
+        "bias",
+    ]
     # the detail map: every scorer that keeps a detail, in scoring order, then the expert's verdict
-    assert list(DETAIL_TYPES) == ["quality_metrics", "correctness", "answer_correct", "heuristic_quality", "rubric",
-                                  "peer_rubric", "external_validation", "bias", "review"]
+    assert list(DETAIL_TYPES) == [
+        "quality_metrics",
+        "correctness",
+        "answer_correct",
+        "heuristic_quality",
+        "rubric",
+        "peer_rubric",
+        "external_validation",
+        "bias",
+        "review",
+    ]
 
 
 def _council(scored: bool) -> Transcript:
-    ballot = Ballot(ranking=("Response A", "Response B"), scores={
-        "Response A": {"accuracy": 8, "relevance": 7, "completeness": 6, "conciseness": 7, "clarity": 8},
-        "Response B": {"accuracy": 4, "relevance": 5, "completeness": 5, "conciseness": 6, "clarity": 5},
-    } if scored else {})
-    reviews = tuple(Review(reviewer=m, model=m, raw_text="A is better", ballot=ballot,
-                           presentation_order=("Response A", "Response B"), shuffle_seed=1) for m in ("m1", "m2"))
-    return Transcript(subject="council", query="What is 2+2?",
-                      answers=(Answer(member="m1", model="m1", text="2+2 is 4"),
-                               Answer(member="m2", model="m2", text="2+2 is 5")),
-                      label_to_member={"Response A": "m1", "Response B": "m2"}, reviews=reviews,
-                      synthesis="2+2 is 4", final_answer="2+2 is 4")
+    ballot = Ballot(
+        ranking=("Response A", "Response B"),
+        scores={
+            "Response A": {"accuracy": 8, "relevance": 7, "completeness": 6, "conciseness": 7, "clarity": 8},
+            "Response B": {"accuracy": 4, "relevance": 5, "completeness": 5, "conciseness": 6, "clarity": 5},
+        }
+        if scored
+        else {},
+    )
+    reviews = tuple(
+        Review(
+            reviewer=m,
+            model=m,
+            raw_text="A is better",
+            ballot=ballot,
+            presentation_order=("Response A", "Response B"),
+            shuffle_seed=1,
+        )
+        for m in ("m1", "m2")
+    )
+    return Transcript(
+        subject="council",
+        query="What is 2+2?",
+        answers=(Answer(member="m1", model="m1", text="2+2 is 4"), Answer(member="m2", model="m2", text="2+2 is 5")),
+        label_to_member={"Response A": "m1", "Response B": "m2"},
+        reviews=reviews,
+        synthesis="2+2 is 4",
+        final_answer="2+2 is 4",
+    )
 
 
 def test_tier1s_tier_settles_from_the_other_scorers_details() -> None:

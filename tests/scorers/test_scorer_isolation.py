@@ -27,7 +27,7 @@ from tests.scripted_server import SOLO, ScriptedServer, question
 
 CLI = [sys.executable, "-m", "harness.cli"]
 
-HOSTILE = '''
+HOSTILE = """
 import asyncio, sys, time
 
 def good(*, case, transcript):
@@ -83,7 +83,7 @@ def renames(*, case, transcript):
     object.__setattr__(case, "id", "same")
     object.__setattr__(transcript, "final_answer", "forged")
     return {"renamed": 1.0}
-'''
+"""
 
 #: each hostile scorer and the scoring error it must become (after ``scorer usc_bad:<name>: ``)
 ERRORS = {
@@ -118,8 +118,9 @@ def hostile(tmp_path: Path, monkeypatch) -> Path:
 
 
 def _transcript(final: str) -> Transcript:
-    return Transcript(subject="baseline", query="q", answers=(Answer(member="m", model="m", text=final),),
-                      final_answer=final)
+    return Transcript(
+        subject="baseline", query="q", answers=(Answer(member="m", model="m", text=final),), final_answer=final
+    )
 
 
 def _score(case: Case, transcript: Transcript, settings: Settings) -> CaseResult:
@@ -143,8 +144,10 @@ def test_a_hung_scorer_is_not_called_again_while_its_call_runs(hostile: Path) ->
     first = _score(Case(id="a", query="q"), _transcript("x"), settings)
     second = _score(Case(id="b", query="q"), _transcript("x"), settings)
     assert first.scoring_errors == ("scorer usc_bad:sleeps: " + ERRORS["sleeps"],)
-    assert second.scoring_errors == ("scorer usc_bad:sleeps: not called: an earlier call did not return within "
-                                     "scorer_timeout (0.5 s) and is still running",)
+    assert second.scoring_errors == (
+        "scorer usc_bad:sleeps: not called: an earlier call did not return within "
+        "scorer_timeout (0.5 s) and is still running",
+    )
 
 
 def test_a_scorer_changes_only_its_own_copies(hostile: Path) -> None:
@@ -164,8 +167,11 @@ def test_hostile_scorers_in_a_real_run_keep_every_result_and_make_it_incomplete(
     (mods / "usc_bad.py").write_text(HOSTILE)
     lines = ["golden_datasets:", "  - name: sums", "    queries:"]
     for i in range(3):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+        lines += [
+            f"      - id: q{i:02d}",
+            f'        query: "{question(i)}"',
+            f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}",
+        ]
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
     names = ["renames", "good", *ERRORS]
@@ -175,18 +181,26 @@ def test_hostile_scorers_in_a_real_run_keep_every_result_and_make_it_incomplete(
             "  - {id: b, provider: openai, model: m-b, seed: 1}\n  - {id: c, provider: openai, model: m-c, seed: 2}\n"
             f"chairman: a\nbaseline: {SOLO}\nrubric_scoring: false\nquality_metrics: false\n"
             f"cache_path: {tmp_path / 'cache.sqlite'}\nreports_dir: {tmp_path / 'reports'}\n"
-            "scorer_timeout: 0.5\nscorers:\n" + "".join(f"  - usc_bad:{n}\n" for n in names))
+            "scorer_timeout: 0.5\nscorers:\n" + "".join(f"  - usc_bad:{n}\n" for n in names)
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
         env["OPENAI_API_KEY"] = "test-key"
         env["PYTHONPATH"] = os.pathsep.join([str(mods), env.get("PYTHONPATH", "")])
-        run = subprocess.run([*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off"],
-                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     assert "Traceback" not in run.stderr, run.stderr
     (run_dir,) = (tmp_path / "reports" / "runs").iterdir()
     results = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     # all six (case, subject) results, keyed by the ids the cases had before scoring
     assert sorted((r["case_id"], r["subject"]) for r in results) == [
-        (f"q{i:02d}", s) for i in range(3) for s in ("baseline", "council")]
+        (f"q{i:02d}", s) for i in range(3) for s in ("baseline", "council")
+    ]
     for r in results:
         right = f"The answer is {int(r['case_id'][1:]) + 100}."
         assert r["transcript"]["final_answer"] == right and r["status"] == "passed"
@@ -200,28 +214,36 @@ def test_hostile_scorers_in_a_real_run_keep_every_result_and_make_it_incomplete(
     assert run.returncode == 3, run.stdout + run.stderr
 
 
-FAILS_ALWAYS = '''
+FAILS_ALWAYS = """
 def broken(*, case, transcript):
     raise RuntimeError("kaput")
 
 def fine(*, case, transcript):
     return 0.5
-'''
+"""
 
 
-def _sums_run(tmp_path: Path, server: ScriptedServer, scorers: list[str],
-              *extra: str) -> subprocess.CompletedProcess[str]:
+def _sums_run(
+    tmp_path: Path, server: ScriptedServer, scorers: list[str], *extra: str
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "council-harness.yaml").write_text(
         f"base_url: {server.base_url}\nmodels:\n  - {{id: a, provider: openai, model: m-a}}\n"
         "  - {id: b, provider: openai, model: m-b, seed: 1}\n  - {id: c, provider: openai, model: m-c, seed: 2}\n"
         f"chairman: a\nbaseline: {SOLO}\nrubric_scoring: false\nquality_metrics: false\n"
         f"cache_path: {tmp_path / 'cache.sqlite'}\nreports_dir: {tmp_path / 'reports'}\n"
-        "scorers:\n" + "".join(f"  - {s}\n" for s in scorers))
+        "scorers:\n" + "".join(f"  - {s}\n" for s in scorers)
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
     env["OPENAI_API_KEY"] = "test-key"
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
-    return subprocess.run([*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off", *extra],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off", *extra],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _latest(tmp_path: Path) -> Path:
@@ -235,8 +257,11 @@ def test_a_scorer_failing_on_every_case_cannot_leave_ci_green(tmp_path: Path) ->
     (tmp_path / "mods" / "usc_always.py").write_text(FAILS_ALWAYS)
     lines = ["golden_datasets:", "  - name: sums", "    queries:"]
     for i in range(2):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+        lines += [
+            f"      - id: q{i:02d}",
+            f'        query: "{question(i)}"',
+            f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}",
+        ]
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
     with ScriptedServer(council_right=range(2), baseline_right=range(2)) as server:
@@ -253,7 +278,10 @@ def test_a_scorer_failing_on_every_case_cannot_leave_ci_green(tmp_path: Path) ->
         assert "gate: incomplete" in console
         gate = json.loads((run_dir / "summary.json").read_text())["gate"]
         assert (gate["outcome"], gate["counts"]["scoring_errors"], gate["counts"]["scoring_error"]) == (
-            "incomplete", 4, 4)
+            "incomplete",
+            4,
+            4,
+        )
         reasons = {(r["case_id"], r["subject"], r["kind"], r["n"]) for r in gate["reasons"]}
         assert reasons == {(f"q{i:02d}", s, "scoring_error", 1) for i in range(2) for s in ("baseline", "council")}
         html = (run_dir / "index.html").read_text()

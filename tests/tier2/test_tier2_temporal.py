@@ -23,10 +23,18 @@ from tests.builders import result
 QUERY = "What is the capital of France"
 
 
-def _result(case_id: str, query: str, answer: str, *, dataset: str = "geo", subject: str = "council",
-            status: str = "passed") -> CaseResult:
-    return result(case_id, subject, status, dataset=dataset, answer=answer, query=query,  # type: ignore[arg-type]
-                  transcript_fields={"member": "m1", "model": "smollm2-135m"})
+def _result(
+    case_id: str, query: str, answer: str, *, dataset: str = "geo", subject: str = "council", status: str = "passed"
+) -> CaseResult:
+    return result(
+        case_id,
+        subject,
+        status,
+        dataset=dataset,
+        answer=answer,
+        query=query,  # type: ignore[arg-type]
+        transcript_fields={"member": "m1", "model": "smollm2-135m"},
+    )
 
 
 def _write_run(runs_dir: Path, run_id: str, results: list[CaseResult]) -> Path:
@@ -37,8 +45,18 @@ def _write_run(runs_dir: Path, run_id: str, results: list[CaseResult]) -> Path:
 
 
 def _history(answers: list[str], query: str = QUERY, case_id: str = "q1") -> list[HistoricalAnswer]:
-    return [HistoricalAnswer(run_id=f"r{i}", started_at="2026-01-01T00:00:00Z", dataset="geo", case_id=case_id,
-                             subject="council", query=query, answer=a) for i, a in enumerate(answers)]
+    return [
+        HistoricalAnswer(
+            run_id=f"r{i}",
+            started_at="2026-01-01T00:00:00Z",
+            dataset="geo",
+            case_id=case_id,
+            subject="council",
+            query=query,
+            answer=a,
+        )
+        for i, a in enumerate(answers)
+    ]
 
 
 def test_fewer_than_three_matches_is_insufficient_data():
@@ -94,11 +112,15 @@ def test_query_similarity_threshold_and_same_case_rule():
 def test_history_from_run_folders_newest_first_with_window_and_exclusions(tmp_path: Path):
     runs = tmp_path / "runs"
     _write_run(runs, "20260101-000000-0001", [_result("q1", QUERY, "alpha beta")])
-    _write_run(runs, "20260102-000000-0002", [
-        _result("q1", QUERY, "alpha gamma"),
-        _result("q1", QUERY, "baseline answer", subject="baseline"),
-        _result("q2", "Unrelated question", "", status="error"),
-    ])
+    _write_run(
+        runs,
+        "20260102-000000-0002",
+        [
+            _result("q1", QUERY, "alpha gamma"),
+            _result("q1", QUERY, "baseline answer", subject="baseline"),
+            _result("q2", "Unrelated question", "", status="error"),
+        ],
+    )
     _write_run(runs, "20260103-000000-0003", [_result("q1", QUERY, "alpha delta")])
     current = _write_run(runs, "20260104-000000-0004", [_result("q1", QUERY, "alpha beta")])
     _write_run(runs, "20260105-000000-0005", [_result("q1", QUERY, "later answer")])
@@ -129,8 +151,7 @@ def test_history_from_run_folders_newest_first_with_window_and_exclusions(tmp_pa
 def test_embedding_method_uses_cosine_to_the_mean_embedding():
     embedder = load_embedder()
     assert embedder is not None
-    answers = ["Paris is the capital of France.", "The capital of France is Paris.",
-               "France's capital city is Paris."]
+    answers = ["Paris is the capital of France.", "The capital of France is Paris.", "France's capital city is Paris."]
     # a paraphrased query: Jaccard 0.625 (no match), embedding cosine about 0.94 (a match)
     paraphrase = "Which city is the capital of France?"
     hist = _history(answers, query=paraphrase, case_id="other")
@@ -149,8 +170,9 @@ def test_embedding_method_uses_cosine_to_the_mean_embedding():
     assert tc.score > 0.9
     assert tc.drift_detected is False
 
-    off_topic = temporal_consistency("What is the capital of France?", "Bananas are yellow and rich in potassium.",
-                                     hist, embedder=embedder)
+    off_topic = temporal_consistency(
+        "What is the capital of France?", "Bananas are yellow and rich in potassium.", hist, embedder=embedder
+    )
     assert off_topic.drift_detected is True
     assert off_topic.score is not None and off_topic.score < 0.5
 

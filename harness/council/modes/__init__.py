@@ -35,8 +35,20 @@ if TYPE_CHECKING:
     from harness.council.external import LLMCouncilSubject
 
 __all__ = [
-    "EXTERNAL", "MODES", "DebateCouncil", "DissentCouncil", "JuryCouncil", "JuryRefused", "MultiRoundDebate",
-    "TieBreakerCouncil", "build_mode", "deadlock", "is_mode", "jury_options", "minority_views", "tally",
+    "EXTERNAL",
+    "MODES",
+    "DebateCouncil",
+    "DissentCouncil",
+    "JuryCouncil",
+    "JuryRefused",
+    "MultiRoundDebate",
+    "TieBreakerCouncil",
+    "build_mode",
+    "deadlock",
+    "is_mode",
+    "jury_options",
+    "minority_views",
+    "tally",
 ]
 
 _COUNCILS: dict[str, Callable[..., Council | JuryCouncil]] = {
@@ -74,7 +86,9 @@ def _external(name: str, settings: Settings) -> LLMCouncilSubject:
 
 
 def build_mode(
-    name: str, settings: Settings, caller: Caller,
+    name: str,
+    settings: Settings,
+    caller: Caller,
 ) -> Council | JuryCouncil | MultiRoundDebate | LLMCouncilSubject | None:
     """The mode subject ``name`` on the configured members and chairman, or ``None`` (no mode)."""
     if not is_mode(name):

@@ -35,13 +35,21 @@ def read_verdict(text: str, label_to_member: dict[str, str]) -> DebateVerdict:
             continue
         held = [label_to_member[h] for h in p.get("held_by") or [] if isinstance(h, str) and h in label_to_member]
         why = p.get("why")
-        positions.append(Position(position=p["position"].strip(), held_by=tuple(dict.fromkeys(held)),
-                                  why=why.strip() if isinstance(why, str) else ""))
+        positions.append(
+            Position(
+                position=p["position"].strip(),
+                held_by=tuple(dict.fromkeys(held)),
+                why=why.strip() if isinstance(why, str) else "",
+            )
+        )
     rationale = obj.get("rationale")
     label = next((lab for lab in label_to_member if lab.lower() == pick.strip().rstrip(".").lower()), None)
-    return DebateVerdict(positions=tuple(positions), pick=pick.strip(),
-                         pick_member=label_to_member[label] if label is not None else None,
-                         rationale=rationale.strip() if isinstance(rationale, str) else "")
+    return DebateVerdict(
+        positions=tuple(positions),
+        pick=pick.strip(),
+        pick_member=label_to_member[label] if label is not None else None,
+        rationale=rationale.strip() if isinstance(rationale, str) else "",
+    )
 
 
 class DebateCouncil(Council):
@@ -53,8 +61,12 @@ class DebateCouncil(Council):
         labels = sorted(d.label_to_member)
         texts = {lab: next(a.text for a in d.ok if a.member == m) for lab, m in d.label_to_member.items()}
         reply, records, errors = await self.synthesize(
-            query, d, debate_messages(query, labels, texts), json_schema=debate_schema(labels),
-            max_tokens=self.settings.synthesis_cap + self.settings.review_max_tokens)
+            query,
+            d,
+            debate_messages(query, labels, texts),
+            json_schema=debate_schema(labels),
+            max_tokens=self.settings.synthesis_cap + self.settings.review_max_tokens,
+        )
         if reply is None:
             return self.transcript(query, d, started, synthesis=None, calls=records, errors=errors)
         verdict = read_verdict(reply, d.label_to_member)
@@ -64,5 +76,6 @@ class DebateCouncil(Council):
         elif not verdict.parsed:
             final = d.ranked[0][1] if d.ranked else ""
             errors.append(f"stage3 {self.chairman.id}: no readable debate verdict; the top-ranked answer is kept")
-        return self.transcript(query, d, started, synthesis=reply, calls=records, errors=errors,
-                               final=final, mode=verdict)
+        return self.transcript(
+            query, d, started, synthesis=reply, calls=records, errors=errors, final=final, mode=verdict
+        )

@@ -34,8 +34,14 @@ def minority_views(d: Deliberation) -> tuple[MinorityView, ...]:
         ranked = [d.label_to_member[lab] for lab in review.ballot.ranking if lab in d.label_to_member]
         first = next((m for m in ranked if m != review.reviewer), None)
         if winner is not None and first is not None and first != winner:
-            out.append(MinorityView(reviewer=review.reviewer, preferred=first, aggregate_winner=winner,
-                                    critique=(review.ballot.critique or review.raw_text).strip()[:600]))
+            out.append(
+                MinorityView(
+                    reviewer=review.reviewer,
+                    preferred=first,
+                    aggregate_winner=winner,
+                    critique=(review.ballot.critique or review.raw_text).strip()[:600],
+                )
+            )
     return tuple(out)
 
 
@@ -49,8 +55,14 @@ class DissentCouncil(Council):
         ranked = d.ranked
         rank_of = {m: i + 1 for i, (m, _) in enumerate(ranked)}
         section = dissent_section([(v.reviewer, str(rank_of.get(v.preferred, "?")), v.critique) for v in views])
-        messages = (dissent_synthesis_messages(query, ranked, section) if views
-                    else synthesis_messages(query, ranked))
+        messages = dissent_synthesis_messages(query, ranked, section) if views else synthesis_messages(query, ranked)
         synthesis, records, errors = await self.synthesize(query, d, messages)
-        return self.transcript(query, d, started, synthesis=synthesis, calls=records, errors=errors,
-                               mode=DissentRecord(minority=views, section=section if views else ""))
+        return self.transcript(
+            query,
+            d,
+            started,
+            synthesis=synthesis,
+            calls=records,
+            errors=errors,
+            mode=DissentRecord(minority=views, section=section if views else ""),
+        )

@@ -53,8 +53,11 @@ def jury_options(case: Case) -> tuple[str, str]:
         got = f"a choice of {len(exp.option_map)} options"
     else:
         got = f"'{exp.type}'" if exp is not None else "no expected answer"
-    raise JuryRefused(f"council:jury gives binary verdicts: this case has {got}; expected a boolean case or a "
-                      "choice case with two options (run it through another subject)", f"case {case.id}")
+    raise JuryRefused(
+        f"council:jury gives binary verdicts: this case has {got}; expected a boolean case or a "
+        "choice case with two options (run it through another subject)",
+        f"case {case.id}",
+    )
 
 
 def _confidence(value: object) -> float | None:
@@ -75,13 +78,21 @@ def read_vote(member: str, text: str, options: tuple[str, str]) -> JuryVote:
     raw_reason = obj.get("reason")
     reason = raw_reason if isinstance(raw_reason, str) else ""
     if isinstance(verdict, str) and verdict.strip().lower() in lowered:
-        return JuryVote(member=member, value=lowered[verdict.strip().lower()],
-                        confidence=_confidence(obj.get("confidence")), reason=reason.strip())
+        return JuryVote(
+            member=member,
+            value=lowered[verdict.strip().lower()],
+            confidence=_confidence(obj.get("confidence")),
+            reason=reason.strip(),
+        )
     named = [o for o in options if re.search(rf"\b{re.escape(o)}\b", text, re.IGNORECASE)]
     if len(named) == 1:
         m = re.search(r"confidence\D{0,12}(\d+(?:\.\d+)?)", text, re.IGNORECASE)
-        return JuryVote(member=member, value=named[0], confidence=_confidence(float(m.group(1))) if m else None,
-                        reason=text.strip()[:300])
+        return JuryVote(
+            member=member,
+            value=named[0],
+            confidence=_confidence(float(m.group(1))) if m else None,
+            reason=text.strip()[:300],
+        )
     return JuryVote(member=member, value=None, error="no readable verdict", reason=text.strip()[:300])
 
 
@@ -91,8 +102,7 @@ def tally(votes: tuple[JuryVote, ...], options: tuple[str, str], chairman: str |
     counts = {o: sum(v.value == o for v in voters) for o in options}
     if not voters:
         return JuryRecord(options=options, votes=votes, verdict=None, counts=counts)
-    conf = {o: sum(v.confidence if v.confidence is not None else 0.5 for v in voters if v.value == o)
-            for o in options}
+    conf = {o: sum(v.confidence if v.confidence is not None else 0.5 for v in voters if v.value == o) for o in options}
     a, b = options
     tie_rule = ""
     if counts[a] != counts[b]:
@@ -105,8 +115,14 @@ def tally(votes: tuple[JuryVote, ...], options: tuple[str, str], chairman: str |
         verdict, tie_rule = a, "first option"
     p = [(v.confidence if v.confidence is not None else 0.5) for v in voters]
     agree = [pi if v.value == verdict else 1 - pi for v, pi in zip(voters, p, strict=True)]
-    return JuryRecord(options=options, votes=votes, verdict=verdict, counts=counts,
-                      confidence=round(sum(agree) / len(agree), 4), tie_rule=tie_rule)
+    return JuryRecord(
+        options=options,
+        votes=votes,
+        verdict=verdict,
+        counts=counts,
+        confidence=round(sum(agree) / len(agree), 4),
+        tie_rule=tie_rule,
+    )
 
 
 class JuryCouncil:
@@ -131,20 +147,33 @@ class JuryCouncil:
     async def answer_case(self, case: Case) -> Transcript:
         options = jury_options(case)
         started = time.perf_counter()
-        results: list[CallResult] = await asyncio.gather(*(
-            self.caller.call(m, "jury", jury_messages(case.query, options, m.system_prompt),
-                             max_tokens=self.settings.answer_max_tokens, json_schema=jury_schema(options),
-                             temperature=min(m.temperature, 0.3))
-            for m in self.members
-        ))
+        results: list[CallResult] = await asyncio.gather(
+            *(
+                self.caller.call(
+                    m,
+                    "jury",
+                    jury_messages(case.query, options, m.system_prompt),
+                    max_tokens=self.settings.answer_max_tokens,
+                    json_schema=jury_schema(options),
+                    temperature=min(m.temperature, 0.3),
+                )
+                for m in self.members
+            )
+        )
         votes, answers, errors = [], [], []
         for m, r in zip(self.members, results, strict=True):
             text = r.completion.text.strip() if r.completion else ""
-            vote = read_vote(m.id, text, options) if r.completion else JuryVote(member=m.id, value=None,
-                                                                                  error=r.error)
+            vote = read_vote(m.id, text, options) if r.completion else JuryVote(member=m.id, value=None, error=r.error)
             votes.append(vote)
-            answers.append(Answer(member=m.id, model=m.model, text=text, error=r.error if r.completion is None
-                                  else None, confidence=vote.confidence))
+            answers.append(
+                Answer(
+                    member=m.id,
+                    model=m.model,
+                    text=text,
+                    error=r.error if r.completion is None else None,
+                    confidence=vote.confidence,
+                )
+            )
             if vote.error:
                 errors.append(f"jury {m.id}: {vote.error}")
         record = tally(tuple(votes), options, self.chairman.id)
@@ -153,8 +182,18 @@ class JuryCouncil:
             errors.append("jury: no juror gave a readable verdict")
         else:
             conf = f", confidence {record.confidence:.2f}" if record.confidence is not None else ""
-            final = (f"Answer: {record.verdict}\n(jury verdict: {record.counts[record.verdict]} of "
-                     f"{sum(record.counts.values())} jurors{conf})")
-        return Transcript(subject=self.name, query=case.query, answers=tuple(answers), final_answer=final,
-                          chairman=self.chairman.id, calls=tuple(r.record for r in results), errors=tuple(errors),
-                          duration_s=time.perf_counter() - started, mode=record)
+            final = (
+                f"Answer: {record.verdict}\n(jury verdict: {record.counts[record.verdict]} of "
+                f"{sum(record.counts.values())} jurors{conf})"
+            )
+        return Transcript(
+            subject=self.name,
+            query=case.query,
+            answers=tuple(answers),
+            final_answer=final,
+            chairman=self.chairman.id,
+            calls=tuple(r.record for r in results),
+            errors=tuple(errors),
+            duration_s=time.perf_counter() - started,
+            mode=record,
+        )

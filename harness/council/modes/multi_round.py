@@ -39,8 +39,7 @@ MAX_ROUNDS = 10
 def parse_rounds(text: str) -> int:
     """``debate:<rounds>``'s R: an integer from 1 to :data:`MAX_ROUNDS`, else :class:`ConfigError`."""
     if not text.isdigit() or not 1 <= int(text) <= MAX_ROUNDS:
-        raise ConfigError(f"subject 'debate:{text}': expected a number of rounds from 1 to {MAX_ROUNDS}",
-                          "--subjects")
+        raise ConfigError(f"subject 'debate:{text}': expected a number of rounds from 1 to {MAX_ROUNDS}", "--subjects")
     return int(text)
 
 
@@ -65,22 +64,33 @@ class MultiRoundDebate:
         return await self._answer(case.query, case)
 
     def _round(self, r: int, texts: dict[str, str], errors: dict[str, str], case: Case | None) -> DebateRound:
-        return DebateRound(round=r, answers=tuple(
-            RoundAnswer(member=m.id, text=texts.get(m.id, ""), error=errors.get(m.id),
-                        stated=stated_value(case.expected, texts[m.id], case.query)
-                        if case is not None and case.expected is not None and m.id in texts else None)
-            for m in self.members
-        ))
+        return DebateRound(
+            round=r,
+            answers=tuple(
+                RoundAnswer(
+                    member=m.id,
+                    text=texts.get(m.id, ""),
+                    error=errors.get(m.id),
+                    stated=stated_value(case.expected, texts[m.id], case.query)
+                    if case is not None and case.expected is not None and m.id in texts
+                    else None,
+                )
+                for m in self.members
+            ),
+        )
 
     async def _answer(self, query: str, case: Case | None) -> Transcript:
         started = time.perf_counter()
         calls: list[CallRecord] = []
         errors: list[str] = []
-        first: list[CallResult] = await asyncio.gather(*(
-            self.caller.call(m, "stage1", answer_messages(query, m.system_prompt),
-                             max_tokens=self.settings.answer_max_tokens)
-            for m in self.members
-        ))
+        first: list[CallResult] = await asyncio.gather(
+            *(
+                self.caller.call(
+                    m, "stage1", answer_messages(query, m.system_prompt), max_tokens=self.settings.answer_max_tokens
+                )
+                for m in self.members
+            )
+        )
         texts: dict[str, str] = {}
         failed: dict[str, str] = {}
         for m, res in zip(self.members, first, strict=True):
@@ -95,12 +105,19 @@ class MultiRoundDebate:
             debaters = [m for m in self.members if m.id in texts]
             if len(debaters) < 2:
                 break
-            revised: list[CallResult] = await asyncio.gather(*(
-                self.caller.call(m, "debate", revision_messages(query, m.system_prompt, texts[m.id],
-                                                                [texts[o.id] for o in debaters if o.id != m.id]),
-                                 max_tokens=self.settings.final_answer_max_tokens)
-                for m in debaters
-            ))
+            revised: list[CallResult] = await asyncio.gather(
+                *(
+                    self.caller.call(
+                        m,
+                        "debate",
+                        revision_messages(
+                            query, m.system_prompt, texts[m.id], [texts[o.id] for o in debaters if o.id != m.id]
+                        ),
+                        max_tokens=self.settings.final_answer_max_tokens,
+                    )
+                    for m in debaters
+                )
+            )
             for m, res in zip(debaters, revised, strict=True):
                 calls.append(res.record)
                 if res.completion is not None and res.completion.text.strip():
@@ -108,20 +125,42 @@ class MultiRoundDebate:
                 else:
                     errors.append(f"debate round {r} {m.id}: {res.error or 'empty answer'}; its last answer is kept")
             history.append(self._round(r, texts, failed, case))
-        answers = tuple(Answer(member=m.id, model=m.model, text=texts.get(m.id, ""), error=failed.get(m.id))
-                        for m in self.members)
+        answers = tuple(
+            Answer(member=m.id, model=m.model, text=texts.get(m.id, ""), error=failed.get(m.id)) for m in self.members
+        )
         ok = [a for a in answers if a.ok]
         if not ok:
-            return Transcript(subject=self.name, query=query, answers=answers, final_answer="", calls=tuple(calls),
-                              errors=(*errors, "debate: no member produced an answer"),
-                              duration_s=time.perf_counter() - started)
+            return Transcript(
+                subject=self.name,
+                query=query,
+                answers=answers,
+                final_answer="",
+                calls=tuple(calls),
+                errors=(*errors, "debate: no member produced an answer"),
+                duration_s=time.perf_counter() - started,
+            )
         chosen, rule, votes = select_answer([a.text for a in ok], case)
         changed = sum(
-            1 for prev, cur in zip(history, history[1:], strict=False)
-            for a, b in zip(prev.answers, cur.answers, strict=True) if a.stated != b.stated
+            1
+            for prev, cur in zip(history, history[1:], strict=False)
+            for a, b in zip(prev.answers, cur.answers, strict=True)
+            if a.stated != b.stated
         )
-        record = MultiRoundRecord(rounds=self.rounds, history=tuple(history), rule=rule,  # type: ignore[arg-type]
-                                  votes=votes, chosen=ok[chosen].member, changed=changed)
-        return Transcript(subject=self.name, query=query, answers=answers, final_answer=ok[chosen].text,
-                          calls=tuple(calls), errors=tuple(errors), duration_s=time.perf_counter() - started,
-                          mode=record)
+        record = MultiRoundRecord(
+            rounds=self.rounds,
+            history=tuple(history),
+            rule=rule,  # type: ignore[arg-type]
+            votes=votes,
+            chosen=ok[chosen].member,
+            changed=changed,
+        )
+        return Transcript(
+            subject=self.name,
+            query=query,
+            answers=answers,
+            final_answer=ok[chosen].text,
+            calls=tuple(calls),
+            errors=tuple(errors),
+            duration_s=time.perf_counter() - started,
+            mode=record,
+        )

@@ -52,15 +52,26 @@ class TieBreakerCouncil(Council):
         trigger, css, candidates = deadlock(d, band)
         if trigger == "none":
             synthesis, records, errors = await self.synthesize(query, d, synthesis_messages(query, d.ranked))
-            return self.transcript(query, d, started, synthesis=synthesis, calls=records, errors=errors,
-                                   mode=TieBreakRecord(css=css, band=band, trigger="none"))
+            return self.transcript(
+                query,
+                d,
+                started,
+                synthesis=synthesis,
+                calls=records,
+                errors=errors,
+                mode=TieBreakRecord(css=css, band=band, trigger="none"),
+            )
         member_label = {m: lab for lab, m in d.label_to_member.items()}
         labels = [member_label[m] for m in candidates]
         texts = {member_label[a.member]: a.text for a in d.ok if a.member in candidates}
-        why = ("the top answers have equal peer scores" if trigger == "tie"
-               else f"consensus strength {css:.2f} is below {band:.2f}")
-        reply, records, errors = await self.synthesize(query, d, tie_break_messages(query, labels, texts, why),
-                                                       json_schema=tie_break_schema(labels))
+        why = (
+            "the top answers have equal peer scores"
+            if trigger == "tie"
+            else f"consensus strength {css:.2f} is below {band:.2f}"
+        )
+        reply, records, errors = await self.synthesize(
+            query, d, tie_break_messages(query, labels, texts, why), json_schema=tie_break_schema(labels)
+        )
         found = first_json_object(reply or "")
         obj = found[2] if found else {}
         pick_label = obj.get("pick") if obj.get("pick") in labels else None
@@ -70,7 +81,14 @@ class TieBreakerCouncil(Council):
             errors.append(f"stage3 {self.chairman.id}: no readable tie-break pick; the first candidate is kept")
             pick_label = labels[0]
         pick = d.label_to_member[pick_label]
-        record = TieBreakRecord(css=css, band=band, trigger=trigger,  # type: ignore[arg-type]
-                                candidates=candidates, pick=pick, rationale=rationale.strip())
-        return self.transcript(query, d, started, synthesis=None, calls=records, errors=errors,
-                               final=texts[pick_label], mode=record)
+        record = TieBreakRecord(
+            css=css,
+            band=band,
+            trigger=trigger,  # type: ignore[arg-type]
+            candidates=candidates,
+            pick=pick,
+            rationale=rationale.strip(),
+        )
+        return self.transcript(
+            query, d, started, synthesis=None, calls=records, errors=errors, final=texts[pick_label], mode=record
+        )

@@ -24,13 +24,21 @@ from harness.scorers.builtin.heuristic_quality import heuristic_quality
 from harness.scorers.builtin.external_validation import external_validation
 from harness.scorers.builtin.answer_correct import answer_correct, answer_correctness
 from harness.scorers.builtin.bias import bias
+
 # isort: on
 from harness.scorers.builtin.declared import BuiltinScorer, builtin_scorer
 
 #: Every built-in scorer, in the order its scores are merged.
 BUILTIN_SCORERS: tuple[BuiltinScorer, ...] = (
-    quality_metrics, mentions, correctness, answer_correct, heuristic_quality, rubric, peer_rubric,
-    external_validation, bias,
+    quality_metrics,
+    mentions,
+    correctness,
+    answer_correct,
+    heuristic_quality,
+    rubric,
+    peer_rubric,
+    external_validation,
+    bias,
 )
 #: Built-in scorer name -> its declaration.
 BY_NAME: dict[str, BuiltinScorer] = {s.name: s for s in BUILTIN_SCORERS}

@@ -22,10 +22,19 @@ def _summary(result: CorrectnessResult) -> str:
     return f"{verdict}: expected {result.expected_display}"
 
 
-@builtin_scorer("correctness", detail=CorrectnessResult, summary=_summary, scores=(
-    ScoreSpec(name="correct", description="objective correctness against the case's expected block, 1 or 0",
-              key_rank=0, chart=True),
-))
+@builtin_scorer(
+    "correctness",
+    detail=CorrectnessResult,
+    summary=_summary,
+    scores=(
+        ScoreSpec(
+            name="correct",
+            description="objective correctness against the case's expected block, 1 or 0",
+            key_rank=0,
+            chart=True,
+        ),
+    ),
+)
 async def correctness(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """The final answer against ``expected:`` (python tests in a subprocess, off the event loop); the
     judge extracts the answer when the rules find none and ``model_extraction`` is on."""
@@ -37,5 +46,6 @@ async def correctness(case: Case, transcript: Transcript, caller: Caller, settin
     if result is not None and wants_model(case, result, settings):
         result, call = await model_extract(case, transcript.final_answer, result, caller, settings)
         score_set = correctness_score_set(case, result)
-    return ScoreOutcome(scores=score_set.scores, checks=score_set.checks, detail=result,
-                        calls=(call,) if call is not None else ())
+    return ScoreOutcome(
+        scores=score_set.scores, checks=score_set.checks, detail=result, calls=(call,) if call is not None else ()
+    )

@@ -58,8 +58,13 @@ class BuiltinScorer:
 
 
 def builtin_scorer(
-    name: str, *, scores: tuple[ScoreSpec, ...] = (), detail: Any = None, summary: Summary | None = None,
-    settle: Settle | None = None, registry: ScoreRegistry = SCORES,
+    name: str,
+    *,
+    scores: tuple[ScoreSpec, ...] = (),
+    detail: Any = None,
+    summary: Summary | None = None,
+    settle: Settle | None = None,
+    registry: ScoreRegistry = SCORES,
 ) -> Callable[[ScoreFn], BuiltinScorer]:
     """Declare the decorated coroutine as the built-in scorer ``name``, its ``scores`` declared into
     ``registry`` (:data:`~harness.records.score_spec.SCORES`; another only in tests).

@@ -29,17 +29,28 @@ def _summary(ev: ExternalValidation) -> str:
     return f"{_leaves(ev.model_dump(mode='json'))} figures from DeepEval/RAGAS"
 
 
-@builtin_scorer("external_validation", detail=ExternalValidation, summary=_summary, scores=(
-    ScoreSpec(name="deepeval_relevancy", description="DeepEval answer relevancy (LLM judge), 0-1"),
-    ScoreSpec(name="deepeval_correctness",
-              description="DeepEval GEval correctness against ground_truth (LLM judge), 0-1"),
-    ScoreSpec(name="deepeval_hallucination_free",
-              description="DeepEval share of the context the answer agrees with (LLM judge), 0-1"),
-    ScoreSpec(name="ragas_faithfulness", description="RAGAS faithfulness to the case context (LLM judge), 0-1"),
-    ScoreSpec(name="ragas_answer_relevancy", description="RAGAS answer relevancy (LLM judge + embedding cosine), 0-1"),
-    ScoreSpec(name="ragas_context_precision",
-              description="RAGAS context precision against ground_truth (LLM judge), 0-1"),
-))
+@builtin_scorer(
+    "external_validation",
+    detail=ExternalValidation,
+    summary=_summary,
+    scores=(
+        ScoreSpec(name="deepeval_relevancy", description="DeepEval answer relevancy (LLM judge), 0-1"),
+        ScoreSpec(
+            name="deepeval_correctness", description="DeepEval GEval correctness against ground_truth (LLM judge), 0-1"
+        ),
+        ScoreSpec(
+            name="deepeval_hallucination_free",
+            description="DeepEval share of the context the answer agrees with (LLM judge), 0-1",
+        ),
+        ScoreSpec(name="ragas_faithfulness", description="RAGAS faithfulness to the case context (LLM judge), 0-1"),
+        ScoreSpec(
+            name="ragas_answer_relevancy", description="RAGAS answer relevancy (LLM judge + embedding cosine), 0-1"
+        ),
+        ScoreSpec(
+            name="ragas_context_precision", description="RAGAS context precision against ground_truth (LLM judge), 0-1"
+        ),
+    ),
+)
 async def external_validation(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """DeepEval and RAGAS, when ``external_validation`` is on or the quality tier is ``enterprise``."""
     if not (settings.external_validation or settings.quality_tier == "enterprise"):

@@ -23,12 +23,27 @@ def _summary(hq: HeuristicQuality) -> str:
     return f"overall {hq.overall:g} of 100{capped}"
 
 
-@builtin_scorer("heuristic_quality", detail=HeuristicQuality, summary=_summary, scores=(
-    ScoreSpec(name="heuristic_quality", scale=100, label="HQ", key_rank=2, chart=True,
-              description="seed 002 heuristic quality of the final answer (weighted 5 components), 0-100"),
-    *(ScoreSpec(name=f"hq_{c}", description=f"heuristic quality component: {c.replace('_', ' ')}, 0-100", scale=100)
-      for c in COMPONENTS),
-))
+@builtin_scorer(
+    "heuristic_quality",
+    detail=HeuristicQuality,
+    summary=_summary,
+    scores=(
+        ScoreSpec(
+            name="heuristic_quality",
+            scale=100,
+            label="HQ",
+            key_rank=2,
+            chart=True,
+            description="seed 002 heuristic quality of the final answer (weighted 5 components), 0-100",
+        ),
+        *(
+            ScoreSpec(
+                name=f"hq_{c}", description=f"heuristic quality component: {c.replace('_', ' ')}, 0-100", scale=100
+            )
+            for c in COMPONENTS
+        ),
+    ),
+)
 async def heuristic_quality(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """Seed 002's heuristic quality of the final answer, for every subject alike."""
     from harness.metrics.heuristic_quality import heuristic_quality_scores

@@ -15,10 +15,18 @@ if TYPE_CHECKING:
     from harness.records.transcript import Transcript
 
 
-@builtin_scorer("mentions", scores=(
-    ScoreSpec(name="required_mentions", description="share of required mentions found, 0-1", label="mentions",
-              key_rank=3, chart=True),
-))
+@builtin_scorer(
+    "mentions",
+    scores=(
+        ScoreSpec(
+            name="required_mentions",
+            description="share of required mentions found, 0-1",
+            label="mentions",
+            key_rank=3,
+            chart=True,
+        ),
+    ),
+)
 async def mentions(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """``required_mentions`` and ``forbidden_claims`` of the final answer."""
     from harness.metrics.checks import mention_checks

@@ -21,10 +21,19 @@ def _summary(peer: dict[str, RubricBreakdown]) -> str:
     return "composite per member: " + ", ".join(parts) if parts else ""
 
 
-@builtin_scorer("peer_rubric", detail=dict[str, RubricBreakdown], summary=_summary, scores=(
-    ScoreSpec(name="peer_composite", scale=10, trend_label="Peer",
-              description="stage-2 peer rubric: mean weighted composite of the members' answers, 0-10"),
-))
+@builtin_scorer(
+    "peer_rubric",
+    detail=dict[str, RubricBreakdown],
+    summary=_summary,
+    scores=(
+        ScoreSpec(
+            name="peer_composite",
+            scale=10,
+            trend_label="Peer",
+            description="stage-2 peer rubric: mean weighted composite of the members' answers, 0-10",
+        ),
+    ),
+)
 async def peer_rubric(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """The stage-2 peer rubric scores, when reviewers gave them."""
     from harness.metrics.rubric import peer_composite, peer_rubric_breakdown

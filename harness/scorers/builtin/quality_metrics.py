@@ -30,15 +30,22 @@ def _with_tier(qm: QualityMetrics, details: Mapping[str, object]) -> QualityMetr
 
 
 @builtin_scorer(
-    "quality_metrics", detail=QualityMetrics, settle=_with_tier,  # the report lays its panel out itself
+    "quality_metrics",
+    detail=QualityMetrics,
+    settle=_with_tier,  # the report lays its panel out itself
     scores=(
-        ScoreSpec(name="consensus_strength", description="Tier 1 CSS, 0-1", label="CSS", key_rank=4,
-                  trend_label="CSS"),
+        ScoreSpec(name="consensus_strength", description="Tier 1 CSS, 0-1", label="CSS", key_rank=4, trend_label="CSS"),
         ScoreSpec(name="deliberation_depth", description="Tier 1 DDI, 0-1", trend_label="DDI"),
         ScoreSpec(name="winner_alignment", description="Tier 1 SAS winner alignment, 0-1", trend_label="SAS"),
         ScoreSpec(name="max_source_alignment", description="Tier 1 SAS max source alignment, 0-1"),
-        ScoreSpec(name="hallucination_risk", description="Tier 1 SAS hallucination risk, 0-1 (lower is better)",
-                  higher_is_better=False, label="risk", key_rank=5, trend_label="Risk"),
+        ScoreSpec(
+            name="hallucination_risk",
+            description="Tier 1 SAS hallucination risk, 0-1 (lower is better)",
+            higher_is_better=False,
+            label="risk",
+            key_rank=5,
+            trend_label="Risk",
+        ),
     ),
 )
 async def quality_metrics(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
@@ -49,10 +56,13 @@ async def quality_metrics(case: Case, transcript: Transcript, caller: Caller, se
         return ScoreOutcome()
     qm = core_quality_metrics(transcript, settings.grounding_threshold)
     sas = qm.core.synthesis_attribution
-    return ScoreOutcome(detail=qm, scores={
-        "consensus_strength": qm.core.consensus_strength,
-        "deliberation_depth": qm.core.deliberation_depth,
-        "winner_alignment": sas.winner_alignment,
-        "max_source_alignment": sas.max_source_alignment,
-        "hallucination_risk": sas.hallucination_risk,
-    })
+    return ScoreOutcome(
+        detail=qm,
+        scores={
+            "consensus_strength": qm.core.consensus_strength,
+            "deliberation_depth": qm.core.deliberation_depth,
+            "winner_alignment": sas.winner_alignment,
+            "max_source_alignment": sas.max_source_alignment,
+            "hallucination_risk": sas.hallucination_risk,
+        },
+    )

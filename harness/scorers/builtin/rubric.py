@@ -24,13 +24,27 @@ def _summary(j: RubricJudgement) -> str:
     return f"composite {j.composite:g} by {j.judge_model} ({j.method}){cap}{gate}"
 
 
-@builtin_scorer("rubric", detail=RubricJudgement, summary=_summary, scores=(
-    *(ScoreSpec(name=d, description=f"rubric judge: {d}, 1-10", scale=10)
-      for d in ("accuracy", "relevance", "completeness", "conciseness", "clarity")),
-    ScoreSpec(name="rubric_composite", scale=10, label="rubric", key_rank=1, chart=True, trend_label="Judge",
-              description="rubric judge: weighted score after the accuracy ceiling and safety gate, 0-10"),
-    ScoreSpec(name="safety_passed", description="safety gate: 1 when no harmful pattern hit, else 0"),
-))
+@builtin_scorer(
+    "rubric",
+    detail=RubricJudgement,
+    summary=_summary,
+    scores=(
+        *(
+            ScoreSpec(name=d, description=f"rubric judge: {d}, 1-10", scale=10)
+            for d in ("accuracy", "relevance", "completeness", "conciseness", "clarity")
+        ),
+        ScoreSpec(
+            name="rubric_composite",
+            scale=10,
+            label="rubric",
+            key_rank=1,
+            chart=True,
+            trend_label="Judge",
+            description="rubric judge: weighted score after the accuracy ceiling and safety gate, 0-10",
+        ),
+        ScoreSpec(name="safety_passed", description="safety gate: 1 when no harmful pattern hit, else 0"),
+    ),
+)
 async def rubric(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """The rubric judge on every subject's final answer (ceiling and safety gate applied)."""
     from harness.metrics.judge_rubric import run_rubric_judge
@@ -40,5 +54,6 @@ async def rubric(case: Case, transcript: Transcript, caller: Caller, settings: S
     j = judged.judgement
     if j is None:
         return ScoreOutcome(calls=calls, error=judged.error)
-    return ScoreOutcome(scores=j.score_set().scores, detail=j, calls=calls,
-                        error=f"rubric judge: {j.error}" if j.error else None)
+    return ScoreOutcome(
+        scores=j.score_set().scores, detail=j, calls=calls, error=f"rubric judge: {j.error}" if j.error else None
+    )
