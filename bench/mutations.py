@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 GATE_UNIT = ["tests/gate/test_noise.py", "tests/gate/test_gate_simulation.py", "tests/test_finish.py"]
 GATE_SIM = ["tests/gate/test_noise_simulation.py"]
 VERDICT = [
-    "tests/gate/test_stats.py",
-    "tests/gate/test_signflip.py",
+    "tests/stats/test_stats.py",
+    "tests/stats/test_signflip.py",
     "tests/gate/test_prediction_calibration.py",
-    "tests/gate/test_power.py",
+    "tests/stats/test_power.py",
 ]
 BIAS = ["tests/bias/test_bias_aggregate.py", "tests/bias/test_bias_flag_calibration.py"]
 
