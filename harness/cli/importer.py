@@ -17,6 +17,7 @@ is the ``expected`` block, which reads spelled-out numbers, options and negation
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any
 import yaml
 
 from harness.common.errors import ConfigError, DatasetError
-from harness.common.fsutil import atomic_write_text
+from harness.common.fsutil import NotRegularFile, atomic_write_text, open_regular
 from harness.common.model import Frozen
 from harness.data.cases import load_datasets
 
@@ -41,6 +42,8 @@ TARGETS = (
     "expected.any_of",
 )
 _BUILDERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+#: The largest local source file read (a device, FIFO or folder is refused before any read).
+MAX_SOURCE_BYTES = 2**30
 
 
 class FieldMap(Frozen):
@@ -78,6 +81,10 @@ def load_rows(source: str, split: str = "train", limit: int | None = None) -> tu
             builder = _BUILDERS.get(path.suffix.lower())
             if builder is None:
                 raise ConfigError(f"unsupported file type {path.suffix!r}; expected {sorted(_BUILDERS)}", source)
+            try:
+                os.close(open_regular(path, MAX_SOURCE_BYTES))
+            except NotRegularFile as exc:
+                raise DatasetError(exc.message, source) from None
             ds = datasets.load_dataset(builder, data_files=str(path), split="train")
         else:
             ds = datasets.load_dataset(source, split=split)

@@ -313,3 +313,26 @@ def test_export_default_is_parquet_where_pyarrow_is_installed(tmp_path: Path) ->
     pytest.importorskip("pyarrow")
     run = load_run(run_folder(tmp_path, "r", [result("c1", answer="Paris", scores={"correct": 1.0})]))
     assert default_export_path(run) == run.run_dir / "results.parquet"
+
+
+@pytest.mark.timeout(120)  # reading a FIFO would block forever: the check must refuse it before any read
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_import_refuses_a_source_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """Issue 25 item 5: every file argument is a regular file of bounded size; `import` too."""
+    import os
+
+    source = tmp_path / "rows.jsonl"
+    if kind == "fifo":
+        os.mkfifo(source)
+    else:
+        source.mkdir()
+    cli = Path(sys.executable).parent / "council-harness"
+    proc = subprocess.run(
+        [str(cli), "import", str(source), "--name", "g", "--map", "query=q", "--output", str(tmp_path / "g.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "rows.jsonl" in proc.stderr and ("a FIFO" in proc.stderr or "a folder" in proc.stderr), proc.stderr
+    assert not (tmp_path / "g.yaml").exists()
