@@ -129,8 +129,8 @@ def _execute(
     """The run, its repeats and :func:`~harness.finish.finish_run`, in the calling thread (no loop running)."""
     from harness.common.console import plain_console
     from harness.finish import finish_run
-    from harness.gate.repeats import run_repeats
     from harness.run.orchestrate import run_cases
+    from harness.run.repeats import run_repeats
 
     console = plain_console(quiet=not progress)
     finished = run_cases(settings, datasets, subjects, limit=limit, console=console)

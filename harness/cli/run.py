@@ -60,9 +60,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.finish import finish_run
     from harness.gate.prediction import verdict_lines
     from harness.gate.regression import comparison_lines
-    from harness.gate.repeats import run_repeats
     from harness.run.ledger import ledger_lines
     from harness.run.orchestrate import run_cases
+    from harness.run.repeats import run_repeats
     from harness.run.runs import load_run, runs_dir
     from harness.run.subjects import parse_subjects, validate_subject
 

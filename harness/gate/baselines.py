@@ -245,7 +245,7 @@ def baseline_from_results(
         gated: score names to keep; ``None`` keeps every score a result carries. Non-finite values
             are never stored.
         created_at: the timestamp to record (default: now, UTC).
-        repeats: the results of the run's extra repeats (:func:`harness.gate.repeats.load_repeats`).
+        repeats: the results of the run's extra repeats (:func:`harness.run.repeats.load_repeats`).
             Cases that have them get a ``spread`` per score, and their ``scores`` are the means over
             all repeats (the status stays that of repeat 0).
     """

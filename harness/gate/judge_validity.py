@@ -28,7 +28,6 @@ Definitions (the one place for each):
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -37,8 +36,8 @@ from typing import Literal
 from harness.bias.audit import ranking_score
 from harness.common.model import Frozen
 from harness.run.result import CaseResult
+from harness.stats.auc import auc_interval
 
-Z95 = 1.959963984540054
 ALPHA = 0.05
 Verdict = Literal["informative", "uninformative", "inverted", "too_few", "undefined"]
 MIN_GROUP = 5  # fewer right or wrong answers than this: no verdict
@@ -96,14 +95,6 @@ class Validity(Frozen):
         return f"{who}: tells right from wrong ({figures})"
 
 
-def hanley_mcneil_se(auc: float, n1: int, n0: int) -> float:
-    """Hanley & McNeil's standard error of an AUC from ``n1`` positives and ``n0`` negatives."""
-    q1 = auc / (2 - auc)
-    q2 = 2 * auc * auc / (1 + auc)
-    var = (auc * (1 - auc) + (n1 - 1) * (q1 - auc * auc) + (n0 - 1) * (q2 - auc * auc)) / (n1 * n0)
-    return math.sqrt(max(var, 0.0))
-
-
 def validity(scorer: str, kind: Literal["judge", "reviewer"], pairs: Sequence[tuple[float, bool]]) -> Validity:
     """The :class:`Validity` of ``(score, correct)`` pairs (see the module docstring)."""
     right = [s for s, ok in pairs if ok]
@@ -115,8 +106,7 @@ def validity(scorer: str, kind: Literal["judge", "reviewer"], pairs: Sequence[tu
 
     test = scipy.stats.mannwhitneyu(right, wrong, alternative="two-sided", method="asymptotic")
     auc = float(test.statistic) / (len(right) * len(wrong))
-    se = hanley_mcneil_se(auc, len(right), len(wrong))
-    low, high = max(0.0, auc - Z95 * se), min(1.0, auc + Z95 * se)
+    low, high = auc_interval(auc, len(right), len(wrong))
     p = float(test.pvalue) if test.pvalue == test.pvalue else 1.0  # all scores equal: NaN -> no difference
     verdict: Verdict = (
         "too_few"

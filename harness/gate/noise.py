@@ -42,11 +42,11 @@ single case shows is still caught.
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
+from harness.stats.cluster import t_quantile
 
 #: The comparison's false-alarm budget on an unchanged run.
 GATE_ALPHA = 0.05
@@ -174,14 +174,7 @@ class ScoreNoise(Frozen):
 
     def band(self, case: CaseNoise, level: float) -> float:
         """The drop beyond the tolerance that noise explains at one-sided ``level``: ``t * s_i * sqrt(w_i)``."""
-        return _t_quantile(1.0 - level, self.df) * self.sd(case) * math.sqrt(case.weight)
-
-
-@functools.lru_cache(maxsize=1024)
-def _t_quantile(q: float, df: float) -> float:
-    from scipy import stats as sps  # on first use: loading a run never loads scipy
-
-    return float(sps.t.ppf(q, df))
+        return t_quantile(1.0 - level, self.df) * self.sd(case) * math.sqrt(case.weight)
 
 
 def case_noise(

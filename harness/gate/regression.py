@@ -31,9 +31,9 @@ from harness.gate.baselines import (
 )
 from harness.gate.completeness import Completeness, completeness, completeness_reasons
 from harness.gate.fail_rule import RuleOutcome, apply_rule
-from harness.gate.repeats import load_repeats
 from harness.gate.scoring_errors import ScoringErrors, scoring_error_reasons, scoring_errors
 from harness.records.score_spec import default_tolerance, spec
+from harness.run.repeats import load_repeats
 from harness.run.runs import RESULTS, Run
 from harness.run.summary import update_summary, update_summary_file
 

@@ -17,7 +17,6 @@ from harness.council.ballots import combine_passes, winner
 from harness.council.ranking import label_assignment, labels_for, relabel_ballot
 from harness.gate.judge_validity import (
     UNINFORMATIVE_LINE,
-    hanley_mcneil_se,
     judge_validity,
     position_consistency,
     reviewer_validity,
@@ -30,6 +29,7 @@ from harness.records.transcript import Answer, Ballot, BallotPass, CallRecord, R
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest
 from harness.run.usage import stage_of, stage_shares, stage_usage
+from harness.stats.auc import hanley_mcneil_se
 from tests.builders import result
 
 
