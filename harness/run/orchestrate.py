@@ -45,6 +45,7 @@ from harness.run.runs import (
     read_results,
     runs_dir,
 )
+from harness.run.summary import mark_unfinished
 from harness.scorers.names import check_scorer_names
 
 
@@ -192,6 +193,7 @@ def run_cases(
         cases = selected_cases(datasets, limit)
         manifest = manifest.model_copy(update={"planned": len(cases) * len(subjects)})
         writer.write_manifest(manifest)
+        mark_unfinished(run_dir, manifest.run_id, len(cases) * len(subjects))  # replaced when the run finishes
         # the council first within each case: self-consistency waits for its tokens on the same case
         ordered = sorted(subjects, key=lambda s: s != "council")
         todo = [(c, s) for c in cases for s in ordered if (c.dataset, c.id, s) not in done]

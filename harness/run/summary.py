@@ -101,3 +101,27 @@ def _default(obj: Any) -> Any:
     if isinstance(obj, Path):
         return str(obj)
     raise TypeError(f"summary payload holds a {type(obj).__name__}, which is not JSON")
+
+
+def mark_unfinished(run_dir: Path, run_id: str, planned: int) -> Path:
+    """Write the ``"gate"`` section of a run that has started and not finished: ``incomplete``.
+
+    Written when a run starts (and when it resumes), and replaced whole by the gate's outcome when the
+    run finishes (:func:`harness.finish.finish_run`). A run killed in between therefore leaves a
+    ``summary.json`` whose verdict is ``incomplete``, never a stale ``pass`` and never no file at all,
+    for the CI script that reads it.
+    """
+    return update_summary(
+        run_dir,
+        "gate",
+        {
+            "outcome": "incomplete",
+            "compared": False,
+            "running": True,
+            "planned": planned,
+            "words": (
+                f"incomplete: run {run_id} started and has not finished; if it is no longer running it was "
+                f"killed or crashed (finish it with `council-harness run --resume {run_id}`)"
+            ),
+        },
+    )

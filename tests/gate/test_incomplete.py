@@ -97,6 +97,10 @@ def test_a_killed_run_without_a_baseline_is_incomplete_not_passed(tmp_path: Path
     run = load_run(run_dir)
     assert len(run.results) == 1 and run.results[0].status == "passed"
     assert run.manifest.finished_at is None and run.manifest.planned == N
+    # the CI script that reads summary.json after the kill finds "incomplete", not a missing file or a pass
+    left = json.loads((run_dir / "summary.json").read_text())["gate"]
+    assert left["outcome"] == "incomplete" and left["running"] is True and left["planned"] == N
+    assert f"--resume {run.run_id}" in left["words"]
     proc = cli(root, "report", str(run_dir), "--config", str(root / "council-harness.yaml"))
     out = proc.stdout + proc.stderr
     assert proc.returncode == EXIT_INCOMPLETE == 3, out
