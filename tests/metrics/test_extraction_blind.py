@@ -26,3 +26,18 @@ def test_the_blind_dev_half_scores_without_false_positives() -> None:
     for kind, s in stats.items():
         assert s["precision"] == 1.0, (kind, misses)
         assert s["recall"] >= BLIND_DEV_FIRST[kind][3], (kind, misses)  # never below the first score
+
+
+def test_the_spent_holdout_keeps_its_final_score() -> None:
+    """The holdout half, spent after its single final score (docs/extraction.md): no false positive, and
+    recall never below that score (121 of 129)."""
+    from tests.paths import TEST_DATA
+
+    rows = load_corpus_file(TEST_DATA / "extraction_corpus_blind_holdout_spent.yaml")
+    assert len(rows) == 246 and sum(r["correct"] for r in rows) == 129
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        scored = list(pool.map(score_row, rows))
+    stats = summarize(scored)
+    misses = [(r["id"], r["correct"], r["detail"][:160]) for r in scored if r["scored"] != r["correct"]]
+    assert stats["all"]["fp"] == 0, misses
+    assert stats["all"]["tp"] >= 121, misses
