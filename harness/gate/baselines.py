@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_core import PydanticSerializationError
@@ -378,23 +378,10 @@ ReasonKind = Literal[
     "known_failure",
     "tolerated_failure",
 ]
-REASON_KINDS: tuple[ReasonKind, ...] = (
-    "score_drop",
-    "score_missing",
-    "newly_failing",
-    "failing",
-    "missing",
-    "unreadable",
-    "aggregate",
-    "scoring_error",
-    "unfinished",
-    "stopped",
-    "not_run",
-    "empty_baseline",
-    "pass_rate",
-)
 #: What the user's gate rule excuses (:mod:`harness.gate.fail_rule`): reported, never counted by :func:`verdict_of`.
 EXCUSED_KINDS: tuple[ReasonKind, ...] = ("known_failure", "tolerated_failure")
+#: Every reason kind the gate counts (all of :data:`ReasonKind` but the excused ones), in their order.
+REASON_KINDS: tuple[ReasonKind, ...] = tuple(k for k in get_args(ReasonKind) if k not in EXCUSED_KINDS)
 #: Reasons that say a case got worse than the baseline: the one definition of "regressed" (the
 #: gate, ``diff`` and the report's "what changed" all use :attr:`Comparison.regressed`). ``failing``
 #: (a case that fails now, whatever it did before) fails the gate but is a state, not a change; a
