@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.chromium import Browser, Tab, chromium_path
-from tests.cli_env import harness_env
+from tests.e2e.suite_run import run_suite, texts
 
 pytestmark = [
     pytest.mark.matrix,
@@ -33,46 +31,19 @@ pytestmark = [
     ),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 LIMIT = int(os.environ.get("HARNESS_MATRIX_LIMIT", "10"))
 SUBJECTS = ("council", "self-consistency:smollm2-precise", "solo:gemma3", "council-without:gemma3")
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("matrix")
-    env = harness_env(
-        LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
-        LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"),
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "harness.cli",
-        "run",
-        "--suite",
-        "reasoning-100",
-        "--limit",
-        str(LIMIT),
-        "--subjects",
-        ",".join(SUBJECTS),
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=7000)
-    (root / "output.txt").write_text(proc.stdout + proc.stderr)
-    assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]  # 1: the gate failed, not the run
-    (found,) = (root / "reports" / "runs").iterdir()
-    return found
+    return run_suite(tmp_path_factory.mktemp("matrix"), LIMIT, SUBJECTS, timeout=7000)
 
 
 @pytest.fixture(scope="module")
 def page(run_dir: Path) -> Iterator[Tab]:
     with Browser() as browser:
         yield browser.open(run_dir / "index.html")
-
-
-def _texts(page: Tab, selector: str) -> list[str]:
-    return page.evaluate(f"Array.from(document.querySelectorAll({selector!r})).map(e => e.textContent.trim())")
 
 
 def test_the_run_completed_every_pair(run_dir: Path) -> None:
@@ -85,19 +56,19 @@ def test_the_run_completed_every_pair(run_dir: Path) -> None:
 
 
 def test_arm_rows_and_leave_one_out(page: Tab) -> None:
-    assert sorted(_texts(page, "#arm-verdicts tr td:first-child")) == sorted(
+    assert sorted(texts(page, "#arm-verdicts tr td:first-child")) == sorted(
         ["self-consistency:smollm2-precise", "solo:gemma3"]
     )
-    assert all(r.endswith("x") for r in _texts(page, "#arm-verdicts tr td:nth-child(3)"))
-    assert _texts(page, "#leave-one-out tr td:first-child") == ["gemma3"]
+    assert all(r.endswith("x") for r in texts(page, "#arm-verdicts tr td:nth-child(3)"))
+    assert texts(page, "#leave-one-out tr td:first-child") == ["gemma3"]
 
 
 def test_ledger_and_quality_per_cost_chart(page: Tab) -> None:
-    subjects = _texts(page, "#usage-ledger tr td:first-child")
+    subjects = texts(page, "#usage-ledger tr td:first-child")
     assert sorted(subjects) == sorted(SUBJECTS)
-    calls = [int(x.replace(",", "")) for x in _texts(page, "#usage-ledger tr td:nth-child(2)")]
+    calls = [int(x.replace(",", "")) for x in texts(page, "#usage-ledger tr td:nth-child(2)")]
     assert all(c >= LIMIT for c in calls), calls
-    cpu = [float(x.replace(",", "")) for x in _texts(page, "#usage-ledger tr td:nth-child(7)")]
+    cpu = [float(x.replace(",", "")) for x in texts(page, "#usage-ledger tr td:nth-child(7)")]
     assert all(c > 0 for c in cpu), cpu  # embedded models: CPU seconds instead of dollars
     size = page.evaluate(
         "(() => { const r = document.querySelector('#quality-per-cost svg.chart')"

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.chromium import Browser, Tab, chromium_path
-from tests.cli_env import harness_env
+from tests.e2e.suite_run import run_suite, texts
 
 pytestmark = [
     pytest.mark.matrix,
@@ -34,7 +32,6 @@ pytestmark = [
     ),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 LIMIT = int(os.environ.get("HARNESS_MATRIX_LIMIT", "10"))
 SUBJECTS = ("council", "council:debate", "council+dissent", "debate:2", "self-consistency:smollm2-precise")
 
@@ -43,39 +40,13 @@ SUBJECTS = ("council", "council:debate", "council+dissent", "debate:2", "self-co
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if existing := os.environ.get("HARNESS_MODES_RUN"):
         return Path(existing)
-    root = tmp_path_factory.mktemp("modes")
-    env = harness_env(
-        LLM_COUNCIL_REPORTS_DIR=str(root / "reports"),
-        LLM_COUNCIL_CACHE_PATH=str(root / "cache.sqlite"),
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "harness.cli",
-        "run",
-        "--suite",
-        "reasoning-100",
-        "--limit",
-        str(LIMIT),
-        "--subjects",
-        ",".join(SUBJECTS),
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=10700)
-    (root / "output.txt").write_text(proc.stdout + proc.stderr)
-    assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]  # 1: the gate failed, not the run
-    (found,) = (root / "reports" / "runs").iterdir()
-    return found
+    return run_suite(tmp_path_factory.mktemp("modes"), LIMIT, SUBJECTS, timeout=10700)
 
 
 @pytest.fixture(scope="module")
 def page(run_dir: Path) -> Iterator[Tab]:
     with Browser() as browser:
         yield browser.open(run_dir / "index.html")
-
-
-def _texts(page: Tab, selector: str) -> list[str]:
-    return page.evaluate(f"Array.from(document.querySelectorAll({selector!r})).map(e => e.textContent.trim())")
 
 
 def test_the_run_completed_every_pair_with_mode_records(run_dir: Path) -> None:
@@ -95,9 +66,9 @@ def test_the_run_completed_every_pair_with_mode_records(run_dir: Path) -> None:
 
 
 def test_modes_panel_band_table_ledger_and_chart(page: Tab) -> None:
-    assert sorted(_texts(page, "#usage-ledger tr td:first-child")) == sorted(SUBJECTS)
-    assert set(_texts(page, "#mode-summaries tr td:first-child")) == {"council:debate", "council+dissent", "debate:2"}
-    assert _texts(page, "#remediation-bands tr td:first-child") == ["CSS 0.50-0.69", "below CSS 0.50"]
+    assert sorted(texts(page, "#usage-ledger tr td:first-child")) == sorted(SUBJECTS)
+    assert set(texts(page, "#mode-summaries tr td:first-child")) == {"council:debate", "council+dissent", "debate:2"}
+    assert texts(page, "#remediation-bands tr td:first-child") == ["CSS 0.50-0.69", "below CSS 0.50"]
     size = page.evaluate(
         "(() => { const r = document.querySelector('#quality-per-cost svg.chart')"
         ".getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })()"
