@@ -6,7 +6,14 @@
   ("It will.", "They do.", "It doesn't.", "There is not.") answers with the auxiliary's polarity.
 * :data:`MYTH` — "That is a myth", "a common misconception": false ("not a myth": true).
 * :data:`HOLDS` — "the statement holds" / "the claim does not hold" / "the claim is accurate".
-* :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate;
+* :data:`BARE_VERDICT` — a last sentence or line that is only a yes/no word ("… so you end up
+  where you started. Yes.", a final line "No"), optionally after "so" / "verdict:" (a bold one is
+  left to the bold rule).
+* :data:`SAID_VERDICT` — a yes/no word given as what is said ("a typical person would answer No",
+  "I'd say yes"); it does not count when a contrast or correction follows it ("Most would say yes,
+  but …": :data:`SAID_TURNED`).
+* :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate
+  (also after a leading condition: "If you follow these instructions, do you return …?");
   an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
   a pronoun, and a predicate whose first content word is in the question) answers with its
   polarity. Only the first such clause counts. Failing that, a contrasted clause naming another
@@ -39,13 +46,25 @@ MYTH = re.compile(
     r"(?i)(?P<neg>\bnot\s+|n't\s+)?\b(?:a|an|the)\s+(?:\w+\s+)?(?:myth|misconception|misbelief|fallacy|"
     r"urban\s+legend|old\s+wives'?\s+tale|falsehood|hoax)\b"
 )
+BARE_VERDICT = re.compile(
+    r"(?i)^(?!.*(?:\*\*|__))[\W_]*(?:(?:so|thus|hence|therefore|finally|verdict|in\s+short|overall|final)[\W_]+)?"
+    r"(?P<w>yes|no|true|false)[\W_]*$"
+)
+SAID_VERDICT = re.compile(
+    r"(?i)\b(?:say|says|said|answer|answers|answered|reply|replies|respond|responds)\s+(?:with\s+)?(?:a\s+)?"
+    r"[\"“'‘*_]*(?P<w>yes|no)\b"
+)
+#: After a said verdict: a turn that sets it aside ("Most would say yes, but …", "… which is wrong").
+SAID_TURNED = re.compile(
+    r"(?i)\b(?:but|however|yet|actually|in\s+fact|wrong|mistaken|incorrect|myth|misconception|though|although)\b"
+)
 _STOP = frozenset(
     "the a an of to in on at for by with and or is are was were be it its this that there "
     "do does did can could will would should has have had than as from into any all some".split()
 )
-_QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
+_QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*|,\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
 _CLAUSE = re.compile(
-    r"(?i)(?:^|[,;:(]\s*|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
+    r"(?i)(?:^|[,;:(]\s*|[.!?]\s+|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)\s+(?P<pred>[^,.;:!?\n]{1,80})"
 )
 _CONTRASTED = re.compile(
@@ -106,3 +125,19 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
         if subj and pred_words and not subj & qwords and pred_words <= qwords and not (m["neg"] or m["not"]):
             return False, m.group(0).strip(" ,;:(")
     return None
+
+
+def said_verdict(text: str) -> tuple[bool, str] | None:
+    """``(value, phrase)`` for the last yes/no given as what is said ("would answer No"), when no
+    turn (:data:`SAID_TURNED`) follows it in the answer."""
+    found = None
+    for m in SAID_VERDICT.finditer(text[-3000:]):
+        found = m
+    tail = text[-3000:]
+    if (
+        found is None
+        or SAID_TURNED.search(tail[found.end() :])
+        or re.search(r"(?i)(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$", tail[max(0, found.start() - 20) : found.start()])
+    ):
+        return None
+    return found["w"].lower() == "yes", found.group(0)

@@ -39,7 +39,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     different number) is ``ambiguous``.
     3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit).
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
-       ``≈``; else ``conclusion_cue`` — read the clause after its last conclusion cue.
+       ``≈``, unless a conclusion cue or a result phrase ("for a total of", "making", "which brings
+       the total to": :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
+       ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase.
     5. ``leading`` — the answer states one number in a short first sentence (at most
        :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
        conclusion cue, no correction word ("actually", "wait", "instead", "recount", ...) follows,
@@ -50,7 +52,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
        the question ("given", "we know", "starts with", "each", "per", a question mark): then its
        number is the answer even if the question gave it.
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
-    "3 1/4", "10⁹", "2.500.000", "half a dozen"). The ``equals`` rule and a clause whose ``=`` is
+    "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
+    only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is
     followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
     Reading a clause: two different numbers joined by "or" ("8 or maybe 9") are ``ambiguous``;
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
@@ -100,15 +103,18 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
     or "Absolutely not" / "Not at all" (false) and "Absolutely." / "Of course," / "Indeed" (true);
-    4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…" or a conclusion cue
-    followed by a polarity word; 5. ``bold``. A clause with both polarities, or a leading word and a
-    conclusion that disagree, is ``ambiguous``. Without any polarity word
+    4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
+    followed by a polarity word, or only a yes/no word ("… where you started. Yes."); 5. ``bold``;
+    5a. ``conclusion`` — a yes/no given as what is said ("a typical person would answer No") with no
+    turn after it (:func:`harness.metrics.boolean_cues.said_verdict`). A clause with both
+    polarities, or a leading word and a conclusion that disagree, is ``ambiguous``. Without any polarity word
     (:mod:`harness.metrics.boolean_cues`): 6. ``leading`` — an answer opening with "Not …" (false)
     or a short pronoun-and-auxiliary sentence ("It will." true, "It doesn't." false); 7.
     ``conclusion`` — "the statement holds / does not hold / is accurate", "that is a myth / a
-    common misconception" (false); 8. ``predicate`` — with
-    the question known, the first clause that gives the question's predicate for its subject ("51
-    is not prime" answers "Is 51 prime?").
+    common misconception" (false); 8. ``predicate`` — with the question known: a comparison with
+    the bound of a comparing question ("1024 > 1000", "which is greater than 1000" answer "Is 2^10
+    greater than 1000?": :mod:`harness.metrics.compare_cues`), else the first clause that gives the
+    question's predicate for its subject ("51 is not prime" answers "Is 51 prime?").
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
@@ -137,7 +143,15 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from harness.common.model import Frozen
-from harness.metrics.boolean_cues import HOLDS, LEADING_NOT, MYTH, predicate_polarity, short_aux
+from harness.metrics.boolean_cues import (
+    BARE_VERDICT,
+    HOLDS,
+    LEADING_NOT,
+    MYTH,
+    predicate_polarity,
+    said_verdict,
+    short_aux,
+)
 from harness.metrics.choice_cues import (
     boolean_options,
     distinctive,
@@ -148,6 +162,7 @@ from harness.metrics.choice_cues import (
     shielded_keys,
     unshielded,
 )
+from harness.metrics.compare_cues import comparison_polarity
 from harness.metrics.declared import declared_line
 from harness.metrics.number_cues import (
     APPOSITIVE_COPULA,
@@ -156,12 +171,13 @@ from harness.metrics.number_cues import (
     CONDITION_CLAUSE,
     CONDITION_EQ,
     GSM8K_LINE,
+    RESULT_CUE,
     TAKE_BACK,
     UNIT_BEFORE,
     expression_after,
 )
 from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
-from harness.metrics.numerals import plain_numerals
+from harness.metrics.numerals import dotted_thousands, plain_numerals
 
 __all__ = [
     "BLOCKING_WORDS",
@@ -684,8 +700,8 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
             pass over them, and the ``leading`` rule runs only when they are known.
     """
     text, capped = cap_text(text)
-    text = plain_numerals(_clean_latex(text))
     given = set(givens) if givens is not None else None
+    text = plain_numerals(dotted_thousands(_clean_latex(text), given))
     line = _declared_clause(text)
     if line is not None:
         got = _pick_in_clause(line, zeros)
@@ -747,6 +763,11 @@ _RESTATES = re.compile(
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
 
+def _result_cues(sentence: str) -> list[re.Match[str]]:
+    """Conclusion cues and result phrases ("for a total of", "making") in ``sentence``, in order."""
+    return sorted([*_CONCLUSION.finditer(sentence), *RESULT_CUE.finditer(sentence)], key=lambda m: m.start())
+
+
 def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: bool) -> Extraction:
     if truncated(text):
         return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
@@ -767,11 +788,11 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
             capped,
         )
     eqs = _answer_equals(last)
-    cues_in = list(_CONCLUSION.finditer(last))
+    cues_in = _result_cues(last)
     exact = _exact_before_approx(last, eqs, zeros)
     if exact is not None and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
         return _number_extraction(exact, "equals", "the exact value before the last '≈' that rounds it", capped)
-    raw_eqs, raw_cues = _answer_equals(raw[i_last]), list(_CONCLUSION.finditer(raw[i_last]))
+    raw_eqs, raw_cues = _answer_equals(raw[i_last]), _result_cues(raw[i_last])
     if (
         raw_eqs
         and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
@@ -1359,7 +1380,11 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     conclusion: tuple[bool | None, str] | None = None
     for sentence in reversed(sentences[1:] if lead else sentences):
         concluding = _CONCLUSION.search(sentence)
-        if _STATEMENT.search(sentence) or (concluding and _POLARITY_RE.search(sentence[concluding.end() :])):
+        if (
+            _STATEMENT.search(sentence)
+            or (concluding and _POLARITY_RE.search(sentence[concluding.end() :]))
+            or BARE_VERDICT.match(sentence)
+        ):
             part = (
                 sentence[concluding.end() :]
                 if concluding and _POLARITY_RE.search(sentence[concluding.end() :])
@@ -1385,6 +1410,14 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
         got = _polarity(inner)
         if got and got[0] is not None:
             return _bool_result(got, "bold", f"the last bold span **{inner}**", capped)
+    said_yes = said_verdict(text)
+    if said_yes is not None:
+        return _ex(
+            str(said_yes[0]).lower(),
+            "conclusion",
+            f"{_show(said_yes[1])} (the yes/no the answer says is given)",
+            capped,
+        )
     return _boolean_without_words(text, sentences, query, capped)
 
 
@@ -1416,6 +1449,11 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
             "conclusion",
             f"{_show(myths[0].group(0))}: the claim is {'not ' if not value else ''}a myth",
             capped,
+        )
+    compared = comparison_polarity(query, text)
+    if compared is not None:
+        return _ex(
+            str(compared[0]).lower(), "predicate", f"{_show(compared[1])} answers the question's comparison", capped
         )
     said = predicate_polarity(query, text)
     if said is not None:

@@ -17,6 +17,9 @@
 * :data:`TAKE_BACK` — words that take back a stated answer ("wait", "I made a mistake"); a later
   different number after one makes a cued answer ambiguous.
 * :data:`GSM8K_LINE` — GSM8K's final line ``#### 42``.
+* :data:`RESULT_CUE` — a phrase that introduces the result after the working ("4 × 28 = 112 and
+  3 × 31 = 93, for a total of 205", "…, making 17", "…, which brings the total to 42"); read
+  like a conclusion cue, so the number after it wins over the number after the last ``=``.
 """
 
 from __future__ import annotations
@@ -63,3 +66,10 @@ def expression_after(text: str) -> bool:
     """Whether ``text`` (what follows an ``=``) starts with an algebraic expression in a variable
     ("3(2x+1) + 0", "2x + 4", "x + 1") rather than a number."""
     return bool(_EXPRESSION.match(text.strip()[:60]))
+
+
+RESULT_CUE = re.compile(
+    r"(?i)\b(?:(?:for|with|to|making|giving|reaching)\s+)?an?\s+(?:grand\s+|combined\s+|overall\s+)?total\s+of"
+    r"|\b(?:which|that|this)\s+(?:makes|gives|comes\s+to|adds\s+up\s+to|totals|brings\s+(?:it|us|the\s+total)\s+to)"
+    r"|\bmaking|\bbringing\s+(?:it|us|them|the\s+(?:total|sum|count))\s+to\b"
+)

@@ -11,9 +11,12 @@
 * **mixed numbers** ``3 1/4`` (a whole number, one space, a proper fraction with a denominator of
   at most 100) → ``3.25``;
 * **dots as thousands separators** when there are at least two groups (``2.500.000`` → ``2500000``;
-  one group such as ``2.500`` stays a decimal);
-* **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``
-  (a bare π is left alone: "π ≈ 3.14" states 3.14)
+  one group such as ``2.500`` stays a decimal here; :func:`dotted_thousands` reads it as thousands
+  when the answer shows that convention);
+* **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``,
+  ``π/4`` and ``3π/4`` → their value (a bare π is left alone: "π ≈ 3.14" states 3.14); then a
+  LaTeX fraction of two plain numbers left by that (``\\frac{\\sqrt{3}}{2}`` → ``\\frac{1.732050808}{2}``)
+  → its value ``0.8660254038``
   (the value, so the check compares numbers; an expression around them is left to the other rules);
 * **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
   ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
@@ -51,6 +54,10 @@ _ROOT_RE = re.compile(
     r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:√|\\sqrt)[ \t]?"
     r"(?:\{(?P<r1>\d{1,6}(?:\.\d+)?)\}|(?P<r2>\d{1,6}(?:\.\d+)?))(?![\d.]\d)"
 )
+_PI_OVER_RE = re.compile(
+    r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)?[ \t]?(?:π|\\pi\b)[ \t]?/[ \t]?(?P<d>\d{1,6})(?![\d.]\d|\.\d)"
+)
+_FRAC_NUM_RE = re.compile(r"\\[dt]?frac\s*\{\s*(?P<a>\d{1,12}(?:\.\d+)?)\s*\}\s*\{\s*(?P<b>\d{1,12}(?:\.\d+)?)\s*\}")
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
 _DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
 _AND_A_PART = re.compile(
@@ -115,12 +122,61 @@ def _pi(m: re.Match[str]) -> str:
     return f"{float(m['k']) * 3.141592653589793:.10g}"
 
 
+def _pi_over(m: re.Match[str]) -> str:
+    den = float(m["d"])
+    return f"{float(m['k'] or 1) * 3.141592653589793 / den:.10g}" if den else m.group(0)
+
+
+def _frac_num(m: re.Match[str]) -> str:
+    den = float(m["b"])
+    return f"{float(m['a']) / den:.10g}" if den else m.group(0)
+
+
+#: A number with one dotted group of three digits ("70.000"): thousands or a decimal, by convention.
+_ONE_GROUP_RE = re.compile(
+    r"(?<![\w.,^])(?P<a>\d{1,3})\.(?P<b>\d{3})(?![\w.,]\d|\.\d|\d|\s*(?:[x×*]|\\times|\\cdot)\s*10|[eE][-+−]?\d)"
+)
+#: A currency written after the amount, as in continental Europe ("70.000 $", "1.250 €", "300.000 EUR").
+_CURRENCY_AFTER_RE = re.compile(
+    r"(?<![\w.,])\d{1,3}\.\d{3}(?!\d)[ \t\u00a0]?(?:[$€£¥₹]|(?:EUR|USD|GBP|CHF|euros?|dollars?)\b)"
+)
+
+
+def dotted_thousands(text: str, givens: set[float] | None = None) -> str:
+    """``text`` with one-group dotted numbers ("70.000") written as thousands ("70000") when the
+    answer shows the dot-for-thousands convention, else unchanged.
+
+    The convention is shown by any of: a number with two or more dotted groups ("2.500.000"); a
+    decimal comma ("1,5", "0,35"); a currency written after a dotted amount ("80.000 $", "1.250 €");
+    or, with the question's numbers known, a dotted number whose thousands reading is a number the
+    question gave and whose decimal reading is not ("$80,000" in the question, "80.000" in the
+    answer). Without such a sign "2.500" stays 2.5: an English decimal is far more common; the
+    mantissa of scientific notation ("1.024 × 10⁶") is never read as thousands.
+    """
+    if "." not in text:
+        return text
+    ones = list(_ONE_GROUP_RE.finditer(text))
+    if not ones:
+        return text
+    shown = (
+        _DOTTED_RE.search(text) is not None
+        or _DECIMAL_COMMA_RE.search(text) is not None
+        or _CURRENCY_AFTER_RE.search(text) is not None
+        or bool(
+            givens and any(float(m["a"] + m["b"]) in givens and float(f"{m['a']}.{m['b']}") not in givens for m in ones)
+        )
+    )
+    return _ONE_GROUP_RE.sub(r"\g<a>\g<b>", text) if shown else text
+
+
 def plain_numerals(text: str) -> str:
     """``text`` with the notations of the module docstring written as plain digits."""
     if "√" in text or "\\sqrt" in text:
         text = _ROOT_RE.sub(_root, text)
     if "π" in text or "\\pi" in text:
-        text = _PI_RE.sub(_pi, text)
+        text = _PI_RE.sub(_pi, _PI_OVER_RE.sub(_pi_over, text))
+    if "frac" in text:
+        text = _FRAC_NUM_RE.sub(_frac_num, text)
     if not text.isascii():
         text = text.replace("\u2044", "/")
         text = _VULGAR_RE.sub(_vulgar, text)

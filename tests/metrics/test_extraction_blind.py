@@ -30,7 +30,7 @@ def test_the_blind_dev_half_scores_without_false_positives() -> None:
 
 def test_the_spent_holdout_keeps_its_final_score() -> None:
     """The holdout half, spent after its single final score (docs/extraction.md): no false positive, and
-    recall never below that score (121 of 129)."""
+    recall never below 129 of 129 (121 at that score; the classes behind its eight misses were fixed after)."""
     from tests.paths import TEST_DATA
 
     rows = load_corpus_file(TEST_DATA / "extraction_corpus_blind_holdout_spent.yaml")
@@ -40,4 +40,6 @@ def test_the_spent_holdout_keeps_its_final_score() -> None:
     stats = summarize(scored)
     misses = [(r["id"], r["correct"], r["detail"][:160]) for r in scored if r["scored"] != r["correct"]]
     assert stats["all"]["fp"] == 0, misses
-    assert stats["all"]["tp"] >= 121, misses
+    assert stats["all"]["tp"] >= 129, (
+        misses
+    )  # 121 at its final score; 129 after the classes behind its misses were fixed

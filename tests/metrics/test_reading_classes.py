@@ -1,0 +1,159 @@
+"""The classes behind the spent blind holdout's eight misses (docs/extraction.md), each with at least
+three phrasings of its own and the wrong or undecidable answers that must not pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from harness.data.expected import Expected
+from harness.metrics.correctness import check_expected
+from harness.metrics.numerals import dotted_thousands
+
+_EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
+YES_NO = ["Yes", "No"]
+
+
+def _verdict(block: dict[str, Any], answer: str, query: str | None = None) -> str:
+    got = check_expected(_EXPECTED.validate_python(block), answer, query)
+    assert got.verdict is not None
+    return got.verdict
+
+
+def _bool(value: bool) -> dict[str, Any]:
+    return {"type": "boolean", "value": value}
+
+
+def _yes_no(answer: str) -> dict[str, Any]:
+    return {"type": "choice", "answer": answer, "options": YES_NO}
+
+
+def _num(value: float) -> dict[str, Any]:
+    return {"type": "numeric", "value": value}
+
+
+BOOLEAN = {
+    "a last sentence that is only a yes/no word": [
+        (_bool(True), "Every edge is visited once and the walk ends where it began. Yes.", "correct"),
+        (_bool(False), "The glass is heavier than the water it displaces, so it sinks.\nNo", "correct"),
+        (_yes_no("No"), "The coin landed heads because of the wind, not the player's plan.\n\nSo: no.", "correct"),
+        (_yes_no("Yes"), "She skipped the meeting on purpose to avoid him. No.", "wrong"),
+        (_bool(True), "No, not in general. The edge case breaks it, though. Yes.", "ambiguous"),  # leading no
+    ],
+    "a yes/no given as what is said": [
+        (_yes_no("No"), "Most people would answer No here: the harm was a side effect.", "correct"),
+        (_yes_no("Yes"), "A typical person would say yes, since she chose to do it.", "correct"),
+        (_bool(False), "Given the accident, I'd say no.", "correct"),
+        (_yes_no("Yes"), "Many would say yes, but the harm was never intended.", "unanswered"),  # turned
+        (_bool(True), "I wouldn't say yes to that.", "unanswered"),  # negated
+    ],
+}
+
+PREDICATE = [
+    (
+        "If you take 3 steps left and then 3 steps right, do you end up where you started?",
+        "Left 3 and right 3 cancel out. You do end up where you started.",
+        True,
+        "correct",
+    ),
+    (
+        "After the swap, is the red ball in the second box?",
+        "Tracking each swap: the red ball is in the second box.",
+        True,
+        "correct",
+    ),
+    (
+        "Given these moves, does the knight reach the corner square?",
+        "Two jumps bring it to b3, then c1. The knight does not reach the corner square.",
+        False,
+        "correct",
+    ),
+    (
+        "If you follow these steps, do you return to the starting point?",
+        "Net movement is 2 steps forward. You do not return to the starting point.",
+        True,
+        "wrong",
+    ),
+]
+
+COMPARISON = [
+    ("Is 2^10 greater than 1000?", "2^10 = 1024, which is more than 1000.", True, "correct"),
+    ("Is 3^5 greater than 250?", "3^5 = 243 < 250.", False, "correct"),
+    ("Is 17 × 6 less than 100?", "17 × 6 = 102, which is not less than 100.", False, "correct"),
+    ("Does 7^3 exceed 300?", "7 × 7 × 7 = 343 > 300.", True, "correct"),
+    ("Is 12 × 12 larger than 140?", "We get 144, and 140 < 144.", True, "correct"),
+    ("Is 2^10 greater than 1000?", "2^9 = 512, which is less than 1000.", False, "unanswered"),  # another subject
+    ("Is 2^10 greater than 1000?", "It is above 1000 and below 1000 depending on rounding.", True, "unanswered"),
+    ("Is 3^5 greater than 250?", "3^5 = 243, which is greater than 250.", True, "correct"),  # what it says
+]
+
+NUMBERS = {
+    "one-group dotted thousands when the answer shows the convention": [
+        (45000, "Der Umsatz steigt von 30.000 € auf 45.000 €.", None, "correct"),
+        (2500, "Kosten: 1.200 $ plus 1.300 $, also 2.500 $.", None, "correct"),
+        (3500, "Das sind 3,5 km, also 3.500 Meter.", None, "correct"),
+        (
+            12000,
+            "Er zahlt 10.000 und bekommt 12.000 zurück.",
+            "He pays $10,000 and gets back 20% more. How much does he get back?",
+            "correct",
+        ),
+        (2500, "The sample weighs 2.500 grams.", None, "wrong"),  # no convention: a decimal
+        (1024000, "So the product is 1.024 × 10^6.", "What is 2^10 × 10^3?", "correct"),  # a mantissa
+    ],
+    "a result phrase after the last equation": [
+        (76, "5 × 12 = 60 and 2 × 8 = 16, for a total of 76 apples.", None, "correct"),
+        (17, "Monday: 3 + 4 = 7 hours, Tuesday 2 × 5 = 10 hours, making 17 hours.", None, "correct"),
+        (42, "Tickets 2 × 15 = 30 and snacks 3 × 4 = 12, which brings the total to 42 dollars.", None, "correct"),
+        (12, "Tickets 2 × 15 = 30 and snacks 3 × 4 = 12, which brings the total to 42 dollars.", None, "wrong"),
+    ],
+    "a LaTeX fraction of roots or π": [
+        (0.8660254, "Answer: $\\frac{\\sqrt{3}}{2}$", None, "correct"),
+        (0.7853982, "The angle is $\\frac{\\pi}{4}$ radians.", None, "correct"),
+        (2.3561945, "So $\\theta = \\dfrac{3\\pi}{4}$.", None, "correct"),
+        (0.9428090, "Answer: $\\frac{2\\sqrt{2}}{3}$", None, "correct"),
+        (0.7071068, "Answer: √2/2", None, "correct"),
+        (4, "The angle is $\\frac{\\pi}{4}$ radians.", None, "wrong"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("klass", "block", "answer", "verdict"), [(k, b, a, v) for k, rows in BOOLEAN.items() for b, a, v in rows]
+)
+def test_boolean_reading_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict, klass
+
+
+@pytest.mark.parametrize(("query", "answer", "value", "verdict"), PREDICATE)
+def test_a_question_after_a_leading_condition_is_answered_by_its_predicate(
+    query: str, answer: str, value: bool, verdict: str
+) -> None:
+    assert _verdict(_bool(value), answer, query) == verdict
+    options_block = _yes_no("Yes" if value else "No")  # the same question posed with Yes/No options
+    assert _verdict(options_block, answer, query) == verdict
+
+
+@pytest.mark.parametrize(("query", "answer", "value", "verdict"), COMPARISON)
+def test_a_comparing_question_is_answered_by_a_stated_comparison(
+    query: str, answer: str, value: bool, verdict: str
+) -> None:
+    assert _verdict(_bool(value), answer, query) == verdict
+
+
+@pytest.mark.parametrize(
+    ("klass", "value", "answer", "query", "verdict"),
+    [(k, v, a, q, w) for k, rows in NUMBERS.items() for v, a, q, w in rows],
+)
+def test_number_reading_class(klass: str, value: float, answer: str, query: str | None, verdict: str) -> None:
+    assert _verdict({**_num(value), "tolerance": 1e-6}, answer, query) == verdict, klass
+
+
+def test_dotted_thousands_needs_a_sign_of_the_convention() -> None:
+    assert dotted_thousands("It weighs 2.500 kg.") == "It weighs 2.500 kg."
+    assert dotted_thousands("It weighs 2.500 kg, or 2,5 tonnes... no.") == "It weighs 2500 kg, or 2,5 tonnes... no."
+    assert dotted_thousands("Total 1.250 € and 1.250.000 €") == "Total 1250 € and 1.250.000 €"
+    assert dotted_thousands("Total 80.000", {80000.0}) == "Total 80000"
+    assert dotted_thousands("Total 80.000", {80.0, 80000.0}) == "Total 80.000"  # both readings given
