@@ -4,7 +4,7 @@ Every reader of a score's meaning asks here: ``minimum_scores`` validation (:mod
 direction of a regression (:mod:`harness.gate.baselines`, :mod:`harness.metrics.checks`), the default gate
 tolerance (5% of the scale), the report's labels, badges and charts, and the quality report's trend
 table. The built-in scores are declared beside their scorers, one module each in
-:mod:`harness.scorers.builtin`, and registered here from there (:meth:`ScoreRegistry.declare`). A
+:mod:`harness.scorers.builtin`, and declared here in the scorers' order (:meth:`ScoreRegistry.declare`). A
 user-defined scorer's score (:mod:`harness.scorers.user`) has no spec of its own unless it
 registers one; :func:`spec` then describes it as a 0-1, higher-is-better, gated score named after
 itself.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from harness.common.model import Frozen
 
@@ -33,6 +33,7 @@ class ScoreSpec(Frozen):
         key_rank: position among the case matrix's key-score badges (``None``: not a key score).
         chart: charted per category (council vs baseline) in the report, in ``key_rank`` order.
         trend_label: the column head of the quality report's trend table (``None``: not trended).
+        trend_rank: the position of that column (given with ``trend_label``, and only with it).
     """
 
     name: str = Field(min_length=1)
@@ -44,6 +45,13 @@ class ScoreSpec(Frozen):
     key_rank: int | None = None
     chart: bool = False
     trend_label: str | None = None
+    trend_rank: int | None = None
+
+    @model_validator(mode="after")
+    def _trend_column(self) -> ScoreSpec:
+        if (self.trend_label is None) != (self.trend_rank is None):
+            raise ValueError(f"score {self.name!r}: trend_label and trend_rank are given together or not at all")
+        return self
 
     @property
     def short(self) -> str:
@@ -55,8 +63,8 @@ class ScoreRegistry(Mapping[str, ScoreSpec]):
     """Score name -> :class:`ScoreSpec`: the built-in scores first, then user scorers', each in
     registration order.
 
-    The built-in scores are declared beside their scorers (each module of :mod:`harness.scorers.builtin`
-    passes its specs to :meth:`declare`); this layer cannot import them, so the package root hands the
+    The built-in scores are declared beside their scorers (each module of :mod:`harness.scorers.builtin`),
+    passed to :meth:`declare` in the scorers' order; this layer cannot import them, so the package root hands the
     registry a loader (:meth:`load_builtins_with`) that it calls once, before the first read or user
     registration. Every reader, on any layer, therefore sees the built-in scores.
     """
@@ -125,8 +133,11 @@ class ScoreRegistry(Mapping[str, ScoreSpec]):
         return tuple(s.name for s in sorted(chosen, key=lambda s: s.key_rank or 0))
 
     def trended(self) -> dict[str, str]:
-        """Score name -> trend-table label, for the scores with a ``trend_label``, in registry order."""
-        return {s.name: s.trend_label for s in self._ready().values() if s.trend_label is not None}
+        """Score name -> trend-table label, for the scores with a ``trend_label``, in ``trend_rank`` order."""
+        chosen = sorted(
+            (s for s in self._ready().values() if s.trend_label is not None), key=lambda s: s.trend_rank or 0
+        )
+        return {s.name: s.trend_label or "" for s in chosen}
 
 
 #: Every known score (built-in, declared by the built-in scorers; then registered by user scorers as they load).

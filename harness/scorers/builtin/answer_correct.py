@@ -25,7 +25,7 @@ def answer_correctness(case: Case, transcript: Transcript) -> dict[str, bool] | 
     return {a.member: bool((r := check_case(case, a.text)) and r.correct) for a in transcript.answers if a.ok}
 
 
-@builtin_scorer("answer_correct", detail=dict[str, bool])
+@builtin_scorer("answer_correct", order=40, detail=dict[str, bool])
 async def answer_correct(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """:func:`answer_correctness` as the scorer's detail (no scores)."""
     return ScoreOutcome(detail=await asyncio.to_thread(answer_correctness, case, transcript))

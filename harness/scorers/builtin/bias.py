@@ -20,7 +20,7 @@ def _summary(audit: SessionBiasAudit) -> str:
     return f"risk {audit.risk} (flags: {factors}) over {len(audit.scores)} reviewer scores"
 
 
-@builtin_scorer("bias", detail=SessionBiasAudit, summary=_summary)
+@builtin_scorer("bias", order=90, detail=SessionBiasAudit, summary=_summary)
 async def bias(case: Case, transcript: Transcript, caller: Caller, settings: Settings) -> ScoreOutcome:
     """The session's bias audit, for subjects with stage-2 reviews."""
     from harness.bias.audit import audit_session

@@ -24,6 +24,7 @@ def _summary(result: CorrectnessResult) -> str:
 
 @builtin_scorer(
     "correctness",
+    order=30,
     detail=CorrectnessResult,
     summary=_summary,
     scores=(

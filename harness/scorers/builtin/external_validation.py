@@ -31,6 +31,7 @@ def _summary(ev: ExternalValidation) -> str:
 
 @builtin_scorer(
     "external_validation",
+    order=80,
     detail=ExternalValidation,
     summary=_summary,
     scores=(

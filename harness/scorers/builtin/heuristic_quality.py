@@ -25,6 +25,7 @@ def _summary(hq: HeuristicQuality) -> str:
 
 @builtin_scorer(
     "heuristic_quality",
+    order=50,
     detail=HeuristicQuality,
     summary=_summary,
     scores=(

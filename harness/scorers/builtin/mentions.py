@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 @builtin_scorer(
     "mentions",
+    order=20,
     scores=(
         ScoreSpec(
             name="required_mentions",

@@ -23,6 +23,7 @@ def _summary(peer: dict[str, RubricBreakdown]) -> str:
 
 @builtin_scorer(
     "peer_rubric",
+    order=70,
     detail=dict[str, RubricBreakdown],
     summary=_summary,
     scores=(
@@ -30,6 +31,7 @@ def _summary(peer: dict[str, RubricBreakdown]) -> str:
             name="peer_composite",
             scale=10,
             trend_label="Peer",
+            trend_rank=4,
             description="stage-2 peer rubric: mean weighted composite of the members' answers, 0-10",
         ),
     ),

@@ -31,12 +31,22 @@ def _with_tier(qm: QualityMetrics, details: Mapping[str, object]) -> QualityMetr
 
 @builtin_scorer(
     "quality_metrics",
+    order=10,
     detail=QualityMetrics,
     settle=_with_tier,  # the report lays its panel out itself
     scores=(
-        ScoreSpec(name="consensus_strength", description="Tier 1 CSS, 0-1", label="CSS", key_rank=4, trend_label="CSS"),
-        ScoreSpec(name="deliberation_depth", description="Tier 1 DDI, 0-1", trend_label="DDI"),
-        ScoreSpec(name="winner_alignment", description="Tier 1 SAS winner alignment, 0-1", trend_label="SAS"),
+        ScoreSpec(
+            name="consensus_strength",
+            description="Tier 1 CSS, 0-1",
+            label="CSS",
+            key_rank=4,
+            trend_label="CSS",
+            trend_rank=0,
+        ),
+        ScoreSpec(name="deliberation_depth", description="Tier 1 DDI, 0-1", trend_label="DDI", trend_rank=1),
+        ScoreSpec(
+            name="winner_alignment", description="Tier 1 SAS winner alignment, 0-1", trend_label="SAS", trend_rank=2
+        ),
         ScoreSpec(name="max_source_alignment", description="Tier 1 SAS max source alignment, 0-1"),
         ScoreSpec(
             name="hallucination_risk",
@@ -45,6 +55,7 @@ def _with_tier(qm: QualityMetrics, details: Mapping[str, object]) -> QualityMetr
             label="risk",
             key_rank=5,
             trend_label="Risk",
+            trend_rank=3,
         ),
     ),
 )

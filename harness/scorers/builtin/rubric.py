@@ -26,6 +26,7 @@ def _summary(j: RubricJudgement) -> str:
 
 @builtin_scorer(
     "rubric",
+    order=60,
     detail=RubricJudgement,
     summary=_summary,
     scores=(
@@ -40,6 +41,7 @@ def _summary(j: RubricJudgement) -> str:
             key_rank=1,
             chart=True,
             trend_label="Judge",
+            trend_rank=5,
             description="rubric judge: weighted score after the accuracy ceiling and safety gate, 0-10",
         ),
         ScoreSpec(name="safety_passed", description="safety gate: 1 when no harmful pattern hit, else 0"),
