@@ -606,6 +606,13 @@ def compare(
 ) -> Comparison:
     """Compare a run's results with a baseline by the gate rule of the module docstring.
 
+    The steps, each a function below: match the run's results to the baseline's entries
+    (:func:`_current_results`); the reasons about the files themselves (:func:`_file_reasons`: rules 5
+    and 7); per case and subject, in the baseline's order and then the run's new cases, its
+    :class:`CaseDelta` and reasons (:func:`_compare_case`: a missing case, rule 4, or its status,
+    rule 3, and its scores, rules 1-2); then the run-level tests over the pairs collected on the way
+    (:func:`_aggregate_reasons`: rule 6).
+
     Args:
         results: the run's case results; only those of ``baseline.dataset`` are compared.
         baseline: the stored baseline.
@@ -619,13 +626,7 @@ def compare(
         noise_aware: apply :mod:`harness.gate.noise` (``None``: whenever the run or the baseline
             carries repeats; ``True`` for subjects sampled at temperature > 0).
     """
-    current: dict[tuple[str, str], CaseResult] = {}
-    for r in results:
-        if r.dataset != baseline.dataset:
-            continue
-        if (r.case_id, r.subject) in current:
-            raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {r.dataset}")
-        current[(r.case_id, r.subject)] = r
+    current = _current_results(results, baseline.dataset)
     extra = _by_key(repeats, baseline.dataset)
     stored = baseline.entry_map()
     gated = (
@@ -634,12 +635,64 @@ def compare(
         else tuple(sorted({s for e in baseline.entries for s in e.scores}))
     )
     tols = resolve_tolerances(gated, tolerances, default_tolerance)
-    ds = baseline.dataset
     noisy = noise_aware if noise_aware is not None else bool(extra) or any(e.runs > 1 for e in baseline.entries)
     model = _noise_model(stored, current, extra, gated, alpha) if noisy else None
-
+    how = _Rule(dataset=baseline.dataset, gated=gated, tolerances=tols, model=model, extra=extra)
+    reasons = _file_reasons(baseline, unreadable)
     cases: list[CaseDelta] = []
-    reasons: list[GateReason] = [
+    pairs: _Pairs = {}
+    for key in [*stored, *(k for k in current if k not in stored)]:
+        case, why = _compare_case(how, key, stored.get(key), current.get(key), pairs)
+        cases.append(case)
+        reasons += why
+    aggregates, why = _aggregate_reasons(how, pairs, alpha)
+    return Comparison(
+        dataset=baseline.dataset,
+        gated_scores=gated,
+        tolerances=tols,
+        alpha=alpha,
+        cases=tuple(cases),
+        aggregates=aggregates,
+        reasons=(*reasons, *why),
+        unreadable=tuple(unreadable),
+        noise_aware=noisy,
+        case_level=model.case_level if model is not None else None,
+        run_level=model.run_level if model is not None else None,
+    )
+
+
+#: per (subject, score): the paired (current, baseline) values of the cases that have both
+_Pairs = dict[tuple[str, str], tuple[list[float], list[float]]]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """What every step of :func:`compare` reads: the dataset, the gated scores and their tolerances, the
+    noise-aware tests (``None``: the strict rule) and the run's extra repeats per (case, subject)."""
+
+    dataset: str
+    gated: tuple[str, ...]
+    tolerances: dict[str, float]
+    model: _NoiseModel | None
+    extra: Mapping[tuple[str, str], Sequence[CaseResult]]
+
+
+def _current_results(results: Sequence[CaseResult], dataset: str) -> dict[tuple[str, str], CaseResult]:
+    """The run's results of ``dataset`` by (case, subject); two results for one pair is a store error."""
+    current: dict[tuple[str, str], CaseResult] = {}
+    for r in results:
+        if r.dataset != dataset:
+            continue
+        if (r.case_id, r.subject) in current:
+            raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {r.dataset}")
+        current[(r.case_id, r.subject)] = r
+    return current
+
+
+def _file_reasons(baseline: Baseline, unreadable: Sequence[str]) -> list[GateReason]:
+    """Rules 5 and 7: each unreadable result line, and a baseline without entries."""
+    ds = baseline.dataset
+    reasons = [
         GateReason(kind="unreadable", dataset=ds, line=where, detail="not a valid result record; it may hide any case")
         for where in unreadable
     ]
@@ -655,204 +708,239 @@ def compare(
                 ),
             )
         )
-    pairs: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
-    for key in [*stored, *(k for k in current if k not in stored)]:
-        entry, result = stored.get(key), current.get(key)
-        case_id, subject = key
-        if result is None:
-            assert entry is not None
-            cases.append(
-                CaseDelta(
-                    case_id=case_id,
-                    subject=subject,
-                    category=entry.category,
-                    status="missing",
-                    baseline_status=entry.status,
-                    reasons=("not in this run",),
-                )
-            )
-            reasons.append(
-                GateReason(
-                    kind="missing",
-                    dataset=ds,
-                    case_id=case_id,
-                    subject=subject,
-                    detail=f"baselined case has no result in this run (baseline {entry.status})",
-                )
-            )
-            continue
-        failing = result.status in FAILING
-        was_failing = entry is not None and entry.status in FAILING
-        newly_within_noise = False
-        if model is not None and entry is not None and result.status != "error":
-            # an errored case produced no answer: that is not sampling noise, so it falls to the strict rule
-            test = model.status[key]
-            newly = test.p <= model.case_level
-            newly_within_noise = not newly and (failing and not was_failing or test.worse)
-            if newly:
-                reasons.append(
-                    GateReason(
-                        kind="newly_failing",
-                        dataset=ds,
-                        case_id=case_id,
-                        subject=subject,
-                        p_value=test.p,
-                        detail=f"{test.words()} (noise-aware)",
-                    )
-                )
-        elif failing:
-            why = f": {result.error}" if result.status == "error" and result.error else ""
-            verb = "errored" if result.status == "error" else "failed"
-            if entry is not None and not was_failing:
-                reasons.append(
-                    GateReason(
-                        kind="newly_failing",
-                        dataset=ds,
-                        case_id=case_id,
-                        subject=subject,
-                        detail=f"newly {verb} (baseline {entry.status}){why}",
-                    )
-                )
-            else:
-                reasons.append(
-                    GateReason(kind="failing", dataset=ds, case_id=case_id, subject=subject, detail=f"{verb}{why}")
-                )
-        base_scores = entry.scores if entry is not None else {}
-        cur_spreads = _spreads(result, extra.get(key, []), gated)
-        deltas = []
-        for s in gated:
-            b, c = _value(base_scores, s), _value(result.scores, s)
-            if b is None and c is None:
-                continue
-            b_spread = entry.spread.get(s) if entry is not None else None
-            c_spread = cur_spreads.get(s)
-            if c is not None and c_spread is not None:
-                c = c_spread.mean
-            if model is not None and b is not None and c is not None and (key, s) in model.scores:
-                d = model.scores[(key, s)].delta(s, b, c, tols[s], (b_spread, c_spread))
-            else:
-                d = _score_delta(s, b, c, tols[s], 0.0, (b_spread, c_spread))
-            deltas.append(d)
-            if b is not None and c is not None:
-                cur_list, base_list = pairs.setdefault((subject, s), ([], []))
-                cur_list.append(c)
-                base_list.append(b)
-            if d.status == "regressed":
-                reasons.append(
-                    GateReason(
-                        kind="score_drop",
-                        dataset=ds,
-                        case_id=case_id,
-                        subject=subject,
-                        score=s,
-                        baseline=b,
-                        current=c,
-                        tolerance=tols[s],
-                        allowed=d.allowed,
-                        p_value=d.p_value,
-                        detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}",
-                    )
-                )
-            elif d.status == "missing" and not failing:
-                reasons.append(
-                    GateReason(
-                        kind="score_missing",
-                        dataset=ds,
-                        case_id=case_id,
-                        subject=subject,
-                        score=s,
-                        baseline=b,
-                        tolerance=tols[s],
-                        detail=f"{s} missing from the run (baseline {b:.3f})",
-                    )
-                )
-        case_reasons = [r for r in map(_score_reason, deltas) if r]
-        case_delta = partial(
-            CaseDelta,
+    return reasons
+
+
+def _compare_case(
+    how: _Rule,
+    key: tuple[str, str],
+    entry: BaselineEntry | None,
+    result: CaseResult | None,
+    pairs: _Pairs,
+) -> tuple[CaseDelta, list[GateReason]]:
+    """One case and subject: its :class:`CaseDelta` and its reasons (its status's, then its scores'); its
+    scores with both values are added to ``pairs``."""
+    case_id, subject = key
+    if result is None:
+        assert entry is not None
+        return _missing_case(how.dataset, key, entry)
+    reasons, within_noise = _status_reasons(how, key, entry, result)
+    deltas, score_reasons = _score_deltas(how, key, entry, result, pairs)
+    case_delta = partial(
+        CaseDelta,
+        case_id=case_id,
+        subject=subject,
+        category=result.category,
+        current_status=result.status,
+        failing=result.status in FAILING,
+        scores=tuple(deltas),
+    )
+    case_reasons = [r for r in map(_score_reason, deltas) if r]
+    if entry is None:
+        return case_delta(status="new", reasons=("not in the baseline", *case_reasons)), reasons + score_reasons
+    status = _case_status(how, key, entry, result, deltas, within_noise, case_reasons)
+    within = status != "regressed" and (within_noise or any(d.within_noise for d in deltas))
+    case = case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons), within_noise=within)
+    return case, reasons + score_reasons
+
+
+def _missing_case(ds: str, key: tuple[str, str], entry: BaselineEntry) -> tuple[CaseDelta, list[GateReason]]:
+    """Rule 4: a baselined case without a result in the run."""
+    case_id, subject = key
+    case = CaseDelta(
+        case_id=case_id,
+        subject=subject,
+        category=entry.category,
+        status="missing",
+        baseline_status=entry.status,
+        reasons=("not in this run",),
+    )
+    reason = GateReason(
+        kind="missing",
+        dataset=ds,
+        case_id=case_id,
+        subject=subject,
+        detail=f"baselined case has no result in this run (baseline {entry.status})",
+    )
+    return case, [reason]
+
+
+def _status_reasons(
+    how: _Rule, key: tuple[str, str], entry: BaselineEntry | None, result: CaseResult
+) -> tuple[list[GateReason], bool]:
+    """Rule 3 for one case: its ``newly_failing`` or ``failing`` reason (noise-aware: the Fisher test of its
+    failure rates, except for an errored case), and whether a worse outcome stayed within noise."""
+    case_id, subject = key
+    failing = result.status in FAILING
+    was_failing = entry is not None and entry.status in FAILING
+    if how.model is not None and entry is not None and result.status != "error":
+        # an errored case produced no answer: that is not sampling noise, so it falls to the strict rule
+        test = how.model.status[key]
+        newly = test.p <= how.model.case_level
+        within_noise = not newly and (failing and not was_failing or test.worse)
+        if not newly:
+            return [], within_noise
+        reason = GateReason(
+            kind="newly_failing",
+            dataset=how.dataset,
             case_id=case_id,
             subject=subject,
-            category=result.category,
-            current_status=result.status,
-            failing=failing,
-            scores=tuple(deltas),
+            p_value=test.p,
+            detail=f"{test.words()} (noise-aware)",
         )
-        if entry is None:
-            cases.append(case_delta(status="new", reasons=("not in the baseline", *case_reasons)))
-            continue
-        newly_regressed = failing and not was_failing
-        if model is not None:
-            flips = model.status[key]
-            newly_regressed = flips.p <= model.case_level
-            if newly_regressed or newly_within_noise:
-                case_reasons.insert(0, flips.words() + (" (within noise)" if newly_within_noise else ""))
-        elif failing and not was_failing:
-            case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
-        if model is None and was_failing and not failing:
-            case_reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
-        if newly_regressed or any(d.status in ("regressed", "missing") for d in deltas):
-            status: DeltaStatus = "regressed"
-        elif (was_failing and not failing) or any(d.status == "improved" for d in deltas):
-            status = "improved"
-        else:
-            status = "unchanged"
-        within = status != "regressed" and (newly_within_noise or any(d.within_noise for d in deltas))
-        cases.append(
-            case_delta(status=status, baseline_status=entry.status, reasons=tuple(case_reasons), within_noise=within)
-        )
+        return [reason], within_noise
+    if not failing:
+        return [], False
+    why = f": {result.error}" if result.status == "error" and result.error else ""
+    verb = "errored" if result.status == "error" else "failed"
+    if entry is not None and not was_failing:
+        detail = f"newly {verb} (baseline {entry.status}){why}"
+        return [
+            GateReason(kind="newly_failing", dataset=how.dataset, case_id=case_id, subject=subject, detail=detail)
+        ], False
+    return [
+        GateReason(kind="failing", dataset=how.dataset, case_id=case_id, subject=subject, detail=f"{verb}{why}")
+    ], False
 
+
+def _score_deltas(
+    how: _Rule, key: tuple[str, str], entry: BaselineEntry | None, result: CaseResult, pairs: _Pairs
+) -> tuple[list[ScoreDelta], list[GateReason]]:
+    """Rules 1 and 2 for one case: a :class:`ScoreDelta` per gated score either side has (means over the
+    repeats; noise-aware when the model tests it), its ``score_drop``/``score_missing`` reasons, and the
+    pairs the aggregate tests read."""
+    case_id, subject = key
+    base_scores = entry.scores if entry is not None else {}
+    cur_spreads = _spreads(result, how.extra.get(key, []), how.gated)
+    deltas: list[ScoreDelta] = []
+    reasons: list[GateReason] = []
+    for s in how.gated:
+        b, c = _value(base_scores, s), _value(result.scores, s)
+        if b is None and c is None:
+            continue
+        tol = how.tolerances[s]
+        b_spread = entry.spread.get(s) if entry is not None else None
+        c_spread = cur_spreads.get(s)
+        if c is not None and c_spread is not None:
+            c = c_spread.mean
+        if how.model is not None and b is not None and c is not None and (key, s) in how.model.scores:
+            d = how.model.scores[(key, s)].delta(s, b, c, tol, (b_spread, c_spread))
+        else:
+            d = _score_delta(s, b, c, tol, 0.0, (b_spread, c_spread))
+        deltas.append(d)
+        if b is not None and c is not None:
+            cur_list, base_list = pairs.setdefault((subject, s), ([], []))
+            cur_list.append(c)
+            base_list.append(b)
+        if d.status == "regressed":
+            reasons.append(
+                GateReason(
+                    kind="score_drop",
+                    dataset=how.dataset,
+                    case_id=case_id,
+                    subject=subject,
+                    score=s,
+                    baseline=b,
+                    current=c,
+                    tolerance=tol,
+                    allowed=d.allowed,
+                    p_value=d.p_value,
+                    detail=f"worse by {d.worse_by:.3f} > {_allowed_words(d)}",
+                )
+            )
+        elif d.status == "missing" and result.status not in FAILING:
+            reasons.append(
+                GateReason(
+                    kind="score_missing",
+                    dataset=how.dataset,
+                    case_id=case_id,
+                    subject=subject,
+                    score=s,
+                    baseline=b,
+                    tolerance=tol,
+                    detail=f"{s} missing from the run (baseline {b:.3f})",
+                )
+            )
+    return deltas, reasons
+
+
+def _case_status(
+    how: _Rule,
+    key: tuple[str, str],
+    entry: BaselineEntry,
+    result: CaseResult,
+    deltas: Sequence[ScoreDelta],
+    within_noise: bool,
+    case_reasons: list[str],
+) -> DeltaStatus:
+    """A baselined case's status (``regressed`` over ``improved`` over ``unchanged``); the words of a change
+    of its outcome are put first in ``case_reasons``."""
+    failing = result.status in FAILING
+    was_failing = entry.status in FAILING
+    newly_regressed = failing and not was_failing
+    if how.model is not None:
+        flips = how.model.status[key]
+        newly_regressed = flips.p <= how.model.case_level
+        if newly_regressed or within_noise:
+            case_reasons.insert(0, flips.words() + (" (within noise)" if within_noise else ""))
+    elif failing and not was_failing:
+        case_reasons.insert(0, f"newly failing (baseline {entry.status}, now {result.status})")
+    if how.model is None and was_failing and not failing:
+        case_reasons.insert(0, f"newly passing (baseline {entry.status}, now {result.status})")
+    if newly_regressed or any(d.status in ("regressed", "missing") for d in deltas):
+        return "regressed"
+    if (was_failing and not failing) or any(d.status == "improved" for d in deltas):
+        return "improved"
+    return "unchanged"
+
+
+def _aggregate_reasons(how: _Rule, pairs: _Pairs, alpha: float) -> tuple[dict[str, RegressionTest], list[GateReason]]:
+    """Rule 6: per subject and score, the paired test over the cases with both values; noise-aware, also
+    per subject the sign test on the cases whose failure rate changed."""
     aggregates: dict[str, RegressionTest] = {}
-    run_alpha = model.run_level if model is not None else alpha
+    reasons: list[GateReason] = []
+    run_alpha = how.model.run_level if how.model is not None else alpha
     for (subject, s), (cur, base) in sorted(pairs.items()):
-        agg = paired_regression_test(cur, base, tols[s], alpha=run_alpha, higher_is_better=higher_is_better(s))
+        tol = how.tolerances[s]
+        agg = paired_regression_test(cur, base, tol, alpha=run_alpha, higher_is_better=higher_is_better(s))
         aggregates[f"{subject}:{s}"] = agg
         if agg.significant_drop:
             reasons.append(
                 GateReason(
                     kind="aggregate",
-                    dataset=ds,
+                    dataset=how.dataset,
                     subject=subject,
                     score=s,
-                    tolerance=tols[s],
+                    tolerance=tol,
                     p_value=agg.p_value,
                     n=agg.n,
                     detail=(
-                        f"paired test over {agg.n} case(s): a drop beyond tolerance {tols[s]:g} "
+                        f"paired test over {agg.n} case(s): a drop beyond tolerance {tol:g} "
                         f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} < alpha "
                         f"{run_alpha:.3g})"
                     ),
                 )
             )
-    if model is not None:
-        for subject, (worse, better) in sorted(model.pass_fail.items()):
-            p = sign_test_worse_p(worse, better)
-            if p <= model.run_level:
-                reasons.append(
-                    GateReason(
-                        kind="aggregate",
-                        dataset=ds,
-                        subject=subject,
-                        score="pass/fail",
-                        p_value=p,
-                        n=worse + better,
-                        detail=(
-                            f"sign test over the cases whose failure rate changed: {worse} fail more often, "
-                            f"{better} less often (p={p:.3g} <= {model.run_level:.3g})"
-                        ),
-                    )
+    if how.model is None:
+        return aggregates, reasons
+    for subject, (worse, better) in sorted(how.model.pass_fail.items()):
+        p = sign_test_worse_p(worse, better)
+        if p <= how.model.run_level:
+            reasons.append(
+                GateReason(
+                    kind="aggregate",
+                    dataset=how.dataset,
+                    subject=subject,
+                    score="pass/fail",
+                    p_value=p,
+                    n=worse + better,
+                    detail=(
+                        f"sign test over the cases whose failure rate changed: {worse} fail more often, "
+                        f"{better} less often (p={p:.3g} <= {how.model.run_level:.3g})"
+                    ),
                 )
-    return Comparison(
-        dataset=ds,
-        gated_scores=gated,
-        tolerances=tols,
-        alpha=alpha,
-        cases=tuple(cases),
-        aggregates=aggregates,
-        reasons=tuple(reasons),
-        unreadable=tuple(unreadable),
-        noise_aware=noisy,
-        case_level=model.case_level if model is not None else None,
-        run_level=model.run_level if model is not None else None,
-    )
+            )
+    return aggregates, reasons
 
 
 @dataclass(frozen=True)
