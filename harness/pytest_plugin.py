@@ -98,6 +98,9 @@ class HarnessSession:
         self.started_at = workerinput.get("harness_started_at", now_iso()) if workerinput else now_iso()
         self.cache_hits = 0
         self.cache_misses = 0
+        #: the (case, subject) items selected (after ``-k``/``-m``/``--deselect``), recorded in the manifest as
+        #: ``planned`` so the gate can tell a session that ran them all from one cut short (``-x``, an interrupt)
+        self.planned: int | None = None
 
     def load(self) -> None:
         from harness.config import load_settings
@@ -174,6 +177,7 @@ class HarnessSession:
         self.close_engine()
         if self.is_worker:
             self.config.workeroutput["harness_cache"] = (self.cache_hits, self.cache_misses)  # type: ignore[attr-defined]
+            self.config.workeroutput["harness_planned"] = self.planned  # type: ignore[attr-defined]
             return None, [], False
         if not (self.run_dir / RESULTS).exists():
             return None, [], False
@@ -181,7 +185,7 @@ class HarnessSession:
         manifest = new_manifest(self.settings, self.run_id, sorted({r.dataset for r in results}), self.subjects or [])
         finish_manifest(
             self.run_dir,
-            manifest.model_copy(update={"started_at": self.started_at}),
+            manifest.model_copy(update={"started_at": self.started_at, "planned": self.planned}),
             self.cache_hits,
             self.cache_misses,
             results=results,
@@ -208,6 +212,14 @@ class HarnessSession:
                 gate=outcome.gate,
             )
         return path, lines, outcome.regressed or outcome.gate.outcome == "incomplete"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Count the selected case items: the run's ``planned`` pairs (under pytest-xdist each worker collects the
+    same items and reports its count; the controller collects none)."""
+    count = sum(isinstance(i, CaseItem) for i in session.items)
+    if count:
+        _session(session.config).planned = count
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -237,11 +249,16 @@ def pytest_configure_node(node: Any) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """pytest-xdist: add a finished worker's cache statistics to the controller's."""
-    hits, misses = getattr(node, "workeroutput", {}).get("harness_cache", (0, 0))
+    """pytest-xdist: add a finished worker's cache statistics to the controller's, and take its planned count
+    (every worker collects the same items)."""
+    output = getattr(node, "workeroutput", {})
+    hits, misses = output.get("harness_cache", (0, 0))
     state = _session(node.config)
     state.cache_hits += hits
     state.cache_misses += misses
+    planned = output.get("harness_planned")
+    if planned is not None:
+        state.planned = max(state.planned or 0, planned)
 
 
 _ITEMS = pytest.StashKey[list["CaseItem"]]()

@@ -29,7 +29,7 @@ class Completeness(Frozen):
     """How complete a run is (see the module docstring).
 
     Args:
-        planned: the (case, subject) pairs the run planned (``None``: not recorded, e.g. a pytest run).
+        planned: the (case, subject) pairs the run planned (``None``: not recorded, e.g. an old run).
         results: the readable results it holds (one per pair).
         not_run: ``planned - results`` when known and positive, else 0.
         unreadable_lines: lines of ``results.jsonl`` that are not result records.

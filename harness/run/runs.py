@@ -91,7 +91,7 @@ class Manifest(Frozen):
     stopped: str | None = None
     #: what went wrong without failing a case (e.g. webhook events that were not delivered)
     warnings: tuple[str, ...] = ()
-    #: the (case, subject) pairs the run planned (``None`` when not recorded: a pytest run, an old run)
+    #: the (case, subject) pairs the run planned (`run`: cases x subjects; pytest: the items selected; None: old runs)
     planned: int | None = None
     #: how the embedded llama.cpp engine ran: threads, OpenMP wait policy, buffer types, and why (issue 24)
     engine: EngineSetup | None = None

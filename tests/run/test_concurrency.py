@@ -7,6 +7,7 @@ a reply delivered to the wrong case, member or stage would change the results.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -22,7 +23,8 @@ from harness.data.cases import load_datasets
 from harness.run.engine import Engine, endpoint_limits
 from harness.run.orchestrate import case_window, run_cases
 from harness.run.result import CaseResult
-from harness.run.runs import RESULTS, read_results
+from harness.run.runs import RESULTS, load_run, read_results
+from harness.run.summary import SUMMARY
 from tests.cli_env import harness_env
 from tests.fault_server import FaultServer, status
 from tests.scripted import expected_status, scripted_dataset, scripted_reply
@@ -317,3 +319,24 @@ def test_pytest_xdist_workers_write_every_pair_once_into_one_run_folder(tmp_path
     expected += [("two", f"s{i:05d}", s) for i in range(1, 4) for s in SUBJECTS]
     assert keys == sorted(expected)
     assert (run_dir / "index.html").is_file() and (run_dir / "manifest.json").is_file()
+    # each worker collects every item: the controller records the selected count once, not per worker
+    assert load_run(run_dir).manifest.planned == 14
+    gate = json.loads((run_dir / SUMMARY).read_text(encoding="utf-8"))["gate"]
+    assert (gate["completeness"]["planned"], gate["completeness"]["results"]) == (14, 14)
+
+
+def test_pytest_records_the_selected_items_as_the_runs_planned_pairs(tmp_path: Path) -> None:
+    """As ``run`` does, a pytest session records how many (case, subject) pairs it selected (``-k`` and ``-m``
+    applied) as the manifest's ``planned``, so the gate's completeness says how many results were expected."""
+    (tmp_path / "golden").mkdir()
+    scripted_dataset(tmp_path / "golden" / "scripted.yaml", 5)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    with FaultServer(responder=scripted_reply) as server:
+        out = run_pytest(tmp_path, server.base_url, "-k", "not s00003 and not s00005")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "6 passed, 4 deselected" in out.stdout, out.stdout
+    [run_dir] = list((tmp_path / "reports" / "runs").iterdir())
+    run = load_run(run_dir)
+    assert run.manifest.planned == 6 == len(run.results)
+    gate = json.loads((run_dir / SUMMARY).read_text(encoding="utf-8"))["gate"]
+    assert gate["outcome"] == "pass" and gate["completeness"]["planned"] == 6
