@@ -12,6 +12,10 @@
 * :data:`SAID_VERDICT` — a yes/no word given as what is said ("a typical person would answer No",
   "I'd say yes"); it does not count when a contrast or correction follows it ("Most would say yes,
   but …": :data:`SAID_TURNED`).
+* :data:`SO_VERDICT` — "so yes", "thus, no": an answer that gives both ("…, so yes; but …, so no")
+  is ``ambiguous``; :data:`HEDGE` — a last sentence that leaves it open ("It depends on the
+  reader.", "Hard to say.") makes an answer that gives a yes/no word but no declared line or
+  answer cue ``ambiguous`` (with no yes/no word at all it stays unanswered).
 * :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate
   (also after a leading condition: "If you follow these instructions, do you return …?");
   an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
@@ -53,6 +57,11 @@ BARE_VERDICT = re.compile(
 SAID_VERDICT = re.compile(
     r"(?i)\b(?:say|says|said|answer|answers|answered|reply|replies|respond|responds)\s+(?:with\s+)?(?:a\s+)?"
     r"[\"“'‘*_]*(?P<w>yes|no)\b"
+)
+SO_VERDICT = re.compile(r"(?i)\b(?:so|thus|hence|therefore)[,:]?\s+(?P<w>yes|no)\b")
+HEDGE = re.compile(
+    r"(?i)^[\W_]*(?:(?:it|that|this|the\s+answer)\s+(?:really\s+|all\s+|just\s+)?depends\b|(?:it'?s\s+)?(?:hard|difficult|"
+    r"impossible)\s+to\s+(?:say|tell)\b|(?:it\s+)?could\s+go\s+either\s+way\b|(?:I'?m\s+)?not\s+sure\b)"
 )
 #: After a said verdict: a turn that sets it aside ("Most would say yes, but …", "… which is wrong").
 SAID_TURNED = re.compile(

@@ -8,6 +8,9 @@
   "option C") replaced by a placeholder, so that splitting the sentence into sub-clauses at
   parentheses and commas does not cut them, and a negation word inside an option's own text ("Not
   enough information") is not read as negating it.
+* :data:`ALTERNATIVES` — in a shielded sentence, two options joined by "or" / "/" ("A or D",
+  "12/24/2006 or 12/25/2006", "(b) or maybe (c)"): offered as alternatives, so the clause or
+  sentence commits to neither (``ambiguous``).
 * :func:`boolean_options` — options that are the two truth values (True/False, Yes/No,
   plausible/implausible, valid/invalid, correct/incorrect): the answer is read as a yes/no answer.
 * :func:`pair_polarity` — for such a pair that is not yes/no vocabulary (plausible / implausible),
@@ -65,6 +68,21 @@ def shield(
 
         out = markers.sub(_marker, out)
     return out
+
+
+ALTERNATIVES = re.compile(
+    MARK
+    + r"(?P<a>[^"
+    + MARK
+    + r"]+)"
+    + MARK
+    + r"\s*,?\s*(?:or|/|and/or|nor)\s*(?:(?:else|maybe|perhaps|possibly|even)\s+)?"
+    + MARK
+    + r"(?P<b>[^"
+    + MARK
+    + r"]+)"
+    + MARK
+)
 
 
 def shielded_keys(part: str) -> set[str]:

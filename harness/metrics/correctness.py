@@ -255,7 +255,7 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
             confidence=1.0 if num else 0.0,
         )
     else:
-        extraction = extract_number(answer, zeros=zeros, givens=givens(query))
+        extraction = extract_number(answer, zeros=zeros, givens=givens(query), query=query)
         num = parse_number(extraction.value, zeros=zeros) if extraction.value is not None else None
     if num is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")

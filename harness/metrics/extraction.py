@@ -39,13 +39,17 @@ expected value is 0 — zero words such as "no brothers" and "none")
     different number) is ``ambiguous``.
     3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit).
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
-       ``≈``, unless a conclusion cue or a result phrase ("for a total of", "making", "which brings
-       the total to": :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
+       ``≈`` (the exact value before a last ``≈`` that only rounds it: "1/3 ≈ 0.333", "2√2 ≈
+       2.83"), unless a conclusion cue or a result phrase ("for a total of", "making", "which
+       brings the total to": :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
        ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase.
     5. ``leading`` — the answer states one number in a short first sentence (at most
        :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
        conclusion cue, no correction word ("actually", "wait", "instead", "recount", ...) follows,
-       and, when the question is known, that number is not one the question gave.
+       and, when the question is known, that number is not one the question gave; or the first
+       sentence opens with a clause on the question's subject that holds one number (not a
+       comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
+       dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`).
     6. ``last_number`` — the last number of the last sentence that holds one; when the question is
        known, numbers the question gave are passed over (``last_new_number``) if the answer has any
        other — except when the last sentence is short, states a single value and does not restate
@@ -55,7 +59,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
     only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is
     followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
-    Reading a clause: two different numbers joined by "or" ("8 or maybe 9") are ``ambiguous``;
+    Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
+    off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
+    :func:`harness.metrics.number_cues.without_reason`); two different numbers joined by "or" ("8 or
+    maybe 9") are ``ambiguous``;
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
     n = 10", "at x = 3": :data:`harness.metrics.number_cues.CONDITION_EQ`), else the number right
     after the last ": ", else the first number after a range ("from
@@ -82,8 +89,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     "which leaves", "only") decides if it names exactly one (``conclusion``); else the first
     sentence when it mentions exactly one and holds no negation (``leading``); a first and a last
     sentence naming different options without a conclusion cue, or a final sentence naming
-    several, are ``ambiguous``. Option texts of one character, or equal to a letter key, are
-    matched only as letters.
+    several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
+    options as alternatives ("A or D", "12/24/2006 or 12/25/2006"). Option texts of one
+    character, or equal to a letter key, are matched only as letters.
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
     Before rule 5 (:mod:`harness.metrics.choice_cues`): 4a. options that are a truth-value pair
@@ -100,7 +108,11 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
-    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue``;
+    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue`` (rule 0
+    and 2 are ``ambiguous`` when a later answer cue, or a sentence after a take-back word such as
+    "I should correct myself", gives the other value). Then, before rule 3: an answer that
+    concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
+    reader.") while using a yes/no word is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
     or "Absolutely not" / "Not at all" (false) and "Absolutely." / "Of course," / "Indeed" (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
@@ -145,14 +157,17 @@ from collections.abc import Iterable, Mapping
 from harness.common.model import Frozen
 from harness.metrics.boolean_cues import (
     BARE_VERDICT,
+    HEDGE,
     HOLDS,
     LEADING_NOT,
     MYTH,
+    SO_VERDICT,
     predicate_polarity,
     said_verdict,
     short_aux,
 )
 from harness.metrics.choice_cues import (
+    ALTERNATIVES,
     boolean_options,
     distinctive,
     option_pattern,
@@ -175,9 +190,12 @@ from harness.metrics.number_cues import (
     TAKE_BACK,
     UNIT_BEFORE,
     expression_after,
+    head_clause,
+    question_subject,
+    without_reason,
 )
 from harness.metrics.numbers import ParsedNumber, find_numbers, math_value, parse_number
-from harness.metrics.numerals import dotted_thousands, plain_numerals
+from harness.metrics.numerals import dotted_thousands, fraction_values, plain_numerals
 
 __all__ = [
     "BLOCKING_WORDS",
@@ -568,7 +586,9 @@ def _corrected_later(
 
 
 def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
-    """The fraction right before a last "≈" that only rounds it ("1/3 ≈ 0.333" gives 1/3)."""
+    """The exact value right before a last "≈" that only rounds it: a fraction ("1/3 ≈ 0.333" gives
+    1/3), or a value with more decimals that the approximation rounds ("2√2 ≈ 2.83", read after
+    the root is written out, gives 2.828427125)."""
     if not eqs or eqs[-1].group(0) != "≈":
         return None
     start = eqs[-2].end() if len(eqs) > 1 else 0
@@ -576,12 +596,15 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
     after = _nums(text[eqs[-1].end() :], zeros)
     if before and after:
         exact, approx = before[-1][1], after[0][1]
-        if (
-            "fraction" in exact.kind
-            and exact.value != approx.value
-            and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value))
-        ):
+        if exact.value == approx.value:
+            return None
+        if "fraction" in exact.kind and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value)):
             return exact
+        places = re.search(r"\.(\d+)", approx.text)
+        digits = len(places.group(1)) if places else 0
+        exact_places = re.search(r"\.(\d+)", exact.text)
+        if exact_places and len(exact_places.group(1)) > digits and round(exact.value, digits) == approx.value:
+            return exact  # "2√2 ≈ 2.83": the approximation only rounds the exact value before it
     return None
 
 
@@ -637,7 +660,7 @@ def _without_asides(sentence: str) -> str:
 
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
-    clause = _without_asides(_without_negated_numbers(clause))
+    clause = _without_asides(_without_negated_numbers(without_reason(clause)))
     nums = _nums(clause, zeros)
     if not nums:
         return None
@@ -690,7 +713,9 @@ def _picked(picked: _Picked, method: str, why: str, capped: bool) -> Extraction:
     return _number_extraction(num, method, f"{why} ({how})" if how else why, capped)
 
 
-def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | None = None) -> Extraction:
+def extract_number(
+    text: str, zeros: bool = False, givens: Iterable[float] | None = None, query: str | None = None
+) -> Extraction:
     """The final numeric answer in ``text`` (see the module docstring for the rules).
 
     Args:
@@ -698,10 +723,12 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
         zeros: read zero words ("no brothers", "none") as 0 (the expected value is 0).
         givens: the numbers the question states, when the question is known; the fallback rules
             pass over them, and the ``leading`` rule runs only when they are known.
+        query: the question, when known: its subject lets an opening clause state the answer
+            ("Tom has 12 apples — …").
     """
     text, capped = cap_text(text)
     given = set(givens) if givens is not None else None
-    text = plain_numerals(dotted_thousands(_clean_latex(text), given))
+    text = fraction_values(plain_numerals(dotted_thousands(_clean_latex(text), given)))
     line = _declared_clause(text)
     if line is not None:
         got = _pick_in_clause(line, zeros)
@@ -753,7 +780,7 @@ def extract_number(text: str, zeros: bool = False, givens: Iterable[float] | Non
             num = parse_number(bm["num"], zeros=zeros) if bm else None
         if num is not None:
             return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
-    return _number_fallback(text, zeros, given, capped)
+    return _number_fallback(text, zeros, given, capped, query)
 
 
 _RESTATES = re.compile(
@@ -768,10 +795,12 @@ def _result_cues(sentence: str) -> list[re.Match[str]]:
     return sorted([*_CONCLUSION.finditer(sentence), *RESULT_CUE.finditer(sentence)], key=lambda m: m.start())
 
 
-def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: bool) -> Extraction:
+def _number_fallback(
+    text: str, zeros: bool, given: set[float] | None, capped: bool, query: str | None = None
+) -> Extraction:
     if truncated(text):
         return _ex(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
-    raw = [CONDITION_CLAUSE.sub(" ", s) for s in _sentences(_LIST_MARKERS.sub("", text))]
+    raw = [without_reason(CONDITION_CLAUSE.sub(" ", s)) for s in _sentences(_LIST_MARKERS.sub("", text))]
     sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(_MARKUP).startswith("(")]
@@ -827,6 +856,24 @@ def _number_fallback(text: str, zeros: bool, given: set[float] | None, capped: b
         return _number_extraction(
             first_nums[0][1], "leading", "the only number of the short first sentence, which the rest explains", capped
         )
+    head = head_clause(first) if i_first == 0 and given is not None else None
+    if head is not None and question_subject(head[0], query):
+        in_head = _nums(head[0], zeros)
+        stated = _stated(head[0], in_head)
+        if (
+            len(in_head) == 1
+            and stated == in_head
+            and len(head[0].split()) <= LEADING_WORDS
+            and in_head[0][1].value not in (given or set())
+            and _nums(head[1], zeros)
+            and not _CORRECTION.search(text[len(head[0]) :])
+        ):
+            return _number_extraction(
+                in_head[0][1],
+                "leading",
+                "the only number of the opening clause on the question's subject, which the working after it explains",
+                capped,
+            )
     last_nums = _stated(last, last_nums)
     if (
         given
@@ -1028,6 +1075,20 @@ class _Options:
             out = shield(out, [], marker, {k: k for k in self.options})
         return out
 
+    def offered(self, clause: str) -> list[str]:
+        """Two different options offered as alternatives ("A or D", "12/24 or 12/25", "(b) or maybe
+        (c)"), else an empty list (:data:`harness.metrics.choice_cues.ALTERNATIVES`)."""
+        out = self.shielded(clause)
+        if self.letters:
+            upper = [k for k in self.options if len(k) == 1 and k.isupper()]
+            if upper:
+                bare = re.compile(r"(?<![\w'’\x00-])(?P<k>" + _letter_pattern(upper) + r")(?![\w'’\x00-])")
+                out = shield(out, [], bare, {k: k for k in upper})
+        for m in ALTERNATIVES.finditer(out):
+            if m["a"] != m["b"] and m["a"] in self.options and m["b"] in self.options:
+                return [m["a"], m["b"]]
+        return []
+
     def positive_mentions(self, sentence: str) -> set[str]:
         """Options named in sub-clauses without a negation; an option's own words (its text, its
         marker) are shielded first, so parentheses inside them do not split and their own "not" does
@@ -1059,6 +1120,9 @@ def _lead_letter(clause: str, opts: _Options) -> str | None:
 
 def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | None:
     clause = drop_negated(clause)
+    offered = opts.offered(clause)
+    if offered:
+        return None, f"the clause offers options {offered} as alternatives"
     key = _lead_letter(clause, opts)
     if key is not None:
         named = {k for k, p in opts.patterns if p.search(clause)}
@@ -1278,6 +1342,9 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
             f"the first sentence names {lead!r} and the last names {key!r}, without a conclusion cue",
             capped,
         )
+    offered = opts.offered(last)
+    if offered:
+        return _ex(None, "ambiguous", f"the last sentence naming options offers {offered} as alternatives", capped)
     turn = list(_TURN.finditer(last))
     if turn:
         after = opts.positive_mentions(last[turn[-1].end() :])
@@ -1364,7 +1431,7 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     if line is not None:
         got = _polarity(line)
         if got:
-            return _as_declared(_bool_result(got, "declared", _show(line), capped))
+            return _bool_taken_back(text, line, _as_declared(_bool_result(got, "declared", _show(line), capped)))
     boxed = _last_boxed(text)
     if boxed:
         got = _polarity(boxed)
@@ -1373,8 +1440,13 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     for cue, clause in reversed(answer_cues(text)):
         got = _polarity(clause)
         if got:
-            return _bool_result(got, "answer_cue", f"after the cue {cue!r}", capped)
+            return _bool_taken_back(text, clause, _bool_result(got, "answer_cue", f"after the cue {cue!r}", capped))
     sentences = _sentences(text)
+    both = {m["w"].lower() for m in SO_VERDICT.finditer(text)}
+    if len(both) > 1:
+        return _ex(None, "ambiguous", "the answer concludes both ways ('so yes' and 'so no')", capped)
+    if sentences and HEDGE.match(sentences[-1]) and _POLARITY_RE.search(text):
+        return _ex(None, "ambiguous", f"the answer ends by leaving it open: {_show(sentences[-1])}", capped)
     lead = _LEADING_WORD.match(text.lstrip())
     lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None
     conclusion: tuple[bool | None, str] | None = None
@@ -1419,6 +1491,22 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
             capped,
         )
     return _boolean_without_words(text, sentences, query, capped)
+
+
+def _bool_taken_back(text: str, clause: str, found: Extraction) -> Extraction:
+    """``found``, unless the text after ``clause`` gives the other value: a later answer cue, or
+    after a take-back word (:data:`harness.metrics.number_cues.TAKE_BACK`) a sentence with a
+    yes/no word ("Answer: no. However, I should correct myself: … so the answer is yes")."""
+    at = text.rfind(clause)
+    if found.value is None or at < 0:
+        return found
+    tail = text[at + len(clause) :]
+    later = [got for _, c in answer_cues(tail) if (got := _polarity(c))]
+    if not later and (fix := TAKE_BACK.search(tail)):
+        later = [got for s in _sentences(tail[fix.end() :]) if (got := _polarity(s))]
+    if not later or later[-1][0] == (found.value == "true"):
+        return found
+    return _ex(None, "ambiguous", f"{found.value!r} is taken back later: {later[-1][1]}", found.capped)
 
 
 def _boolean_without_words(text: str, sentences: list[str], query: str | None, capped: bool) -> Extraction:

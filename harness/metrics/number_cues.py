@@ -17,6 +17,15 @@
 * :data:`TAKE_BACK` — words that take back a stated answer ("wait", "I made a mistake"); a later
   different number after one makes a cued answer ambiguous.
 * :data:`GSM8K_LINE` — GSM8K's final line ``#### 42``.
+* :func:`without_reason` — a sentence cut before a reason clause that follows the result ("log₄ 8 =
+  3/2 since 4^(3/2) = 8", "5 left, because 12 − 7 = 5"): the numbers of the reason are its
+  working, not the answer. Only when the part before holds a number.
+* :func:`head_clause` — a first sentence that states the answer and then, after a dash or a colon,
+  its working ("Tom has a dozen apples — Jerry has 4 and Tom has three times that", "Eliza earns
+  $460 this week: $400 regular plus $60 overtime"): ``(head, working)``.
+* :func:`question_subject` — whether a head opens with the question's subject: a capitalised word
+  of the question that is not a function word ("Tom", "Eliza"; not "The", "If", "In") or a personal
+  pronoun.
 * :data:`RESULT_CUE` — a phrase that introduces the result after the working ("4 × 28 = 112 and
   3 × 31 = 93, for a total of 205", "…, making 17", "…, which brings the total to 42"); read
   like a conclusion cue, so the number after it wins over the number after the last ``=``.
@@ -57,7 +66,7 @@ CONDITION_CLAUSE = re.compile(
 TAKE_BACK = re.compile(
     r"(?i)\b(?:wait|correction|mistake|mistaken|recount|recheck|re-check|recalculate|recompute|"
     r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
-    r"that\s+is\s+wrong|not\s+right)\b"
+    r"that\s+is\s+wrong|not\s+right|correct(?:ing)?\s+myself|I\s+(?:misread|miscalculated|miscounted))\b"
 )
 GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
 
@@ -73,3 +82,45 @@ RESULT_CUE = re.compile(
     r"|\b(?:which|that|this)\s+(?:makes|gives|comes\s+to|adds\s+up\s+to|totals|brings\s+(?:it|us|the\s+total)\s+to)"
     r"|\bmaking|\bbringing\s+(?:it|us|them|the\s+(?:total|sum|count))\s+to\b"
 )
+_REASON = re.compile(
+    r"(?i)(?:[,;]\s*|\s[-–—]\s*|\s)(?:since|because|as\s+(?:shown|seen)\s+by|given\s+that|which\s+follows\s+from)\b"
+)
+
+
+def without_reason(sentence: str) -> str:
+    """``sentence`` up to its first reason clause ("since …", "because …"), when a digit comes before it."""
+    m = _REASON.search(sentence)
+    if m is None or not re.search(r"\d", sentence[: m.start()]):
+        return sentence
+    return sentence[: m.start()]
+
+
+_HEAD_SPLIT = re.compile(r"\s[—–-]\s|:\s")
+_PRONOUN_SUBJECTS = frozenset("he she they we".split())
+#: Capitalised words that open a question's sentences without naming its subject.
+_FUNCTION_WORDS = frozenset(
+    "The A An In On At For By With From To Of If When How What Which Who Whose Where Why After Before During "
+    "Since Then So There This That These Those It Its Each Every All Some Any No Now First Next Finally Also "
+    "Suppose Assume Given Let Find Compute Calculate What Is Are Was Were Does Do Did Can Could Will Would "
+    "Give Round Express Answer Total Altogether Together Over Per Every".split()
+)
+
+
+def head_clause(sentence: str) -> tuple[str, str] | None:
+    """``(head, working)`` split at the first spaced dash or ": " of ``sentence``, else ``None``."""
+    m = _HEAD_SPLIT.search(sentence)
+    if m is None or not sentence[: m.start()].strip() or not sentence[m.end() :].strip():
+        return None
+    return sentence[: m.start()], sentence[m.end() :]
+
+
+def question_subject(head: str, query: str | None) -> bool:
+    """Whether ``head`` opens with the question's subject (see the module docstring)."""
+    first = re.match(r"\W*([A-Za-z][\w'’]*)", head)
+    if first is None or not query:
+        return False
+    word = re.sub(r"['’]s$", "", first.group(1))
+    if word.lower() in _PRONOUN_SUBJECTS:
+        return True
+    names = set(re.findall(r"\b[A-Z][a-z]+", query)) - _FUNCTION_WORDS
+    return word in names

@@ -14,9 +14,9 @@
   one group such as ``2.500`` stays a decimal here; :func:`dotted_thousands` reads it as thousands
   when the answer shows that convention);
 * **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``,
-  ``π/4`` and ``3π/4`` → their value (a bare π is left alone: "π ≈ 3.14" states 3.14); then a
-  LaTeX fraction of two plain numbers left by that (``\\frac{\\sqrt{3}}{2}`` → ``\\frac{1.732050808}{2}``)
-  → its value ``0.8660254038``
+  ``π/4`` and ``3π/4`` → their value (a bare π is left alone: "π ≈ 3.14" states 3.14); what that
+  leaves of a LaTeX fraction (``\\frac{\\sqrt{3}}{2}`` → ``\\frac{1.732050808}{2}``) becomes its value
+  in answers by :func:`fraction_values`
   (the value, so the check compares numbers; an expression around them is left to the other rules);
 * **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
   ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
@@ -134,11 +134,13 @@ def _frac_num(m: re.Match[str]) -> str:
 
 #: A number with one dotted group of three digits ("70.000"): thousands or a decimal, by convention.
 _ONE_GROUP_RE = re.compile(
-    r"(?<![\w.,^])(?P<a>\d{1,3})\.(?P<b>\d{3})(?![\w.,]\d|\.\d|\d|\s*(?:[x×*]|\\times|\\cdot)\s*10|[eE][-+−]?\d)"
+    r"(?<![\w.,^])(?P<a>[1-9]\d{0,2})\.(?P<b>\d{3})(?![\w.,]\d|\.\d|\d|\s*(?:[x×*]|\\times|\\cdot)\s*10|[eE][-+−]?\d)"
 )
-#: A currency written after the amount, as in continental Europe ("70.000 $", "1.250 €", "300.000 EUR").
+#: A currency written after the amount, as in continental Europe ("70.000 $", "1.250 €", "300.000 EUR"); a
+#: "$" only after a space ("0.375$" closes LaTeX math).
 _CURRENCY_AFTER_RE = re.compile(
-    r"(?<![\w.,])\d{1,3}\.\d{3}(?!\d)[ \t\u00a0]?(?:[$€£¥₹]|(?:EUR|USD|GBP|CHF|euros?|dollars?)\b)"
+    r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?!\d)"
+    r"(?:[ \t\u00a0][$€£¥₹]|[ \t\u00a0]?(?:[€£¥₹]|(?:EUR|USD|GBP|CHF|euros?|dollars?)\b))"
 )
 
 
@@ -169,14 +171,19 @@ def dotted_thousands(text: str, givens: set[float] | None = None) -> str:
     return _ONE_GROUP_RE.sub(r"\g<a>\g<b>", text) if shown else text
 
 
+def fraction_values(text: str) -> str:
+    """``text`` with LaTeX fractions of two plain numbers as their value (``\\frac{1.732050808}{2}``,
+    what :func:`plain_numerals` leaves of ``\\frac{\\sqrt{3}}{2}``, → ``0.8660254038``). Applied to
+    answers only: a question's ``\\frac{3}{8}`` states 3 and 8, not the value it asks for."""
+    return _FRAC_NUM_RE.sub(_frac_num, text) if "frac" in text else text
+
+
 def plain_numerals(text: str) -> str:
     """``text`` with the notations of the module docstring written as plain digits."""
     if "√" in text or "\\sqrt" in text:
         text = _ROOT_RE.sub(_root, text)
     if "π" in text or "\\pi" in text:
         text = _PI_RE.sub(_pi, _PI_OVER_RE.sub(_pi_over, text))
-    if "frac" in text:
-        text = _FRAC_NUM_RE.sub(_frac_num, text)
     if not text.isascii():
         text = text.replace("\u2044", "/")
         text = _VULGAR_RE.sub(_vulgar, text)

@@ -73,7 +73,7 @@ def stated_value(expected: Expected, text: str, query: str | None = None) -> str
     if isinstance(expected, ExpectNumeric):
         if expected.extract == "whole":
             return _number_key(text)
-        return _number_key(extract_number(text, givens=givens(query)).value)
+        return _number_key(extract_number(text, givens=givens(query), query=query).value)
     if isinstance(expected, ExpectChoice):
         return extract_choice(text, expected.option_map, letters=expected.letters).value
     if isinstance(expected, ExpectBoolean):

@@ -218,7 +218,7 @@ def test_extract_choice_detail() -> None:
     assert got.detail == "'B' after the cue 'answer is': 'B' (the letter leading the clause)"
     assert (got.confidence, got.capped) == (0.9, False)
     amb = extract_choice("(A) or (B)", OPTIONS)
-    assert amb.detail == "the last sentence naming options names several ['A', 'B'] ('(A) or (B)')"
+    assert amb.detail == "the last sentence naming options offers ['A', 'B'] as alternatives"
     assert (amb.value, amb.confidence) == (None, 0.0)
 
 

@@ -157,3 +157,117 @@ def test_dotted_thousands_needs_a_sign_of_the_convention() -> None:
     assert dotted_thousands("Total 1.250 € and 1.250.000 €") == "Total 1250 € and 1.250.000 €"
     assert dotted_thousands("Total 80.000", {80000.0}) == "Total 80000"
     assert dotted_thousands("Total 80.000", {80.0, 80000.0}) == "Total 80.000"  # both readings given
+
+
+# ---- classes found on the dev half of the second blind corpus (docs/extraction.md)
+
+METALS = {"A": "copper", "B": "iron", "C": "glass", "D": "silver"}
+DATES = ["03/01/2020", "02/29/2020", "02/28/2020", "03/02/2020"]
+LEAP = "2020 is a leap year. What is the date the day before 03/01/2020?"
+
+TAKEN_BACK = [
+    ("Answer: yes\n\nOn second look I should correct myself: it does not, so the answer is no.", True, "ambiguous"),
+    ("Answer: no\n\nWait — the data say it does. Yes.", False, "ambiguous"),
+    ("**Answer: yes**\n\nHmm, that's wrong: the claim does not hold, so no.", True, "ambiguous"),
+    ("Answer: no\n\nStudies found no link between the habit and the illness.", False, "correct"),  # explains
+]
+
+BOTH_WAYS = [
+    ("By the letter of the rule, so yes; by common sense, so no.", True, "ambiguous"),
+    ("Legally it was his act, thus yes; but morally, thus no.", False, "ambiguous"),
+    (
+        "The first wire was needed, so yes. Most people blame the second one though. It depends on who you ask.",
+        True,
+        "ambiguous",
+    ),
+    ("It depends on the day.", True, "unanswered"),  # no yes/no word at all: nothing to count as named
+    ("The wire closed the circuit, so yes.", True, "correct"),
+]
+
+ALTERNATIVES = [
+    ({"type": "choice", "answer": "C", "options": METALS}, "Glass never conducts.\n\nAnswer: C or D", "ambiguous"),
+    ({"type": "choice", "answer": "C", "options": METALS}, "I'd pick (c) or maybe (d).", "ambiguous"),
+    ({"type": "choice", "answer": "C", "options": METALS}, "The answer is either C or B.", "ambiguous"),
+    (
+        {"type": "choice", "answer": "02/29/2020", "options": DATES},
+        "The day before is 02/29/2020. Unless the year is not a leap year, so 02/29/2020 or 02/28/2020.",
+        "ambiguous",
+    ),
+    (
+        {"type": "choice", "answer": "C", "options": METALS},
+        "Glass, not copper or silver, is the insulator: C.",
+        "correct",
+    ),
+]
+
+NUMBERS_2 = {
+    "a reason clause after the result": [
+        (1.5, "log₂ 8 ÷ log₂ 4 = 3/2 since 2^3 = 8 and 2^2 = 4.", None, "correct"),
+        (5, "She has 5 marbles left because 12 − 7 = 5.", None, "correct"),
+        (6, "It takes 6 hours, since 120 / 20 = 6 and the speed never changes.", None, "correct"),
+        (8, "log₄ 16 = 2 since 4^2 = 16.", None, "wrong"),
+    ],
+    "the exact value before a rounding '≈'": [
+        (1.7320508, "√3 ≈ 1.73", None, "correct"),
+        (3.6055513, "The distance is √13 ≈ 3.61 units.", None, "correct"),
+        (2.2360680, "So d = √5 ≈ 2.24.", None, "correct"),
+        (2.24, "So d = √5 ≈ 2.34.", None, "wrong"),  # not a rounding of √5: the stated 2.34 is read
+    ],
+    "LaTeX math delimiters and decimals are not dotted thousands": [
+        (0.375, "$3 \\div 8 = 0.375$\n\n$\\boxed{0.375}$", "What is $\\frac{3}{8}$ as a decimal?", "correct"),
+        (0.125, "$1 \\div 8 = 0.125$", "What is $\\frac{1}{8}$ as a decimal?", "correct"),
+        (1500, "The mass is $1.500$ kg in the notation.", None, "wrong"),  # 1.5, not 1500
+        (0.625, "It is 0.625 €.", None, "correct"),
+    ],
+    "an opening clause on the question's subject, then the working": [
+        (
+            12,
+            "Tom has a dozen apples — Jerry has 4 and Tom has three times that.",
+            "Tom has 3 times as many apples as Jerry. Together they have 16 apples. How many apples does Tom have?",
+            "correct",
+        ),
+        (
+            460,
+            "Mia earns four hundred sixty dollars: $400 for the base hours plus $60 extra.",
+            "Mia is paid $10 an hour for 40 hours and $12 for each of 5 extra hours. What does Mia earn?",
+            "correct",
+        ),
+        (
+            35,
+            "She reads 35 pages - 5 pages a day for 7 days.",
+            "Ana reads 5 pages a day. How many pages does she read in 7 days?",
+            "correct",
+        ),
+        (
+            12,
+            "Jerry has 4 apples — Tom has three times as many.",
+            "Tom has 3 times as many apples as Jerry. Together they have 16 apples. How many apples does Tom have?",
+            "wrong",
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize(("answer", "value", "verdict"), TAKEN_BACK)
+def test_a_yes_no_taken_back_later_is_ambiguous(answer: str, value: bool, verdict: str) -> None:
+    assert _verdict(_bool(value), answer) == verdict
+
+
+@pytest.mark.parametrize(("answer", "value", "verdict"), BOTH_WAYS)
+def test_a_yes_no_concluded_both_ways_or_left_open_is_ambiguous(answer: str, value: bool, verdict: str) -> None:
+    assert _verdict(_bool(value), answer) == verdict
+    if verdict != "unanswered":  # the same answers to Yes/No options
+        assert _verdict(_yes_no("Yes" if value else "No"), answer) == verdict
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ALTERNATIVES)
+def test_options_offered_as_alternatives_are_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, LEAP if block["options"] is DATES else None) == verdict
+
+
+@pytest.mark.parametrize(
+    ("klass", "value", "answer", "query", "verdict"),
+    [(k, v, a, q, w) for k, rows in NUMBERS_2.items() for v, a, q, w in rows],
+)
+def test_number_reading_class_2(klass: str, value: float, answer: str, query: str | None, verdict: str) -> None:
+    assert _verdict({**_num(value), "tolerance": 1e-4}, answer, query) == verdict, klass
