@@ -82,7 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.data] if args.data else DEFAULT_DATA
     resume_args = _resume_args(args, subjects)
     if args.resume:
-        from harness.run.resume import check_resumable
+        from harness.run.resume import check_resumable, recorded_limit
 
         prior = load_run(args.resume, settings)
         check_resumable(
@@ -90,21 +90,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             settings.public_dict(),
             subjects=subjects if args.subjects else None,
             datasets=names or None,
+            limit=args.limit,
             where=str(prior.run_dir / "manifest.json"),
         )
         datasets = _datasets(list(prior.manifest.datasets), paths, bool(args.data))
         subjects = list(prior.manifest.subjects)
+        limit = recorded_limit(prior.manifest)  # the cases the run started with, --limit given or not
         run = run_cases(
             settings,
             datasets,
             subjects,
+            limit=limit,
             run_dir=prior.run_dir,
             resume=True,
             console=console,
             resume_args=resume_args,
             on_result=on_result,
         )
-        run_repeats(settings, datasets, subjects, run.run_dir, resume=True, console=console)
+        run_repeats(settings, datasets, subjects, run.run_dir, limit=limit, resume=True, console=console)
     else:
         datasets = _datasets(names, paths, bool(args.data))
         run = run_cases(

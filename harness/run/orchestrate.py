@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from harness.common.console import plain_console
-from harness.common.errors import BudgetReached
+from harness.common.errors import BudgetReached, ConfigError
 from harness.common.untrusted import printable_line
 from harness.config import Settings
 from harness.data.cases import Case, Dataset
@@ -32,7 +32,7 @@ from harness.run.engine import Engine, embedded_setup, request_slots
 from harness.run.ledger import Budget
 from harness.run.progress import RunProgress
 from harness.run.result import CaseResult
-from harness.run.resume import run_lock
+from harness.run.resume import limit_difference, recorded_limit, run_lock
 from harness.run.runs import (
     RESULTS,
     Manifest,
@@ -146,7 +146,8 @@ def run_cases(
         settings: configuration.
         datasets: the datasets to run.
         subjects: subject names.
-        limit: run only the first ``limit`` cases.
+        limit: run only the first ``limit`` cases. A resume selects the cases of the run it completes
+            (:func:`harness.run.resume.recorded_limit`): ``limit`` must then be ``None`` or that limit.
         run_dir: the run folder (default ``<reports_dir>/runs/<new run id>``).
         resume: keep the results already in ``run_dir`` and run only the missing ones.
         console: where the progress goes.
@@ -187,9 +188,18 @@ def run_cases(
             council_done = {(r.dataset, r.case_id): r for r in existing if r.subject == "council"}
             del existing
             previous = load_run(run_dir).manifest
-            manifest = previous.model_copy(update={"finished_at": None, "engine": setup or previous.engine})
+            if (other := limit_difference(previous, limit)) is not None:
+                raise ConfigError(
+                    f"cannot resume run {previous.run_id} with a different case selection ({other}); "
+                    "a resume completes the cases the run started with",
+                    str(run_dir / "manifest.json"),
+                )
+            limit = recorded_limit(previous)
+            manifest = previous.model_copy(
+                update={"finished_at": None, "engine": setup or previous.engine, "limit": limit}
+            )
         else:
-            manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects, engine=setup)
+            manifest = new_manifest(settings, run_id, [d.name for d in datasets], subjects, engine=setup, limit=limit)
         cases = selected_cases(datasets, limit)
         manifest = manifest.model_copy(update={"planned": len(cases) * len(subjects)})
         writer.write_manifest(manifest)

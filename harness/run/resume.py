@@ -9,7 +9,14 @@ Rules:
    must be the recorded ones. Any other difference is a :class:`~harness.common.errors.ConfigError`
    naming each differing field with both values (a resumed run mixing two configurations would
    compare two experiments as one).
-2. A process that writes results into a run folder holds ``<run>/.run.lock`` (an OS file lock,
+2. A resume selects the same cases as the run it completes: the first ``limit`` cases of its
+   datasets when the run was started with ``--limit`` (recorded as ``manifest.limit``), every case
+   otherwise, whether or not ``--limit`` is given again. A ``--limit`` equal to the recorded one is
+   accepted; a different one is refused like a different configuration (a resume completes a run,
+   it does not grow or shrink it; start a new run for other cases). A manifest written before the
+   limit was recorded (no ``limit`` key) selected ``planned / len(subjects)`` cases, so that is its
+   limit (:func:`recorded_limit`).
+3. A process that writes results into a run folder holds ``<run>/.run.lock`` (an OS file lock,
    released when the process ends, even by SIGKILL) from before it reads the results already there
    until the manifest is finished, so a second ``--resume`` of the same run is refused instead of
    running (and paying for) the same missing pairs.
@@ -47,23 +54,44 @@ def config_differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) 
     ]
 
 
+def recorded_limit(manifest: Manifest) -> int | None:
+    """The case limit of ``manifest``'s run, which its resume applies (rule 2): ``manifest.limit`` when
+    the manifest has the key; else ``planned // len(subjects)`` when it recorded its planned pairs (a
+    run of every case gives every case); else ``None`` (every case)."""
+    if "limit" in manifest.model_fields_set or not manifest.planned or not manifest.subjects:
+        return manifest.limit
+    return manifest.planned // len(manifest.subjects)
+
+
+def limit_difference(manifest: Manifest, limit: int | None) -> str | None:
+    """``limit: recorded -> given`` when a ``--limit`` is given and differs from the run's (rule 2), else ``None``."""
+    recorded = recorded_limit(manifest)
+    if limit is None or limit == recorded:
+        return None
+    return f"limit: {recorded if recorded is not None else 'none (every case)'} -> {limit}"
+
+
 def check_resumable(
     manifest: Manifest,
     config: Mapping[str, Any],
     *,
     subjects: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
+    limit: int | None = None,
     where: str | None = None,
 ) -> None:
-    """Refuse to resume ``manifest``'s run with a different configuration (rule 1).
+    """Refuse to resume ``manifest``'s run with a different configuration (rules 1 and 2).
 
     Args:
         manifest: the run's recorded manifest.
         config: this invocation's :meth:`harness.config.Settings.public_dict`.
-        subjects, datasets: those given on the command line (``None``: not given, the recorded ones are used).
+        subjects, datasets, limit: those given on the command line (``None``: not given, the recorded
+            ones are used).
         where: the manifest's path, named in the error.
     """
     differ = config_differences(manifest.config, config)
+    if (other := limit_difference(manifest, limit)) is not None:
+        differ.append(other)
     if subjects is not None and list(subjects) != list(manifest.subjects):
         differ.append(f"subjects: {','.join(manifest.subjects)} -> {','.join(subjects)}")
     if datasets is not None and sorted(datasets) != sorted(manifest.datasets):
@@ -78,7 +106,7 @@ def check_resumable(
 
 @contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold ``<run_dir>/.run.lock`` (rule 2); a run folder another process is writing is a ConfigError."""
+    """Hold ``<run_dir>/.run.lock`` (rule 3); a run folder another process is writing is a ConfigError."""
     lock = FileLock(str(Path(run_dir) / LOCK), timeout=0)
     try:
         lock.acquire()

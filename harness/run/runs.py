@@ -93,6 +93,9 @@ class Manifest(Frozen):
     warnings: tuple[str, ...] = ()
     #: the (case, subject) pairs the run planned (`run`: cases x subjects; pytest: the items selected; None: old runs)
     planned: int | None = None
+    #: ``--limit``: the run selected only the first ``limit`` cases of its datasets (``None``: every case);
+    #: a ``--resume`` selects the same cases (:func:`harness.run.resume.recorded_limit`)
+    limit: int | None = None
     #: how the embedded llama.cpp engine ran: threads, OpenMP wait policy, buffer types, and why (issue 24)
     engine: EngineSetup | None = None
     #: calls made for pairs a budget stopped before they finished (not in any result; paid all the same:
@@ -148,7 +151,12 @@ def model_files(settings: Settings) -> tuple[ModelFile, ...]:
 
 
 def new_manifest(
-    settings: Settings, run_id: str, datasets: Iterable[str], subjects: Iterable[str], engine: EngineSetup | None = None
+    settings: Settings,
+    run_id: str,
+    datasets: Iterable[str],
+    subjects: Iterable[str],
+    engine: EngineSetup | None = None,
+    limit: int | None = None,
 ) -> Manifest:
     rev, dirty = git_state()
     return Manifest(
@@ -163,6 +171,7 @@ def new_manifest(
         git_dirty=dirty,
         argv=tuple(sys.argv),
         engine=engine,
+        limit=limit,
     )
 
 
