@@ -1,0 +1,446 @@
+"""Reading the option an answer chooses: :func:`extract_choice` (the rules and their precedence are
+defined in :mod:`harness.metrics.extraction`'s docstring, "Choices")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from harness.metrics.boolean_extraction import extract_boolean
+from harness.metrics.choice_cues import (
+    ALTERNATIVES,
+    boolean_options,
+    distinctive,
+    option_pattern,
+    ordinal_key,
+    pair_polarity,
+    shield,
+    shielded_keys,
+    unshielded,
+)
+from harness.metrics.extraction_base import (
+    CONCLUSION,
+    MARKUP,
+    Extraction,
+    answer_cues,
+    as_declared,
+    bold_spans,
+    cap_text,
+    clean_latex,
+    declared_clause,
+    drop_negated,
+    extracted,
+    last_boxed,
+    normalize_answer,
+    quoted,
+    split_sentences,
+    truncated,
+)
+from harness.metrics.number_cues import TAKE_BACK
+
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
+    r"excluded?|discard\w*|rather\s+than|instead\s+of|except|cannot|can't|isn't|aren't|wasn't|doesn't|"
+    r"don't|didn't|won't|wouldn't|couldn't|tempting|distractor|trap)\b|n't\b"
+)
+_SUBCLAUSE = re.compile(r"[,;:()\[\]—–]|\s-\s|\b(?:but|while|whereas|although|though)\b", re.IGNORECASE)
+
+
+def _letter_pattern(keys: list[str]) -> str:
+    return "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True))
+
+
+def _key_for(letter: str, options: Mapping[str, str], strict_case: bool) -> str | None:
+    if letter in options:
+        return letter
+    if not strict_case:
+        for key in options:
+            if key.lower() == letter.lower():
+                return key
+    return None
+
+
+class _Options:
+    """Option keys and texts, with the regular expressions that find their mentions."""
+
+    def __init__(self, options: Mapping[str, str], letters: bool) -> None:
+        self.options = dict(options)
+        self.letters = letters
+        keys = _letter_pattern(list(options)) if letters else ""
+        self.marker = (
+            re.compile(
+                r"\b(?:option|choice|answer)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)"
+                r"|(?<![\w(])(?P<c>" + keys + r")\)|(?<![\w'’-])(?P<u>" + keys + r")(?![\w'’-])"
+            )
+            if letters
+            else None
+        )
+        self.keys_ci = (
+            re.compile(
+                r"\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])|\((?P<p>" + keys + r")\)", re.IGNORECASE
+            )
+            if letters
+            else None
+        )
+        keys_ci = {k.casefold() for k in options} if letters else set()
+        self.texts = sorted(
+            (
+                (k, normalize_answer(t))
+                for k, t in options.items()
+                if normalize_answer(t)
+                and (not letters or (len(normalize_answer(t)) > 1 and normalize_answer(t) not in keys_ci))
+            ),
+            key=lambda kt: len(kt[1]),
+            reverse=True,
+        )
+        self.patterns = [
+            (k, p)
+            for k, t in sorted(options.items(), key=lambda kt: len(kt[1]), reverse=True)
+            if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None
+        ]
+        self.shield_markers = (
+            [
+                re.compile(r"(?i)\((?P<k>" + keys + r")\)"),
+                re.compile(r"(?i)\b(?:option|choice)\s+\(?(?P<k>" + keys + r")\)?(?![\w'])"),
+                re.compile(r"(?<![\w(])(?P<k>" + keys + r")\)"),
+            ]
+            if letters
+            else []
+        )
+
+    def mentions(self, clause: str) -> set[str]:
+        found: set[str] = set()
+        if self.letters and self.marker is not None and self.keys_ci is not None:
+            for m in self.keys_ci.finditer(clause):
+                key = _key_for(m["k"] or m["p"], self.options, strict_case=False)
+                if key:
+                    found.add(key)
+            for m in self.marker.finditer(clause):
+                letter = m["k"] or m["p"] or m["c"] or m["u"]
+                if m["u"] and (letter in ("A", "I") or len(letter) > 1 or not letter.isupper()):
+                    # a bare "A"/"I" is usually the article or the pronoun
+                    if not (
+                        letter == "A" and re.match(r"\s*(?:is|was|would|seems|or|and|[).,:;!]|$)", clause[m.end() :])
+                    ):
+                        continue
+                key = _key_for(letter, self.options, strict_case=True)
+                if key:
+                    found.add(key)
+        norm = " " + normalize_answer(clause) + " "
+        for key, text in self.texts:
+            token = " " + text + " "
+            if token in norm:
+                found.add(key)
+                norm = norm.replace(token, " ")
+        return found
+
+    def shielded(self, sentence: str) -> str:
+        """``sentence`` with option texts and letter markers as placeholders (:func:`choice_cues.shield`)."""
+        out = shield(sentence, self.patterns, None, {})
+        for marker in self.shield_markers:
+            out = shield(out, [], marker, {k: k for k in self.options})
+        return out
+
+    def offered(self, clause: str) -> list[str]:
+        """Two different options offered as alternatives ("A or D", "12/24 or 12/25", "(b) or maybe
+        (c)"), else an empty list (:data:`harness.metrics.choice_cues.ALTERNATIVES`)."""
+        out = self.shielded(clause)
+        if self.letters:
+            upper = [k for k in self.options if len(k) == 1 and k.isupper()]
+            if upper:
+                bare = re.compile(r"(?<![\w'’\x00-])(?P<k>" + _letter_pattern(upper) + r")(?![\w'’\x00-])")
+                out = shield(out, [], bare, {k: k for k in upper})
+        for m in ALTERNATIVES.finditer(out):
+            if m["a"] != m["b"] and m["a"] in self.options and m["b"] in self.options:
+                return [m["a"], m["b"]]
+        return []
+
+    def positive_mentions(self, sentence: str) -> set[str]:
+        """Options named in sub-clauses without a negation; an option's own words (its text, its
+        marker) are shielded first, so parentheses inside them do not split and their own "not" does
+        not negate them."""
+        found: set[str] = set()
+        for part in _SUBCLAUSE.split(self.shielded(sentence)):
+            rest = unshielded(part)
+            if part.strip() and not _NEGATION.search(rest):
+                found |= {k for k in shielded_keys(part) if k in self.options} | self.mentions(rest)
+        return found
+
+
+def _lead_letter(clause: str, opts: _Options) -> str | None:
+    if not opts.letters:
+        return None
+    keys = _letter_pattern(list(opts.options))
+    lead = re.match(
+        r"^\W*(?:(?i:option|choice)\s+)?(?P<open>\()?(?P<k>" + keys + r"|[A-Za-z])(?P<close>\))?"
+        r"(?![\w'])",
+        clause,
+        re.IGNORECASE,
+    )
+    if not lead:
+        return None
+    alone = clause.strip(MARKUP + ".!?:)(") == lead["k"]
+    marked = bool(lead["open"] or lead["close"]) or alone or bool(re.match(r"^\W*(?i:option|choice)", clause))
+    return _key_for(lead["k"], opts.options, strict_case=not marked)
+
+
+def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | None:
+    clause = drop_negated(clause)
+    offered = opts.offered(clause)
+    if offered:
+        return None, f"the clause offers options {offered} as alternatives"
+    key = _lead_letter(clause, opts)
+    if key is not None:
+        named = {k for k, p in opts.patterns if p.search(clause)}
+        if named and key not in named:
+            return None, f"the letter {key!r} leads the clause but it names option {sorted(named)[0]!r}'s text"
+        return key, "the letter leading the clause"
+    found = opts.positive_mentions(clause)
+    if len(found) == 1:
+        key = found.pop()
+        return key, f"the clause names option {key!r}"
+    if len(found) > 1:
+        return None, f"the clause names several options {sorted(found)}"
+    key = ordinal_key(clause, list(opts.options))
+    if key is not None:
+        return key, f"the clause points at option {key!r} by its position"
+    if not _NEGATION.search(clause):
+        key = distinctive(clause, opts.options)
+        if key is not None:
+            return key, f"the clause's words pick out option {key!r} alone"
+    return None
+
+
+_MARKED_LEAD = r"^[\s*_>#-]*(?:\((?P<a>{keys})\)|(?P<b>{keys})\)|(?P<c>{keys})[.:](?=\s))"
+_WALK_LINE = r"(?m)^[ \t*_>#-]*(?:\(?(?:{keys})\)|(?:{keys})[.:](?=\s))"
+
+
+def _leading_marker(text: str, opts: _Options) -> str | None:
+    """The option whose marker opens the answer ("(c) Can't be determined — …", "B) London"), when the
+    answer is not a walk-through of several options and the opening line does not negate it."""
+    if not opts.letters:
+        return None
+    keys = _letter_pattern(list(opts.options))
+    first = next((ln for ln in text.split("\n") if ln.strip(MARKUP)), "")
+    m = re.match(_MARKED_LEAD.format(keys=keys), first, re.IGNORECASE)
+    if not m or len(re.findall(_WALK_LINE.format(keys=keys), text, re.IGNORECASE)) > 1:
+        return None
+    key = _key_for(m["a"] or m["b"] or m["c"], opts.options, strict_case=bool(m["c"]))
+    if key is None:
+        return None
+    rest = first[m.end() :]
+    others = set()
+    for marker in opts.shield_markers:
+        others |= {_key_for(x["k"], opts.options, strict_case=False) for x in marker.finditer(rest)}
+    if others - {key} or re.search(r"(?i)\b(?:or|either|maybe|possibly|perhaps)\b", rest):
+        return None
+    pattern = dict(opts.patterns).get(key)
+    if pattern is not None and pattern.match(rest.strip(" \t*_:—–-")):
+        return key
+    if not _NEGATION.search(rest) and opts.positive_mentions(rest) <= {key}:
+        return key
+    return None
+
+
+def _walk_through(text: str, opts: _Options) -> bool:
+    """The answer goes through two or more options line by line ("A) …", "B) …")."""
+    if not opts.letters:
+        return False
+    keys = _letter_pattern(list(opts.options))
+    return len(re.findall(_WALK_LINE.format(keys=keys), text, re.IGNORECASE)) > 1
+
+
+def _choice_taken_back(text: str, clause: str, opts: _Options, found: Extraction, capped: bool) -> Extraction:
+    """``found``, unless the text after ``clause`` takes it back ("…. Wait, it is (C)"; see
+    :func:`_corrected_later`)."""
+    at = text.rfind(clause)
+    if found.value is None or at < 0:
+        return found
+    tail = text[at + len(clause) :]
+    fix = TAKE_BACK.search(tail)
+    if fix is None:
+        return found
+    named = [m for sentence in split_sentences(tail[fix.end() :]) if (m := opts.positive_mentions(sentence))]
+    other = named[-1] - {found.value} if named else set()
+    if not other:  # nothing named after it, or the last naming sentence confirms the answer
+        return found
+    return extracted(
+        None,
+        "ambiguous",
+        f"{found.value!r} is taken back later: {quoted(tail[fix.start() :])} names {sorted(other)}",
+        capped,
+    )
+
+
+def _choice_result(got: tuple[str | None, str], method: str, why: str, capped: bool) -> Extraction:
+    key, how = got
+    if key is None:
+        return extracted(None, "ambiguous", f"{how} ({why})", capped)
+    return extracted(key, method, f"{key!r} {why} ({how})", capped)
+
+
+def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, query: str | None = None) -> Extraction:
+    """The option chosen in ``text`` (a key of ``options``; see the module docstring).
+
+    Args:
+        text: the answer.
+        options: key -> option text: the case's letters, or each option's text mapped to itself.
+        letters: the keys are letters the answer may use (``False`` for options given as a list).
+        query: the question, when known (for options that are a truth-value pair).
+    """
+    text, capped = cap_text(text)
+    text = clean_latex(text)
+    opts = _Options(options, letters)
+    line = declared_clause(text)
+    if line is not None:
+        whole = [
+            k
+            for k, t in options.items()
+            if normalize_answer(t)
+            and normalize_answer(t) == normalize_answer(line)
+            and not (letters and re.match(r"^\W*\(?[A-Za-z]\)", line))
+        ]
+        if len(whole) == 1:
+            return as_declared(extracted(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
+        got = _choice_in_clause(line, opts)
+        if got:
+            return _choice_taken_back(
+                text, line, opts, as_declared(_choice_result(got, "declared", quoted(line), capped)), capped
+            )
+    boxed = last_boxed(text)
+    if boxed:
+        got = _choice_in_clause(boxed, opts)
+        if got:
+            return _choice_result(got, "boxed", "inside \\boxed{...}", capped)
+    cues = answer_cues(text)
+    for cue, clause in reversed(cues):
+        got = _choice_in_clause(clause, opts)
+        if got:
+            return _choice_taken_back(
+                text,
+                clause,
+                opts,
+                _choice_result(got, "answer_cue", f"after the cue {cue!r}: {quoted(clause)}", capped),
+                capped,
+            )
+    bare = text.strip(MARKUP + ".!?:()[] \n")
+    if letters and len(bare) <= 2:
+        key = _key_for(bare, options, strict_case=False)
+        if key is not None:
+            return extracted(key, "bare_letter", f"the whole answer is the letter {key!r}", capped)
+    whole = [
+        k
+        for k, t in options.items()
+        if normalize_answer(t)
+        and normalize_answer(t) == normalize_answer(bare)
+        and not (letters and re.match(r"^\W*\(?[A-Za-z][.):]\s", bare))
+    ]  # "A. Nitrogen": the letter A
+    if len(whole) == 1:
+        return extracted(whole[0], "whole", f"the whole answer is the text of option {whole[0]!r}", capped)
+    for inner in reversed(bold_spans(text)):
+        got = _choice_in_clause(inner, opts)
+        if got and got[0] is not None:
+            return _choice_result(got, "bold", f"in the last bold span naming an option **{inner}**", capped)
+    pair = boolean_options(options)
+    if pair is not None:
+        words = {v: normalize_answer(options[k]) for v, k in pair.items()}
+        if not set(words.values()) & {"true", "false", "yes", "no", "correct", "incorrect"}:
+            polar = pair_polarity(text, words)
+            if polar is not None:
+                value, where = polar
+                if value is None:
+                    return extracted(
+                        None, "ambiguous", f"the sentence {quoted(where)} uses both options' words", capped
+                    )
+                return extracted(
+                    pair[value], "last_mention", f"{pair[value]!r}: {quoted(where)} says {words[value]!r}", capped
+                )
+        said = extract_boolean(text, query)
+        if said.value is None:
+            return extracted(None, said.method, f"the options are a truth-value pair; {said.detail}", capped)
+        key = pair[said.value == "true"]
+        return extracted(
+            key,
+            said.method,
+            f"{key!r}: the options are a truth-value pair and the answer says {said.value} ({said.detail})",
+            capped,
+        )
+    key = _leading_marker(text, opts)
+    if key is not None:
+        return extracted(key, "leading", f"{key!r}: the answer opens with its marker", capped)
+    sentences = split_sentences(text)
+    key = ordinal_key(sentences[0], list(options)) if sentences else None
+    if key is not None:
+        return extracted(
+            key, "leading", f"{key!r}: the answer opens by pointing at it by position ({quoted(sentences[0])})", capped
+        )
+    return _choice_by_mentions(text, opts, capped)
+
+
+_TURN = re.compile(
+    r"(?i)\b(?:but|however|whereas|therefore|thus|hence|so|which\s+leaves|leaving|that\s+leaves|"
+    r"leaves|only)\b"
+)
+
+
+def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
+    if truncated(text):
+        return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
+    sentences = split_sentences(text)
+    mentioned = [(i, s, m) for i, s in enumerate(sentences) if (m := opts.positive_mentions(s))]
+    if not mentioned:
+        return extracted(None, "none", "no option letter or option text found in the answer", capped)
+    i_last, last, last_keys = mentioned[-1]
+    if _walk_through(text, opts) and not CONCLUSION.search(last):
+        return extracted(
+            None, "none", "the answer walks through the options line by line and never commits to one", capped
+        )
+    _, first, first_keys = mentioned[0]
+    cue = CONCLUSION.search(last)
+    lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
+    if len(last_keys) == 1:
+        key = next(iter(last_keys))
+        if cue or not lead_ok or first_keys == last_keys or len(mentioned) == 1:
+            method = "conclusion" if cue else "last_mention"
+            return extracted(
+                key, method, f"{key!r}: the last sentence that names an option names only it ({quoted(last)})", capped
+            )
+        lead = next(iter(first_keys))
+        return extracted(
+            None,
+            "ambiguous",
+            f"the first sentence names {lead!r} and the last names {key!r}, without a conclusion cue",
+            capped,
+        )
+    offered = opts.offered(last)
+    if offered:
+        return extracted(
+            None, "ambiguous", f"the last sentence naming options offers {offered} as alternatives", capped
+        )
+    turn = list(_TURN.finditer(last))
+    if turn:
+        after = opts.positive_mentions(last[turn[-1].end() :])
+        if len(after) == 1:
+            key = next(iter(after))
+            return extracted(
+                key,
+                "conclusion",
+                f"{key!r}: the only option named after {turn[-1].group(0).strip()!r} "
+                f"in the last sentence naming options ({quoted(last)})",
+                capped,
+            )
+    if lead_ok and not cue:
+        key = next(iter(first_keys))
+        return extracted(
+            key,
+            "leading",
+            f"{key!r}: the first sentence names only it ({quoted(first)}); the last "
+            f"sentence naming options names several {sorted(last_keys)}",
+            capped,
+        )
+    return extracted(
+        None,
+        "ambiguous",
+        f"the last sentence naming options names several {sorted(last_keys)} ({quoted(last)})",
+        capped,
+    )

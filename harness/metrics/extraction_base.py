@@ -1,0 +1,331 @@
+"""What every answer extractor shares (:mod:`harness.metrics.extraction` defines the rules and their precedence).
+
+The :class:`Extraction` record and rule confidences, the answer cap, normalisation and phrase
+matching for short answers, LaTeX clean-up, and the readers of cues every type uses: the declared
+answer line, ``\\boxed{...}``, answer cues and their clauses, sentences, bold spans, conclusion and
+correction words, negated parts, and the test for a truncated answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from harness.common.model import Frozen
+from harness.metrics.declared import declared_line
+from harness.metrics.number_cues import GSM8K_LINE
+
+#: Candidates longer than this are never matched by containment (see :func:`phrase_match`).
+SHORT_ANSWER_WORDS = 15
+#: Answers longer than this many characters are cut (head + tail) before extraction.
+MAX_ANSWER_CHARS = 32_000
+#: How much of the start of a cut answer is kept.
+HEAD_CHARS = 4_000
+#: The longest clause read after a cue.
+CLAUSE_CHARS = 400
+#: Only the last this many answer cues are read (an answer rarely restates its answer more often).
+MAX_CUES = 20
+#: The longest first sentence the ``leading`` number rule accepts, in words.
+LEADING_WORDS = 20
+
+#: Words that stop containment matching: negations, and alternatives that hedge between answers.
+BLOCKING_WORDS = frozenset(
+    "not no never neither nor none nothing cannot cant isnt arent wasnt werent dont doesnt didnt "
+    "wont wouldnt couldnt shouldnt hasnt havent hadnt aint incorrect wrong or either".split()
+)
+
+#: How much each rule is trusted (0-1); ``ambiguous`` and ``none`` are 0.
+CONFIDENCE: dict[str, float] = {
+    "declared": 0.97,
+    "boxed": 0.95,
+    "answer_cue": 0.9,
+    "whole": 0.9,
+    "bare_letter": 0.9,
+    "fenced_defines": 0.9,
+    "bold": 0.8,
+    "equals": 0.75,
+    "conclusion_cue": 0.7,
+    "conclusion": 0.7,
+    "unfenced_defines": 0.75,
+    "whole_answer": 0.7,
+    "leading": 0.6,
+    "last_mention": 0.6,
+    "first_python_block": 0.5,
+    "first_block": 0.4,
+    "last_new_number": 0.55,
+    "predicate": 0.55,
+    "last_number": 0.5,
+    "first_sentence": 0.5,
+    "model": 0.5,
+    "ambiguous": 0.0,
+    "none": 0.0,
+}
+
+
+class Extraction(Frozen):
+    """What was taken from an answer, how, how surely, and why.
+
+    Args:
+        value: the extracted text — a number as written (``$1,234.50``), a choice key as it is
+            spelled in the options, ``true``/``false``, a short answer, or a code block; ``None``
+            when nothing fit or the answer is ambiguous.
+        method: the rule that produced it (``boxed``, ``answer_cue``, ``bold``, ``equals``,
+            ``conclusion_cue``, ``leading``, ``last_number``, ``bare_letter``, ``last_mention``,
+            ``fenced_defines``, ``model``, ``ambiguous``, ``none``, ...).
+        detail: a readable explanation, e.g. ``"'9' after the cue 'so'"``.
+        confidence: how much the rule is trusted, 0-1 (:data:`CONFIDENCE`); ``None`` in results
+            written before it was recorded.
+        capped: the answer was longer than :data:`MAX_ANSWER_CHARS` and only its head and tail were read.
+        declared: the value was read from the declared answer line (``Answer: ...``,
+            :mod:`harness.metrics.declared`), for ``python`` from a fenced python block.
+    """
+
+    value: str | None
+    method: str
+    detail: str
+    confidence: float | None = None
+    capped: bool = False
+    declared: bool = False
+
+
+def extracted(value: str | None, method: str, detail: str, capped: bool = False, declared: bool = False) -> Extraction:
+    if capped:
+        detail += f" (the answer was longer than {MAX_ANSWER_CHARS} characters: only its start and end were read)"
+    return Extraction(
+        value=value,
+        method=method,
+        detail=detail,
+        confidence=CONFIDENCE.get(method, 0.5),
+        capped=capped,
+        declared=declared,
+    )
+
+
+def cap_text(text: str) -> tuple[str, bool]:
+    """``text`` cut to its first :data:`HEAD_CHARS` and last characters when longer than
+    :data:`MAX_ANSWER_CHARS`, and whether it was cut."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text, False
+    return text[:HEAD_CHARS] + "\n…\n" + text[-(MAX_ANSWER_CHARS - HEAD_CHARS) :], True
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    flat = " ".join(text[: limit * 4].split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def declared_clause(text: str) -> str | None:
+    """The value of the declared answer line (:func:`harness.metrics.declared.declared_line`), cut
+    to its first sentence, or ``None`` without one."""
+    line = declared_line(text)
+    if line is None or not line.value:
+        return None
+    return first_clause(line.value) or line.value
+
+
+def as_declared(ex: Extraction) -> Extraction:
+    return ex.model_copy(update={"declared": True, "detail": "on the declared answer line: " + ex.detail})
+
+
+def normalize_answer(text: str) -> str:
+    """Fold an answer for comparison: NFKC, case-fold, markdown and punctuation, articles, spaces.
+
+    Periods and apostrophes vanish (``U.S.A.`` -> ``usa``, ``don't`` -> ``dont``) except between
+    digits (``3.14`` stays); every other punctuation mark becomes a space except between digits
+    (``1,000`` stays); the articles "a", "an" and "the" are dropped wherever they stand alone;
+    whitespace collapses to single spaces.
+    """
+    s = unicodedata.normalize("NFKC", text).casefold()
+    s = s.replace("\u2019", "'").replace("\u2018", "'")
+    s = re.sub(r"(?<!\d)[.']|[.'](?!\d)", "", s)
+    s = "".join(ch if (ch.isalnum() or ch.isspace() or ch in ".,") else " " for ch in s)
+    s = re.sub(r"(?<!\d),|,(?!\d)", " ", s)
+    words = [w for w in s.split() if w not in ("a", "an", "the")]
+    return " ".join(words)
+
+
+def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple[bool, str]:
+    """Whether ``candidate`` gives the answer ``expected``, with the reason in words.
+
+    With ``normalize`` (the default) both sides go through :func:`normalize_answer`; they match when
+
+    1. they are equal, or
+    2. the candidate has at most :data:`SHORT_ANSWER_WORDS` words, the expected phrase occurs in it
+       as whole words, and what is left of the candidate once the phrase is removed holds none of
+       :data:`BLOCKING_WORDS` (negations such as "not", "isn't", "never", and "or"/"either", which
+       hedge between answers). So "It is Paris." matches "Paris", while "not Paris", "Paris or
+       Lyon" and "Lyon, not Paris" do not.
+
+    Without ``normalize`` only exact equality of the stripped strings counts.
+
+    Args:
+        expected: the expected answer.
+        candidate: the extracted answer.
+        normalize: fold case, punctuation and articles and allow containment.
+    """
+    if not normalize:
+        ok = candidate.strip() == expected.strip()
+        return ok, "equal (exact, not normalized)" if ok else "not equal (exact comparison, not normalized)"
+    exp, cand = normalize_answer(expected), normalize_answer(candidate)
+    if not exp:
+        return False, "the expected answer is empty after normalization"
+    if exp == cand:
+        return True, f"equal after normalization ({quoted(cand)})"
+    words = cand.split()
+    pattern = re.compile(r"(?<!\S)" + re.escape(exp) + r"(?!\S)")
+    if not pattern.search(cand):
+        return False, f"{quoted(exp)} is not in {quoted(cand)} (normalized)"
+    if len(words) > SHORT_ANSWER_WORDS:
+        return False, (
+            f"{quoted(exp)} appears, but the answer has {len(words)} words "
+            f"(containment counts only up to {SHORT_ANSWER_WORDS})"
+        )
+    rest = pattern.sub(" ", cand).split()
+    blocking = sorted({w for w in rest if w in BLOCKING_WORDS})
+    if blocking:
+        return False, f"{quoted(exp)} appears, but the answer also says {blocking} (negation or alternative)"
+    return True, f"{quoted(exp)} appears as a whole phrase in the {len(words)}-word answer {quoted(cand)}"
+
+
+def _mixed(m: re.Match[str]) -> str:
+    whole, num, den = int(m[1]), int(m[2]), int(m[3])
+    return f"{whole + num / den:.12g}" if den else m.group(0)
+
+
+def clean_latex(text: str) -> str:
+    text = re.sub(r"(?<![\d.])(\d{1,9})\s*\\[dt]?frac\s*\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}", _mixed, text)
+    text = re.sub(r"\\[dt]?frac\s*\{\s*([^{}]{0,40}?)\s*\}\s*\{\s*([^{}]{0,40}?)\s*\}", r"\1/\2", text)
+    text = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\s*\{([^{}]{0,200})\}", r"\1", text)
+    text = text.replace("\\%", "%").replace("\\$", "$").replace("\\,", ",").replace("\\!", "")
+    text = text.replace("{,}", ",").replace("\\times", "×").replace("\\cdot", "×").replace("\\approx", "≈")
+    return text.replace("\\(", " ").replace("\\)", " ").replace("\\[", " ").replace("\\]", " ")
+
+
+def last_boxed(text: str) -> str | None:
+    start = text.rfind("\\boxed")
+    if start < 0:
+        return None
+    brace = text.find("{", start, start + 16)
+    if brace < 0:
+        return None
+    depth = 0
+    for i in range(brace, min(len(text), brace + CLAUSE_CHARS)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[brace + 1 : i].strip()
+    return None
+
+
+MARKUP = " \t*_`\"'“”‘’>$"
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_ANSWER_CUE = re.compile(
+    r"(?i)\b(?P<cue>(?:final\s+|correct\s+|right\s+|short\s+)?answer)[*_]*"
+    r"(?:\s+(?:is|would\s+be|will\s+be|was)\b[ \t]*:?|[ \t]*[:=])"
+)
+_ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
+_NEGATED = re.compile(
+    r"(?i)\(\s*(?:not|rather\s+than|instead\s+of|and\s+not)\b[^()]{0,200}\)"
+    r"|(?:[,;]|\s[-–—])\s*(?:but\s+)?(?:not|rather\s+than|instead\s+of)\b[^,;.()\n]{0,200}"
+)
+
+
+def drop_negated(clause: str) -> str:
+    """``clause`` without its negated parts ("(not X)", ", not X", "rather than X", "instead of X")."""
+    return " ".join(_NEGATED.sub(" ", clause).split())
+
+
+def first_clause(rest: str) -> str:
+    rest = rest[:CLAUSE_CHARS].strip(MARKUP)
+    m = _SENTENCE_END.search(rest)
+    return (rest[: m.start()] if m else rest).strip(MARKUP)
+
+
+def _next_line(text: str, pos: int) -> str:
+    for _ in range(6):
+        end = text.find("\n", pos, pos + CLAUSE_CHARS)
+        line = text[pos : end if end >= 0 else pos + CLAUSE_CHARS]
+        if line.strip(MARKUP):
+            return line
+        if end < 0:
+            return ""
+        pos = end + 1
+    return ""
+
+
+_REJECTED = re.compile(
+    r"(?i)\b(?:but|which|that)\s+(?:that's|that\s+is|this\s+is|it's|it\s+is|is)\s+"
+    r"(?:wrong|incorrect|a\s+mistake|mistaken|not\s+(?:right|correct))\b"
+)
+_HYPOTHETICAL = re.compile(
+    r"(?i)\b(?:intuitive|tempting|obvious|naive|naïve|common|wrong|incorrect|initial|"
+    r"first|quick|easy|expected|usual)\s+$"
+)
+
+
+def answer_cues(text: str) -> list[tuple[str, str]]:
+    """The ``(cue, clause)`` pairs of explicit answer cues, in reading order.
+
+    A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
+    "correct", "right", "short" answer), a line that is only "Answer" / "Final answer", or GSM8K's
+    final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
+    clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
+    whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
+    and cues qualified as a trap ("the intuitive / tempting / naive / common answer is"). Only the
+    last :data:`MAX_CUES` cues are kept.
+    """
+    found: list[tuple[int, str, str]] = []
+    for m in list(_ANSWER_CUE.finditer(text))[-MAX_CUES:]:
+        line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
+        rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
+        clause = first_clause(rest) or first_clause(_next_line(text, m.end()))
+        found.append((m.start(), " ".join(m.group(0).split()), clause))
+    for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
+        found.append((m.start(), m["cue"], first_clause(_next_line(text, m.end()))))
+    if "####" in text:
+        found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]
+    found.sort(key=lambda t: t[0])
+    return [
+        (cue.strip(" *_:=").lower(), clause)
+        for pos, cue, clause in found[-MAX_CUES:]
+        if clause
+        and not re.match(r"(?i)not\b", clause)
+        and not _REJECTED.search(clause)
+        and not _HYPOTHETICAL.search(text[max(0, pos - 24) : pos])
+    ]
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = re.split(r"\n+|(?<=[.!?;])\s+", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+_BOLD = re.compile(r"\*\*(?P<a>[^*\n]{1,120}?)\*\*|__(?P<b>[^_\n]{1,120}?)__")
+CONCLUSION = re.compile(
+    r"(?i)\b(?:therefore|thus|hence|so|consequently|in\s+total|altogether|overall|in\s+conclusion|"
+    r"which\s+gives|giving|(?:total|sum|result)\s+is)\b"
+)
+CORRECTION = re.compile(
+    r"(?i)\b(?:actually|wait|correction|recount|recheck|re-check|instead|mistake|"
+    r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong)\b"
+)
+
+
+def bold_spans(text: str) -> list[str]:
+    return [(m["a"] or m["b"] or "").strip() for m in _BOLD.finditer(text)]
+
+
+_DANGLING = re.compile(
+    r"(?i)(?:[,:(\-–—=+×*/]|\b(?:the|a|an|and|or|so|we|to|of|is|are|was|be|then|which|that|next|first|because|"
+    r"since|with|for|in|on|by|but|this|it|as|will|would|gives?|equals?|get|have|has|from|into|let's|let|now|its|"
+    r"their|his|her|our|my))$"
+)
+
+
+def truncated(text: str) -> bool:
+    """Whether ``text`` stops mid-sentence: no closing punctuation and a dangling last word or sign
+    ("… so the", "… Next we", "… = ")."""
+    tail = text[-200:].rstrip()
+    return bool(tail) and not re.search(r"[.!?)\]}*_`\"'”’]$", tail) and bool(_DANGLING.search(tail))

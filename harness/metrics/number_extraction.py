@@ -1,0 +1,413 @@
+"""Reading the final number of an answer: :func:`extract_number` (the rules and their precedence are
+defined in :mod:`harness.metrics.extraction`'s docstring, "Numbers")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from harness.metrics.extraction_base import (
+    CONCLUSION,
+    CORRECTION,
+    LEADING_WORDS,
+    MARKUP,
+    Extraction,
+    answer_cues,
+    as_declared,
+    bold_spans,
+    cap_text,
+    clean_latex,
+    declared_clause,
+    drop_negated,
+    extracted,
+    last_boxed,
+    quoted,
+    split_sentences,
+    truncated,
+)
+from harness.metrics.number_cues import (
+    APPOSITIVE_COPULA,
+    CIRCUMSTANCE_BEFORE,
+    COMPARISON_AFTER,
+    CONDITION_CLAUSE,
+    CONDITION_EQ,
+    RESULT_CUE,
+    TAKE_BACK,
+    UNIT_BEFORE,
+    expression_after,
+    head_clause,
+    question_subject,
+    without_reason,
+)
+from harness.metrics.numbers import ParsedNumber, find_numbers, parse_number
+from harness.metrics.numerals import dotted_thousands, fraction_values, plain_numerals
+
+_EQUALS = re.compile(r"(?<![<>!=])[=≈](?!=)")
+_RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?P<a>\S{1,24})\s+(?:to|and|through|-|–)\s+(?P<b>\S{1,24})")
+_BETWEEN_ALTERNATIVES = re.compile(r"(?i)^[^.;:=]{0,24}?\b(?:or|nor)\b[^.;:=]{0,24}$")
+_COPULA = re.compile(
+    r"(?i)\b(?:is|are|was|were|be|equals?|makes?|gives?|yields?|sums?\s+to|adds?\s+up\s+to|"
+    r"comes?\s+to|totals?|handles?|remain|left)\b"
+)
+
+
+def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
+    """The numbers offered as alternatives ("8 or 9", "either 2 million or 1,000,000"), if any."""
+    for (p1, a), (p2, b) in zip(nums, nums[1:], strict=False):
+        if a.value != b.value and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text) : p2]):
+            return f"{a.text}, {b.text}"
+    return None
+
+
+def _answer_equals(text: str) -> list[re.Match[str]]:
+    """``=`` signs that state a result, not a condition ("for n = 10")."""
+    return [m for m in _EQUALS.finditer(text) if not CONDITION_EQ.search(text[max(0, m.start() - 24) : m.start()])]
+
+
+def _corrected_later(
+    text: str, clause: str, picked: _Picked, zeros: bool, found: Extraction, capped: bool
+) -> Extraction:
+    """``found``, unless the text after ``clause`` takes it back: a take-back word ("wait", "mistake",
+    ...) after which the last number differs ("Answer: 12. Wait, 3 × 5 = 15")."""
+    num = picked[0]
+    at = text.rfind(clause)
+    if num is None or at < 0:
+        return found
+    tail = text[at + len(clause) :]
+    fix = TAKE_BACK.search(tail)
+    if fix is None:
+        return found
+    later = [n for _, n in _nums(_without_negated_numbers(tail[fix.end() :]), zeros)]
+    if not later or later[-1].value == num.value:  # nothing after it, or it ends by confirming the answer
+        return found
+    return extracted(
+        None,
+        "ambiguous",
+        f"{num.text!r} is taken back later: {quoted(tail[fix.start() :])} gives {later[-1].text!r}",
+        capped,
+    )
+
+
+def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> ParsedNumber | None:
+    """The exact value right before a last "≈" that only rounds it: a fraction ("1/3 ≈ 0.333" gives
+    1/3), or a value with more decimals that the approximation rounds ("2√2 ≈ 2.83", read after
+    the root is written out, gives 2.828427125)."""
+    if not eqs or eqs[-1].group(0) != "≈":
+        return None
+    start = eqs[-2].end() if len(eqs) > 1 else 0
+    before = _nums(text[start : eqs[-1].start()], zeros)
+    after = _nums(text[eqs[-1].end() :], zeros)
+    if before and after:
+        exact, approx = before[-1][1], after[0][1]
+        if exact.value == approx.value:
+            return None
+        if "fraction" in exact.kind and abs(exact.value - approx.value) <= 0.01 * max(1.0, abs(approx.value)):
+            return exact
+        places = re.search(r"\.(\d+)", approx.text)
+        digits = len(places.group(1)) if places else 0
+        exact_places = re.search(r"\.(\d+)", exact.text)
+        if exact_places and len(exact_places.group(1)) > digits and round(exact.value, digits) == approx.value:
+            return exact  # "2√2 ≈ 2.83": the approximation only rounds the exact value before it
+    return None
+
+
+def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
+    """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
+    one day", "per 1 hour"), then without those in a circumstantial phrase ("from 4 boxes", "in 2
+    hours"), each only when others remain."""
+    kept = [
+        (p, n)
+        for p, n in nums
+        if not COMPARISON_AFTER.match(text[p + len(n.text) : p + len(n.text) + 24])
+        and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12) : p]))
+    ]
+    kept = kept or nums
+    main = [(p, n) for p, n in kept if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12) : p])]
+    return main or kept
+
+
+#: The reason :func:`_pick_in_clause` gives when the clause states an expression, not a number.
+_EXPRESSION_WHY = "the answer after '=' is an expression in a variable"
+
+_Picked = tuple[ParsedNumber, str] | tuple[None, str]
+
+
+def _nums(segment: str, zeros: bool) -> list[tuple[int, ParsedNumber]]:
+    return find_numbers(segment, words=True, zeros=zeros)
+
+
+_NOT_NUMBER = re.compile(
+    r"(?i)\b(?:not|isn't|never|rather\s+than|instead\s+of)\s+(?:equal\s+to\s+|exactly\s+|just\s+)?"
+    r"[-−+$€£]?(?:\d[\d,.]*(?:\s*/\s*\d+)?%?|zero|none)"
+)
+
+
+def _without_negated_numbers(text: str) -> str:
+    return _NOT_NUMBER.sub(" ", drop_negated(text))
+
+
+_PAREN = re.compile(r"\([^()]{0,200}\)")
+_LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
+_CHECK = re.compile(
+    r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
+    r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
+    r"to\s+(?:check|verify)|double[- ]check(?:ing)?)\b"
+)
+
+
+def _without_asides(sentence: str) -> str:
+    """``sentence`` without parentheses when numbers remain outside them ("2 (1 is not prime)")."""
+    bare = _PAREN.sub(" ", sentence)
+    return bare if bare.strip(MARKUP + ".!?;") and find_numbers(bare, words=True) else sentence
+
+
+def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
+    """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
+    clause = _without_asides(_without_negated_numbers(without_reason(clause)))
+    nums = _nums(clause, zeros)
+    if not nums:
+        return None
+    offered = _alternatives(clause, nums)
+    if offered:
+        return None, f"the clause {quoted(clause)} offers several numbers ({offered}) as alternatives"
+    eqs = _answer_equals(clause)
+    if eqs:
+        if expression_after(clause[eqs[-1].end() :]):
+            return None, _EXPRESSION_WHY
+        after = _nums(clause[eqs[-1].end() :], zeros)
+        if after:
+            return after[0][1], f"after the last '{eqs[-1].group(0)}'"
+    elif expression_after(clause) and not parse_number(clause):
+        return None, _EXPRESSION_WHY
+    colon = clause.rfind(": ")
+    if colon >= 0:
+        tail = clause[colon + 1 :]
+        after = _nums(tail, zeros)
+        if after and len(tail[: after[0][0]].strip(MARKUP + "(")) == 0 and len({n.value for _, n in after}) == 1:
+            return after[0][1], "after the last ':'"
+    for r in _RANGE.finditer(clause):
+        rest = [n for pos, n in nums if pos >= r.end()]
+        if rest:
+            return rest[0], "the first number after the range"
+    nums = _stated(clause, nums)
+    if len({n.value for _, n in nums}) > 1:
+        cops = [
+            m
+            for m in _COPULA.finditer(clause)
+            if any(pos >= m.end() for pos, _ in nums)
+            and not APPOSITIVE_COPULA.search(clause[max(0, m.start() - 8) : m.start()])
+        ]
+        if cops and cops[0].start() > nums[0][0]:
+            following = [n for pos, n in nums if pos >= cops[-1].end()]
+            return following[0], f"the first number after {cops[-1].group(0)!r}"
+    return nums[0][1], "first number in the clause"
+
+
+def _number_extraction(num: ParsedNumber, method: str, why: str, capped: bool) -> Extraction:
+    quoted = f"{num.value:.15g}" + ("%" if num.percent else "")
+    how = "" if num.kind == "plain" else f" ({num.kind})"
+    return extracted(num.text, method, f"{num.text!r}{how} = {quoted}, {why}", capped)
+
+
+def _picked(picked: _Picked, method: str, why: str, capped: bool) -> Extraction:
+    num, how = picked
+    if num is None:
+        return extracted(None, "none" if how == _EXPRESSION_WHY else "ambiguous", f"{how} ({why})", capped)
+    return _number_extraction(num, method, f"{why} ({how})" if how else why, capped)
+
+
+def extract_number(
+    text: str, zeros: bool = False, givens: Iterable[float] | None = None, query: str | None = None
+) -> Extraction:
+    """The final numeric answer in ``text`` (see the module docstring for the rules).
+
+    Args:
+        text: the answer.
+        zeros: read zero words ("no brothers", "none") as 0 (the expected value is 0).
+        givens: the numbers the question states, when the question is known; the fallback rules
+            pass over them, and the ``leading`` rule runs only when they are known.
+        query: the question, when known: its subject lets an opening clause state the answer
+            ("Tom has 12 apples — …").
+    """
+    text, capped = cap_text(text)
+    given = set(givens) if givens is not None else None
+    text = fraction_values(plain_numerals(dotted_thousands(clean_latex(text), given)))
+    line = declared_clause(text)
+    if line is not None:
+        got = _pick_in_clause(line, zeros)
+        if got:
+            return _corrected_later(
+                text, line, got, zeros, as_declared(_picked(got, "declared", f"{quoted(line)}", capped)), capped
+            )
+    boxed = last_boxed(text)
+    cues = answer_cues(text)
+    if boxed is not None:
+        whole = parse_number(boxed, zeros=zeros)
+        picked: _Picked | None = (whole, "the whole box") if whole is not None else _pick_in_clause(boxed, zeros)
+        if picked:
+            after = text.rfind("\\boxed")
+            later = answer_cues(text[after:]) if cues else []
+            if picked[0] is not None and later:
+                other = _pick_in_clause(later[-1][1], zeros)
+                if other and other[0] is not None and other[0].value != picked[0].value:
+                    return extracted(
+                        None,
+                        "ambiguous",
+                        f"\\boxed{{...}} gives {picked[0].text!r} but the later cue "
+                        f"{later[-1][0]!r} gives {other[0].text!r}",
+                        capped,
+                    )
+            return _picked(picked, "boxed", "inside \\boxed{...}", capped)
+    for i, (cue, clause) in enumerate(reversed(cues)):
+        picked = _pick_in_clause(clause, zeros)
+        if picked:
+            n = len(cues)
+            return _corrected_later(
+                text,
+                clause,
+                picked,
+                zeros,
+                _picked(
+                    picked,
+                    "answer_cue",
+                    f"after the cue {cue!r} (last of {n} cue{'s' * (n != 1)} with a number"
+                    f"{'' if i == 0 else f', {i} later cue(s) without one'})",
+                    capped,
+                ),
+                capped,
+            )
+    for inner in reversed(bold_spans(text)):
+        num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
+        if num is None:
+            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/]+){0,2}\.?", inner)
+            num = parse_number(bm["num"], zeros=zeros) if bm else None
+        if num is not None:
+            return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
+    return _number_fallback(text, zeros, given, capped, query)
+
+
+_RESTATES = re.compile(
+    r"(?i)\b(?:given|we\s+know|starts?\s+with|started\s+with|initially|at\s+first|originally|"
+    r"begins?\s+with|each|per|every|\?)"
+)
+_WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
+
+
+def _result_cues(sentence: str) -> list[re.Match[str]]:
+    """Conclusion cues and result phrases ("for a total of", "making") in ``sentence``, in order."""
+    return sorted([*CONCLUSION.finditer(sentence), *RESULT_CUE.finditer(sentence)], key=lambda m: m.start())
+
+
+def _number_fallback(
+    text: str, zeros: bool, given: set[float] | None, capped: bool, query: str | None = None
+) -> Extraction:
+    if truncated(text):
+        return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
+    raw = [without_reason(CONDITION_CLAUSE.sub(" ", s)) for s in split_sentences(_LIST_MARKERS.sub("", text))]
+    sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
+    numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
+    kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
+    numbered = kept or numbered
+    if not numbered:
+        return extracted(None, "none", "no number found in the answer", capped)
+    i_last, last, last_nums = numbered[-1]
+    offered = _alternatives(last, last_nums)
+    if offered:
+        return extracted(
+            None,
+            "ambiguous",
+            f"the last sentence with a number offers several ({offered}) as alternatives: {quoted(last)}",
+            capped,
+        )
+    eqs = _answer_equals(last)
+    cues_in = _result_cues(last)
+    exact = _exact_before_approx(last, eqs, zeros)
+    if exact is not None and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
+        return _number_extraction(exact, "equals", "the exact value before the last '≈' that rounds it", capped)
+    raw_eqs, raw_cues = _answer_equals(raw[i_last]), _result_cues(raw[i_last])
+    if (
+        raw_eqs
+        and not (raw_cues and raw_cues[-1].start() > raw_eqs[-1].end())
+        and expression_after(raw[i_last][raw_eqs[-1].end() :])
+    ):
+        return extracted(None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {quoted(last)}", capped)
+    if eqs and not (cues_in and cues_in[-1].start() > eqs[-1].end()):
+        if expression_after(last[eqs[-1].end() :]):
+            return extracted(
+                None, "none", f"{_EXPRESSION_WHY} in the last sentence with a number: {quoted(last)}", capped
+            )
+        after = _nums(last[eqs[-1].end() :], zeros)
+        if after:
+            return _number_extraction(
+                after[0][1], "equals", f"after the last '{eqs[-1].group(0)}' in the last sentence with a number", capped
+            )
+    if cues_in:
+        picked = _pick_in_clause(last[cues_in[-1].end() :], zeros)
+        if picked:
+            return _picked(picked, "conclusion_cue", f"after the cue {cues_in[-1].group(0).lower()!r}", capped)
+    i_first, first, first_nums = numbered[0]
+    if (
+        given is not None
+        and i_first == 0
+        and len(numbered) > 1
+        and len(first_nums) == 1
+        and len(first.split()) <= LEADING_WORDS
+        and ":" not in first
+        and not _WORKING.match(first)
+        and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
+        and first_nums[0][1].value not in given
+        and not CORRECTION.search(text[len(first) :])
+    ):
+        return _number_extraction(
+            first_nums[0][1], "leading", "the only number of the short first sentence, which the rest explains", capped
+        )
+    head = head_clause(first) if i_first == 0 and given is not None else None
+    if head is not None and question_subject(head[0], query):
+        in_head = _nums(head[0], zeros)
+        stated = _stated(head[0], in_head)
+        if (
+            len(in_head) == 1
+            and stated == in_head
+            and len(head[0].split()) <= LEADING_WORDS
+            and in_head[0][1].value not in (given or set())
+            and _nums(head[1], zeros)
+            and not CORRECTION.search(text[len(head[0]) :])
+        ):
+            return _number_extraction(
+                in_head[0][1],
+                "leading",
+                "the only number of the opening clause on the question's subject, which the working after it explains",
+                capped,
+            )
+    last_nums = _stated(last, last_nums)
+    if (
+        given
+        and len({n.value for _, n in last_nums}) == 1
+        and len(last.split()) <= LEADING_WORDS
+        and not _WORKING.match(last)
+        and not _RESTATES.search(last)
+    ):
+        return _number_extraction(
+            last_nums[-1][1],
+            "last_number",
+            "the only number of the short last sentence (a value the question also gives)",
+            capped,
+        )
+    if given:
+        for _, sentence, nums in reversed(numbered):
+            nums = _stated(sentence, nums)
+            fresh = [n for _, n in nums if n.value not in given]
+            if fresh:
+                method = "last_number" if sentence is last else "last_new_number"
+                return _number_extraction(
+                    fresh[-1],
+                    method,
+                    "the last number of the last sentence with a number the question did not give",
+                    capped,
+                )
+    return _number_extraction(
+        last_nums[-1][1],
+        "last_number",
+        f"the last number of the last sentence with a number (of {len(last_nums)} there)",
+        capped,
+    )

@@ -1,0 +1,84 @@
+"""Reading a short answer for ``exact`` and ``any_of``: :func:`extract_answer` (the rules and their
+precedence are defined in :mod:`harness.metrics.extraction`'s docstring, "Short answers")."""
+
+from __future__ import annotations
+
+import re
+
+from harness.metrics.extraction_base import (
+    MARKUP,
+    SHORT_ANSWER_WORDS,
+    Extraction,
+    answer_cues,
+    as_declared,
+    bold_spans,
+    cap_text,
+    clean_latex,
+    declared_clause,
+    drop_negated,
+    extracted,
+    last_boxed,
+    quoted,
+    split_sentences,
+)
+
+
+def _strip_list_marker(line: str) -> str:
+    return re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", line)
+
+
+_LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|overall)\b[,:]?\s*")
+
+
+def extract_answer(text: str) -> Extraction:
+    """The short answer in ``text``: boxed, after an answer cue, the last short bold span, a final
+    conclusion, else the first sentence (see the module docstring)."""
+    text, capped = cap_text(text)
+    text = clean_latex(text)
+    line = declared_clause(text)
+    if line is not None:
+        value = drop_negated(line) or line
+        return as_declared(extracted(value, "declared", quoted(value), capped))
+    boxed = last_boxed(text)
+    if boxed:
+        value = drop_negated(boxed)
+        return extracted(value, "boxed", f"inside \\boxed{{...}}: {quoted(value)}", capped)
+    cues = answer_cues(text)
+    if cues:
+        cue, clause = cues[-1]
+        value = drop_negated(clause) or clause
+        return extracted(value, "answer_cue", f"after the cue {cue!r} (last of {len(cues)}): {quoted(value)}", capped)
+    for inner in reversed(bold_spans(text)):
+        if inner and not inner.endswith(":") and len(inner.split()) <= 8:
+            return extracted(inner, "bold", f"the last short bold span: {quoted(inner)}", capped)
+    lines = [ln for ln in text.split("\n") if ln.strip(MARKUP)]
+    if not lines:
+        return extracted(None, "none", "the answer is empty", capped)
+    if len(lines) > 1 or len(split_sentences(lines[0])) > 1:
+        final = split_sentences(lines[-1])[-1] if split_sentences(lines[-1]) else ""
+        lead = _LEAD_CONCLUSION.match(final)
+        if lead and final[lead.end() :].strip():
+            value = drop_negated(final[lead.end() :]).strip(MARKUP + ".!?;")
+            return extracted(
+                value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {quoted(value)}", capped
+            )
+    first = _strip_list_marker(lines[0]).strip()
+    m = re.search(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)", first)
+    if m and m.group(0) == "?" and first[m.end() :].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
+        rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end() :].strip()) or first[m.end() :]
+        return extracted(
+            drop_negated(rest) or rest,
+            "first_sentence",
+            f"the sentence after the opening question: {quoted(rest)}",
+            capped,
+        )
+    sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(MARKUP)
+    whole = sentence == text.strip().strip(MARKUP + ".!?;")
+    sentence = drop_negated(sentence) or sentence
+    if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:
+        sentence = sentence.split(",")[0].strip()
+    if whole:
+        return extracted(sentence, "whole", f"the whole answer: {quoted(sentence)}", capped)
+    return extracted(
+        sentence, "first_sentence", f"the first sentence (no answer cue found): {quoted(sentence)}", capped
+    )
