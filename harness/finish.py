@@ -21,9 +21,12 @@ and ``merge``. It does, in this order:
 6. with ``update_baseline``, the baselines of the run's datasets, written atomically;
 7. the Markdown summary (:mod:`harness.report.markdown`): ``<run>/summary.md``, and ``markdown_path``.
 
-With ``persist=False`` (``report`` and ``diff --html``: views of a run that is already finished) steps 1-5
-are computed the same way but nothing is written into the run's folder: only the HTML report at
-``report_path``. A view never changes the run it shows.
+Step 1 stores the composed verdicts in the run folder (``verdicts.json``,
+:func:`harness.gate.run_verdicts.write_run_verdicts`). With ``persist=False`` (``report`` and ``diff --html``:
+views of a run that is already finished) the verdicts are those stored (composed under the settings the run
+finished with; for a run finished before they were stored, or whose results changed since, they are composed
+once here from the settings its manifest records), steps 3-5 are computed the same way, and nothing is
+written into the run's folder: only the HTML report at ``report_path``. A view never changes the run it shows.
 
 What it returns (:class:`RunOutcome`) is everything a caller prints or exits with; printing stays
 with the caller (the CLI and the plugin print different lines in different orders).
@@ -44,8 +47,8 @@ from harness.gate.judge_validity import judge_validity, reviewer_validity
 from harness.gate.prediction import write_verdicts
 from harness.gate.regression import GateOutcome, compare_run, gate_outcome, update_baselines, write_gate_summary
 from harness.gate.remediation import BandComparison, remediation_summary
-from harness.gate.run_verdicts import run_verdicts
-from harness.gate.verdict_plan import plan_for_run
+from harness.gate.run_verdicts import RunVerdicts, read_run_verdicts, run_verdicts, write_run_verdicts
+from harness.gate.verdict_plan import plan_for_run, plan_from_config
 from harness.run.ledger import UsageLedger, usage_ledger
 from harness.run.runs import Run
 from harness.run.summary import SUMMARY, update_summary
@@ -57,6 +60,7 @@ class RunOutcome(Frozen):
 
     Args:
         run: the run as finished.
+        verdicts: the run's verdicts as composed (prediction, arms and remediation below are theirs).
         prediction: the >15% prediction, ``None`` when no score family pairs the council and the baseline.
         arms: the arms' figures (:mod:`harness.gate.arm_outcome`): the best member's choice, the council
             against every arm, each member's leave-one-out effect and its cross-check.
@@ -74,6 +78,7 @@ class RunOutcome(Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     run: Run
+    verdicts: RunVerdicts
     prediction: PredictionReport | None
     arms: ArmsOutcome
     usage: UsageLedger
@@ -138,10 +143,11 @@ def finish_run(
 
     if update_baseline and not persist:
         raise ValueError("update_baseline writes the baselines: it cannot be a view (persist=False)")
-    verdicts = run_verdicts(plan_for_run(run.results, settings), run.results)
+    verdicts = _verdicts(run, settings, persist)
     prediction, arms, bands = verdicts.prediction, verdicts.arms, verdicts.remediation
     ledger = usage_ledger(run.results, settings.pricing, run.manifest.unrecorded_calls)
     if persist:
+        write_run_verdicts(run.run_dir, verdicts, run.results)
         write_verdicts(run.run_dir, prediction)
         if not arms.empty:
             update_summary(run.run_dir, "arms", arms.summary())
@@ -179,6 +185,7 @@ def finish_run(
         markdown = [write_markdown(t, run, gate, report, lines, usage_lines) for t in targets]
     return RunOutcome(
         run=run,
+        verdicts=verdicts,
         prediction=prediction,
         arms=arms,
         usage=ledger,
@@ -191,3 +198,14 @@ def finish_run(
         baselines_written=tuple(written),
         markdown=tuple(markdown),
     )
+
+
+def _verdicts(run: Run, settings: Settings, persist: bool) -> RunVerdicts:
+    """Step 1: the run's verdicts composed under ``settings``; for a view (``persist=False``), those stored when
+    the run finished, else composed under the settings its manifest records."""
+    if persist:
+        return run_verdicts(plan_for_run(run.results, settings), run.results)
+    stored = read_run_verdicts(run.run_dir, run.results)
+    if stored is not None:
+        return stored
+    return run_verdicts(plan_from_config(run.results, run.manifest.config or {}), run.results)

@@ -210,6 +210,7 @@ class HarnessSession:
                 prediction=outcome.prediction,
                 comparison=list(outcome.comparisons),
                 gate=outcome.gate,
+                verdicts=outcome.verdicts,
             )
         return path, lines, outcome.regressed or outcome.gate.outcome == "incomplete"
 

@@ -3,8 +3,9 @@
 :func:`transcript` is a subject's :class:`~harness.records.transcript.Transcript` whose final answer is ``final``
 and, unless ``answers`` or ``texts`` say otherwise, one stage-1 answer with the same text;
 :func:`result` is a :class:`~harness.run.result.CaseResult` around such a transcript (``answer=None``: no
-transcript). Every other field of either record is passed through by keyword, so a test states only
-what it is about.
+transcript); :func:`metered` is the result of a numbered case ``qNN`` with one metered model call and given
+scores (what the verdict and arm tests pair); :func:`run_folder` writes results as a run's folder. Every
+other field of either record is passed through by keyword, so a test states only what it is about.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.records.transcript import Answer, Transcript
+from harness.records.transcript import Answer, CallRecord, Transcript
 from harness.run.result import CaseResult, Status
 
 
@@ -70,6 +71,29 @@ def result(
     return CaseResult(case_id=case_id, dataset=dataset, subject=subject, status=status, **fields)
 
 
+def metered(
+    i: int,
+    subject: str,
+    scores: Mapping[str, float],
+    *,
+    tokens_in: int = 10,
+    tokens_out: int = 0,
+    model: str = "m",
+    answers: Sequence[Answer] | None = (),
+    tags: Sequence[str] = (),
+) -> CaseResult:
+    """Case ``q{i:02d}`` through ``subject`` with ``scores``: its transcript holds one ``answer`` call of
+    ``model`` (``tokens_in``/``tokens_out``) and ``answers`` (default none; ``None``: :func:`transcript`'s one)."""
+    call = CallRecord(stage="answer", member="m", model=model, tokens_in=tokens_in, tokens_out=tokens_out)
+    return result(
+        f"q{i:02d}",
+        subject,
+        transcript_fields={"answers": answers, "calls": (call,)},
+        scores=dict(scores),
+        tags=tuple(tags),
+    )
+
+
 def run_folder(
     root: Path,
     run_id: str,
@@ -91,11 +115,11 @@ def run_folder(
     if subjects is None:
         subjects = list(dict.fromkeys(r.subject for r in results))
     writer = RunWriter(root / run_id)
+    manifest.setdefault("started_at", "2026-11-26T00:00:00Z")
     manifest.setdefault("finished_at", "2026-11-26T00:01:00Z")  # a finished run (None: killed mid-run)
     writer.write_manifest(
         Manifest(
             run_id=run_id,
-            started_at="2026-11-26T00:00:00Z",
             datasets=tuple(datasets),
             subjects=tuple(subjects),
             **manifest,

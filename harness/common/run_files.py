@@ -12,3 +12,5 @@ RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
 #: the expert-review verdicts recorded for this run
 REVIEWS = "reviews.json"
+#: the run's verdicts as finishing composed them (``gate/run_verdicts``), read back by the report's views
+VERDICTS = "verdicts.json"

@@ -1,7 +1,8 @@
 """The report's arms panel: the council against every arm, leave-one-out, and the usage ledger per subject.
 
-Computed from the run's results and its verdict plan (:mod:`harness.gate.verdict_plan`) with
-:mod:`harness.gate.arm_outcome` and :mod:`harness.run.ledger`; strings
+Laid out from the run's results and its verdicts as finishing composed them
+(:class:`harness.gate.run_verdicts.RunVerdicts`: the primary endpoint, prices and arms' figures) with
+:mod:`harness.run.ledger`; strings
 only (the template escapes them). The quality-per-cost table gives, per subject, the primary endpoint's
 mean over its scored cases beside its tokens per case and dollars (when priced).
 """
@@ -12,9 +13,8 @@ import math
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.arm_outcome import ArmsOutcome, arms_outcome
 from harness.gate.arm_verdicts import ratio_words
-from harness.gate.verdict_plan import VerdictPlan
+from harness.gate.run_verdicts import RunVerdicts
 from harness.records.transcript import CallRecord
 from harness.run.ledger import UsageLedger, cached_words, cost_words, usage_ledger
 from harness.run.result import CaseResult
@@ -121,15 +121,12 @@ def _chart(
 
 
 def arms_view(
-    results: Sequence[CaseResult],
-    plan: VerdictPlan,
-    unrecorded: Sequence[CallRecord] = (),
-    outcome: ArmsOutcome | None = None,
+    results: Sequence[CaseResult], verdicts: RunVerdicts, unrecorded: Sequence[CallRecord] = ()
 ) -> ArmsView | None:
-    """The panel for ``results``; ``plan``: the run's verdict plan from the settings its manifest records
-    (:func:`harness.gate.verdict_plan.plan_from_config`); ``unrecorded``: the calls of pairs a budget stopped
-    (the ledger's ``unrecorded`` row); ``outcome``: the arms' figures already computed from ``plan`` (default:
-    :func:`harness.gate.arm_outcome.arms_outcome` here)."""
+    """The panel for ``results``; ``verdicts``: the run's verdicts as finishing composed them (their plan's
+    primary endpoint and prices, their arms' figures); ``unrecorded``: the calls of pairs a budget stopped
+    (the ledger's ``unrecorded`` row)."""
+    plan, outcome = verdicts.plan, verdicts.arms
     prices = plan.pricing
     if not prices and not {r.subject for r in results} - CLASSIC:
         return None  # a council/baseline run without pricing: the prediction panel says it all
@@ -137,8 +134,7 @@ def arms_view(
     if not ledger.total.calls:
         return None
     primary = plan.primary
-    outcome = outcome if outcome is not None else arms_outcome(plan, results)
-    verdicts, loo = outcome.verdicts, outcome.leave_one_out
+    against, loo = outcome.verdicts, outcome.leave_one_out
     cases = {s: len({(r.dataset, r.case_id) for r in results if r.subject == s}) for s in ledger.by_subject}
     t = ledger.total
     chart, frontier = _chart(results, primary, ledger, cases)
@@ -152,7 +148,7 @@ def arms_view(
                 sentence=v.sentence,
                 token_ratio=ratio_words(v.token_ratio, v.completion_ratio, v.cost_ratio),
             )
-            for v in verdicts
+            for v in against
         ),
         leave_one_out=tuple(
             LeaveOneOutRow(

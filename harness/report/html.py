@@ -177,8 +177,7 @@ def render_run(
         gate: the gate outcome under the config's rule (:func:`harness.gate.regression.gate_outcome`), for the
             banner; default: the outcome under the default rule (every failure counts).
         verdicts: the run's verdicts as finishing composed them (:func:`harness.gate.run_verdicts.run_verdicts`):
-            the arms and modes panels reuse them when they were computed from the same plan (see
-            :func:`harness.report.view.build_view`).
+            the arms and modes panels show them (none without; see :func:`harness.report.view.build_view`).
 
     The same inputs give byte-identical output (charts are deterministic, nothing reads the clock).
     """

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.common.model import Frozen
-from harness.gate.remediation import BandComparison, remediation_table
-from harness.gate.verdict_plan import VerdictPlan
+from harness.gate.run_verdicts import RunVerdicts
 from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
 from harness.run.result import CaseResult
 
@@ -85,12 +84,9 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     return f"no mode record{tail}"
 
 
-def modes_view(
-    results: Sequence[CaseResult], plan: VerdictPlan, table: Sequence[BandComparison] | None = None
-) -> ModesView | None:
-    """The panel for ``results`` (``plan``: the run's verdict plan from the settings its manifest records,
-    :func:`harness.gate.verdict_plan.plan_from_config`; ``table``: its remediation table already computed, default
-    :func:`harness.gate.remediation.remediation_table` here)."""
+def modes_view(results: Sequence[CaseResult], verdicts: RunVerdicts) -> ModesView | None:
+    """The panel for ``results`` (``verdicts``: the run's verdicts as finishing composed them: their plan's primary
+    endpoint, their remediation table)."""
     subjects = list(dict.fromkeys(r.subject for r in results))
     moded = [
         s
@@ -99,8 +95,8 @@ def modes_view(
         or s.startswith(("council:", "council+"))
         or (s.startswith("debate:"))
     ]
-    primary = plan.primary
-    table = list(table) if table is not None else remediation_table(plan, results)
+    primary = verdicts.plan.primary
+    table = list(verdicts.remediation)
     if not moded and not table:
         return None
     return ModesView(

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.gate.baselines import Comparison
-from harness.gate.verdict_plan import plan_from_config
 from harness.records.score_spec import spec
 from harness.report.arms_view import arms_view
 from harness.report.blocks import LONG_TEXT, OPEN_BLOCK_ROWS, flatten
@@ -105,10 +104,8 @@ def build_view(
         comparison: the run compared with its baseline(s) (:func:`harness.gate.baselines.compare`, one per
             dataset), for the gate banner's regression counts and the matrix's delta column.
         gate: the gate outcome under the config's rule, for the banner (default: computed under the default rule).
-        verdicts: the run's verdicts as finishing composed them. The arms and modes panels are computed under the
-            settings the run's manifest records (:func:`harness.gate.verdict_plan.plan_from_config`); when that plan
-            equals ``verdicts.plan`` its arms and remediation table are shown as they are, else they are computed
-            from the manifest's plan.
+        verdicts: the run's verdicts as finishing composed them (:func:`harness.finish.finish_run`), for the arms
+            and modes panels, which show them as they are (none without: a view derives no verdict).
     """
     comparisons: tuple[Comparison, ...] = (
         () if comparison is None else (comparison,) if isinstance(comparison, Comparison) else tuple(comparison)
@@ -120,8 +117,6 @@ def build_view(
     grouped = group_results(run.results)
     rows = matrix_rows(grouped, subjects, keys, comparisons)
     keep = detail_indices(rows)
-    plan = plan_from_config(run.results, run.manifest.config or {})  # the arms and modes panels' verdict plan
-    same = verdicts if verdicts is not None and verdicts.plan == plan else None
     if len(keep) < len(rows):
         rows = tuple(r if i in keep else r.model_copy(update={"has_detail": False}) for i, r in enumerate(rows))
     return ReportView(
@@ -138,8 +133,8 @@ def build_view(
         expert_review=expert_items(grouped, subjects),
         corrupt_lines=", ".join(str(n) for n in run.corrupt_lines),
         diagnostics=diagnostics(run),
-        arms=arms_view(run.results, plan, run.manifest.unrecorded_calls, same.arms if same else None),
-        modes=modes_view(run.results, plan, same.remediation if same else None),
+        arms=arms_view(run.results, verdicts, run.manifest.unrecorded_calls) if verdicts is not None else None,
+        modes=modes_view(run.results, verdicts) if verdicts is not None else None,
         sort_keys=sort_keys(subjects, keys),
         breakdowns=tuple(
             b

@@ -12,17 +12,15 @@ from pathlib import Path
 
 from harness.gate.arm_verdicts import arm_verdicts, leave_one_out
 from harness.gate.verdict_plan import comparison_arms, verdict_plan
-from harness.records.transcript import CallRecord
 from harness.run.result import CaseResult
-from tests.builders import result
+from tests.builders import metered
 from tests.cli_env import run_cli
 from tests.council.test_arms import _project
 from tests.scripted_server import ScriptedServer
 
 
 def _result(i: int, subject: str, correct: float, tokens: int) -> CaseResult:
-    calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=tokens, tokens_out=0),)
-    return result(f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": calls}, scores={"correct": correct})
+    return metered(i, subject, {"correct": correct}, tokens_in=tokens)
 
 
 def test_comparison_arms_order() -> None:

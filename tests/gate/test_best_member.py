@@ -9,19 +9,16 @@ from pathlib import Path
 from harness.gate.arm_verdicts import arm_verdicts
 from harness.gate.best_member import BEST, best_member, best_solo_results
 from harness.gate.verdict_plan import comparison_arms, verdict_plan
-from harness.records.transcript import AggregateRank, Answer, CallRecord
+from harness.records.transcript import AggregateRank, Answer
 from harness.run.result import CaseResult
-from tests.builders import result, transcript
+from tests.builders import metered, result, transcript
 from tests.cli_env import run_cli
 from tests.council.test_arms import N, _project
 from tests.scripted_server import ScriptedServer
 
 
 def _result(i: int, subject: str, correct: float, tags: tuple[str, ...] = (), tokens: int = 10) -> CaseResult:
-    calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=tokens, tokens_out=0),)
-    return result(
-        f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": calls}, scores={"correct": correct}, tags=tags
-    )
+    return metered(i, subject, {"correct": correct}, tokens_in=tokens, tags=tags)
 
 
 def _split_results() -> list[CaseResult]:

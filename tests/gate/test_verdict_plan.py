@@ -1,29 +1,28 @@
 """Issue 31 item 4: a run's verdict inputs derived once (gate/verdict_plan) and its verdicts composed once
-(gate/run_verdicts); the report reuses them only when its own plan (from the manifest's settings) is the same."""
+(gate/run_verdicts), stored in the run folder when it finishes; the report's views read them back and derive
+no plan of their own."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
+from harness.common.errors import StoreError
+from harness.common.run_files import VERDICTS
 from harness.config import Settings
-from harness.gate.run_verdicts import run_verdicts
-from harness.gate.verdict_plan import paired_families, plan_for_run, plan_from_config, verdict_plan
-from harness.records.transcript import CallRecord
+from harness.finish import finish_run
+from harness.gate.run_verdicts import RunVerdicts, read_run_verdicts, run_verdicts, write_run_verdicts
+from harness.gate.verdict_plan import paired_families, verdict_plan
 from harness.report.view import build_view
 from harness.run.result import CaseResult
 from harness.run.runs import load_run
-from tests.builders import result, run_folder
+from tests.builders import metered, run_folder
 
 
 def _result(i: int, subject: str, correct: float, rubric: float, tags: tuple[str, ...] = ()) -> CaseResult:
-    calls = (CallRecord(stage="answer", member="m", model="m", tokens_in=10, tokens_out=1),)
-    return result(
-        f"q{i:02d}",
-        subject,
-        transcript_fields={"calls": calls},
-        tags=tags,
-        scores={"correct": correct, "rubric_composite": rubric},
-    )
+    return metered(i, subject, {"correct": correct, "rubric_composite": rubric}, tokens_out=1, answers=None, tags=tags)
 
 
 def _results(n: int = 12) -> list[CaseResult]:
@@ -70,19 +69,45 @@ def test_the_verdicts_are_composed_from_one_plan() -> None:
     assert {b.family for b in v.remediation} == {"correct"}
 
 
-def test_the_report_reuses_the_runs_verdicts_only_under_the_same_plan(tmp_path: Path) -> None:
+def _same(a: RunVerdicts, b: RunVerdicts) -> bool:
+    """Equal field by field, a NaN (an undefined interval) equal to a NaN."""
+    return json.dumps(a.model_dump()) == json.dumps(b.model_dump())
+
+
+def test_the_stored_verdicts_read_back_as_composed(tmp_path: Path) -> None:
     results = _results()
-    recorded = Settings(reports_dir=str(tmp_path / "reports"), primary_endpoint="correct")
+    composed = run_verdicts(verdict_plan(results, 0.15, None, "selection"), results)
+    assert composed.plan.best_solo and composed.arms.verdicts
+    path = write_run_verdicts(tmp_path, composed, results)
+    assert "best_solo" not in json.loads(path.read_text())["verdicts"]["plan"]  # re-attached from the choice
+    read = read_run_verdicts(tmp_path, results)
+    assert read is not None and _same(read, composed) and read.plan.best_solo == composed.plan.best_solo
+    # composed over other results (a result changed since): not theirs
+    changed = [*results[:-1], results[-1].model_copy(update={"status": "failed"})]
+    assert read_run_verdicts(tmp_path, changed) is None
+    assert read_run_verdicts(tmp_path / "nothing", results) is None
+    path.write_text('{"results": "x"')
+    with pytest.raises(StoreError, match=r"verdicts.json: not a verdicts record .* delete it"):
+        read_run_verdicts(tmp_path, results)
+
+
+def test_the_reports_views_show_the_verdicts_the_run_finished_with(tmp_path: Path) -> None:
+    results = _results()
+    recorded = Settings(reports_dir=str(tmp_path / "reports"), primary_endpoint="correct", selection_tag="selection")
     run = load_run(run_folder(tmp_path, "r1", results, config=recorded.public_dict()))
-    same = run_verdicts(plan_for_run(run.results, recorded), run.results)
-    assert same.plan == plan_from_config(run.results, run.manifest.config)
-    view = build_view(run, verdicts=same)
-    assert view.arms is not None and view.arms.primary == "correct"
-    # a view under other settings (`report` with another config): the panels follow the run's recorded settings
+    finished = finish_run(run, recorded)
+    assert (run.run_dir / VERDICTS).is_file() and finished.verdicts.arms.primary == "correct"
+    view = build_view(run, verdicts=finished.verdicts)
+    assert view.arms is not None and view.arms.primary == "correct" and view.modes is not None
+    assert [a.arm for a in view.arms.arms] == [v.arm for v in finished.verdicts.arms.verdicts]
+    assert build_view(run).arms is None and build_view(run).modes is None  # a view derives no verdict itself
+    # `report` under other settings: the verdicts the run finished with, read back, not composed again
     other = Settings(reports_dir=str(tmp_path / "reports"), primary_endpoint="rubric_composite")
-    elsewhere = run_verdicts(plan_for_run(run.results, other), run.results)
-    assert elsewhere.arms.primary == "rubric_composite"
-    view = build_view(run, verdicts=elsewhere)
-    assert view.arms is not None and view.arms.primary == "correct"
-    assert view.modes is not None and view.modes.primary == "correct"
-    assert view.arms.arms == build_view(run).arms.arms  # type: ignore[union-attr]
+    before = {p.name: p.read_bytes() for p in run.run_dir.iterdir()}
+    shown = finish_run(run, other, report_path=tmp_path / "view.html", persist=False)
+    assert _same(shown.verdicts, finished.verdicts)
+    assert {p.name: p.read_bytes() for p in run.run_dir.iterdir()} == before  # the view wrote nothing there
+    # a run finished before verdicts were stored: composed once from the settings its manifest records
+    (run.run_dir / VERDICTS).unlink()
+    older = finish_run(run, other, report_path=tmp_path / "view.html", persist=False)
+    assert older.verdicts.plan.primary == "correct" and _same(older.verdicts, finished.verdicts)

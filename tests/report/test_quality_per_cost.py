@@ -3,12 +3,12 @@ Pareto frontier marked; by hand from CaseResults."""
 
 from __future__ import annotations
 
+from harness.gate.run_verdicts import RunVerdicts, run_verdicts
 from harness.gate.verdict_plan import plan_from_config
-from harness.records.transcript import CallRecord
 from harness.report.arms_view import arms_view
 from harness.report.plots import pareto_frontier
 from harness.run.result import CaseResult
-from tests.builders import result
+from tests.builders import metered
 
 
 def test_pareto_frontier_by_definition() -> None:
@@ -24,10 +24,11 @@ def test_pareto_frontier_by_definition() -> None:
 
 
 def _result(i: int, subject: str, correct: float, model: str, tokens_in: int, tokens_out: int) -> CaseResult:
-    call = CallRecord(stage="answer", member="m", model=model, tokens_in=tokens_in, tokens_out=tokens_out)
-    return result(
-        f"q{i:02d}", subject, transcript_fields={"answers": (), "calls": (call,)}, scores={"correct": correct}
-    )
+    return metered(i, subject, {"correct": correct}, model=model, tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+def _verdicts(results: list[CaseResult], config: dict[str, object]) -> RunVerdicts:
+    return run_verdicts(plan_from_config(results, config), results)
 
 
 def test_dollar_chart_when_priced_with_its_frontier() -> None:
@@ -40,7 +41,7 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
         "primary_endpoint": "correct",
         "pricing": {"big": {"input": 2.0, "output": 10.0}, "small": {"input": 0.1, "output": 0.4}},
     }
-    view = arms_view(results, plan_from_config(results, config))
+    view = arms_view(results, _verdicts(results, config))
     assert view is not None
     # tokens per case: council 1100, solo:a 1100, solo:b 20: solo:a is dominated by the council
     assert view.frontier == ("solo:b", "council")
@@ -48,4 +49,4 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
     assert view.dollar_frontier == ("solo:a", "council")
     assert '<svg class="chart"' in view.dollar_chart and 'id="quality-per-dollar-' in view.dollar_chart
     assert "quality-per-cost-" not in view.dollar_chart
-    assert arms_view(results, plan_from_config(results, {"primary_endpoint": "correct"})).dollar_chart == ""  # type: ignore[union-attr]
+    assert arms_view(results, _verdicts(results, {"primary_endpoint": "correct"})).dollar_chart == ""  # type: ignore[union-attr]
