@@ -4,7 +4,8 @@
 developer's shell must not change what a test runs) plus the given variables;
 :func:`scripted_project` writes a numeric golden dataset of ``n`` :func:`tests.scripted_server.question`
 cases and a three-member ``council-harness.yaml`` for an OpenAI-compatible ``base_url``;
-:func:`run_cli` runs ``council-harness run`` on such a project.
+:func:`run_cli` runs ``council-harness run`` on such a project; :func:`run_pytest` runs ``pytest`` on a
+project in a subprocess (:data:`PYTEST`: without the cache and the optional extras' session plugins).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,10 @@ from tests.scripted_server import question
 
 #: ``council-harness`` itself (its console script runs the same ``harness.cli:main``).
 CLI = [sys.executable, "-m", "harness.cli"]
+
+#: ``pytest`` in a subprocess, without its cache and the session plugins of the optional extras (deepeval's,
+#: langsmith's), which print their own lines in every session
+PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p", "no:langsmith_plugin"]
 
 
 def _harness_variable(name: str) -> bool:
@@ -98,4 +104,18 @@ def run_cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
         capture_output=True,
         text=True,
         timeout=600,
+    )
+
+
+def run_pytest(
+    project: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``pytest ARGS`` (:data:`PYTEST`) in ``project``, its output captured; ``env``: default :func:`harness_env`."""
+    return subprocess.run(
+        [*PYTEST, *args],
+        cwd=project,
+        env=dict(env) if env is not None else harness_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from harness.records.transcript import Completion, Message
 from harness.run.orchestrate import run_cases
 from harness.run.result import CaseResult
 from harness.run.runs import RESULTS, Manifest, RunWriter, load_run, read_results, resolve_run
-from tests.cli_env import harness_env
+from tests.cli_env import run_pytest
 from tests.fault_server import FaultServer, ok
 
 GOLDEN = """golden_datasets:
@@ -98,25 +96,8 @@ def test_pytest_collects_odd_layouts_and_files_named_outside_the_data_paths(tmp_
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "extra.yaml").write_text(GOLDEN.format(name="extra"))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    env = harness_env()
-    base = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:deepeval",
-        "-p",
-        "no:langsmith_plugin",
-        "-m",
-        "golden",
-        "--collect-only",
-        "-q",
-        "--harness-subjects",
-        "baseline",
-    ]
-    every = subprocess.run([*base, "golden"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    base = ["-m", "golden", "--collect-only", "-q", "--harness-subjects", "baseline"]
+    every = run_pytest(tmp_path, *base, "golden")
     items = sorted(line.split("::", 1)[1] for line in every.stdout.splitlines() if "::" in line)
     assert items == sorted(
         [
@@ -129,14 +110,12 @@ def test_pytest_collects_odd_layouts_and_files_named_outside_the_data_paths(tmp_
             "upper::upper-002[baseline]",
         ]
     ), every.stdout + every.stderr
-    named = subprocess.run(
-        [*base, "elsewhere/extra.yaml"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
+    named = run_pytest(tmp_path, *base, "elsewhere/extra.yaml")
     assert named.returncode == 0, named.stdout + named.stderr
     assert "elsewhere/extra.yaml::extra::extra-001[baseline]" in named.stdout
     assert "elsewhere/extra.yaml::extra::extra-002[baseline]" in named.stdout
     (tmp_path / "golden" / "again.yaml").write_text(GOLDEN.format(name="flow"))  # item 8 under pytest
-    dup = subprocess.run([*base, "golden"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    dup = run_pytest(tmp_path, *base, "golden")
     assert dup.returncode != 0
     assert "dataset name 'flow' is defined in two files" in dup.stdout, dup.stdout
     assert "golden/again.yaml" in dup.stdout and "golden/flow.yaml" in dup.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_env import harness_env
+from tests.cli_env import harness_env, run_pytest
 
 MINI = """\
 golden_datasets:
@@ -54,19 +54,7 @@ def _env(project: Path) -> dict[str, str]:
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:deepeval",
-        "-p",
-        "no:langsmith_plugin",
-        *args,
-    ]
-    return subprocess.run(cmd, cwd=project, env=_env(project), capture_output=True, text=True, timeout=900)
+    return run_pytest(project, *args, env=_env(project), timeout=900)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ from harness.config import load_settings
 from harness.gate.rundiff import diff_lines, diff_runs
 from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter, load_run
+from harness.run.runs import load_run
+from tests.builders import run_folder
 from tests.chromium import Browser, chromium_path
 from tests.cli_env import clear_harness_env
 
@@ -37,10 +38,7 @@ def _r(case_id: str, status: str, answer: str, **scores: float) -> CaseResult:
 
 
 def _run(root: Path, run_id: str, results: list[CaseResult]) -> Path:
-    w = RunWriter(root / run_id)
-    w.write_manifest(Manifest(run_id=run_id, started_at="2026-11-26T00:00:00Z", datasets=("d",), subjects=("council",)))
-    w.add(results)
-    return root / run_id
+    return run_folder(root, run_id, results, subjects=("council",), finished_at=None)
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ from harness.report.plots import inline_svg, interval_axis
 from harness.run.result import CaseResult, CheckResult
 from harness.run.runs import Manifest, ModelFile, Run, RunWriter, load_run
 from harness.stats import PredictionReport, PredictionVerdict
+from tests.builders import result, run_folder
 
 HOSTILE = (
     '<script>window.__pwned=1;alert(1)</script> <img src=x onerror="window.__pwned=2;alert(2)"> '
@@ -745,29 +746,13 @@ def test_bias_section_charts_reviewer_profiles_and_positions(tmp_path: Path) -> 
     t = _council_transcript("q?", ("alpha answer text", "beta answer words here", "gamma"), "alpha answer text")
     audit = audit_session(t)
     assert audit is not None
-    writer = RunWriter(tmp_path / "r")
-    writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
-    writer.add(
-        [
-            CaseResult(
-                case_id="c1",
-                dataset="d",
-                subject="council",
-                status="passed",
-                transcript=t,
-                quality_metrics=core_quality_metrics(t),
-                bias=audit,
-            )
-        ]
-    )
-    html = render_run(load_run(tmp_path / "r"))
+    audited = result("c1", transcript=t, quality_metrics=core_quality_metrics(t), bias=audit)
+    html = render_run(load_run(run_folder(tmp_path, "r", [audited], datasets=(), finished_at=None)))
     assert "Bias: reviewer profiles" in html and "Bias: display position" in html
     assert 'id="biasrev' in html and 'id="biaspos' in html
     assert "over 1 audited session(s)" in html and "position bias flagged in" in html
-    bare = RunWriter(tmp_path / "b")
-    bare.write_manifest(Manifest(run_id="b", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
-    bare.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t)])
-    assert "Bias:" not in render_run(load_run(tmp_path / "b"))  # no audit, no bias section
+    bare = run_folder(tmp_path, "b", [result("c1", transcript=t)], datasets=(), finished_at=None)
+    assert "Bias:" not in render_run(load_run(bare))  # no audit, no bias section
 
 
 # --- issue 10 items 16 and 17: visible control characters, bounded report size ---------------------------

@@ -10,8 +10,8 @@ from harness.bias.audit import audit_session
 from harness.records.transcript import AggregateRank, Answer, Ballot, Review, Transcript
 from harness.report.blocks import MAX_COLUMNS, field_groups, gist, make_block
 from harness.report.html import render_run
-from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter, load_run
+from harness.run.runs import load_run
+from tests.builders import result, run_folder
 
 BIAS_LIKE = {
     "risk": "medium",
@@ -111,10 +111,8 @@ def test_report_drill_down_shows_bias_scores_as_a_collapsed_table(tmp_path: Path
     t = _council_transcript()
     audit = audit_session(t)
     assert audit is not None and len(audit.scores) == 6
-    writer = RunWriter(tmp_path / "r")
-    writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
-    writer.add([CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t, bias=audit)])
-    html = render_run(load_run(tmp_path / "r"))
+    run = run_folder(tmp_path, "r", [result("c1", transcript=t, bias=audit)], datasets=(), finished_at=None)
+    html = render_run(load_run(run))
     drill = html[html.index('id="case-d-c1"') :]
     assert "scores[0]" not in drill and "reviewers[0]" not in drill
     scores = re.search(

@@ -11,8 +11,8 @@ import pytest
 
 from harness.bias.audit import audit_session
 from harness.report.html import write_report
-from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter, load_run
+from harness.run.runs import load_run
+from tests.builders import result, run_folder
 from tests.chromium import Browser, chromium_path
 from tests.report.test_report_blocks import _council_transcript
 
@@ -37,12 +37,8 @@ GROUP = (
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("blocks")
     t = _council_transcript()
-    writer = RunWriter(root / "r")
-    writer.write_manifest(Manifest(run_id="r", started_at="2026-11-25T00:00:00Z", subjects=("council",)))
-    writer.add(
-        [CaseResult(case_id="c1", dataset="d", subject="council", status="passed", transcript=t, bias=audit_session(t))]
-    )
-    return write_report(load_run(root / "r"), root / "report.html")
+    run = run_folder(root, "r", [result("c1", transcript=t, bias=audit_session(t))], datasets=(), finished_at=None)
+    return write_report(load_run(run), root / "report.html")
 
 
 @pytest.mark.parametrize("width", [1400, 420])

@@ -22,8 +22,8 @@ from harness.records.transcript import Answer, Ballot, BallotPass, CallRecord, R
 from harness.report.html import write_report
 from harness.report.view import build_view
 from harness.run.result import CaseResult
-from harness.run.runs import Manifest, Run, RunWriter, load_run
-from tests.builders import result
+from harness.run.runs import Run, load_run
+from tests.builders import result, run_folder
 from tests.chromium import Browser, chromium_path
 
 LABELS = {"Response A": "m1", "Response B": "m2"}
@@ -75,10 +75,8 @@ def _result(i: int, correct: bool) -> CaseResult:
 
 
 def build_run(root: Path) -> Run:
-    writer = RunWriter(root / "run")
-    writer.write_manifest(Manifest(run_id="r1", started_at="2025-01-01T00:00:00Z", subjects=("council",)))
-    writer.add([_result(i, correct=i < 5) for i in range(10)])
-    return load_run(root / "run")
+    results = [_result(i, correct=i < 5) for i in range(10)]
+    return load_run(run_folder(root, "run", results, datasets=(), subjects=("council",), finished_at=None))
 
 
 def test_diagnostics_view(tmp_path: Path) -> None:

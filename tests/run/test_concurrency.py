@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from harness.run.result import CaseResult
 from harness.run.runs import RESULTS, load_run, read_results
 from harness.run.summary import SUMMARY
 from tests.cli_env import harness_env
+from tests.cli_env import run_pytest as pytest_in
 from tests.fault_server import FaultServer, status
 from tests.scripted import expected_status, scripted_dataset, scripted_reply
 
@@ -253,30 +253,7 @@ def run_pytest(
             **(extra_env or {}),
         }
     )
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:deepeval",
-            "-p",
-            "no:langsmith_plugin",
-            *plugin,
-            "-m",
-            "golden",
-            "-q",
-            "-rf",
-            *args,
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return pytest_in(project, *plugin, "-m", "golden", "-q", "-rf", *args, env=env, timeout=600)
 
 
 def test_pytest_items_run_concurrently_into_one_run_folder(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ escape sequences is printed literally, with control characters escaped.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from harness.config import Settings, load_settings
 from harness.data.cases import load_datasets
 from harness.run.orchestrate import run_cases
 from harness.run.runs import load_run, read_results
-from tests.cli_env import harness_env
+from tests.cli_env import harness_env, run_pytest
 from tests.fault_server import FaultServer, ok, status
 
 DATASET = """golden_datasets:
@@ -154,30 +152,7 @@ def test_pytest_failure_report_escapes_terminal_sequences(fault_server: FaultSer
             "LLM_COUNCIL_CACHE_MODE": "off",
         }
     )
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:deepeval",
-            "-p",
-            "no:langsmith_plugin",
-            "--color=no",
-            "-m",
-            "golden",
-            "--harness-subjects",
-            "baseline",
-            "golden",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_pytest(tmp_path, "--color=no", "-m", "golden", "--harness-subjects", "baseline", "golden", env=env)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "got: Paris\\x1b]0;owned\\x07\\x1b[2J [/bold]" in out.stdout, out.stdout
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-CLI = [sys.executable, "-m", "harness.cli"]
+from tests.cli_env import CLI, harness_env, run_pytest
 
 #: a module whose import leaves a mark: importing it is what a data file must never cause
 MARKING = """
@@ -39,10 +38,14 @@ def _entry_point(folder: Path, dist: str, name: str, ref: str) -> None:
     (info / "entry_points.txt").write_text(f"[council_harness.scorers]\n{name} = {ref}\n")
 
 
+def _mods_env(tmp_path: Path) -> dict[str, str]:
+    """The environment without the harness's variables, ``tmp_path/mods`` first on the import path."""
+    return harness_env(PYTHONPATH=os.pathsep.join([str(tmp_path / "mods"), os.environ.get("PYTHONPATH", "")]))
+
+
 def _validate(tmp_path: Path, *args: str, config: str = "") -> subprocess.CompletedProcess[str]:
     (tmp_path / "council-harness.yaml").write_text(config or "seed: 1\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
+    env = _mods_env(tmp_path)
     return subprocess.run([*CLI, "validate", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -102,32 +105,9 @@ def test_pytest_golden_rejects_an_unknown_scorer_name_without_importing_it(tmp_p
     _dataset(tmp_path / "golden", "      - usc_mark:score\n")
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "council-harness.yaml").write_text("seed: 1\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_COUNCIL_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "mods"), env.get("PYTHONPATH", "")])
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:deepeval",
-            "-p",
-            "no:langsmith_plugin",
-            "-m",
-            "golden",
-            "--collect-only",
-            "-q",
-            "--harness-subjects",
-            "baseline",
-            "golden",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    env = _mods_env(tmp_path)
+    proc = run_pytest(
+        tmp_path, "-m", "golden", "--collect-only", "-q", "--harness-subjects", "baseline", "golden", env=env
     )
     assert proc.returncode != 0
     assert "unknown scorer 'usc_mark:score'" in proc.stdout, proc.stdout + proc.stderr
