@@ -135,7 +135,12 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
                 f"the answer starts with {said!r} but concludes {str(conclusion[0]).lower()} ({conclusion[1]})",
                 capped,
             )
-        return extracted(str(lead_value).lower(), "leading", f"the answer starts with {said!r}", capped)
+        return _bool_taken_back(
+            text,
+            said,
+            extracted(str(lead_value).lower(), "leading", f"the answer starts with {said!r}", capped),
+            end=len(text) - len(text.lstrip()) + lead.end(),
+        )
     if conclusion and truncated(text) and conclusion[1] and sentences and sentences[-1] in conclusion[1]:
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) in its concluding sentence", capped)
     if conclusion:
@@ -155,17 +160,21 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     return _boolean_without_words(text, sentences, query, capped)
 
 
-def _bool_taken_back(text: str, clause: str, found: Extraction) -> Extraction:
-    """``found``, unless the text after ``clause`` gives the other value: a later answer cue, or
-    after a take-back word (:data:`harness.metrics.number_cues.TAKE_BACK`) a sentence with a
-    yes/no word ("Answer: no. However, I should correct myself: … so the answer is yes")."""
-    at = text.rfind(clause)
-    if found.value is None or at < 0:
+def _bool_taken_back(text: str, clause: str, found: Extraction, end: int | None = None) -> Extraction:
+    """``found``, unless the text after ``clause`` (or after position ``end``) gives the other value:
+    a later answer cue, or after a take-back word (:data:`harness.metrics.number_cues.TAKE_BACK`) a
+    sentence with a yes/no word ("Answer: no. However, I should correct myself: … so the answer is
+    yes", "Yes. Hmm, actually no, …")."""
+    at = text.rfind(clause) + len(clause) if end is None else end
+    if found.value is None or at < len(clause):
         return found
-    tail = text[at + len(clause) :]
+    tail = text[at:]
     later = [got for _, c in answer_cues(tail) if (got := _polarity(c))]
     if not later and (fix := TAKE_BACK.search(tail)):
-        later = [got for s in split_sentences(tail[fix.end() :]) if (got := _polarity(s))]
+        rest = tail[fix.end() :]
+        if re.search(r"(?i)\bnot?$", fix.group(0)):  # "actually, no", "hmm, no": the take-back says no itself
+            rest = "No. " + rest
+        later = [got for s in split_sentences(rest) if (got := _polarity(s))]
     if not later or later[-1][0] == (found.value == "true"):
         return found
     return extracted(None, "ambiguous", f"{found.value!r} is taken back later: {later[-1][1]}", found.capped)

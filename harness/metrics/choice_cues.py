@@ -11,6 +11,9 @@
 * :data:`ALTERNATIVES` — in a shielded sentence, two options joined by "or" / "/" ("A or D",
   "12/24/2006 or 12/25/2006", "(b) or maybe (c)"): offered as alternatives, so the clause or
   sentence commits to neither (``ambiguous``).
+  In an answer's own clause, two options joined by "and" or a comma (:data:`JOINED`) are
+  ambiguous too; a last sentence naming several options with a hedge ("could be", "perhaps":
+  :data:`HEDGED`) commits to none.
 * :func:`boolean_options` — options that are the two truth values (True/False, Yes/No,
   plausible/implausible, valid/invalid, correct/incorrect): the answer is read as a yes/no answer.
 * :func:`pair_polarity` — for such a pair that is not yes/no vocabulary (plausible / implausible),
@@ -70,19 +73,17 @@ def shield(
     return out
 
 
-ALTERNATIVES = re.compile(
-    MARK
-    + r"(?P<a>[^"
-    + MARK
-    + r"]+)"
-    + MARK
-    + r"\s*,?\s*(?:or|/|and/or|nor)\s*(?:(?:else|maybe|perhaps|possibly|even)\s+)?"
-    + MARK
-    + r"(?P<b>[^"
-    + MARK
-    + r"]+)"
-    + MARK
-)
+def _pair(joiner: str) -> re.Pattern[str]:
+    key = MARK + r"(?P<{}>[^" + MARK + r"]+)" + MARK
+    return re.compile(key.format("a") + joiner + key.format("b"))
+
+
+ALTERNATIVES = _pair(r"\s*,?\s*(?:or|/|and/or|nor)\s*(?:(?:else|maybe|perhaps|possibly|even)\s+)?")
+#: In an answer's own clause (declared line, cue, box) two options joined by "and", "&", "+" or a
+#: comma ("Answer: A and D", "Answer: B, C"): a single-answer question answered with two.
+JOINED = _pair(r"\s*(?:,|&|\+|\band\b)\s*(?:also\s+)?")
+#: A hedge in a sentence naming several options ("probably A, but it could be D"): it commits to none.
+HEDGED = re.compile(r"(?i)\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b")
 
 
 def shielded_keys(part: str) -> set[str]:

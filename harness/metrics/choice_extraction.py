@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from harness.metrics.boolean_extraction import extract_boolean
 from harness.metrics.choice_cues import (
     ALTERNATIVES,
+    HEDGED,
+    JOINED,
     boolean_options,
     distinctive,
     option_pattern,
@@ -141,7 +143,7 @@ class _Options:
             out = shield(out, [], marker, {k: k for k in self.options})
         return out
 
-    def offered(self, clause: str) -> list[str]:
+    def offered(self, clause: str, joined: bool = False) -> list[str]:
         """Two different options offered as alternatives ("A or D", "12/24 or 12/25", "(b) or maybe
         (c)"), else an empty list (:data:`harness.metrics.choice_cues.ALTERNATIVES`)."""
         out = self.shielded(clause)
@@ -150,9 +152,10 @@ class _Options:
             if upper:
                 bare = re.compile(r"(?<![\w'’\x00-])(?P<k>" + _letter_pattern(upper) + r")(?![\w'’\x00-])")
                 out = shield(out, [], bare, {k: k for k in upper})
-        for m in ALTERNATIVES.finditer(out):
-            if m["a"] != m["b"] and m["a"] in self.options and m["b"] in self.options:
-                return [m["a"], m["b"]]
+        for pattern in (ALTERNATIVES, JOINED) if joined else (ALTERNATIVES,):
+            for m in pattern.finditer(out):
+                if m["a"] != m["b"] and m["a"] in self.options and m["b"] in self.options:
+                    return [m["a"], m["b"]]
         return []
 
     def positive_mentions(self, sentence: str) -> set[str]:
@@ -186,9 +189,9 @@ def _lead_letter(clause: str, opts: _Options) -> str | None:
 
 def _choice_in_clause(clause: str, opts: _Options) -> tuple[str | None, str] | None:
     clause = drop_negated(clause)
-    offered = opts.offered(clause)
+    offered = opts.offered(clause, joined=True)
     if offered:
-        return None, f"the clause offers options {offered} as alternatives"
+        return None, f"the clause gives options {offered} together or as alternatives"
     key = _lead_letter(clause, opts)
     if key is not None:
         named = {k for k, p in opts.patterns if p.search(clause)}
@@ -413,6 +416,8 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
             capped,
         )
     offered = opts.offered(last)
+    if not offered and HEDGED.search(last):
+        offered = sorted(last_keys)
     if offered:
         return extracted(
             None, "ambiguous", f"the last sentence naming options offers {offered} as alternatives", capped

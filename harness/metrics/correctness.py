@@ -84,7 +84,14 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.text_cues import CONTRAST, contrast_cut, second_clause, trailing_phrase, without_asides
+from harness.metrics.text_cues import (
+    CONTRAST,
+    OTHER_POSSIBILITY,
+    contrast_cut,
+    second_clause,
+    trailing_phrase,
+    without_asides,
+)
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import ISOLATED, SandboxResult, run_python
@@ -201,6 +208,8 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
     if cut is not None:
         claim, other = cut
         if _names(values, claim):
+            if OTHER_POSSIBILITY.search(other) and not _names(values, other):
+                return candidate, "it names the expected answer but offers another candidate as a possibility"
             return claim, ""
         if _names(values, other):
             return candidate, "it names the expected answer only where it is contrasted, corrected or conceded"

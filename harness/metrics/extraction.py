@@ -68,7 +68,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
     off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
     :func:`harness.metrics.number_cues.without_reason`); two different numbers joined by "or" ("8 or
-    maybe 9") are ``ambiguous``;
+    maybe 9") are ``ambiguous``, and so is a clause that ends on a range ("between 12 and 14",
+    "from 3 to 5"; in the fallback rules' last sentence only "between");
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
     n = 10", "at x = 3": :data:`harness.metrics.number_cues.CONDITION_EQ`), else the number right
     after the last ": ", else the first number after a range ("from
@@ -114,9 +115,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
-    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue`` (rule 0
-    and 2 are ``ambiguous`` when a later answer cue, or a sentence after a take-back word such as
-    "I should correct myself", gives the other value). Then, before rule 3: an answer that
+    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue`` (rules 0,
+    2 and 3 are ``ambiguous`` when a later answer cue, or a sentence after a take-back word such as
+    "I should correct myself" or "actually", gives the other value). Then, before rule 3: an answer that
     concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
     reader.") while using a yes/no word is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),

@@ -23,9 +23,10 @@
 * :func:`head_clause` — a first sentence that states the answer and then, after a dash or a colon,
   its working ("Tom has a dozen apples — Jerry has 4 and Tom has three times that", "Eliza earns
   $460 this week: $400 regular plus $60 overtime"): ``(head, working)``.
-* :func:`question_subject` — whether a head opens with the question's subject: a capitalised word
-  of the question that is not a function word ("Tom", "Eliza"; not "The", "If", "In") or a personal
-  pronoun.
+* :func:`question_subject` — whether a head opens with the subject of the question's asking
+  sentence (the last one ending in "?"): a capitalised word of it that is not a function word
+  ("Tom" for "How many apples does Tom have?"; not "Jerry" named only earlier, not "The", "If"), or
+  a pronoun whose forms that sentence uses ("She …" for "how much are her earnings?").
 * :data:`RESULT_CUE` — a phrase that introduces the result after the working ("4 × 28 = 112 and
   3 × 31 = 93, for a total of 205", "…, making 17", "…, which brings the total to 42"); read
   like a conclusion cue, so the number after it wins over the number after the last ``=``.
@@ -62,11 +63,14 @@ CONDITION_CLAUSE = re.compile(
     r"(?i)\b(?:for|when|whenever|where|at|reached\s+at|attained\s+at|occurs\s+at|if|with)\s+[A-Za-z]{1,2}\s*=\s*"
     r"[-−]?\d[\d,.]*"
 )
-#: Words that take back what was just said ("wait", "I made a mistake", "let me redo", "oops").
+#: Words that take back what was just said ("wait", "I made a mistake", "let me redo", "oops", "actually,
+#: no", "on reflection"); a take-back counts only when what follows gives a different value.
 TAKE_BACK = re.compile(
     r"(?i)\b(?:wait|correction|mistake|mistaken|recount|recheck|re-check|recalculate|recompute|"
     r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
-    r"that\s+is\s+wrong|not\s+right|correct(?:ing)?\s+myself|I\s+(?:misread|miscalculated|miscounted))\b"
+    r"that\s+is\s+wrong|not\s+right|correct(?:ing)?\s+myself|I\s+(?:misread|miscalculated|miscounted)|"
+    r"(?:actually|hmm),?\s+(?:no|not)(?=\s*[,.:;!—–-])|actually,?\s+the\s+(?:correct|right|real|true)\s+\w+|"
+    r"an?\s+error|on\s+reflection|recomput\w*)\b"
 )
 GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
 
@@ -96,7 +100,13 @@ def without_reason(sentence: str) -> str:
 
 
 _HEAD_SPLIT = re.compile(r"\s[—–-]\s|:\s")
-_PRONOUN_SUBJECTS = frozenset("he she they we".split())
+#: A subject pronoun and the forms of it that show the question asks about the same person.
+_PRONOUN_FORMS = {
+    "he": frozenset({"he", "his", "him"}),
+    "she": frozenset({"she", "her", "hers"}),
+    "they": frozenset({"they", "their", "them"}),
+    "we": frozenset({"we", "our", "us"}),
+}
 #: Capitalised words that open a question's sentences without naming its subject.
 _FUNCTION_WORDS = frozenset(
     "The A An In On At For By With From To Of If When How What Which Who Whose Where Why After Before During "
@@ -120,7 +130,18 @@ def question_subject(head: str, query: str | None) -> bool:
     if first is None or not query:
         return False
     word = re.sub(r"['’]s$", "", first.group(1))
-    if word.lower() in _PRONOUN_SUBJECTS:
-        return True
-    names = set(re.findall(r"\b[A-Z][a-z]+", query)) - _FUNCTION_WORDS
+    asked = _asked(query)
+    forms = _PRONOUN_FORMS.get(word.lower())
+    if forms is not None:
+        return bool(forms & {w.lower() for w in re.findall(r"\w+", asked)})
+    names = set(re.findall(r"\b[A-Z][a-z]+", asked)) - _FUNCTION_WORDS
     return word in names
+
+
+def _asked(query: str) -> str:
+    """The sentence of ``query`` that asks (the last one ending in "?"), else the whole query."""
+    end = query.rfind("?")
+    if end < 0:
+        return query
+    start = max(query.rfind(".", 0, end), query.rfind("\n", 0, end), query.rfind("!", 0, end)) + 1
+    return query[start : end + 1]

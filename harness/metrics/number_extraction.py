@@ -161,6 +161,18 @@ def _without_asides(sentence: str) -> str:
     return bare if bare.strip(MARKUP + ".!?;") and find_numbers(bare, words=True) else sentence
 
 
+def _range_answer(text: str, nums: list[tuple[int, ParsedNumber]], with_from: bool) -> str | None:
+    """A range that ends the numbers of ``text`` ("between 12 and 14", and in an answer's own clause
+    also "from 3 to 5"): an answer that gives a range commits to no single number."""
+    for r in _RANGE.finditer(text):
+        if not with_from and not r.group(0).lower().startswith("between"):
+            continue
+        inside = [n for pos, n in nums if r.start() <= pos < r.end()]
+        if len(inside) == 2 and inside[0].value != inside[1].value and not any(pos >= r.end() for pos, _ in nums):
+            return f"{inside[0].text}-{inside[1].text}"
+    return None
+
+
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
     clause = _without_asides(_without_negated_numbers(without_reason(clause)))
@@ -170,6 +182,9 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     offered = _alternatives(clause, nums)
     if offered:
         return None, f"the clause {quoted(clause)} offers several numbers ({offered}) as alternatives"
+    spread = _range_answer(clause, nums, with_from=True)
+    if spread:
+        return None, f"the clause {quoted(clause)} gives a range ({spread}), not one number"
     eqs = _answer_equals(clause)
     if eqs:
         if expression_after(clause[eqs[-1].end() :]):
@@ -318,6 +333,11 @@ def _number_fallback(
             "ambiguous",
             f"the last sentence with a number offers several ({offered}) as alternatives: {quoted(last)}",
             capped,
+        )
+    spread = _range_answer(last, last_nums, with_from=False)
+    if spread:
+        return extracted(
+            None, "ambiguous", f"the last sentence with a number ends on a range ({spread}): {quoted(last)}", capped
         )
     eqs = _answer_equals(last)
     cues_in = _result_cues(last)

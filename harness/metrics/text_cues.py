@@ -11,6 +11,9 @@ An extracted short answer is narrowed before it is compared, in this order:
    is compared; when it is named only in the other part (the value is named and then corrected —
    "Most people say Lyon, but it is Marseille" — or only conceded — "Venus, although Mercury is
    closer"), the answer is ``ambiguous``, never correct.
+   A claim that names the expected value is not enough when the other part offers another
+   candidate as a possibility ("Probably Paris, though it might be Lyon": :data:`OTHER_POSSIBILITY`,
+   a "might / could / may be" or "possibly / perhaps / maybe" before a name or number): ``ambiguous``.
 3. **coordinated clauses** — for answers read without a cue (the first sentence or the whole
    answer), a value named only in a second clause joined by "and" after a first clause of three or
    more words that names something else ("They take in oxygen and give off carbon dioxide"), or
@@ -25,6 +28,9 @@ import re
 CONTRAST = re.compile(
     r"(?i)(?:[,;:—–-]\s*|\s)(?:(?P<concede>although|though|even\s+though|whereas|while)|but|however|yet|actually|"
     r"in\s+fact|rather|instead|on\s+the\s+contrary|contrary\s+to)\b"
+)
+OTHER_POSSIBILITY = re.compile(
+    r"\b(?:(?i:might|could|may)\s+(?:(?i:also|well|just)\s+)?(?i:be)|(?i:possibly|perhaps|maybe))\s+(?:(?i:the|a|an)\s+)?[A-Z0-9]"
 )
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _AND_CLAUSE = re.compile(r"(?i)(?:,\s*|\s)and\s+(?!the\b|a\b|an\b|\d)(?=[a-z])")

@@ -271,3 +271,50 @@ def test_options_offered_as_alternatives_are_ambiguous(block: dict[str, Any], an
 )
 def test_number_reading_class_2(klass: str, value: float, answer: str, query: str | None, verdict: str) -> None:
     assert _verdict({**_num(value), "tolerance": 1e-4}, answer, query) == verdict, klass
+
+
+# ---- variants of the dev-half classes, written to probe them (not from any corpus)
+
+ORGANELLES = {"A": "Mitochondria", "B": "Ribosome", "C": "Golgi apparatus", "D": "Nucleus"}
+
+RETRACTED = [
+    (_num(42), "Answer: 42\n\nActually, I made an error: it should be 44.", "ambiguous"),
+    (_num(42), "Answer: 42\n\nOn reflection, the correct total is 44.", "ambiguous"),
+    (_num(42), "The answer is 42. Hmm, no — recomputing, it is 44.", "ambiguous"),
+    (_num(12), "The answer is 12 apples. On reflection, 3 boxes of 4 is still 12.", "correct"),  # confirmed
+    (_bool(True), "Answer: yes\n\nActually, no: the study found the opposite.", "ambiguous"),
+    (_bool(True), "Yes. Hmm, actually no, I was thinking of something else.", "ambiguous"),
+    (_bool(True), "Yes. Actually, no scientist disputes it.", "correct"),  # "no" is not the take-back here
+]
+
+TWO_OPTIONS = [
+    ({"type": "choice", "answer": "A", "options": ORGANELLES}, "I'm torn.\n\nAnswer: A and D", "ambiguous"),
+    ({"type": "choice", "answer": "A", "options": ORGANELLES}, "The answer is A, D.", "ambiguous"),
+    ({"type": "choice", "answer": "A", "options": ORGANELLES}, "Answer: A/D", "ambiguous"),
+    ({"type": "choice", "answer": "D", "options": ORGANELLES}, "It's probably A, but it could be D.", "ambiguous"),
+    (
+        {"type": "choice", "answer": "D", "options": ORGANELLES},
+        "Mitochondria make ATP; perhaps the nucleus, though.",
+        "ambiguous",
+    ),
+    ({"type": "choice", "answer": "A", "options": ORGANELLES}, "Answer: A (the mitochondria)", "correct"),
+]
+
+RANGES = [
+    (_num(14), "Somewhere between 12 and 14.", "ambiguous"),
+    (_num(3), "Answer: from 3 to 5 days", "ambiguous"),
+    (_num(40), "The final answer is between 35 and 40 minutes.", "ambiguous"),
+    (_num(6), "Between 3 and 5 pm he walked 6 km.", "correct"),  # the range is not the last number
+]
+
+POSSIBILITY = [
+    ({"type": "any_of", "values": ["Paris"]}, "Probably Paris, though it might be Lyon.", "ambiguous"),
+    ({"type": "exact", "value": "Au"}, "Au, although it could be Ag.", "ambiguous"),
+    ({"type": "any_of", "values": ["Jupiter"]}, "Jupiter, but possibly Saturn if you count the rings.", "ambiguous"),
+    ({"type": "any_of", "values": ["Paris"]}, "Paris, although it might surprise you.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), [*RETRACTED, *TWO_OPTIONS, *RANGES, *POSSIBILITY])
+def test_an_answer_that_does_not_commit_is_never_correct(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
