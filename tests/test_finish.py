@@ -12,7 +12,8 @@ from harness.config import Settings, load_settings
 from harness.finish import finish_run
 from harness.records.transcript import Answer, Transcript
 from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter, load_run
+from harness.run.runs import load_run
+from tests.builders import run_folder
 
 
 def _r(case_id: str, subject: str, status: str, correct: float) -> CaseResult:
@@ -33,18 +34,7 @@ def _r(case_id: str, subject: str, status: str, correct: float) -> CaseResult:
 
 
 def _run(root: Path, run_id: str, results: list[CaseResult]) -> Path:
-    w = RunWriter(root / "runs" / run_id)
-    w.write_manifest(
-        Manifest(
-            run_id=run_id,
-            started_at="2026-11-26T00:00:00Z",
-            finished_at="2026-11-26T00:01:00Z",
-            datasets=("d",),
-            subjects=("council", "baseline"),
-        )
-    )
-    w.add(results)
-    return root / "runs" / run_id
+    return run_folder(root / "runs", run_id, results, subjects=("council", "baseline"))
 
 
 @pytest.fixture

@@ -257,12 +257,17 @@ def make_manifest() -> Manifest:
     )
 
 
+def written(folder: Path, results: list[CaseResult]) -> Run:
+    """``results`` written under ``folder`` with :func:`make_manifest`'s manifest, read back with ``load_run``."""
+    writer = RunWriter(folder)
+    writer.write_manifest(make_manifest())
+    writer.add(results)
+    return load_run(folder)
+
+
 def build_run(root: Path) -> Run:
     """Write the hand-made run with :class:`RunWriter` under ``root`` and read it back with ``load_run``."""
-    writer = RunWriter(root / "run")
-    writer.write_manifest(make_manifest())
-    writer.add(make_results())
-    return load_run(root / "run")
+    return written(root / "run", make_results())
 
 
 def make_comparison(run: Run) -> Comparison:
@@ -452,10 +457,8 @@ def test_gate_banner_counts_per_subject_and_comparison(full_html: str, run: Run)
 
 
 def test_gate_passes_without_failures_and_write_report_takes_a_path(tmp_path: Path) -> None:
-    writer = RunWriter(tmp_path / "ok")
-    writer.write_manifest(make_manifest())
-    writer.add([r for r in make_results() if r.case_id == "arith-2"])
-    out = write_report(load_run(tmp_path / "ok"), tmp_path / "elsewhere" / "r.html")
+    run = written(tmp_path / "ok", [r for r in make_results() if r.case_id == "arith-2"])
+    out = write_report(run, tmp_path / "elsewhere" / "r.html")
     html = out.read_text(encoding="utf-8")
     assert out == tmp_path / "elsewhere" / "r.html" and not (tmp_path / "ok" / "index.html").exists()
     assert 'class="gate pass"' in html and "Gate passed: 2 result(s), 0 failed, 0 error(s)" in html
@@ -759,15 +762,13 @@ def test_bias_section_charts_reviewer_profiles_and_positions(tmp_path: Path) -> 
 
 
 def _one_run(root: Path, council_text: str, base_text: str) -> Run:
-    writer = RunWriter(root / "run")
-    writer.write_manifest(make_manifest())
-    writer.add(
+    return written(
+        root / "run",
         [
             _council("c-1", "math", "failed", (council_text, "Two.", council_text), council_text, {"correct": 0.0}),
             _base("c-1", "math", "failed", base_text, {"correct": 0.0}),
-        ]
+        ],
     )
-    return load_run(root / "run")
 
 
 def test_bidi_and_control_characters_are_shown_visibly(tmp_path: Path) -> None:
@@ -826,10 +827,7 @@ def test_ambiguous_answers_are_shown_and_counted_apart_from_wrong(tmp_path: Path
                 correctness=c,
             )
         )
-    writer = RunWriter(tmp_path / "run")
-    writer.write_manifest(make_manifest())
-    writer.add(results)
-    loaded = load_run(tmp_path / "run")
+    loaded = written(tmp_path / "run", results)
     view = v.build_view(loaded)
     card = next(s for s in view.gate.subjects if s.subject == "baseline")
     assert [(c.label, c.count) for c in card.answers] == [
@@ -861,15 +859,15 @@ def test_model_extracted_answers_are_labelled(tmp_path: Path) -> None:
         ),
         detail="model-extracted: expected true, got true",
     )
-    writer = RunWriter(tmp_path / "run")
-    writer.write_manifest(make_manifest())
-    writer.add([_base("odd", "math", "passed", "Seventeen is not even.", {"correct": 1.0}, correctness=c)])
-    view = v.build_view(load_run(tmp_path / "run"))
+    run = written(
+        tmp_path / "run", [_base("odd", "math", "passed", "Seventeen is not even.", {"correct": 1.0}, correctness=c)]
+    )
+    view = v.build_view(run)
     cell = next(c for c in view.rows[0].cells if c.subject == "baseline")
     (badge,) = [b for b in cell.badges if b.label == "correct"]
     assert badge.value == "1.00 (model-extracted)"
     assert badge.title.endswith("; the judge model extracted the answer")
-    assert "model-extracted by the judge m1" in render_run(load_run(tmp_path / "run"))
+    assert "model-extracted by the judge m1" in render_run(run)
 
 
 def test_cached_calls_show_their_recorded_latency(tmp_path: Path) -> None:
