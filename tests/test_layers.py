@@ -1,7 +1,8 @@
 """ARCHITECTURE.md's "what each package may import" table, as a test.
 
 The import graph is grimp's, read from the source (the same graph as ``test_import_cycles.py``):
-a deferred import inside a function counts, one under ``if TYPE_CHECKING:`` does not. Every import
+a deferred import inside a function counts; one under ``if TYPE_CHECKING:`` is checked separately
+(:func:`test_type_only_imports_go_no_higher_either`: no type-only loop across layers). Every import
 from one top-level part of ``harness`` (a package such as ``harness.gate`` or a module such as
 ``harness.config``) into another must be allowed by :data:`MAY_IMPORT`; there is no exemption list.
 A failure names the importing module, the line and the rule it breaks, so the fix (move the shared
@@ -86,6 +87,14 @@ def test_no_import_goes_up_a_layer() -> None:
     graph = grimp.build_graph("harness", exclude_type_checking_imports=True, cache_dir=None)
     found = upward_imports(graph)
     assert not found, "imports that ARCHITECTURE.md's table does not allow:\n" + "\n".join(found)
+
+
+def test_type_only_imports_go_no_higher_either() -> None:
+    # annotations may not reach up a layer: a type-only loop (config -> scorers -> data -> providers ->
+    # config, issue 31) is a cycle for every reader of the code, if not for the interpreter
+    graph = grimp.build_graph("harness", exclude_type_checking_imports=False, cache_dir=None)
+    found = upward_imports(graph)
+    assert not found, "type-only imports that ARCHITECTURE.md's table does not allow:\n" + "\n".join(found)
 
 
 def test_the_check_catches_an_injected_upward_import() -> None:
