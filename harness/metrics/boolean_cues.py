@@ -12,6 +12,9 @@
 * :data:`SAID_VERDICT` — a yes/no word given as what is said ("a typical person would answer No",
   "I'd say yes"); it does not count when a contrast or correction follows it ("Most would say yes,
   but …": :data:`SAID_TURNED`).
+* :data:`PARTIAL` — "partially true", "mostly false": the clause commits to neither value
+  (``ambiguous``); :data:`TURNED_BARE` — a leading yes/no turned by a later bare opposite word
+  ("Yes, in one sense — no, officially") is ``ambiguous``.
 * :data:`SO_VERDICT` — "so yes", "thus, no": an answer that gives both ("…, so yes; but …, so no")
   is ``ambiguous``; :data:`HEDGE` — a last sentence that leaves it open ("It depends on the
   reader.", "Hard to say.") makes an answer that gives a yes/no word but no declared line or
@@ -58,6 +61,14 @@ SAID_VERDICT = re.compile(
     r"(?i)\b(?:say|says|said|answer|answers|answered|reply|replies|respond|responds)\s+(?:with\s+)?(?:a\s+)?"
     r"[\"“'‘*_]*(?P<w>yes|no)\b"
 )
+#: A truth value only in part ("partially true", "mostly false", "half right"): it commits to neither.
+PARTIAL = re.compile(
+    r"(?i)\b(?:partially|partly|partial|somewhat|half|mostly|largely|sort\s+of|kind\s+of|in\s+part)\s+"
+    r"(?:true|false|correct|incorrect|right|wrong|valid|invalid|yes|no)\b"
+)
+#: After a leading yes/no: a bare opposite word opening a later clause ("Yes, in one sense — no,
+#: officially"), which turns the answer.
+TURNED_BARE = re.compile(r"(?i)(?:[;:—–]|\s-|\bbut)\s*(?P<w>yes|no)\s*[,.!;]")
 SO_VERDICT = re.compile(r"(?i)\b(?:so|thus|hence|therefore)[,:]?\s+(?P<w>yes|no)\b")
 HEDGE = re.compile(
     r"(?i)^[\W_]*(?:(?:it|that|this|the\s+answer)\s+(?:really\s+|all\s+|just\s+)?depends\b|(?:it'?s\s+)?(?:hard|difficult|"

@@ -11,7 +11,9 @@ from harness.metrics.boolean_cues import (
     HOLDS,
     LEADING_NOT,
     MYTH,
+    PARTIAL,
     SO_VERDICT,
+    TURNED_BARE,
     predicate_polarity,
     said_verdict,
     short_aux,
@@ -69,6 +71,9 @@ def _polarity(clause: str) -> tuple[bool | None, str] | None:
         return None
     if len(values) > 1:
         return None, f"the clause {quoted(clause)} says both true and false"
+    partial = PARTIAL.search(clause[:CLAUSE_CHARS])
+    if partial:
+        return None, f"the clause {quoted(clause)} says only {partial.group(0)!r}"
     value = values.pop()
     return value, f"{quoted(clause)} reads as {str(value).lower()}"
 
@@ -133,6 +138,15 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
                 None,
                 "ambiguous",
                 f"the answer starts with {said!r} but concludes {str(conclusion[0]).lower()} ({conclusion[1]})",
+                capped,
+            )
+        after_lead = text.lstrip()[lead.end() :]
+        turned = [m for m in TURNED_BARE.finditer(after_lead) if (m["w"].lower() == "yes") != lead_value]
+        if turned:
+            return extracted(
+                None,
+                "ambiguous",
+                f"the answer starts with {said!r} but later turns to {quoted(turned[0].group(0))}",
                 capped,
             )
         return _bool_taken_back(

@@ -122,7 +122,10 @@ class _Options:
                 if m["u"] and (letter in ("A", "I") or len(letter) > 1 or not letter.isupper()):
                     # a bare "A"/"I" is usually the article or the pronoun
                     if not (
-                        letter == "A" and re.match(r"\s*(?:is|was|would|seems|or|and|[).,:;!]|$)", clause[m.end() :])
+                        letter == "A"
+                        and re.match(
+                            r"\s*(?:is|was|would|seems|or|and|could|might|may|can|also|[).,:;!]|$)", clause[m.end() :]
+                        )
                     ):
                         continue
                 key = _key_for(letter, self.options, strict_case=True)

@@ -318,3 +318,24 @@ POSSIBILITY = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), [*RETRACTED, *TWO_OPTIONS, *RANGES, *POSSIBILITY])
 def test_an_answer_that_does_not_commit_is_never_correct(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+PLANETS = {"A": "Jupiter", "B": "Saturn", "C": "Neptune", "D": "Earth"}
+HALF_COMMITTED = [
+    (_bool(True), "This is partially true.", "ambiguous"),
+    (_bool(False), "Answer: mostly false", "ambiguous"),
+    (_bool(True), "The claim is half true: the core is hot, but not hotter.", "ambiguous"),
+    (_bool(True), "Yes, in the sense that it is the biggest city — no, officially.", "ambiguous"),
+    (_bool(False), "No; yes, if you count the suburbs.", "ambiguous"),
+    (_bool(True), "Yes: but no, not in law.", "ambiguous"),
+    (_bool(True), "Yes — the inner core is roughly as hot, about 5,500 °C.", "correct"),
+    ({"type": "choice", "answer": "B", "options": PLANETS}, "I'd say B, although A could also be argued.", "ambiguous"),
+    ({"type": "choice", "answer": "C", "options": PLANETS}, "C, but A might be right too.", "ambiguous"),
+    ({"type": "choice", "answer": "D", "options": PLANETS}, "Probably D, though A may also fit.", "ambiguous"),
+    ({"type": "choice", "answer": "A", "options": PLANETS}, "A. Jupiter is the largest.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), HALF_COMMITTED)
+def test_a_half_committed_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
