@@ -250,31 +250,27 @@ def baseline_from_results(
             all repeats (the status stays that of repeat 0).
     """
     extra = _by_key(repeats, dataset)
-    entries: dict[tuple[str, str], BaselineEntry] = {}
-    for r in results:
-        if r.dataset != dataset:
-            continue
-        if (r.case_id, r.subject) in entries:
-            raise StoreError(f"two results for case {r.case_id!r}, subject {r.subject!r}", f"dataset {dataset}")
+    entries: list[BaselineEntry] = []
+    for key, r in _current_results(results, dataset).items():
         scores = _finite(r.scores, gated)
-        again = extra.get((r.case_id, r.subject), [])
+        again = extra.get(key, [])
         spread = _spreads(r, again, scores)
-        entries[(r.case_id, r.subject)] = BaselineEntry(
-            case_id=r.case_id,
-            subject=r.subject,
-            category=r.category,
-            evaluation_mode=r.evaluation_mode,
-            status=r.status,
-            scores={s: spread[s].mean for s in spread} if spread else scores,
-            review=r.review,
-            spread=spread,
-            runs=1 + len(again),
-            failures=sum(x.status in FAILING for x in (r, *again)) if again else None,
+        entries.append(
+            BaselineEntry(
+                case_id=r.case_id,
+                subject=r.subject,
+                category=r.category,
+                evaluation_mode=r.evaluation_mode,
+                status=r.status,
+                scores={s: spread[s].mean for s in spread} if spread else scores,
+                review=r.review,
+                spread=spread,
+                runs=1 + len(again),
+                failures=sum(x.status in FAILING for x in (r, *again)) if again else None,
+            )
         )
     data = manifest.model_dump(mode="json") if isinstance(manifest, BaseModel) else dict(manifest)
-    return Baseline(
-        dataset=dataset, created_at=created_at or datetime.now(UTC), manifest=data, entries=tuple(entries.values())
-    )
+    return Baseline(dataset=dataset, created_at=created_at or datetime.now(UTC), manifest=data, entries=tuple(entries))
 
 
 def _by_key(results: Sequence[CaseResult], dataset: str) -> dict[tuple[str, str], list[CaseResult]]:
@@ -678,7 +674,7 @@ class _Rule:
 
 
 def _current_results(results: Sequence[CaseResult], dataset: str) -> dict[tuple[str, str], CaseResult]:
-    """The run's results of ``dataset`` by (case, subject); two results for one pair is a store error."""
+    """The results of ``dataset`` by (case, subject), in their order; two results for one pair is a store error."""
     current: dict[tuple[str, str], CaseResult] = {}
     for r in results:
         if r.dataset != dataset:
