@@ -721,17 +721,13 @@ if __name__ == "__main__":
 
 def test_report_shows_self_reported_beside_harness_metrics(tmp_path: Path) -> None:
     """The HTML report puts the package's own metrics next to the harness's, with the disagreement flags."""
-    from harness.run.result import CaseResult
-    from harness.run.runs import Manifest, RunWriter, load_run
+    from harness.run.runs import load_run
+    from tests.builders import result, run_folder
 
     _, t = _recorded()
     q = core_quality_metrics(t)
-    writer = RunWriter(tmp_path / "run")
-    writer.write_manifest(Manifest(run_id="run", started_at="2026-11-25T00:00:00Z", subjects=("llm-council",)))
-    writer.add(
-        [CaseResult(case_id="fr", dataset="d", subject="llm-council", status="passed", transcript=t, quality_metrics=q)]
-    )
-    html = write_report(load_run(tmp_path / "run")).read_text()
+    fr = result("fr", "llm-council", transcript=t, quality_metrics=q)
+    html = write_report(load_run(run_folder(tmp_path, "run", [fr], datasets=(), finished_at=None))).read_text()
     assert "Self-reported vs harness metrics" in html
     assert "ungrounded_but_sourced" in html and "aggregate_differs" in html
     # CSS: the package says 0.8, the harness 0.6 (worked above)

@@ -14,7 +14,7 @@ from harness.gate.baselines import baseline_from_results
 from harness.run.expert_review import apply_sheet, load_verdicts, with_verdict, write_sheet
 from harness.run.result import CaseResult
 from harness.run.runs import Manifest, RunWriter, load_run
-from tests.builders import result
+from tests.builders import result, run_folder
 
 
 def _result(case_id: str, mode: str, answer: str, status: str) -> CaseResult:
@@ -33,19 +33,15 @@ def _result(case_id: str, mode: str, answer: str, status: str) -> CaseResult:
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "reports" / "runs" / "r1"
-    w = RunWriter(d)
-    w.write_manifest(
-        Manifest(run_id="r1", started_at="2026-11-25T10:00:00Z", datasets=("arch",), subjects=("council",))
+    results = [
+        _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review"),
+        _result("arch-002", "expert_review", "Use microservices from day one.", "awaiting_review"),
+        _result("auto-001", "automatic", "Paris", "passed"),
+    ]
+    started = "2026-11-25T10:00:00Z"
+    return run_folder(
+        tmp_path / "reports" / "runs", "r1", results, datasets=("arch",), started_at=started, finished_at=None
     )
-    w.add(
-        [
-            _result("arch-001", "expert_review", "Start with a monolith; split later.", "awaiting_review"),
-            _result("arch-002", "expert_review", "Use microservices from day one.", "awaiting_review"),
-            _result("auto-001", "automatic", "Paris", "passed"),
-        ]
-    )
-    return d
 
 
 def _fill(sheet: Path, verdicts: dict[str, tuple[str, str]], reviewer: str = "ana") -> None:

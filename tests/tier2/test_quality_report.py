@@ -16,8 +16,8 @@ from harness.metrics.rubric import HIGH_VARIANCE_FLAG, peer_composite, peer_rubr
 from harness.metrics.tier1 import SynthesisAttribution
 from harness.report.bars import bar
 from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter
 from harness.tier2.quality_text import BOX_WIDTH
+from tests.builders import run_folder
 from tests.tier2.test_tier2_calibration import calibration_transcript
 
 
@@ -51,9 +51,8 @@ def _council_result(case_id: str, css: float, ddi: float, risk: float = 0.06, an
 
 
 def _write_run(reports: Path, run_id: str, results: list[CaseResult]) -> None:
-    w = RunWriter(reports / "runs" / run_id)
-    w.write_manifest(Manifest(run_id=run_id, started_at=f"2026-01-{run_id[6:8]}T12:00:00Z"))
-    w.add(results)
+    started = f"2026-01-{run_id[6:8]}T12:00:00Z"
+    run_folder(reports / "runs", run_id, results, datasets=(), subjects=(), started_at=started, finished_at=None)
 
 
 def _session_run(reports: Path) -> None:

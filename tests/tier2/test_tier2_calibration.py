@@ -13,8 +13,7 @@ import yaml
 from harness.bias.aggregate import ConfidenceTier
 from harness.config import RubricWeights
 from harness.records.transcript import Answer, Ballot, Review, Transcript
-from harness.run.result import CaseResult
-from harness.run.runs import Manifest, RunWriter, load_run
+from harness.run.runs import load_run
 from harness.tier2.calibration import (
     CouncilSession,
     calibration_report,
@@ -22,6 +21,7 @@ from harness.tier2.calibration import (
     council_sessions,
     self_preference,
 )
+from tests.builders import result, run_folder
 
 LABELS = {"Response A": "m1", "Response B": "m2", "Response C": "m3"}
 TEXTS = {"m1": "a" * 10, "m2": "b" * 20, "m3": "c" * 40}
@@ -204,30 +204,22 @@ def test_seed_yaml_shape_round_trips():
 
 
 def test_council_sessions_from_runs_use_manifest_weights_and_subject(tmp_path: Path):
-    w = RunWriter(tmp_path / "r1")
-    w.write_manifest(
-        Manifest(
-            run_id="r1",
-            started_at="2026-01-02T03:04:05Z",
-            config={
-                "weights": {"accuracy": 1.0, "relevance": 0.0, "completeness": 0.0, "conciseness": 0.0, "clarity": 0.0}
-            },
-        )
+    weights = {"accuracy": 1.0, "relevance": 0.0, "completeness": 0.0, "conciseness": 0.0, "clarity": 0.0}
+    results = [
+        result("q1", transcript=calibration_transcript()),
+        result("q1", "baseline", answer="4", transcript_fields={"answers": ()}),
+    ]
+    run = run_folder(
+        tmp_path,
+        "r1",
+        results,
+        datasets=(),
+        subjects=(),
+        started_at="2026-01-02T03:04:05Z",
+        finished_at=None,
+        config={"weights": weights},
     )
-    t = calibration_transcript()
-    w.add(
-        [
-            CaseResult(case_id="q1", dataset="d", subject="council", status="passed", transcript=t),
-            CaseResult(
-                case_id="q1",
-                dataset="d",
-                subject="baseline",
-                status="passed",
-                transcript=Transcript(subject="baseline", query="q", answers=(), final_answer="4"),
-            ),
-        ]
-    )
-    sessions = council_sessions([load_run(tmp_path / "r1")])
+    sessions = council_sessions([load_run(run)])
     assert [s.session_id for s in sessions] == ["r1/d/q1/council"]
     assert sessions[0].timestamp == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert sessions[0].weights.accuracy == 1.0
