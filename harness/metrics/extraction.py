@@ -68,7 +68,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
     off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
     :func:`harness.metrics.number_cues.without_reason`); two different numbers joined by "or" ("8 or
-    maybe 9") are ``ambiguous``, and so is a clause that ends on a range ("between 12 and 14",
+    maybe 9") are ``ambiguous``, and so are a clause that offers or lists another number ("12 (or
+    13 if …)", "12, possibly 13", "4 and 5": :data:`harness.metrics.number_cues.HEDGED_NUMBER`) and
+    a clause that ends on a range ("between 12 and 14",
     "from 3 to 5"; in the fallback rules' last sentence only "between");
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
     n = 10", "at x = 3": :data:`harness.metrics.number_cues.CONDITION_EQ`), else the number right

@@ -16,6 +16,9 @@
   "2x + 4"): no single number is the answer there.
 * :data:`TAKE_BACK` — words that take back a stated answer ("wait", "I made a mistake"); a later
   different number after one makes a cued answer ambiguous.
+* :data:`HEDGED_NUMBER` — "or 13", "maybe 13", "possibly 13" inside an answer's own clause
+  ("Answer: 12 (or 13 if you count him)", "12, possibly 13"): with a different number, the clause
+  commits to neither.
 * :data:`GSM8K_LINE` — GSM8K's final line ``#### 42``.
 * :func:`without_reason` — a sentence cut before a reason clause that follows the result ("log₄ 8 =
   3/2 since 4^(3/2) = 8", "5 left, because 12 − 7 = 5"): the numbers of the reason are its
@@ -70,6 +73,7 @@ TAKE_BACK = re.compile(
     r"on\s+second\s+thought|let\s+me\s+redo|I\s+was\s+wrong|oops|scratch\s+that|that'?s\s+wrong|"
     r"that\s+is\s+wrong|not\s+right|correct(?:ing)?\s+myself|I\s+(?:misread|miscalculated|miscounted)|"
     r"(?:actually|hmm),?\s+(?:no|not)(?=\s*[,.:;!—–-])|actually,?\s+the\s+(?:correct|right|real|true)\s+\w+|"
+    r"so\s+actually|actually,?\s+(?:it'?s|it\s+is|it\s+should|should|it\s+equals|it\s+comes\s+to)|"
     r"an?\s+error|on\s+reflection|recomput\w*)\b"
 )
 GSM8K_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*(?P<value>[-−+$€£]?[ \t]?\d[^\n#]{0,40}?)[ \t]*$")
@@ -145,3 +149,9 @@ def _asked(query: str) -> str:
         return query
     start = max(query.rfind(".", 0, end), query.rfind("\n", 0, end), query.rfind("!", 0, end)) + 1
     return query[start : end + 1]
+
+
+HEDGED_NUMBER = re.compile(
+    r"(?i)(?:\bor\b|\bmaybe\b|\bpossibly\b|\bperhaps\b|\bprobably\b|\bif\s+not\b)\s*,?\s*"
+    r"(?:even\s+|about\s+|around\s+|just\s+|so\s+)?(?=[-−$€£]?\d)"
+)

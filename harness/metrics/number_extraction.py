@@ -31,6 +31,7 @@ from harness.metrics.number_cues import (
     COMPARISON_AFTER,
     CONDITION_CLAUSE,
     CONDITION_EQ,
+    HEDGED_NUMBER,
     RESULT_CUE,
     TAKE_BACK,
     UNIT_BEFORE,
@@ -173,9 +174,39 @@ def _range_answer(text: str, nums: list[tuple[int, ParsedNumber]], with_from: bo
     return None
 
 
+def _same_number(a: ParsedNumber, b: ParsedNumber) -> bool:
+    """Equal values, a percentage and its fraction counting as one ("50%" and "0.5")."""
+    return a.value == b.value or (
+        a.percent != b.percent
+        and (a.value / 100 if a.percent else b.value / 100) == (b.value if a.percent else a.value)
+    )
+
+
+def _hedged_or_listed(clause: str, zeros: bool) -> str | None:
+    """Another number the clause offers beside its first: after "or" / "maybe" / "possibly" (also
+    inside a parenthesis: "12 (or 13 if …)"), or listed with it ("4 and 5", "4, 5")."""
+    nums = _nums(clause, zeros)
+    if len(nums) < 2:
+        return None
+    first = nums[0][1]
+    for m in HEDGED_NUMBER.finditer(clause):
+        later = [n for pos, n in nums if pos >= m.end()]
+        if later and not _same_number(later[0], first) and m.start() >= nums[0][0]:
+            return f"{first.text}, {later[0].text}"
+    (p1, a), (p2, b) = nums[0], nums[1]
+    if re.fullmatch(r"\s*(?:,|and|&)\s*", clause[p1 + len(a.text) : p2]) and not _same_number(a, b):
+        if not re.search(r"[=≈]|\b(?:is|are|was|were|equals?|gives?|makes?)\b", clause):
+            return f"{a.text}, {b.text}"
+    return None
+
+
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
-    clause = _without_asides(_without_negated_numbers(without_reason(clause)))
+    clause = _without_negated_numbers(without_reason(clause))
+    hedged = _hedged_or_listed(clause, zeros)
+    if hedged:
+        return None, f"the clause {quoted(clause)} offers several numbers ({hedged})"
+    clause = _without_asides(clause)
     nums = _nums(clause, zeros)
     if not nums:
         return None

@@ -339,3 +339,21 @@ HALF_COMMITTED = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), HALF_COMMITTED)
 def test_a_half_committed_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+SEVERAL_IN_A_CLAUSE = [
+    (_num(12), "Answer: 12 (or 13 if you count him)", "ambiguous"),
+    (_num(12), "Answer: 12, possibly 13", "ambiguous"),
+    (_num(13), "The answer is 12 — maybe 13.", "ambiguous"),
+    (_num(4), "Answer: 4 and 5", "ambiguous"),
+    (_num(4), "Answer: 4, 5", "ambiguous"),
+    (_num(12), "Answer: 12\n\nCheck: 3 × 5 = 15, so actually 15.", "ambiguous"),
+    (_num(12), "Answer: 12 (not 13)", "correct"),
+    (_num(12), "Answer: 12 or twelve", "correct"),  # one value written two ways
+    (_num(12), "Answer: 12 (twelve)", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), SEVERAL_IN_A_CLAUSE)
+def test_a_clause_offering_several_numbers_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
