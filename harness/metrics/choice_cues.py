@@ -156,7 +156,8 @@ _FILLER = frozenset("a an the one option choice it is its that this".split())
 
 def distinctive(clause: str, options: Mapping[str, str]) -> str | None:
     """The one option whose distinctive words (those not in every option) include all of the clause's
-    words, when the clause is at most four words and names at least one distinctive word."""
+    words in the option's own order, when the clause is at most four words and names at least one
+    distinctive word."""
     words = [w for w in re.findall(r"\w+", clause.casefold()) if w not in _FILLER]
     if not words or len(words) > 4:
         return None
@@ -165,4 +166,12 @@ def distinctive(clause: str, options: Mapping[str, str]) -> str | None:
     if not set(words) - common:
         return None
     fits = [k for k, ws in sets.items() if set(words) <= ws]
-    return fits[0] if len(fits) == 1 else None
+    if len(fits) != 1:
+        return None
+    order = [w for w in re.findall(r"\w+", options[fits[0]].casefold())]
+    at = 0
+    for w in words:  # the words in the option's own order: "25/12/2006" does not name "12/25/2006"
+        if w not in order[at:]:
+            return None
+        at = order.index(w, at) + 1
+    return fits[0]

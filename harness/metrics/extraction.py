@@ -31,7 +31,8 @@ Rules, in order of precedence (the first rule that yields something wins). Rule 
 ``declared``: the value of the declared answer line ``Answer: ...`` that the answer-format protocol
 asks every subject for (:mod:`harness.metrics.declared`; the last line-initial "Answer:" / "Final
 answer:"), read with the same clause reader as an answer cue (for a choice, a line that is exactly
-one option's text first). The later rules run only when there is no declared line or it holds
+one option's text first; a value that asks and then answers, "Jupiter? No — Saturn.", after its
+last question mark). The later rules run only when there is no declared line or it holds
 nothing of the expected kind; ``Extraction.declared`` says which.
 
 Numbers (:func:`extract_number`; the readers are in :mod:`harness.metrics.numbers`: digits,
@@ -111,8 +112,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     option by position ("The first one."). Rule 5 finds option texts as written (punctuation
     between words, a plural or singular last word) and shields texts and markers before splitting
     a sentence, so a negation inside an option's own text does not negate it. In a clause (rules
-    0-4) a short phrase that only one option's distinctive words contain ("Answer: white") names
-    it. An answer that walks through the options line by line ("A) …", "B) …") and has no
+    0-4) a short phrase that only one option's distinctive words contain, in that option's order
+    ("Answer: white"; "25/12/2006" does not name "12/25/2006"), names it. An answer that walks
+    through the options line by line ("A) …", "B) …") and has no
     conclusion cue in its last naming sentence, or stops mid-sentence, gives nothing (``none``).
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)

@@ -114,13 +114,23 @@ def quoted(text: str, limit: int = 60) -> str:
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
 
 
+_REPLY = re.compile(r"(?i)^\W*(?:well|actually|rather|instead)\b[\s,.!:;—–-]*")
+
+
 def declared_clause(text: str) -> str | None:
     """The value of the declared answer line (:func:`harness.metrics.declared.declared_line`), cut
-    to its first sentence, or ``None`` without one."""
+    to its first sentence, or ``None`` without one. A value that asks and then answers ("Jupiter?
+    No — Saturn.") is read after its last question mark ("No — Saturn"; a yes/no there is kept,
+    since for a yes/no question it is the answer)."""
     line = declared_line(text)
     if line is None or not line.value:
         return None
-    return first_clause(line.value) or line.value
+    value = line.value
+    asked = value.rfind("?")
+    if 0 <= asked < len(value) - 1 and value[asked + 1 :].strip(MARKUP + ".!"):
+        rest = value[asked + 1 :]
+        value = _REPLY.sub("", rest, count=1) or rest
+    return first_clause(value) or value
 
 
 def as_declared(ex: Extraction) -> Extraction:

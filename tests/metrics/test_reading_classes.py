@@ -357,3 +357,24 @@ SEVERAL_IN_A_CLAUSE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), SEVERAL_IN_A_CLAUSE)
 def test_a_clause_offering_several_numbers_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+DATES_2006 = ["12/24/2006", "12/25/2006", "12/26/2006"]
+ASKED_THEN_ANSWERED = [
+    ({"type": "any_of", "values": ["Jupiter"]}, "Answer: Jupiter? No — Saturn.", "wrong"),
+    ({"type": "exact", "value": "Paris"}, "Answer: Lyon? Actually, Paris.", "correct"),
+    (_num(12), "Answer: 12? No, 13.", "wrong"),
+    (_bool(False), "Answer: Does it cause arthritis? No, it does not.", "correct"),
+    ({"type": "choice", "answer": "12/25/2006", "options": DATES_2006}, "Answer: 25/12/2006", "unanswered"),
+    ({"type": "choice", "answer": "12/26/2006", "options": DATES_2006}, "Answer: 2006/26/12", "unanswered"),
+    ({"type": "choice", "answer": "12/25/2006", "options": DATES_2006}, "Answer: 25", "correct"),  # one word
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ASKED_THEN_ANSWERED)
+def test_a_declared_line_that_asks_then_answers_and_words_out_of_order(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    """A declared value read after its question mark; an option's distinctive words count only in
+    the option's own order (a date written day first does not name the month-first option)."""
+    assert _verdict(block, answer) == verdict
