@@ -22,8 +22,10 @@
 * :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate
   (also after a leading condition: "If you follow these instructions, do you return …?");
   an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
-  a pronoun, and a predicate whose first content word is in the question) answers with its
-  polarity. Only the first such clause counts. Failing that, a contrasted clause naming another
+  a pronoun, and a predicate whose content words, up to a reason or comment such as "because …",
+  are all in the question: "Sydney is the capital of New South Wales" does not answer "Is Sydney
+  the capital of Australia?") answers with its polarity. Only the first such clause counts.
+  Failing that, a contrasted clause naming another
   subject with the whole predicate ("…, but Canberra is the capital" for "Is Sydney the capital of
   Australia?") answers no.
 """
@@ -91,6 +93,12 @@ _CONTRASTED = re.compile(
     r"(?i)(?:[,;]\s*|\s)(?:but|whereas|while|however,?|actually,?|in\s+fact,?)\s+(?P<subj>(?:[A-Z][\w'’-]*\s*){1,3}?)\s*"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>is|are|was|were)(?P<not>\s+not)?)\s+(?P<pred>[^,.;:!?\n]{1,60})"
 )
+#: Where a clause's own predicate ends and a reason or comment begins ("prime because 3 divides it").
+_SUBORDINATE = re.compile(
+    r"\b(?:because|since|as|so|but|which|that|and|although|though|while|when|if|unless|due|given)\b"
+)
+#: Words a predicate may add to the question's without changing it ("51 is not a prime number").
+_GENERIC = frozenset("number numbers one thing things case really actually always necessarily true fact".split())
 _PRONOUNS = frozenset("it they he she this that these those".split())
 
 
@@ -132,11 +140,12 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
             aux in ("is", "are", "was", "were") and said.startswith(("is", "are", "was", "were"))
         ):
             continue
-        subj = _words(m["subj"])
+        subj = _words(m["subj"]) or {w for w in re.findall(r"[a-z]+", m["subj"].lower()) if w in _PRONOUNS}
         if not subj or not (subj <= qwords or subj <= _PRONOUNS):
             continue
-        pred = [w for w in re.findall(r"[a-z0-9]+", m["pred"].lower()) if w not in _STOP]
-        if not pred or pred[0] not in qwords:
+        own = _SUBORDINATE.split(m["pred"].lower(), maxsplit=1)[0]
+        pred = [w for w in re.findall(r"[a-z0-9]+", own) if w not in _STOP]
+        if not pred or pred[0] not in qwords or not set(pred) - _GENERIC <= qwords:
             continue
         return not (m["neg"] or m["not"]), m.group(0).strip(" ,;:(")
     for m in _CONTRASTED.finditer(text[:1500]):

@@ -378,3 +378,33 @@ def test_a_declared_line_that_asks_then_answers_and_words_out_of_order(
     """A declared value read after its question mark; an option's distinctive words count only in
     the option's own order (a date written day first does not name the month-first option)."""
     assert _verdict(block, answer) == verdict
+
+
+PREDICATE_WHOLE = [
+    ("Is Sydney the capital of Australia?", "Sydney is the capital of New South Wales.", True, "unanswered"),
+    ("Is Paris the capital of Germany?", "Paris is the capital of France.", True, "unanswered"),
+    ("Is 91 prime?", "91 is prime to 10, being odd and not a multiple of 5.", True, "unanswered"),
+    ("Is 51 prime?", "51 is not a prime number.", False, "correct"),
+    ("Is 51 prime?", "51 is not prime because 3 divides it.", False, "correct"),
+    (
+        "Is the Great Wall of China visible from space with the naked eye?",
+        "It is not visible from space with the naked eye.",
+        False,
+        "correct",
+    ),
+    (
+        "Do penguins live at the North Pole?",
+        "Penguins do not live at the North Pole; they live in the Southern Hemisphere.",
+        False,
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "answer", "value", "verdict"), PREDICATE_WHOLE)
+def test_a_clause_answers_the_predicate_only_with_the_whole_predicate(
+    query: str, answer: str, value: bool, verdict: str
+) -> None:
+    """Every content word of the clause's own predicate (up to "because …") must be the question's;
+    a pronoun subject ("It is not …") stands for the question's subject."""
+    assert _verdict(_bool(value), answer, query) == verdict
