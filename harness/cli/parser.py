@@ -218,10 +218,17 @@ def build_parser() -> argparse.ArgumentParser:
         "plan",
         "state the verdict's power before a run: the smallest true improvement it "
         "detects at 80 percent power and the cases needed",
-        "council-harness plan --cases 55 --base-rate 0.1",
+        "council-harness plan --suite reasoning-100 --base-rate 0.1",
     )
+    plan.add_argument("--suite", help="a suite, as run selects it (e.g. reasoning-100)")
+    plan.add_argument("--dataset", action="append", help="dataset name, as run (repeatable; default: all golden)")
+    plan.add_argument("--data", action="append", help="dataset file or folder, as run (default: golden/ and suites/)")
+    plan.add_argument("--limit", type=positive_int, help="only the first N cases, as run")
     plan.add_argument(
-        "--cases", type=positive_int, required=True, help="cases with an expected answer, run through both subjects"
+        "--cases",
+        type=positive_int,
+        default=None,
+        help="override: this many cases with an expected answer (default: counted from the selection)",
     )
     plan.add_argument(
         "--base-rate",

@@ -80,6 +80,8 @@ from harness.gate.noise import (
     case_noise,
     fisher_min_p,
     fisher_worse_p,
+    run_level_min_p,
+    run_level_test,
     sign_test_worse_p,
     tarone_level,
 )
@@ -891,14 +893,19 @@ def _case_status(
 
 
 def _aggregate_reasons(how: _Rule, pairs: _Pairs, alpha: float) -> tuple[dict[str, RegressionTest], list[GateReason]]:
-    """Rule 6: per subject and score, the paired test over the cases with both values; noise-aware, also
-    per subject the sign test on the cases whose failure rate changed."""
+    """Rule 6: per subject and score, the paired test over the cases with both values (noise-aware: of the
+    mean change, :func:`harness.gate.noise.run_level_test`); noise-aware, also per subject the sign test
+    on the cases whose failure rate changed."""
     aggregates: dict[str, RegressionTest] = {}
     reasons: list[GateReason] = []
     run_alpha = how.model.run_level if how.model is not None else alpha
     for (subject, s), (cur, base) in sorted(pairs.items()):
         tol = how.tolerances[s]
-        agg = paired_regression_test(cur, base, tol, alpha=run_alpha, higher_is_better=higher_is_better(s))
+        if how.model is not None:
+            binary = how.model.run_binary.get((subject, s), False)
+            agg = run_level_test(cur, base, run_alpha, higher_is_better(s), binary)
+        else:
+            agg = paired_regression_test(cur, base, tol, alpha=run_alpha, higher_is_better=higher_is_better(s))
         aggregates[f"{subject}:{s}"] = agg
         if agg.significant_drop:
             reasons.append(
@@ -914,6 +921,9 @@ def _aggregate_reasons(how: _Rule, pairs: _Pairs, alpha: float) -> tuple[dict[st
                         f"paired test over {agg.n} case(s): a drop beyond tolerance {tol:g} "
                         f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} < alpha "
                         f"{run_alpha:.3g})"
+                        if how.model is None
+                        else f"{agg.method} over {agg.n} case(s): the mean got worse beyond the noise "
+                        f"(mean change {agg.mean_change:+.3f}, p={agg.p_value:.3g} <= {run_alpha:.3g})"
                     ),
                 )
             )
@@ -1013,6 +1023,7 @@ class _NoiseModel:
     status: dict[tuple[str, str], _StatusTest]
     scores: dict[tuple[tuple[str, str], str], _ScoreTest]
     pass_fail: dict[str, tuple[int, int]]
+    run_binary: dict[tuple[str, str], bool]
 
 
 def _is_binary(score: str, values: Iterable[float]) -> bool:
@@ -1062,9 +1073,14 @@ def _noise_model(
     case_min_p = [t.min_p for t in status.values()] + [t.min_p for t in binary.values()]
     case_min_p += [0.0] * sum(len(cs) for cs in groups.values())
     case_level = tarone_level(case_min_p, alpha * CASE_SHARE)
-    run_min_p = [0.5 ** sum(c) for c in pass_fail.values()] + [0.0] * (
-        len(groups) + len({(k[1], s) for k, s in binary})
-    )
+    changes: dict[tuple[str, str], list[float]] = {}
+    for (subject, s), cs in groups.items():
+        changes[(subject, s)] = [c.mean_current - c.mean_base for c in cs.values()]
+    for (key, s), t in binary.items():
+        changes.setdefault((key[1], s), []).append(t.bad_current / t.k_current - t.bad_base / t.k_base)
+    run_binary = {(key[1], s): True for key, s in binary}
+    run_min_p = [0.5 ** sum(c) for c in pass_fail.values()]
+    run_min_p += [run_level_min_p(ch, run_binary.get(g, False)) for g, ch in changes.items()]
     run_level = tarone_level(run_min_p, alpha * (1.0 - CASE_SHARE))
     scores = {ks: _ScoreTest(binary=t, level=case_level) for ks, t in binary.items()}
     for (subject, s), cs in groups.items():
@@ -1076,4 +1092,5 @@ def _noise_model(
         status=status,
         scores=scores,
         pass_fail={k: (v[0], v[1]) for k, v in pass_fail.items()},
+        run_binary=run_binary,
     )

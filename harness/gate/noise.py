@@ -7,8 +7,8 @@ replaces it in noise-aware mode (:func:`harness.gate.baselines.compare`); determ
 (temperature 0, replayed) keep the strict rule.
 
 **Budget.** The whole comparison errs on an unchanged run with probability at most
-:data:`GATE_ALPHA` (5%): half (:data:`CASE_SHARE`) goes to the per-case tests, half to the run-level
-tests. Within each half the level is shared by Tarone's Bonferroni rule (:func:`tarone_level`):
+:data:`GATE_ALPHA` (5%): the share :data:`CASE_SHARE` goes to the per-case tests, the rest to the
+run-level tests. Within each part the level is shared by Tarone's Bonferroni rule (:func:`tarone_level`):
 tests that cannot reach significance whatever their outcome (a single pass/fail flip at k = 1 has
 p >= 0.5) take no share, so ``K`` is the number of tests that can, and each is run at ``alpha / K``.
 Family-wise error <= alpha by Bonferroni over the ``K`` tests that can reject.
@@ -17,8 +17,8 @@ Family-wise error <= alpha by Bonferroni over the ``K`` tests that can reject.
 SD ``sigma`` (per run; means over ``k`` repeats have SD ``sigma / sqrt(k)``). ``sigma^2`` is
 estimated per subject and score from three sources pooled (a scaled-inverse-chi^2 posterior):
 
-* a prior of ``PRIOR_DF`` degrees of freedom at ``sigma_0 = PRIOR_SD_FRACTION * scale`` (10% of the
-  score's scale, one point on 0-10): the floor when the repeats agree (7,7,7 -> 6,6,6) and at k = 1;
+* a prior of ``PRIOR_DF`` degrees of freedom at ``sigma_0 = PRIOR_SD_FRACTION * scale`` (7.5% of the
+  score's scale, 0.75 points on 0-10): the floor when the repeats agree (7,7,7 -> 6,6,6) and at k = 1;
 * the repeats' within-case sums of squares of every case, both sides (``sum (k - 1) sd^2``);
 * the between-run changes of every *other* case, ``d_j^2 / w_j`` with ``d_j = mean_current -
   mean_baseline`` and ``w_j = 1/k_b + 1/k_c`` (1 df each; a case's own change never widens its band).
@@ -33,10 +33,21 @@ and ``f_c`` of ``k_c`` current ones; it regresses when the one-sided Fisher exac
 failure rate is higher" is at most its Tarone level. A binary score (``correct``, ``safety_passed``:
 values 0 or 1) is tested the same way on its count of bad values.
 
-**Run level** (:func:`sign_test_worse_p` and :func:`harness.stats.paired_regression_test`). Per subject,
-the one-sided sign test on the per-case failure-rate changes (McNemar's exact test at k = 1) and, per
-gated score, the paired Wilcoxon test of a drop beyond the tolerance: a broad small drop that no
-single case shows is still caught.
+**Run level** (:func:`run_level_test`, :func:`sign_test_worse_p`). Per subject, the one-sided sign
+test on the per-case failure-rate changes (McNemar's exact test at k = 1), and per gated score a
+paired test of "the subject's mean got worse" on the per-case means over the repeats: for a binary
+score the same sign test on the cases whose mean changed, for every other score the one-sided
+paired sign-flip test of the mean change (:func:`harness.stats.signflip.sign_flip_test`, exact up to
+14 cases, 10,000 random sign patterns above). These tests have no tolerance: the tolerance is a
+per-case allowance (one case may move that much by design), while a drop of the *mean* that the
+noise cannot explain is a regression of the subject however small each case's share (issue 27: a
+drop of 0.7 on every case, tolerance 0.5, was caught in 2.5% of runs by the Wilcoxon test beyond the
+tolerance). **Validity:** under the null (nothing changed) the baseline's and the current run's
+repeats of a case are exchangeable, so with equal repeats on both sides each case's change of
+means is symmetric about 0 and independent across cases: the sign-flip test and the sign test are
+exact (with unequal repeats they stay exact when the noise itself is symmetric). The smallest p a
+test can reach (``0.5 ** m`` for ``m`` changed cases; ``1 / patterns`` for the Monte-Carlo
+sign-flip) enters Tarone's rule, so tests that cannot reject take no share.
 """
 
 from __future__ import annotations
@@ -45,14 +56,17 @@ import bisect
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from harness.common.model import Frozen
+from harness.stats import DECIMALS, RegressionTest, signflip
 from harness.stats.cluster import t_quantile
 
 #: The comparison's false-alarm budget on an unchanged run.
 GATE_ALPHA = 0.05
 #: The share of the budget spent on per-case tests (the rest on run-level tests).
 CASE_SHARE = 0.7
-#: The prior noise SD per run, as a share of the score's scale (0.1: one point on a 0-10 score).
+#: The prior noise SD per run, as a share of the score's scale (0.075: 0.75 points on a 0-10 score).
 PRIOR_SD_FRACTION = 0.075
 #: The prior's weight in degrees of freedom.
 PRIOR_DF = 10.0
@@ -201,4 +215,53 @@ def case_noise(
         mean_current=math.fsum(current) / len(current),
         ss_within=ss_base + ss(current),
         df_within=k_base - 1 + len(current) - 1,
+    )
+
+
+def run_level_min_p(changes: Sequence[float], binary: bool) -> float:
+    """The smallest p :func:`run_level_test` can reach with these per-case changes (Tarone's rule):
+    ``0.5 ** m`` for ``m`` changed cases, at least ``1 / patterns`` for the Monte-Carlo sign-flip."""
+    m = sum(1 for c in changes if round(c, DECIMALS) != 0)
+    if binary or signflip.is_exact(len(changes)):
+        return 0.5**m
+    return max(0.5**m, 1.0 / (RUN_LEVEL_PATTERNS + 1))
+
+
+#: Random sign patterns of the run-level sign-flip test above 14 cases (seed 0: reproducible).
+RUN_LEVEL_PATTERNS = 10_000
+
+
+def run_level_test(
+    current: Sequence[float], baseline: Sequence[float], alpha: float, higher_is_better: bool, binary: bool
+) -> RegressionTest:
+    """The run-level test of the module docstring: did the subject's mean on this score get worse?
+
+    ``current``, ``baseline``: per-case means over the repeats, paired. A binary score: the
+    one-sided sign test over the cases whose mean changed; else the one-sided paired sign-flip test
+    of ``mean(drop) > 0``. ``significant_drop`` when ``p <= alpha``.
+    """
+    sign = 1.0 if higher_is_better else -1.0
+    drop = np.round(sign * (np.asarray(baseline, dtype=float) - np.asarray(current, dtype=float)), DECIMALS)
+    n, changed = int(drop.size), int(np.count_nonzero(drop))
+    if binary:
+        worse, better = int(np.sum(drop > 0)), int(np.sum(drop < 0))
+        p, method = sign_test_worse_p(worse, better), f"sign test ({worse} case(s) worse, {better} better)"
+    elif changed == 0:
+        p, method = 1.0, "paired sign-flip test of the mean change"
+    else:
+        test = signflip.sign_flip_test(drop, confidence=0.95, n_resamples=RUN_LEVEL_PATTERNS, seed=0)
+        p, method = test.p_value, f"paired sign-flip test of the mean change ({test.n_patterns} sign patterns)"
+    min_p = run_level_min_p(list(drop), binary)
+    return RegressionTest(
+        n=n,
+        tolerance=0.0,
+        alpha=alpha,
+        higher_is_better=higher_is_better,
+        mean_change=float(-sign * drop.mean()) if n else math.nan,
+        statistic=float(drop.mean()) if n else math.nan,
+        p_value=p,
+        powered=min_p <= alpha,
+        significant_drop=bool(n and p <= alpha),
+        note="" if min_p <= alpha else f"{changed} changed case(s) cannot reach alpha={alpha:.3g}",
+        method=method,
     )

@@ -17,15 +17,42 @@ H0 "not more than ``t`` better" is ``sup P_q(T >= T_obs)`` over the boundary
 information on the sign of the mean) keeps it exact; the supremum makes it valid whatever the
 nuisance ``u``. "Refuted" uses ``sup P_q(T <= T_obs)`` likewise.
 
-**Scores** keep the sign-flip interval (:mod:`harness.stats.signflip`): exact under symmetric
-differences. Its error under skew is measured, not bounded (README, "The >15% verdict"): no test of
-a mean is valid over every distribution of unbounded scores (Bahadur and Savage 1956), and the two
-bounded alternatives tried (the bootstrap-t, and a betting test on the score's bounds) either kept
-the excess or had no power at n = 55 (issue 27).
+**Scores: the sign-flip test and the skewness-corrected t-test must both reject**
+(:func:`score_boundary_test`). With ``d_i = council_i - (1 + t) baseline_i``, ``n`` pairs, mean
+``dbar``, SD ``s`` (``ddof = 1``) and sample skewness ``g = m3 / m2^(3/2)`` (central moments with
+divisor ``n``), the studentised mean ``T = sqrt(n) dbar / s`` has the Edgeworth expansion
+``P(T <= x) = Phi(x) + n^(-1/2) (gamma / 6) (2 x^2 + 1) phi(x) + O(1/n)`` (Hall 1992, *The
+Bootstrap and Edgeworth Expansion*, eq. 2.55): a skewed ``d`` shifts the t-test's one-sided error by
+``O(n^(-1/2))``. Hall's monotone transformation (Hall 1992, JRSS B 54, "On the removal of skewness
+by transformation") removes that term: with ``a = g / (3 sqrt(n))``,
+
+    G(T) = T + a T^2 + a^2 T^3 / 3 + a / 2 = ((1 + a T)^3 - 1) / (3 a) + a / 2,
+
+which is non-decreasing in ``T`` and satisfies ``P(G <= x) = Phi(x) + O(1/n)``. ``G`` is referred to
+Student's ``t_{n-1}`` (exact for normal ``d``, where ``g`` is near 0; the same ``O(1/n)`` otherwise):
+``p_greater = P(t_{n-1} >= G)``, ``p_less = P(t_{n-1} <= G)``. A ``d`` with no spread has
+``p_greater`` 0 when it is positive (1 otherwise), and ``p_less`` the mirror.
+
+The verdict says "supported" only when **both** this test and the sign-flip test
+(:mod:`harness.stats.signflip`) reject at the level (likewise "refuted"): the rejection set is the
+intersection, so in every world ``P(reject) <= min(P_sign-flip(reject), P_skew-t(reject))``.
+**Proved:** the level holds exactly whenever ``d`` is symmetric under H0 (the sign-flip test is
+exact). **Asymptotic:** under skew, the one-sided error of the corrected t is ``level + O(1/n)``
+instead of ``level + O(n^(-1/2))`` (bounded scores have every moment; the expansion also assumes a
+non-lattice studentised mean). **Measured, not proved:** the rates at n = 10-100 in the blind worlds
+(docs/statistics.md). **Impossible for any rule:** rare large values in one direction that the
+sample happens not to contain. When the council scores 0 on 10% of cases, a sample of 20 has no zero
+with probability ``0.9^20 = 12.2%``, and such a sample is a draw from the world without crashes,
+where the council is truly about 28% better; so *any* test's false "supported" at that boundary is
+at least 12.2% times its power against the crash-free world, and keeping it at 2.5% needs that
+power to be at most 20.5% (docs/statistics.md gives the measured figures). No test of a mean is
+valid over every distribution with unbounded support either (Bahadur and Savage 1956); the
+harness's scores are bounded.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -94,4 +121,61 @@ def binary_boundary_test(council: np.ndarray, baseline: np.ndarray, threshold: f
     less = float(np.max(cum[:, upto - 1])) if upto > 0 else 0.0
     return BinaryBoundaryTest(
         n10=n10, n01=n01, n11=n11, p_greater=min(1.0, max(greater, 0.0)), p_less=min(1.0, max(less, 0.0))
+    )
+
+
+class ScoreBoundaryTest(Frozen):
+    """The skewness-corrected t-test of :func:`score_boundary_test`.
+
+    Args:
+        n: pairs; t: the studentised mean ``T``; skewness: the sample skewness ``g``;
+        corrected: Hall's ``G(T)``; p_greater: ``P(t_{n-1} >= G)`` (small: supported);
+        p_less: ``P(t_{n-1} <= G)`` (small: refuted).
+    """
+
+    n: int
+    t: float
+    skewness: float
+    corrected: float
+    p_greater: float
+    p_less: float
+
+
+def hall_transform(t: float, skewness: float, n: int) -> float:
+    """Hall's monotone skewness correction ``G(T) = T + a T^2 + a^2 T^3 / 3 + a / 2``,
+    ``a = skewness / (3 sqrt(n))`` (module docstring)."""
+    a = skewness / (3.0 * math.sqrt(n))
+    return t + a * t * t + a * a * t**3 / 3.0 + a / 2.0
+
+
+def score_boundary_test(d: np.ndarray) -> ScoreBoundaryTest:
+    """The skewness-corrected one-sided t-tests of ``mean(d) > 0`` and ``< 0`` (module docstring).
+
+    ``d``: the differences ``council - (1 + t) baseline``, at least 2, no NaN.
+    """
+    from scipy.stats import t as student
+
+    d = np.asarray(d, dtype=float).ravel()
+    n = int(d.size)
+    if n < 2:
+        raise ValueError("the skewness-corrected t-test needs at least 2 pairs")
+    mean = float(d.mean())
+    centred = d - mean
+    m2 = float(np.mean(centred**2))
+    sd = float(d.std(ddof=1))
+    if m2 <= 0 or sd <= 0:
+        up = 0.0 if mean > 0 else 1.0
+        down = 0.0 if mean < 0 else 1.0
+        stat = math.copysign(math.inf, mean) if mean else 0.0
+        return ScoreBoundaryTest(n=n, t=stat, skewness=0.0, corrected=stat, p_greater=up, p_less=down)
+    skew = float(np.mean(centred**3)) / m2**1.5
+    t = math.sqrt(n) * mean / sd
+    g = hall_transform(t, skew, n)
+    return ScoreBoundaryTest(
+        n=n,
+        t=t,
+        skewness=skew,
+        corrected=g,
+        p_greater=float(student.sf(g, n - 1)),
+        p_less=float(student.cdf(g, n - 1)),
     )

@@ -256,12 +256,15 @@ class RegressionTest(Frozen):
         higher_is_better: the score's direction.
         mean_change: ``mean(current - baseline)`` on the score's scale (sign not adjusted).
         statistic, p_value: one-sided Wilcoxon signed-rank on ``d = improvement + tolerance``
-            (alternative: ``d`` tends to be negative); NaN when undefined (see ``note``).
+            (alternative: ``d`` tends to be negative); NaN when undefined (see ``note``). The
+            noise-aware gate's run-level test (:func:`harness.gate.noise.run_level_test`) fills
+            the same record from its own test, named in ``method``.
         powered: whether any outcome could reach ``alpha`` with this many non-tied pairs: the
             smallest exact one-sided p is ``0.5 ** n_nonzero``, so fewer than 5 pairs can never be
             significant at 0.05 (the gate's per-case tolerance rule applies at every n regardless).
         significant_drop: ``p_value < alpha``.
         note: caveats ("" when all is well).
+        method: the test in words.
     """
 
     n: int
@@ -275,6 +278,7 @@ class RegressionTest(Frozen):
     powered: bool
     significant_drop: bool
     note: str = ""
+    method: str = "Wilcoxon signed-rank beyond the tolerance"
 
 
 def paired_regression_test(

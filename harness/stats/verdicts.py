@@ -14,7 +14,9 @@ included. The rule, in order of precedence (:func:`evaluate_prediction`, :func:`
   ``threshold`` better"; ``inconclusive`` otherwise. The tests (:mod:`harness.stats.boundary_tests`,
   issue 27): for a binary family (0/1 values) the exact unconditional test on the discordant pairs,
   which keeps its level without assuming symmetric differences; for scores the sign-flip interval
-  (``low > 0`` supported, ``high < 0`` refuted), exact under symmetry. The sign-flip interval is shown
+  (``low > 0`` supported, ``high < 0`` refuted; exact under symmetry) **and** the skewness-corrected
+  t-test (Hall 1992), each side decided only when both reject (level <= the smaller of the two
+  tests' levels in every world). The sign-flip interval is shown
   either way; an ``insufficient_data`` or ``refuted`` verdict states the improvement its ``n`` could
   detect (:mod:`harness.stats.power`).
 
@@ -119,7 +121,8 @@ class PredictionVerdict(Frozen):
             NaN or infinite where the data cannot define it.
         confidence: the two-sided level of both intervals (adjusted for secondary verdicts).
         method: the interval method in words (:func:`harness.stats.signflip.method_name`).
-        p_value: one-sided sign-flip p of "the council is not more than ``threshold`` better".
+        p_value: one-sided p of "the council is not more than ``threshold`` better": the exact test's for a
+            binary family; for scores the larger of the sign-flip and the skewness-corrected t p (both must reject).
         mcnemar_p: McNemar's exact p on the family's own 0/1 values, binary families only (else ``None``).
         threshold: the relative improvement the prediction claims (0.15 = 15%).
         verdict: see :func:`verdict_for`; ``insufficient_data`` below :data:`MIN_INFORMATIVE_PAIRS`.
@@ -368,8 +371,17 @@ def _decide(
         decided: Verdict = "supported" if p_sup <= side else "refuted" if exact.p_less <= side else "inconclusive"
         ratio = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
     else:
-        p_sup, method = test.p_value, test.method
-        decided = verdict_for(test.low, test.high, n_inf)
+        skew = boundary_tests.score_boundary_test(d)
+        p_sup = max(test.p_value, skew.p_greater)  # the intersection rule rejects when both do
+        method = (
+            f"{test.method} and skewness-corrected t-test (Hall; skewness {skew.skewness:+.2f}, "
+            f"one-sided p {skew.p_greater:.3g} / {skew.p_less:.3g}), both must reject"
+        )
+        decided = verdict_for(
+            test.low if skew.p_greater <= side else -math.inf,
+            test.high if skew.p_less <= side else math.inf,
+            n_inf,
+        )
         sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
         ratio = power.score_detectable_ratio(int(x.size), float(y.mean()), sd, threshold, confidence)
     v = verdict(

@@ -145,3 +145,56 @@ def test_an_errored_case_is_not_sampling_noise() -> None:
     assert ("c0", "newly_failing") in kinds  # errored: strict rule
     assert ("c1", "newly_failing") not in kinds  # a plain flip at k = 1 stays within noise
     assert cmp.exit_code == 1
+
+
+def test_run_level_sign_flip_test_is_exact_by_enumeration():
+    """Five cases' drops: the one-sided p is the share of the 32 sign patterns whose flipped sum is at
+    least the observed one (exact under the null's exchangeability), with no tolerance subtracted."""
+    import itertools
+
+    from harness.gate.noise import run_level_test
+
+    base, cur = [7.0, 6.0, 8.0, 5.0, 6.5], [6.0, 5.5, 6.0, 5.5, 5.0]
+    drops = [b - c for b, c in zip(base, cur, strict=True)]
+    hits = sum(
+        sum(s * d for s, d in zip(signs, drops, strict=True)) >= sum(drops) - 1e-12
+        for signs in itertools.product((1, -1), repeat=5)
+    )
+    test = run_level_test(cur, base, alpha=0.05, higher_is_better=True, binary=False)
+    assert test.p_value == pytest.approx(hits / 32) and hits == 3
+    assert test.tolerance == 0.0 and test.mean_change == pytest.approx(-0.9)
+    assert test.significant_drop == (hits / 32 <= 0.05)
+    # lower-is-better: the same numbers are an improvement; only flipping all five signs reaches it
+    assert run_level_test(cur, base, alpha=0.05, higher_is_better=False, binary=False).p_value == pytest.approx(31 / 32)
+
+
+def test_run_level_binary_test_is_the_sign_test_and_tarone_knows_its_floor():
+    from harness.gate.noise import run_level_min_p, run_level_test, sign_test_worse_p
+
+    base, cur = [1.0] * 8 + [0.0, 1.0], [0.0] * 6 + [1.0] * 2 + [1.0, 1.0]
+    test = run_level_test(cur, base, alpha=0.05, higher_is_better=True, binary=True)
+    assert test.p_value == pytest.approx(sign_test_worse_p(6, 1)) == pytest.approx(8 / 128)
+    assert run_level_min_p([c - b for b, c in zip(base, cur, strict=True)], binary=True) == 0.5**7
+    assert run_level_min_p([0.1] * 20, binary=False) == pytest.approx(1 / 10_001)  # Monte-Carlo sign-flip
+    assert run_level_min_p([0.1] * 6 + [0.0] * 4, binary=False) == 0.5**6
+
+
+def _result(case_id: str, score: float) -> CaseResult:
+    return CaseResult(
+        case_id=case_id, dataset="sim", subject="council", status="passed", scores={"rubric_composite": score}
+    )
+
+
+def test_noise_aware_run_level_catches_a_uniform_drop_inside_the_tolerance():
+    """Noise-aware mode: 20 cases each 0.3 lower (inside the tolerance 0.5, within every case's band):
+    the mean got worse beyond any noise (sign-flip p ~ 1e-4), so the run fails with an aggregate reason;
+    the strict mode's Wilcoxon test beyond the tolerance does not see it."""
+    base_results = [_result(f"c{i}", 6.0 + (i % 3)) for i in range(20)]
+    cur_results = [_result(f"c{i}", 5.7 + (i % 3)) for i in range(20)]
+    base = baseline_from_results("sim", base_results, {"run_id": "b"}, created_at=WHEN)
+    noisy = compare(cur_results, base, {"rubric_composite": 0.5}, ["rubric_composite"], noise_aware=True)
+    (reason,) = [r for r in noisy.reasons if r.kind == "aggregate"]
+    assert reason.score == "rubric_composite" and "sign-flip test of the mean change" in reason.detail
+    assert noisy.exit_code == 1
+    strict = compare(cur_results, base, {"rubric_composite": 0.5}, ["rubric_composite"], noise_aware=False)
+    assert strict.exit_code == 0

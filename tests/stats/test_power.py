@@ -71,3 +71,49 @@ def test_insufficient_and_refuted_verdicts_state_the_detectable_effect():
     few = PairedSample(council=(1.0, 1.0, 0.0), baseline=(0.0, 0.0, 1.0))
     (v,) = evaluate_prediction({"correct": few}).overall
     assert v.verdict == "insufficient_data" and "at n=3 no true improvement is detectable with 80% power" in v.summary
+
+
+def _plan(capsys, *argv: str) -> list[str]:
+    from harness.cli import build_parser
+
+    args = build_parser().parse_args(["plan", *argv])
+    assert args.func(args) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def _dataset(path, objective: int, open_ended: int) -> None:
+    cases = [
+        f'      - {{id: "q{i}", query: "What is {i} plus 1?", expected: {{type: numeric, value: {i + 1}}}}}'
+        for i in range(objective)
+    ] + [f'      - {{id: "o{i}", query: "Describe the number {i}."}}' for i in range(open_ended)]
+    path.write_text('golden_datasets:\n  - name: "planned"\n    queries:\n' + "\n".join(cases) + "\n")
+
+
+def test_plan_counts_the_cases_run_would_select(tmp_path, capsys):
+    """``plan`` reads the selection as ``run`` makes it (--data, --limit, --suite): the verdict's n is the
+    selected cases with an expected answer; ``--cases`` overrides it."""
+    _dataset(tmp_path / "planned.yaml", objective=40, open_ended=20)
+    lines = _plan(capsys, "--data", str(tmp_path), "--base-rate", "0.1")
+    assert lines[0] == "selected: 60 case(s) from planned, 40 with an expected answer"
+    assert lines[1].startswith("plan: 40 case(s) with an expected answer")
+    assert lines[2] == plan_lines(40, 0.1)[1]
+    lines = _plan(capsys, "--data", str(tmp_path), "--limit", "25", "--base-rate", "0.1")
+    assert lines[0] == "selected: 25 case(s) from planned (first 25 cases), 25 with an expected answer"
+    assert lines[2] == plan_lines(25, 0.1)[1]
+    lines = _plan(capsys, "--suite", "reasoning-100", "--data", "suites", "--base-rate", "0.1")
+    assert lines[0] == "selected: 100 case(s) from reasoning-100, 55 with an expected answer"
+    assert lines[1:] == plan_lines(55, 0.1)
+    assert _plan(capsys, "--cases", "55", "--base-rate", "0.1") == plan_lines(55, 0.1)
+
+
+def test_plan_says_when_the_selection_has_too_few_objective_cases(tmp_path, capsys):
+    from harness.common.errors import ConfigError
+
+    _dataset(tmp_path / "planned.yaml", objective=4, open_ended=8)
+    lines = _plan(capsys, "--data", str(tmp_path), "--base-rate", "0.3")
+    assert lines[0] == "selected: 12 case(s) from planned, 4 with an expected answer"
+    assert "primary endpoint would be rubric_composite" in lines[1]
+    assert lines[2].startswith("plan: 4 case(s)")
+    _dataset(tmp_path / "planned.yaml", objective=0, open_ended=3)
+    with pytest.raises(ConfigError, match="none of the 3 selected case"):
+        _plan(capsys, "--data", str(tmp_path), "--base-rate", "0.3")

@@ -244,7 +244,7 @@ def test_exact_interval_by_hand():
     (v,) = evaluate_prediction({"q": _sample([2.0] * 10, [1.0] * 10)}).overall
     assert (v.diff_low, v.diff_high) == (pytest.approx(0.85), pytest.approx(0.85))
     assert v.p_value == pytest.approx(1 / 1024)
-    assert v.method == "exact paired sign-flip test (1024 sign patterns)"
+    assert v.method.startswith("exact paired sign-flip test (1024 sign patterns) and skewness-corrected t-test")
     assert (v.ci_low, v.ci_high) == (pytest.approx(1.0), pytest.approx(1.0))  # ratio 2 in every subset
     assert v.verdict == "supported" and v.mcnemar_p is None  # not a binary family
 
@@ -378,3 +378,61 @@ def test_exact_binary_test_takes_the_supremum_over_the_nuisance():
     assert (test.n10, test.n01, test.n11) == (5, 0, 5)
     assert test.p_greater == pytest.approx(max(by_u), abs=1e-6)
     assert max(by_u) > by_u[0] + 0.015  # 0.103 against 0.084 at u = 0
+
+
+def test_hall_transform_is_the_stated_polynomial_and_monotone():
+    """``G(T) = T + a T^2 + a^2 T^3 / 3 + a / 2`` with ``a = g / (3 sqrt(n))`` (Hall 1992); its
+    derivative ``(1 + a T)^2`` is never negative, so ``G`` is non-decreasing in ``T``."""
+    from harness.stats.boundary_tests import hall_transform
+
+    a = -2.0 / (3 * math.sqrt(20))
+    assert hall_transform(2.5, -2.0, 20) == pytest.approx(2.5 + a * 6.25 + a * a * 15.625 / 3 + a / 2, abs=1e-12)
+    assert hall_transform(1.7, 0.0, 20) == 1.7
+    grid = np.linspace(-20, 20, 4001)
+    for g in (-3.0, -0.5, 0.5, 3.0):
+        values = np.array([hall_transform(t, g, 12) for t in grid])
+        assert np.all(np.diff(values) >= -1e-12)
+
+
+def test_skewness_corrected_t_from_its_definition():
+    """T, the skewness (central moments with divisor n) and the p-values of G(T) against t_{n-1},
+    recomputed from the definitions; a symmetric sample has g = 0 and gives the plain one-sided t-test."""
+    from scipy import stats as sps
+
+    from harness.stats.boundary_tests import score_boundary_test
+
+    d = np.array([2.55, 3.4, 2.4, 2.1, 3.4, 3.55, -4.6, 3.4, 2.1, 3.4, 2.1, 2.25])
+    n, mean, sd = d.size, d.mean(), d.std(ddof=1)
+    g = np.mean((d - mean) ** 3) / np.mean((d - mean) ** 2) ** 1.5
+    t = math.sqrt(n) * mean / sd
+    a = g / (3 * math.sqrt(n))
+    big_g = t + a * t**2 + a**2 * t**3 / 3 + a / 2
+    test = score_boundary_test(d)
+    assert (test.t, test.skewness, test.corrected) == pytest.approx((t, g, big_g), abs=1e-12)
+    assert test.p_greater == pytest.approx(sps.t.sf(big_g, n - 1), abs=1e-12)
+    assert test.p_less == pytest.approx(sps.t.cdf(big_g, n - 1), abs=1e-12)
+    assert g < 0 and big_g < t  # one large negative difference: the correction lowers T
+    sym = np.array([-2.0, -1.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 4.5, 5.5, 6.0, 7.0])
+    sym = np.concatenate([sym, 2 * np.median(sym) - sym])  # symmetric about its median
+    plain = sps.ttest_1samp(sym, 0.0, alternative="greater").pvalue
+    assert score_boundary_test(sym).skewness == pytest.approx(0.0, abs=1e-12)
+    assert score_boundary_test(sym).p_greater == pytest.approx(plain, abs=1e-12)
+
+
+def test_score_verdict_needs_both_the_sign_flip_and_the_skew_corrected_t():
+    """11 of 12 cases far better and one crash (council 0): the exact sign-flip test alone supports
+    (p = 0.0054), the skewness-corrected t does not (p = 0.129), so the verdict is inconclusive; without
+    the crash both reject and the verdict is supported."""
+    council = [6.0, 8, 7, 9, 8, 7, 0, 8, 9, 8, 9, 8]
+    baseline = [3.0, 4, 4, 6, 4, 3, 4, 4, 6, 4, 6, 5]
+    (v,) = evaluate_prediction(
+        {"rubric_composite": PairedSample(council=tuple(council), baseline=tuple(baseline))}
+    ).overall
+    assert v.diff_low > 0  # the sign-flip interval alone would say supported
+    assert v.verdict == "inconclusive"
+    assert "both must reject" in v.method and v.p_value == pytest.approx(0.1292, abs=1e-4)
+    council[6] = 7.0
+    (v,) = evaluate_prediction(
+        {"rubric_composite": PairedSample(council=tuple(council), baseline=tuple(baseline))}
+    ).overall
+    assert v.verdict == "supported"
