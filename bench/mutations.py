@@ -105,9 +105,58 @@ MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "gate: one-sided t quantile replaced by the median",
         "harness/gate/noise.py",
-        "return _t_quantile(1.0 - level, self.df)",
-        "return _t_quantile(0.5 + 0 * level, self.df)",
+        "return t_quantile(1.0 - level, self.df)",
+        "return t_quantile(0.5 + 0 * level, self.df)",
         GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: run-level test of a drop beyond the tolerance again (0.5 on 0-10)",
+        "harness/gate/noise.py",
+        "drop = np.round(sign * (np.asarray(baseline, dtype=float) - np.asarray(current, dtype=float)), DECIMALS)",
+        "drop = np.round(sign * (np.asarray(baseline, dtype=float) - np.asarray(current, dtype=float)) - 0.5, 9)",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: run-level sign-flip on the wrong side",
+        "harness/gate/noise.py",
+        'p, method = test.p_value, f"paired sign-flip test',
+        'p, method = 1.0 - test.p_value, f"paired sign-flip test',
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "gate: run level gets no share of the budget",
+        "harness/gate/baselines.py",
+        "run_level = tarone_level(run_min_p, alpha * (1.0 - CASE_SHARE))",
+        "run_level = tarone_level(run_min_p, 0.0 * alpha)",
+        GATE_UNIT + GATE_SIM,
+    ),
+    (
+        "verdict: scores decided by the sign-flip alone (skew-corrected t ignored)",
+        "harness/stats/verdicts.py",
+        "test.low if skew.p_greater <= side else -math.inf",
+        "test.low if skew.p_greater <= 1.0 else -math.inf",
+        VERDICT,
+    ),
+    (
+        "verdict: no skewness correction (plain t beside the sign-flip)",
+        "harness/stats/boundary_tests.py",
+        "a = skewness / (3.0 * math.sqrt(n))",
+        "a = 0.0 * skewness / (3.0 * math.sqrt(n))",
+        VERDICT,
+    ),
+    (
+        "verdict: skewness correction with the wrong sign",
+        "harness/stats/boundary_tests.py",
+        "    g = hall_transform(t, skew, n)",
+        "    g = hall_transform(t, -skew, n)",
+        VERDICT,
+    ),
+    (
+        "verdict: skew-corrected t against the normal instead of t_{n-1}",
+        "harness/stats/boundary_tests.py",
+        "p_greater=float(student.sf(g, n - 1)),",
+        "p_greater=float(student.sf(g, 10**9)),",
+        VERDICT,
     ),
     (
         "verdict: informative-pair floor 10 -> 3",
@@ -142,6 +191,13 @@ MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
         "harness/stats/signflip.py",
         "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9)",
         "return math.floor((1.0 - confidence) / 2.0 * n_patterns + 1e-9) + 1",
+        VERDICT,
+    ),
+    (
+        "plan: counts every selected case, not those with an expected answer",
+        "harness/cli/plan.py",
+        "return sum(c.expected is not None for c in cases), len(cases), where",
+        "return len(cases), len(cases), where",
         VERDICT,
     ),
     (
@@ -186,6 +242,9 @@ def run(name: str, file: str, old: str, new: str, tests: list[str]) -> tuple[boo
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         for folder in ("harness", "tests"):
             shutil.copytree(ROOT / folder, Path(tmp) / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        for folder in ("suites", "golden"):
+            if (ROOT / folder).exists():
+                shutil.copytree(ROOT / folder, Path(tmp) / folder)
         for name in ("pyproject.toml", "conftest.py"):
             if (ROOT / name).exists():
                 shutil.copy(ROOT / name, Path(tmp) / name)

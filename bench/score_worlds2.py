@@ -80,7 +80,9 @@ def _results(world, side: str):
 
     first, extra = [], []
     for c in world.cases:
-        for r, (score, passed) in enumerate(zip(getattr(c, f"{side}_scores"), getattr(c, f"{side}_passed"))):
+        for r, (score, passed) in enumerate(
+            zip(getattr(c, f"{side}_scores"), getattr(c, f"{side}_passed"), strict=True)
+        ):
             res = CaseResult(
                 case_id=c.case_id,
                 dataset="sim",

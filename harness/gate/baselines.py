@@ -33,13 +33,15 @@ item below is a regression on its own (one is enough; nothing excuses another):
 **Noise-aware mode** (``noise_aware``; on whenever the run or the baseline carries repeats, and
 for subjects sampled at temperature > 0, :func:`harness.gate.regression.compare_run`): rules 1 and 3
 become the tests of :mod:`harness.gate.noise`, with the comparison's ``alpha`` as the false-alarm
-budget of the whole run (half to the per-case tests, half to the run-level ones, each half shared
-by Tarone's Bonferroni rule). A score regresses when its drop of means exceeds the tolerance plus
+budget of the whole run (:data:`harness.gate.noise.CASE_SHARE` to the per-case tests, the rest to the
+run-level ones, each part shared by Tarone's Bonferroni rule). A score regresses when its drop of means exceeds the tolerance plus
 the pooled noise band; a pass/fail outcome (the case's status, or a binary score such as
 ``correct``) regresses when its failure rate over the repeats is higher by a one-sided Fisher
 exact test; a case failing in both runs is no reason; a case that *errored* (no answer: an
-endpoint or engine error, not a sampled outcome) keeps the strict rule 3; per subject a sign test on the failure rates
-and the Wilcoxon test per score catch broad drops. Changes beyond the tolerance that the noise
+endpoint or engine error, not a sampled outcome) keeps the strict rule 3; rule 6 becomes, per subject,
+a sign test on the failure rates and per score a paired test of the mean change with no tolerance
+(:func:`harness.gate.noise.run_level_test`: the sign-flip test, the sign test for a binary score),
+which catches a broad small drop no case shows. Changes beyond the tolerance that the noise
 explains are kept as ``within_noise`` on the case (and said so), not as reasons.
 
 The verdict (:func:`verdict_of`, precedence top-down): ``fail`` (exit 1) when any reason is a
