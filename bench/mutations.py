@@ -84,7 +84,7 @@ MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "gate: any newly failing case regresses (the old rule)",
         "harness/gate/baselines.py",
-        "newly = test.p <= model.case_level",
+        "newly = test.p <= how.model.case_level",
         "newly = test.worse",
         GATE_UNIT,
     ),
