@@ -7,6 +7,7 @@ parser stays fast.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
 from harness.cli.args import EXIT_CODES_HELP, add_version, positive_int
@@ -21,7 +22,8 @@ from harness.cli.run import cmd_run
 SUBJECT_CHOICES = (
     "council, baseline, voting, llm-council, vote, chairman, solo:<model>, "
     "self-consistency:<model>, council-without:<member>, council:debate, council+dissent, "
-    "council:jury, council:tie-breaker, llm-council:debate, llm-council+dissent, debate:<rounds>"
+    "council:jury, council:tie-breaker, llm-council:debate, llm-council+dissent, llm-council:jury, "
+    "llm-council:tie-breaker, debate:<rounds>"
 )
 
 
@@ -37,7 +39,10 @@ def _command(sub: Any, name: str, summary: str, example: str) -> argparse.Argume
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the example's line breaks."""
+    """Keeps the example's line breaks; never wraps inside a hyphenated name (``llm-council:jury``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 def build_parser() -> argparse.ArgumentParser:

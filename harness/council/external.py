@@ -108,6 +108,9 @@ class LLMCouncilConfig(Frozen):
         seed: the harness seed (sampling seeds and the stage-2 label shuffle derive from it).
         timeout: seconds allowed for one model call through the relay.
         synthesis_mode: the package's ``council.synthesis_mode``.
+        verdict_type: the package's ``VerdictType`` passed to ``run_full_council`` (ADR-025b:
+            ``binary`` approved/rejected, ``tie_breaker`` the chairman's deciding vote; ``synthesis``
+            the default free text).
         ballot_style: with ``limits`` set, ``json_object`` (llama.cpp) or ``json_schema`` (OpenAI)
             constrains the stage-2 replies to a JSON ballot (ranking first, then a critique) -- for
             small models that cannot follow the package's ranking prompt; ``off`` leaves them free.
@@ -121,6 +124,7 @@ class LLMCouncilConfig(Frozen):
     seed: int = 42
     timeout: float = 180.0
     synthesis_mode: Literal["consensus", "debate"] = "consensus"
+    verdict_type: Literal["synthesis", "binary", "tie_breaker"] = "synthesis"
     ballot_style: BallotStyle = "off"
 
     @classmethod
@@ -276,6 +280,19 @@ class StageUsage(Frozen):
     tokens_out: int = 0
 
 
+class PackageVerdict(Frozen):
+    """``metadata["verdict"]`` (a ``VerdictResult.to_dict()``, BINARY or TIE_BREAKER only), with
+    ``metadata["config"]["effective_verdict_type"]``: the verdict type the package actually used."""
+
+    verdict_type: str
+    effective: str
+    verdict: str
+    confidence: float | None = None
+    rationale: str = ""
+    deadlocked: bool = False
+    borda_spread: float | None = None
+
+
 class PackageOutput(Frozen):
     """Everything ``run_full_council`` returned that the adapter uses."""
 
@@ -288,6 +305,8 @@ class PackageOutput(Frozen):
     usage: tuple[StageUsage, ...] = ()
     degraded_mode: str | None = None
     dissent: str | None = None  # the package's minority views (``include_dissent=True``, ADR-025b)
+    verdict: PackageVerdict | None = None  # the package's BINARY / TIE_BREAKER verdict, when it parsed one
+    effective_verdict_type: str | None = None  # ``metadata["config"]["effective_verdict_type"]``
 
 
 def _str(value: Any) -> str:
@@ -390,6 +409,20 @@ def parse_package_output(stage1: Any, stage2: Any, stage3: Any, metadata: Any) -
                     )
                 )
     degraded = meta.get("degraded_mode")
+    raw_config = meta.get("config")
+    effective = _str(raw_config.get("effective_verdict_type")) or None if isinstance(raw_config, dict) else None
+    raw_verdict = meta.get("verdict")
+    verdict = None
+    if isinstance(raw_verdict, dict) and isinstance(raw_verdict.get("verdict"), str):
+        verdict = PackageVerdict(
+            verdict_type=_str(raw_verdict.get("verdict_type")),
+            effective=effective or _str(raw_verdict.get("verdict_type")),
+            verdict=raw_verdict["verdict"],
+            confidence=_num(raw_verdict.get("confidence")),
+            rationale=_str(raw_verdict.get("rationale")),
+            deadlocked=raw_verdict.get("deadlocked") is True,
+            borda_spread=_num(raw_verdict.get("borda_spread")),
+        )
     return PackageOutput(
         answers=answers,
         reviews=tuple(reviews),
@@ -399,7 +432,11 @@ def parse_package_output(stage1: Any, stage2: Any, stage3: Any, metadata: Any) -
         quality=_quality(meta.get("quality_metrics")),
         usage=tuple(usage),
         degraded_mode=degraded if isinstance(degraded, str) else None,
-        dissent=_str(meta.get("dissent")) or None,
+        dissent=_str(meta.get("dissent"))
+        or _str(raw_verdict.get("dissent") if isinstance(raw_verdict, dict) else None)
+        or None,
+        verdict=verdict,
+        effective_verdict_type=effective,
     )
 
 
@@ -742,6 +779,12 @@ class LLMCouncilSubject:
 
     async def answer(self, query: str) -> Transcript:
         """Run the package's council on ``query`` and map it; a crash inside the package is a ProviderError."""
+        transcript, output = await self.run(query)
+        return with_mode(transcript, self.name, output.dissent if self.include_dissent else None)
+
+    async def run(self, query: str) -> tuple[Transcript, PackageOutput]:
+        """Run the package's council on ``query``: its transcript (under the name ``llm-council``, no mode
+        record) and what the package returned, typed (:func:`parse_package_output`)."""
         started = time.perf_counter()
         seed = review_seed(self.config.seed, query, self.name)
         async with _lock(), AsyncExitStack() as stack:
@@ -759,7 +802,9 @@ class LLMCouncilSubject:
                 key = self.config.api_key.get_secret_value()
                 with package_state(council, config_path, tmp, key, seed, first_import=first_import):
                     try:
-                        extra = {"include_dissent": True} if self.include_dissent else {}
+                        extra: dict[str, Any] = {"include_dissent": True} if self.include_dissent else {}
+                        if self.config.verdict_type != "synthesis":  # ADR-025b jury mode, the package's own
+                            extra["verdict_type"] = council.VerdictType(self.config.verdict_type)
                         stage1, stage2, stage3, metadata = await council.run_full_council(
                             query, bypass_cache=True, **extra
                         )
@@ -778,7 +823,7 @@ class LLMCouncilSubject:
             calls=calls,
             duration_s=time.perf_counter() - started,
         )
-        return with_mode(transcript, self.name, output.dissent if self.include_dissent else None)
+        return transcript, output
 
     def _relay(self, limits: StageLimits) -> SamplingRelay:
         members = {

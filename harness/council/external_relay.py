@@ -28,6 +28,13 @@ from harness.records.transcript import CallRecord
 
 STAGE2_PREFIX = "You are evaluating different responses to the following question."
 STAGE3_PREFIX = "You are the Chairman of an LLM Council."
+#: the stage-3 openings of the package's chairman prompts: synthesis (and debate), then the ADR-025b
+#: verdict prompts (``verdict.py``: BINARY, and SYNTHESIS through it; TIE_BREAKER)
+STAGE3_PREFIXES = (
+    STAGE3_PREFIX,
+    "You are the Chairman synthesizing the council's deliberation.",
+    "You are the Chairman resolving a DEADLOCKED deliberation.",
+)
 MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024
 _CANDIDATE_ID = re.compile(r'<candidate_response id="([A-Z])">')
@@ -66,8 +73,8 @@ class StageLimits(Frozen):
 def classify_stage(body: Mapping[str, Any], chairman_model: str, member_models: frozenset[str]) -> str:
     """Which council stage a request belongs to, from llm-council-core's prompts (v0.53).
 
-    Its stage-2 prompt starts with :data:`STAGE2_PREFIX` and its stage-3 prompt with
-    :data:`STAGE3_PREFIX`; a stage-1 request is the bare user query. A request to the chairman's
+    Its stage-2 prompt starts with :data:`STAGE2_PREFIX` and its stage-3 prompts with one of
+    :data:`STAGE3_PREFIXES`; a stage-1 request is the bare user query. A request to the chairman's
     model that is not a member's model is stage 3 whatever its text.
     """
     messages = body.get("messages")
@@ -76,7 +83,7 @@ def classify_stage(body: Mapping[str, Any], chairman_model: str, member_models: 
     text = content.lstrip() if isinstance(content, str) else ""
     if text.startswith(STAGE2_PREFIX):
         return "stage2"
-    if text.startswith(STAGE3_PREFIX):
+    if text.startswith(STAGE3_PREFIXES):
         return "stage3"
     model = body.get("model")
     if model == chairman_model and model not in member_models:

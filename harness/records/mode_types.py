@@ -162,6 +162,35 @@ class MultiRoundRecord(Frozen):
     changed: int = 0
 
 
+class PackageVerdictRecord(Frozen):
+    """``llm-council:jury`` / ``llm-council:tie-breaker``: llm-council-core's own ADR-025b verdict
+    (``metadata["verdict"]`` of ``run_full_council``), and how the harness read it
+    (:mod:`harness.council.modes.package_verdict`).
+
+    Args:
+        requested: the ``VerdictType`` asked for (``binary`` or ``tie_breaker``).
+        effective: the one the package used (``binary`` escalates to ``tie_breaker`` on a deadlock:
+            the top two Borda scores within 0.1).
+        verdict: the verdict as the package gave it (``approved``/``rejected``; a tie-breaker may give
+            another word); ``None`` when the package could not parse its chairman's reply.
+        answer: the case's option it stands for (``approved`` -> ``yes``, ``rejected`` -> ``no``), else ``None``.
+        confidence, rationale: the chairman's, as the package parsed them.
+        deadlocked: the package's flag (a tie-breaker verdict, or a binary one escalated).
+        borda_spread: the package's spread between its highest and lowest Borda scores.
+    """
+
+    kind: Literal["package_verdict"] = "package_verdict"
+    requested: Literal["binary", "tie_breaker"]
+    effective: str
+    verdict: str | None = None
+    answer: str | None = None
+    confidence: float | None = None
+    rationale: str = ""
+    deadlocked: bool = False
+    borda_spread: float | None = None
+
+
 ModeRecord = Annotated[
-    DebateVerdict | DissentRecord | JuryRecord | TieBreakRecord | MultiRoundRecord, Field(discriminator="kind")
+    DebateVerdict | DissentRecord | JuryRecord | TieBreakRecord | MultiRoundRecord | PackageVerdictRecord,
+    Field(discriminator="kind"),
 ]

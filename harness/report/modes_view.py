@@ -11,7 +11,14 @@ from collections.abc import Sequence
 
 from harness.common.model import Frozen
 from harness.gate.run_verdicts import RunVerdicts
-from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
+from harness.records.mode_types import (
+    DebateVerdict,
+    DissentRecord,
+    JuryRecord,
+    MultiRoundRecord,
+    PackageVerdictRecord,
+    TieBreakRecord,
+)
 from harness.run.result import CaseResult
 
 
@@ -53,6 +60,7 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
     juries = [m for m in records if isinstance(m, JuryRecord)]
     ties = [m for m in records if isinstance(m, TieBreakRecord)]
     rounds = [m for m in records if isinstance(m, MultiRoundRecord)]
+    verdicts = [m for m in records if isinstance(m, PackageVerdictRecord)]
     if debates:
         k = sum(len(m.positions) for m in debates) / len(debates)
         return (
@@ -80,6 +88,14 @@ def mode_summary(subject: str, results: Sequence[CaseResult]) -> str:
         return (
             f"{rounds[0].rounds} round(s) on {len(rounds)} cases; {sum(m.changed for m in rounds)} revisions "
             f"changed a stated answer; majority on {sum(m.rule == 'majority' for m in rounds)}{tail}"
+        )
+    if verdicts:
+        confs = [m.confidence for m in verdicts if m.confidence is not None]
+        mean = f", mean confidence {sum(confs) / len(confs):.2f}" if confs else ""
+        return (
+            f"llm-council-core {verdicts[0].requested} verdicts: {sum(m.answer is not None for m in verdicts)} of "
+            f"{len(verdicts)} read as yes/no ({sum(m.answer == 'yes' for m in verdicts)} approved), "
+            f"{sum(m.deadlocked for m in verdicts)} deadlocked{mean}{tail}"
         )
     return f"no mode record{tail}"
 

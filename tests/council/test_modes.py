@@ -27,7 +27,14 @@ from typing import Any
 
 from harness.gate.paired_difference import paired_difference
 from harness.gate.remediation import council_css
-from harness.records.mode_types import DebateVerdict, DissentRecord, JuryRecord, MultiRoundRecord, TieBreakRecord
+from harness.records.mode_types import (
+    DebateVerdict,
+    DissentRecord,
+    JuryRecord,
+    MultiRoundRecord,
+    PackageVerdictRecord,
+    TieBreakRecord,
+)
 from harness.run.runs import load_run
 from harness.stats.signflip import sign_flip_test
 from tests.cli_env import run_cli, scripted_project
@@ -386,3 +393,144 @@ def test_debate_pick_by_label_and_unreadable_verdict(tmp_path: Path) -> None:
             assert not mode.parsed and mode.pick_member is None
             assert t.final_answer == "It is 7."  # b, top-ranked on one shared order
             assert any("no readable debate verdict; the top-ranked answer is kept" in e for e in t.errors)
+
+
+PACKAGE_CANDIDATE = re.compile(r'<candidate_response id="([A-Z])">\n(.*?)\n</candidate_response>', re.DOTALL)
+NEXT_MEMBER = {"m-a": "m-b", "m-b": "m-c", "m-c": "m-a"}
+
+
+class PackageVerdictServer(ScriptedServer):
+    """llm-council-core's own prompts, scripted: members answer "yes (<model>)"; the package's reviewers
+    rank a, b, c on every question except ``Q02``, where each prefers the next member (a cycle: every
+    Borda score equal, so the package escalates BINARY to TIE_BREAKER); its BINARY chairman approves
+    ``Q01`` (0.8) and writes no JSON on ``Q03``; its TIE_BREAKER chairman approves (0.55) except on
+    ``Q03``, which it rejects (0.7). On ``Q05`` the reviewers write no ballot at all."""
+
+    def __init__(self) -> None:
+        super().__init__(council_right=(), baseline_right=())
+        self.prompts: list[str] = []
+
+    def reply(self, body: dict[str, Any]) -> tuple[str, str]:
+        content = str(body["messages"][-1]["content"])
+        model = str(body.get("model"))
+        qid, _ = _right(content)
+        with self._lock:
+            self.prompts.append(content)
+        if content.startswith("You are evaluating different responses"):
+            if qid == "Q05":
+                return "No opinion.", "stop"
+            owner = {
+                f"Response {c}": text.split("(")[-1].rstrip(").") for c, text in PACKAGE_CANDIDATE.findall(content)
+            }
+            order = (
+                [NEXT_MEMBER[model], NEXT_MEMBER[NEXT_MEMBER[model]], model] if qid == "Q02" else ["m-a", "m-b", "m-c"]
+            )
+            ranking = [lab for m in order for lab, o in owner.items() if o == m]
+            return "Fine answers.\n```json\n" + json.dumps({"ranking": ranking}) + "\n```", "stop"
+        if "DEADLOCKED deliberation" in content:
+            verdict, conf = ("rejected", 0.7) if qid == "Q03" else ("approved", 0.55)
+            return json.dumps(
+                {
+                    "verdict": verdict,
+                    "confidence": conf,
+                    "rationale": f"tie broken on {qid}",
+                    "deadlock_resolution": "r",
+                }
+            ), "stop"
+        if "BINARY VERDICT" in content:
+            if qid == "Q03":
+                return "Pending.", "stop"
+            return json.dumps({"verdict": "approved", "confidence": 0.8, "rationale": f"sound on {qid}"}), "stop"
+        return f"The answer is yes ({model}).", "stop"
+
+
+def test_llm_council_runs_its_binary_and_tie_breaker_verdicts(tmp_path: Path) -> None:
+    """``llm-council:jury`` (the package's VerdictType.BINARY, escalated by the package itself on a Borda
+    deadlock) and ``llm-council:tie-breaker`` (TIE_BREAKER) on boolean cases: records, final answers,
+    stage-3 calls in the ledger; other types refused per case before any call; a mode the package does
+    not offer refused at start-up."""
+    with PackageVerdictServer() as server:
+        root = scripted_project(tmp_path, server.base_url, 1, concurrency=1)
+        (root / "golden" / "binary.yaml").write_text(
+            "golden_datasets:\n  - name: binary\n    queries:\n"
+            '      - {id: odd, query: "Q01: Is 101 odd?", expected: {type: boolean, value: true}}\n'
+            '      - {id: dead, query: "Q02: Is 102 even?", expected: {type: boolean, value: true}}\n'
+            '      - {id: mute, query: "Q03: Is 103 even?", expected: {type: boolean, value: false}}\n'
+            '      - {id: two, query: "Q04: Is 104 odd or even?", expected: {type: choice, answer: B, '
+            "options: {A: odd, B: even}}}\n"
+            '      - {id: unranked, query: "Q05: Is 105 odd?", expected: {type: boolean, value: true}}\n'
+        )
+        proc = run_cli(root, "--subjects", "llm-council:jury,llm-council:tie-breaker")
+        refused = run_cli(root, "--subjects", "llm-council:debate:2")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out
+    assert "Traceback" not in out
+    run_dir, results = _results(root)
+
+    odd = results[("odd", "llm-council:jury")]
+    rec = odd.transcript.mode
+    assert isinstance(rec, PackageVerdictRecord)
+    assert (rec.requested, rec.effective, rec.verdict, rec.answer, rec.confidence, rec.deadlocked) == (
+        "binary",
+        "binary",
+        "approved",
+        "yes",
+        0.8,
+        False,
+    )
+    assert odd.transcript.final_answer.startswith("Answer: yes\n") and odd.status == "passed"
+    # the transcript keeps the case's query; the package got it framed
+    assert odd.transcript.query.startswith("Q01: Is 101 odd?") and "APPROVED" not in odd.transcript.query
+    assert [c.stage for c in odd.transcript.calls] == ["stage1"] * 3 + ["stage2"] * 3 + ["stage3"]
+    # the package's deadlock (every Borda score equal) escalated BINARY to its tie-breaker prompt
+    dead = results[("dead", "llm-council:jury")].transcript.mode
+    assert isinstance(dead, PackageVerdictRecord)
+    assert (dead.requested, dead.effective, dead.verdict, dead.deadlocked, dead.confidence) == (
+        "binary",
+        "tie_breaker",
+        "approved",
+        True,
+        0.55,
+    )
+    assert results[("dead", "llm-council:jury")].status == "passed"
+    # no JSON verdict: nothing substituted, the chairman's reply is the answer, the error noted
+    mute = results[("mute", "llm-council:jury")]
+    assert isinstance(mute.transcript.mode, PackageVerdictRecord) and mute.transcript.mode.verdict is None
+    assert mute.transcript.final_answer == "Pending." and mute.status != "passed"
+    assert any("parsed no binary verdict" in e for e in mute.transcript.errors)
+
+    for case_id, answer in (("odd", "yes"), ("dead", "yes"), ("mute", "no")):
+        r = results[(case_id, "llm-council:tie-breaker")]
+        tie = r.transcript.mode
+        assert isinstance(tie, PackageVerdictRecord)
+        assert (tie.requested, tie.effective, tie.answer, tie.deadlocked) == (
+            "tie_breaker",
+            "tie_breaker",
+            answer,
+            True,
+        )
+        assert r.status == "passed", (case_id, r.transcript.final_answer)
+    framed = [p for p in server.prompts if p.startswith("Q01: Is 101 odd?")]
+    assert framed and all("APPROVED means the answer is yes" in p for p in framed)
+    chair = [p for p in server.prompts if ("BINARY VERDICT" in p or "DEADLOCKED deliberation" in p) and "Q05:" not in p]
+    assert len(chair) == 6  # one per boolean case and subject: Q02's BINARY went straight to the tie-breaker
+
+    # refused per case, before any call: a numeric case and a two-option choice (approved names no option)
+    for subject in ("llm-council:jury", "llm-council:tie-breaker"):
+        for case_id, words in (("q00", "'numeric'"), ("two", "'choice'")):
+            r = results[(case_id, subject)]
+            assert r.status == "error" and "Traceback" not in (r.error or "")
+            assert f"case {case_id}: {subject} runs llm-council-core's" in (r.error or "")
+            assert f"this case has {words}; expected a boolean case" in (r.error or "")
+    assert not any(p.startswith(("Q00:", "Q04:")) for p in server.prompts)
+    # llm-council-core 0.53 itself fails when no reviewer's ballot parses: its deadlock check sorts the
+    # missing (None) Borda scores; the case is an error naming the package, the run goes on
+    for subject in ("llm-council:jury", "llm-council:tie-breaker"):
+        r = results[("unranked", subject)]
+        assert r.status == "error" and "llm-council-core failed: TypeError" in (r.error or ""), r.error
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["usage"]["by_subject"]["llm-council:jury"]["calls"] == 3 * 7
+    html = (run_dir / "index.html").read_text()
+    assert "llm-council-core binary verdicts: 2 of 3 read as yes/no (2 approved), 1 deadlocked" in html
+
+    assert refused.returncode == 2 and "llm-council-core does not offer this mode" in refused.stderr, refused.stderr

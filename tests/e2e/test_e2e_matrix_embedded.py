@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.run.ledger import SCORING
 from tests.chromium import Browser, Tab, chromium_path
 from tests.e2e.suite_run import run_suite, texts
 
@@ -65,7 +66,7 @@ def test_arm_rows_and_leave_one_out(page: Tab) -> None:
 
 def test_ledger_and_quality_per_cost_chart(page: Tab) -> None:
     subjects = texts(page, "#usage-ledger tr td:first-child")
-    assert sorted(subjects) == sorted(SUBJECTS)
+    assert sorted(subjects) == sorted([*SUBJECTS, SCORING])  # the judge's calls: their own row
     calls = [int(x.replace(",", "")) for x in texts(page, "#usage-ledger tr td:nth-child(2)")]
     assert all(c >= LIMIT for c in calls), calls
     cpu = [float(x.replace(",", "")) for x in texts(page, "#usage-ledger tr td:nth-child(7)")]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.run.ledger import SCORING
 from tests.chromium import Browser, Tab, chromium_path
 from tests.e2e.suite_run import run_suite, texts
 
@@ -66,7 +67,8 @@ def test_the_run_completed_every_pair_with_mode_records(run_dir: Path) -> None:
 
 
 def test_modes_panel_band_table_ledger_and_chart(page: Tab) -> None:
-    assert sorted(texts(page, "#usage-ledger tr td:first-child")) == sorted(SUBJECTS)
+    # every subject's row, and the judge's calls in their own row (harness.run.ledger.SCORING)
+    assert sorted(texts(page, "#usage-ledger tr td:first-child")) == sorted([*SUBJECTS, SCORING])
     assert set(texts(page, "#mode-summaries tr td:first-child")) == {"council:debate", "council+dissent", "debate:2"}
     assert texts(page, "#remediation-bands tr td:first-child") == ["CSS 0.50-0.69", "below CSS 0.50"]
     size = page.evaluate(

@@ -153,3 +153,14 @@ def revision_messages(query: str, system_prompt: str | None, own: str, others: S
         ),
     ]
     return msgs
+
+
+def package_verdict_question(query: str) -> str:
+    """The query given to llm-council-core's BINARY / TIE_BREAKER council (``llm-council:jury``,
+    ``llm-council:tie-breaker``): the case's yes/no question, then what its approved/rejected verdict
+    means for it (the package's chairman decides whether "the proposed action/answer" is approved)."""
+    return (
+        f"{query}\n\n"
+        "(The council's verdict on this yes/no question: APPROVED means the answer is yes, REJECTED means "
+        "the answer is no.)"
+    )
