@@ -34,6 +34,7 @@ from typing import Any
 
 from harness.common.errors import ConfigError
 from harness.common.model import Frozen
+from harness.providers.malloc_setup import bound_malloc
 
 #: the CPU flags (``/proc/cpuinfo``) of Intel's AMX; any of them turns the extra buffer types off
 AMX_FLAGS = ("amx_tile", "amx_int8", "amx_bf16")
@@ -193,8 +194,10 @@ def buffer_types(extra_bufts: bool) -> Iterator[None]:
 
 
 def load_llama(model_path: str | Path, *, extra_bufts: bool, **kwargs: Any) -> Any:
-    """``llama_cpp.Llama(model_path, **kwargs)`` with or without the extra buffer types."""
+    """``llama_cpp.Llama(model_path, **kwargs)`` with or without the extra buffer types (and glibc's
+    allocator set for the engine's buffers: :func:`harness.providers.malloc_setup.bound_malloc`)."""
     prepare_openmp()
+    bound_malloc()
     from llama_cpp import Llama
 
     with buffer_types(extra_bufts):

@@ -50,6 +50,7 @@ from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, promp
 from harness.providers.engine_guard import check_engine
 from harness.providers.engine_setup import EngineSetup, engine_setup, load_llama
 from harness.providers.local_prompts import STOP_COMPLETION, completion_prompt, prompt_tokens
+from harness.providers.malloc_setup import bound_malloc
 from harness.providers.option_logprobs import option_logprobs
 from harness.providers.probe import Probe, ProbeReply
 from harness.providers.prompt_cache import PREFIX_CHUNK, OpeningBudget, PromptCache, kv_state, load_kv_state
@@ -128,6 +129,7 @@ class LocalProvider:
     reports_admission = True
 
     def __init__(self, n_threads: int | None = None, n_ctx: int = N_CTX, setup: EngineSetup | None = None) -> None:
+        bound_malloc()  # before the engines' threads start (see harness.providers.malloc_setup)
         self.setup = setup or engine_setup(n_threads)
         self.n_threads = self.setup.threads
         self.n_ctx = n_ctx
