@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.common.errors import CacheMiss, HarnessError
+from harness.common.errors import BudgetReached, CacheMiss, HarnessError
 from harness.common.untrusted import printable
 from harness.data.cases import Case, Dataset, is_dataset_file, load_datasets
 from harness.report.failure_report import format_failure
@@ -29,6 +29,7 @@ from harness.scorers.names import check_scorer_names
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from harness.records.transcript import CallRecord
     from harness.run.background import BackgroundCases
 
 _SESSION = pytest.StashKey["HarnessSession"]()
@@ -101,6 +102,8 @@ class HarnessSession:
         #: the (case, subject) items selected (after ``-k``/``-m``/``--deselect``), recorded in the manifest as
         #: ``planned`` so the gate can tell a session that ran them all from one cut short (``-x``, an interrupt)
         self.planned: int | None = None
+        self.stopped: str | None = None  # why token_limit / cost_limit stopped pairs (any worker's)
+        self.unrecorded: list[CallRecord] = []  # the calls of the pairs it stopped (paid, in no result)
 
     def load(self) -> None:
         from harness.config import load_settings
@@ -130,7 +133,8 @@ class HarnessSession:
 
         self.load()
         if self._background is None:
-            # pytest-xdist: the workers of one session share the endpoints' rate limits (files in the run folder)
+            # pytest-xdist: the workers of one session share the endpoints' limits and the budget (files in
+            # the run folder)
             shared = self.run_dir / LIMITS_DIR if self.is_worker else None
             self._background = BackgroundCases.for_run(self.settings, self.subjects or [], self.run_dir, shared)
         return self._background
@@ -156,6 +160,8 @@ class HarnessSession:
             return
         self._background.close()  # cancels pairs never asked for (-x, an interrupt), closes the engine
         hits, misses = self._background.cache_stats()
+        self.stopped = self.stopped or self._background.stopped
+        self.unrecorded += self._background.unrecorded()
         self._background = None
         self.cache_hits += hits
         self.cache_misses += misses
@@ -176,8 +182,11 @@ class HarnessSession:
 
         self.close_engine()
         if self.is_worker:
-            self.config.workeroutput["harness_cache"] = (self.cache_hits, self.cache_misses)  # type: ignore[attr-defined]
-            self.config.workeroutput["harness_planned"] = self.planned  # type: ignore[attr-defined]
+            out = self.config.workeroutput  # type: ignore[attr-defined]
+            out["harness_cache"] = (self.cache_hits, self.cache_misses)
+            out["harness_stopped"] = self.stopped
+            out["harness_unrecorded"] = [c.model_dump_json() for c in self.unrecorded]
+            out["harness_planned"] = self.planned
             return None, [], False
         if not (self.run_dir / RESULTS).exists():
             return None, [], False
@@ -189,6 +198,8 @@ class HarnessSession:
             self.cache_hits,
             self.cache_misses,
             results=results,
+            stopped=self.stopped,
+            unrecorded=self.unrecorded,
         )
         update_baseline = bool(self.config.getoption("--update-baseline"))
         outcome = finish_run(load_run(self.run_dir), self.settings, update_baseline=update_baseline)
@@ -250,8 +261,10 @@ def pytest_configure_node(node: Any) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """pytest-xdist: add a finished worker's cache statistics to the controller's, and take its planned count
-    (every worker collects the same items)."""
+    """pytest-xdist: add a finished worker's cache statistics and what the budget stopped to the controller's,
+    and take its planned count (every worker collects the same items)."""
+    from harness.records.transcript import CallRecord
+
     output = getattr(node, "workeroutput", {})
     hits, misses = output.get("harness_cache", (0, 0))
     state = _session(node.config)
@@ -260,6 +273,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     planned = output.get("harness_planned")
     if planned is not None:
         state.planned = max(state.planned or 0, planned)
+    state.stopped = state.stopped or output.get("harness_stopped")
+    state.unrecorded += [CallRecord.model_validate_json(c) for c in output.get("harness_unrecorded", ())]
 
 
 _ITEMS = pytest.StashKey[list["CaseItem"]]()
@@ -376,6 +391,10 @@ class CaseItem(pytest.Item):
         problem = None
         try:
             result = session.run(self.case, self.subject)
+        except BudgetReached as exc:
+            pytest.skip(
+                printable(f"not run: {exc}; the session stopped early and its run is incomplete"),
+            )
         except CacheMiss as exc:
             problem = str(exc)
         except HarnessError as exc:

@@ -4,7 +4,9 @@ It produces the faults a healthy server cannot: delays, 429 with ``Retry-After``
 connection resets, malformed JSON, empty ``choices``, bodies cut off mid-way, very slow
 replies, and normal OpenAI-shaped replies; a rule per model makes one model fail while the
 others answer. Every request is recorded (headers, JSON body, arrival time) and the largest number of
-requests in flight at once is tracked. A ``responder`` makes normal replies depend on the request (so
+requests in flight at once is tracked (``max_in_flight``: until the handler is done, after the reply is
+written; ``max_unanswered``: until the reply starts, so a client that sends its next request only once
+it has the previous reply never shows 2 there, however fast it sends). A ``responder`` makes normal replies depend on the request (so
 that a reply given to the wrong case shows), and ``rate_limit`` makes the server refuse requests beyond
 a number per sliding window with ``429`` and the ``Retry-After`` that frees a place, as hosted APIs do.
 
@@ -172,6 +174,8 @@ class FaultServer:
         self._requests: list[Received] = []
         self._in_flight = 0
         self.max_in_flight = 0
+        self._unanswered = 0
+        self.max_unanswered = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -252,7 +256,13 @@ class FaultServer:
             self._requests.append(received)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._unanswered += 1
+            self.max_unanswered = max(self.max_unanswered, self._unanswered)
             return received
+
+    def _replying(self) -> None:
+        with self._lock:
+            self._unanswered -= 1
 
     def _answered(self, received: Received, code: int) -> None:
         with self._lock:
@@ -290,16 +300,21 @@ class FaultServer:
                     body=body if isinstance(body, dict) else None,
                 )
                 received = server._enter(received)
+                unanswered = True
                 try:
                     fault = server._limited() or server._next(received.body)
                     delay = fault.delay + (server.delay if fault.kind == "ok" else 0.0)
                     if delay:
                         time.sleep(delay)
+                    server._replying()
+                    unanswered = False
                     self._answer(fault, received)
                     server._answered(received, fault.status if fault.kind == "status" else 200)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up (e.g. its timeout)
                 finally:
+                    if unanswered:
+                        server._replying()
                     server._leave()
 
             def _send(self, code: int, payload: bytes, extra: dict[str, str] | None = None) -> None:

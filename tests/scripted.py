@@ -83,16 +83,17 @@ def expected_status(i: int) -> str:
     return "failed" if i % 3 == 0 else "passed"
 
 
-def scripted_dataset(path: Path, n: int, name: str = "scripted") -> Path:
-    """Write a golden dataset of ``n`` cases ``s00001``... to ``path``."""
+def scripted_dataset(path: Path, n: int, name: str = "scripted", word: str = "item") -> Path:
+    """Write a golden dataset of ``n`` cases ``s00001``... to ``path`` (case ``i`` asks about ``<word><i>``,
+    so two datasets with different words send requests that tell them apart)."""
     queries = []
     for i in range(1, n + 1):
-        word = f"item{i}"
+        word_i = f"{word}{i}"
         queries.append(
             {
                 "id": f"s{i:05d}",
-                "query": f"What is {word}? Answer in one line.",
-                "required_mentions": ["zebra" if expected_status(i) == "failed" else word],
+                "query": f"What is {word_i}? Answer in one line.",
+                "required_mentions": ["zebra" if expected_status(i) == "failed" else word_i],
             }
         )
     path.write_text(

@@ -110,16 +110,18 @@ def _size(n: int) -> str:
     return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n} bytes"
 
 
-def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8") -> None:
+def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8", *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half.
 
     The temp file lives in the same folder (same filesystem), is fsynced, then renamed over the
-    target; on any error the temp file is removed and the old file is untouched.
+    target; on any error the temp file is removed and the old file is untouched. ``durable=False``
+    skips the two fsyncs: still atomic for readers, but a power loss may lose the write (for state
+    that lives only as long as the processes sharing it).
     """
-    atomic_write_bytes(path, text.encode(encoding))
+    atomic_write_bytes(path, text.encode(encoding), durable=durable)
 
 
-def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+def atomic_write_bytes(path: Path | str, data: bytes, *, durable: bool = True) -> None:
     """:func:`atomic_write_text` for bytes; a device or FIFO target is written directly (module docstring)."""
     path = Path(path)
     if _write_through(path, data):
@@ -130,14 +132,16 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, _target_mode(path))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def _write_through(path: Path, data: bytes) -> bool:

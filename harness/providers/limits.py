@@ -24,33 +24,45 @@ The pause is checked again after the buckets: a 429 that arrives while a request
 bucket still holds it back.
 
 **One budget across processes** (issue 28): with ``shared_dir`` (the pytest plugin passes one per
-session to every pytest-xdist worker) the two buckets are :class:`SharedTokenBucket`: their level
-and time stamp live in a small JSON file per endpoint and bucket in that folder, read and written
-under a ``filelock`` lock on every take and give, so every process of the session draws from the
-same bucket and the endpoint sees the configured rate in total. The clock is ``time.monotonic``
-(system-wide on Linux, so the processes must share one machine). Slots and the 429 pause stay per
-process.
+session to every pytest-xdist worker: the run folder's ``limits/``) every rule above holds for the
+endpoint as a whole, whatever the number of processes, through files in that folder
+(:mod:`harness.common.shared_state`; names start with a hash of the endpoint URL):
+
+* **Slots**: ``concurrency`` lock files ``<hash>-slot-<i>.lock``. A request holds one (an ``flock``)
+  from admission to the end of its reply; a request may take only a slot numbered below ``allowed``.
+  Within a process the ``asyncio.Condition`` still queues requests first (at most ``concurrency`` of
+  them then try the files); a request that finds every slot held tries again after an
+  ``asyncio.sleep`` of :data:`SLOT_POLL_MIN` s, doubling up to :data:`SLOT_POLL_MAX` s, so the event
+  loop never blocks on a lock.
+* **Pause and allowed**: ``<hash>-endpoint.json`` holds ``paused_until`` (a ``time.monotonic``
+  instant), ``allowed`` and the successes in a row; a ``429`` in any process writes them (under a
+  lock, the file replaced atomically) and every process reads them before each request.
+* **Buckets**: :class:`SharedTokenBucket`, their level and time stamp in ``<hash>-requests.json`` and
+  ``<hash>-tokens.json``, read and written under the lock on every take and give.
+
+The clock is ``time.monotonic`` (system-wide on Linux, so the processes must share one machine).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from filelock import FileLock
-
 from harness.common.errors import ConfigError
+from harness.common.shared_state import SharedSlots, SharedState
 from harness.records.transcript import Message
 
 CHARS_PER_TOKEN = 4
 #: a reply's reported usage is charged to the token bucket up to this many times the estimate
 SETTLE_FACTOR = 4
+#: seconds between two tries for a slot held by another process (doubling up to SLOT_POLL_MAX)
+SLOT_POLL_MIN = 0.005
+SLOT_POLL_MAX = 0.05
 
 
 def estimate_tokens(messages: Sequence[Message], max_tokens: int) -> int:
@@ -107,38 +119,34 @@ class TokenBucket:
 class SharedTokenBucket(TokenBucket):
     """A :class:`TokenBucket` whose state is the file ``path``, shared by every process that opens it.
 
-    Each :meth:`take` / :meth:`give` reads the level and stamp under a file lock, applies the same rule
-    as the in-process bucket, and writes them back; a missing or unreadable file is a full bucket.
+    Each :meth:`take` / :meth:`give` reads the level and stamp under the file's lock
+    (:meth:`SharedState.update`), applies the same rule as the in-process bucket, and writes them back;
+    a missing or unreadable file is a full bucket.
     """
 
     def __init__(self, per_minute: float, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(per_minute, clock)
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(str(path) + ".lock")
-
-    def _load(self) -> None:
-        try:
-            state = json.loads(self.path.read_text(encoding="utf-8"))
-            self.level, self._stamp = float(state["level"]), float(state["stamp"])
-        except (OSError, ValueError, KeyError, TypeError):
-            self.level, self._stamp = self.capacity, self._clock()
-
-    def _save(self) -> None:
-        self.path.write_text(json.dumps({"level": self.level, "stamp": self._stamp}), encoding="utf-8")
+        self._state = SharedState(path)
 
     def take(self, cost: float) -> float:
-        with self._lock:
-            self._load()
+        with self._state.update() as state:
+            self._load(state)
             wait = super().take(cost)
-            self._save()
+            state.update(level=self.level, stamp=self._stamp)
             return wait
 
     def give(self, amount: float) -> None:
-        with self._lock:
-            self._load()
+        with self._state.update() as state:
+            self._load(state)
             super().give(amount)
-            self._save()
+            state.update(level=self.level, stamp=self._stamp)
+
+    def _load(self, state: dict[str, float]) -> None:
+        if "level" in state and "stamp" in state:
+            self.level, self._stamp = state["level"], state["stamp"]
+        else:
+            self.level, self._stamp = self.capacity, self._clock()
 
 
 def _bucket(per_minute: float | None, shared: Path | None, name: str, clock: Callable[[], float]) -> TokenBucket | None:
@@ -160,8 +168,8 @@ class EndpointLimits:
         requests_per_minute: optional request rate limit.
         tokens_per_minute: optional token rate limit (estimated, then corrected from usage).
         clock: seconds, monotonic.
-        shared_dir: where the buckets' state is shared with other processes (module docstring);
-            ``None``: this process's own buckets.
+        shared_dir: where the slots, the pause and the buckets are shared with other processes
+            (module docstring); ``None``: this process's own.
     """
 
     def __init__(
@@ -180,35 +188,62 @@ class EndpointLimits:
         shared = shared_dir / hashlib.sha256(endpoint.encode()).hexdigest()[:16] if shared_dir else None
         self.requests = _bucket(requests_per_minute, shared, "requests", clock)
         self.tokens = _bucket(tokens_per_minute, shared, "tokens", clock)
+        self._shared = SharedState(shared.with_name(f"{shared.name}-endpoint.json")) if shared else None
+        self._files = SharedSlots(shared, self.concurrency) if shared else None
         self._clock = clock
         self._paused_until = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Condition | None = None
-        self.allowed = self.concurrency
+        self._allowed = self.concurrency
         self._successes = 0
         self.in_flight = 0
         self.max_in_flight = 0
         self.pauses = 0
 
+    @property
+    def allowed(self) -> int:
+        """Requests allowed in flight now (``concurrency``, halved by each ``429``; rule 1)."""
+        if self._shared is not None:
+            return int(self._shared.read().get("allowed", self.concurrency))
+        return self._allowed
+
     def pause(self, seconds: float) -> None:
         """A ``429``: hold every request back ``seconds`` from now (never shortening a pause); halve ``allowed``."""
         self.pauses += 1
-        self.allowed = max(1, self.allowed // 2)
+        if self._shared is not None:
+            with self._shared.update() as state:
+                state["allowed"] = max(1, int(state.get("allowed", self.concurrency)) // 2)
+                state["successes"] = 0
+                if seconds > 0:
+                    state["paused_until"] = max(state.get("paused_until", 0.0), self._clock() + seconds)
+            return
+        self._allowed = max(1, self._allowed // 2)
         self._successes = 0
         if seconds > 0:
             self._paused_until = max(self._paused_until, self._clock() + seconds)
 
     def succeeded(self) -> None:
         """A request answered: after ``allowed`` successes in a row, allow one more (up to ``concurrency``)."""
-        if self.allowed < self.concurrency:
+        if self._shared is not None:
+            if self.allowed >= self.concurrency:
+                return
+            with self._shared.update() as state:
+                allowed = int(state.get("allowed", self.concurrency))
+                if allowed < self.concurrency:
+                    state["successes"] = state.get("successes", 0.0) + 1
+                    if state["successes"] >= allowed:
+                        state["allowed"], state["successes"] = allowed + 1, 0
+            return
+        if self._allowed < self.concurrency:
             self._successes += 1
-            if self._successes >= self.allowed:
-                self.allowed += 1
+            if self._successes >= self._allowed:
+                self._allowed += 1
                 self._successes = 0
 
     def paused_for(self) -> float:
         """Seconds left of the current pause (0 when none)."""
-        return max(0.0, self._paused_until - self._clock())
+        until = self._shared.read().get("paused_until", 0.0) if self._shared is not None else self._paused_until
+        return max(0.0, until - self._clock())
 
     def settle(self, estimate: int, actual: int) -> None:
         """Correct the token bucket once the reply reports its real usage (``actual`` 0: unknown).
@@ -251,18 +286,32 @@ class EndpointLimits:
                 continue
             return
 
+    async def _file_slot(self, files: SharedSlots) -> int:
+        """One of the session's slots (module docstring), polled with ``asyncio.sleep`` between tries."""
+        delay = SLOT_POLL_MIN
+        while (got := files.take(self.allowed)) is None:
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, SLOT_POLL_MAX)
+        return got
+
     @asynccontextmanager
     async def slot(self, tokens: int = 0) -> AsyncIterator[None]:
         """Hold one request slot, admitted by the pause and the buckets, for the body of the ``with``."""
         slots = self._condition()
+        local = self.concurrency if self._files is not None else None  # shared: the files bound ``allowed``
         async with slots:
-            await slots.wait_for(lambda: self.in_flight < self.allowed)
+            await slots.wait_for(lambda: self.in_flight < (local or self._allowed))
             self.in_flight += 1
+        held: int | None = None
         try:
+            if self._files is not None:
+                held = await self._file_slot(self._files)
             await self._admit(tokens)
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             yield
         finally:
+            if held is not None and self._files is not None:
+                self._files.give(held)
             async with slots:
                 self.in_flight -= 1
-                slots.notify(max(1, self.allowed - self.in_flight))
+                slots.notify(max(1, (local or self._allowed) - self.in_flight))

@@ -126,6 +126,7 @@ class _Retryable(Exception):
         self.reason = reason
         self.wait = wait
         self.status = status
+        self.paused: float | None = None  # a 429's pause of the whole endpoint (Retry-After, else the backoff)
 
 
 class _SchemaRejected(Exception):
@@ -529,7 +530,13 @@ class OpenAICompatProvider:
             try:
                 async with self.limits.slot(estimate):
                     mark_admitted()
-                    data = await self._attempt(client, model, payload, tries)
+                    try:
+                        data = await self._attempt(client, model, payload, tries)
+                    except _Retryable as exc:
+                        if exc.status == 429:  # paused before the slot is let go: no request slips in between
+                            exc.paused = exc.wait if exc.wait is not None else self._backoff(tries.made - 1)
+                            self.limits.pause(exc.paused)
+                        raise
                 completion = checked_usage(self._parse(model, data, started), messages)
                 self.limits.settle(estimate, completion.tokens_in + completion.tokens_out)
                 self.limits.succeeded()
@@ -553,10 +560,10 @@ class OpenAICompatProvider:
                     raise self._error(
                         model, f"failed after {attempts} attempt{'s' if attempts > 1 else ''}: {exc.reason}"
                     ) from None
-                wait = exc.wait if exc.wait is not None else self._backoff(attempts - 1)
+                wait = exc.paused if exc.paused is not None else exc.wait
+                wait = wait if wait is not None else self._backoff(attempts - 1)
                 source = "Retry-After" if exc.wait is not None else "backoff"
-                if exc.status == 429:  # the endpoint is over its limit: hold every request back, not only this one
-                    self.limits.pause(wait)
+                if exc.status == 429:  # the endpoint was paused above: every request is held back, not only this one
                     source += "; endpoint paused"
                 log.warning(
                     "%s: attempt %d of %d failed (%s); retrying in %.2f s (%s)",

@@ -5,6 +5,13 @@ pair at the start of the run loop, in one event loop on a background thread, wit
 as the CLI (:func:`harness.run.orchestrate.finished_batches`), and each item then waits for its own
 result. Results are appended to the run folder as they finish (so a killed session keeps them and
 the report holds every finished pair), in completion order; readers order them.
+
+Budget: every call is checked against and charged to the session's
+:class:`~harness.run.ledger.Budget` (``token_limit`` / ``cost_limit``; under pytest-xdist summed over
+the workers through a file in the shared limits folder, :data:`SPEND_FILE`), as in
+:func:`harness.run.orchestrate.run_cases`: once it is reached no new pair or call starts, and every pair
+it stopped (refused mid-way, or never started) ends in :class:`~harness.common.errors.BudgetReached`
+for the item waiting on it.
 """
 
 from __future__ import annotations
@@ -16,14 +23,21 @@ from collections.abc import Sequence
 from contextlib import aclosing
 from pathlib import Path
 
+from harness.common.errors import BudgetReached
 from harness.config import Settings
 from harness.data.cases import Case
+from harness.providers.base import spend_meter
+from harness.records.transcript import CallRecord
 from harness.run.engine import Engine
+from harness.run.ledger import Budget
 from harness.run.orchestrate import Pair, case_window, finished_batches, open_engine
 from harness.run.result import CaseResult
 from harness.run.runs import RunWriter
 
 Key = tuple[str, str, str]
+
+#: the file in the shared limits folder where the workers of a session add up their live spend
+SPEND_FILE = "spend.json"
 
 
 class BackgroundCases:
@@ -33,12 +47,15 @@ class BackgroundCases:
         engine: the session's engine (used only from the background loop from now on).
         writer: the run folder's writer.
         window: pairs in flight at most.
+        budget: the session's budget (module docstring); ``None``: no limit.
     """
 
-    def __init__(self, engine: Engine, writer: RunWriter, window: int) -> None:
+    def __init__(self, engine: Engine, writer: RunWriter, window: int, budget: Budget | None = None) -> None:
         self.engine = engine
         self.writer = writer
         self.window = window
+        self.budget = budget
+        self.recorded: list[CaseResult] = []  # every result written, in completion order
         self._futures: dict[Key, concurrent.futures.Future[CaseResult]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="harness-cases", daemon=True)
@@ -50,13 +67,24 @@ class BackgroundCases:
         cls, settings: Settings, subjects: Sequence[str], run_dir: Path, shared_limits: Path | None = None
     ) -> BackgroundCases:
         """The pytest session's runner: the CLI's engine (:func:`harness.run.orchestrate.open_engine`, pairs in
-        any order; ``shared_limits``: rate limits shared with the session's other workers) and window
-        (:func:`harness.run.orchestrate.case_window`), writing into ``run_dir``."""
+        any order; ``shared_limits``: the endpoints' limits and the budget shared with the session's
+        other workers) and window (:func:`harness.run.orchestrate.case_window`), writing into ``run_dir``."""
+        spend = shared_limits / SPEND_FILE if shared_limits is not None else None
         return cls(
             open_engine(settings, subjects, in_order=False, shared_limits=shared_limits),
             RunWriter(run_dir),
             case_window(settings),
+            Budget(settings.token_limit, settings.cost_limit, settings.pricing, shared=spend),
         )
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the budget stopped pairs of this session (``None`` when it stopped none)."""
+        return self.budget.stopped if self.budget is not None else None
+
+    def unrecorded(self) -> list[CallRecord]:
+        """The calls made for pairs the budget stopped (paid, but in no result)."""
+        return self.budget.unrecorded(self.recorded) if self.budget is not None and self.budget.stopped else []
 
     def cache_stats(self) -> tuple[int, int]:
         """The engine's record/replay cache (hits, misses) so far."""
@@ -89,7 +117,8 @@ class BackgroundCases:
                 future.cancel()
 
     async def _run(self, todo: Sequence[Pair]) -> None:
-        async with aclosing(finished_batches(self.engine, todo, self.window)) as batches:
+        spend_meter.set(self.budget)  # this task's context: every pair's task copies it
+        async with aclosing(finished_batches(self.engine, todo, self.window, self.budget)) as batches:
             async for batch in batches:
                 done = [t.result() for _, t in batch if t.exception() is None]
                 try:
@@ -98,6 +127,7 @@ class BackgroundCases:
                     for (case, subject), _ in batch:
                         self._futures[self.key(case, subject)].set_exception(exc)
                     continue
+                self.recorded += done
                 for (case, subject), task in batch:
                     future = self._futures[self.key(case, subject)]
                     error = task.exception()
@@ -105,6 +135,11 @@ class BackgroundCases:
                         future.set_exception(error)
                     else:
                         future.set_result(task.result())
+        if self.budget is not None and self.budget.stopped is not None:  # refused mid-way or never started
+            for case, subject in todo:
+                future = self._futures[self.key(case, subject)]
+                if not future.done():
+                    future.set_exception(BudgetReached(self.budget.stopped))
 
     def has(self, case: Case, subject: str) -> bool:
         return self.key(case, subject) in self._futures

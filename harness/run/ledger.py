@@ -43,9 +43,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from harness.common.errors import BudgetReached
 from harness.common.model import Frozen
+from harness.common.shared_state import SharedState
 from harness.config import EMBEDDED_MODELS, ModelPrice
 from harness.providers.pricing import call_cost
 from harness.records.transcript import CallRecord
@@ -190,20 +192,42 @@ class Budget:
     """``token_limit`` / ``cost_limit`` over the live calls of this invocation (module docstring).
 
     A :class:`harness.providers.base.SpendMeter`: :meth:`check` before every call, :meth:`charge` after.
+
+    ``shared``: a file where the processes of one pytest session (its pytest-xdist workers) add up
+    their live tokens, paid cost and estimated calls (:class:`harness.common.shared_state.SharedState`:
+    each charge adds under a lock; each check reads without one), so the limits hold for the session as
+    a whole: once the sum reaches a limit no worker starts a new call, and the overshoot is at most the
+    calls already in flight in all of them. ``spent`` stays this process's own.
     """
 
-    def __init__(self, token_limit: int | None, cost_limit: float | None, pricing: dict[str, ModelPrice]) -> None:
+    def __init__(
+        self,
+        token_limit: int | None,
+        cost_limit: float | None,
+        pricing: dict[str, ModelPrice],
+        shared: Path | None = None,
+    ) -> None:
         self.token_limit = token_limit
         self.cost_limit = cost_limit
         self.pricing = pricing
         self.spent = UsageTotals()
         self.stopped: str | None = None  # set when a call or a pair was refused because the budget was reached
         self.calls: list[CallRecord] = []  # every call charged, in order
+        limited = token_limit is not None or cost_limit is not None
+        self._shared = SharedState(shared) if shared is not None and limited else None
 
     def charge(self, record: CallRecord) -> None:
         """Count one finished call (a replayed one adds no live tokens and no paid cost)."""
+        before = self.spent
         self.spent = self.spent.plus(record, self.pricing)
         self.calls.append(record)
+        if self._shared is not None:
+            with self._shared.update() as total:
+                total["live_tokens"] = total.get("live_tokens", 0.0) + self.spent.live_tokens - before.live_tokens
+                total["cost_usd"] = total.get("cost_usd", 0.0) + self.spent.cost_usd - before.cost_usd
+                total["estimated_calls"] = (
+                    total.get("estimated_calls", 0.0) + self.spent.estimated_calls - before.estimated_calls
+                )
 
     def unrecorded(self, recorded: Iterable[CaseResult]) -> list[CallRecord]:
         """The calls charged that no result in ``recorded`` holds: those of the pairs the budget stopped."""
@@ -225,15 +249,22 @@ class Budget:
 
     @property
     def reached(self) -> str | None:
-        """Why no new call may start (``None`` while within the limits); live spend only."""
-        if self.token_limit is not None and self.spent.live_tokens >= self.token_limit:
-            estimated = (
-                f", {self.spent.estimated_calls} call(s) counted by estimated tokens: the endpoint reported "
-                "no usable usage"
-                if self.spent.estimated_calls
+        """Why no new call may start (``None`` while within the limits); live spend only (the session's
+        sum when ``shared``)."""
+        if self.token_limit is None and self.cost_limit is None:
+            return None
+        tokens, cost, estimated, whose = self.spent.live_tokens, self.spent.cost_usd, self.spent.estimated_calls, ""
+        if self._shared is not None:
+            total = self._shared.read()
+            tokens, cost = int(total.get("live_tokens", 0)), total.get("cost_usd", 0.0)
+            estimated, whose = int(total.get("estimated_calls", 0)), " over the session's workers"
+        if self.token_limit is not None and tokens >= self.token_limit:
+            note = (
+                f", {estimated} call(s) counted by estimated tokens: the endpoint reported no usable usage"
+                if estimated
                 else ""
             )
-            return f"token_limit {self.token_limit} reached ({self.spent.live_tokens} live tokens{estimated})"
-        if self.cost_limit is not None and self.spent.cost_usd >= self.cost_limit:
-            return f"cost_limit ${self.cost_limit:g} reached (${self.spent.cost_usd:.4f} paid)"
+            return f"token_limit {self.token_limit} reached ({tokens} live tokens{whose}{note})"
+        if self.cost_limit is not None and cost >= self.cost_limit:
+            return f"cost_limit ${self.cost_limit:g} reached (${cost:.4f} paid{whose})"
         return None
