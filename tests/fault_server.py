@@ -118,6 +118,7 @@ class Received(Frozen):
     body: dict[str, Any] | None = None
     at: float = 0.0
     status: int | None = None
+    peer: str = ""  # the client's address and port (one per connection: tells the clients apart)
 
 
 def completion_body(text: str, model: str, prompt_tokens: int = 12, completion_tokens: int = 7) -> dict[str, Any]:
@@ -149,6 +150,8 @@ class FaultServer:
         delay: seconds every ``ok`` reply waits (on top of the fault's own delay).
         reject_json_schema: answer every request whose ``response_format`` type is ``json_schema`` as
             llama_cpp.server does (500, :data:`LLAMA_SCHEMA_REJECTION`), before any other rule.
+        decide: the fault for a request given every request received so far (it included; called under
+            the server's lock), or ``None`` for the other rules; after ``rate_limit``, before the rest.
     """
 
     def __init__(
@@ -159,8 +162,10 @@ class FaultServer:
         rate_limit: tuple[int, float] | None = None,
         delay: float = 0.0,
         reject_json_schema: bool = False,
+        decide: Callable[[Received, list[Received]], Fault | None] | None = None,
     ) -> None:
         self.reject_json_schema = reject_json_schema
+        self.decide = decide
         self.default = default or ok()
         self.responder = responder
         self.rate_limit = rate_limit
@@ -234,6 +239,12 @@ class FaultServer:
                 return self._by_model[model]
             return self._script.popleft() if self._script else self.default
 
+    def _decided(self, received: Received) -> Fault | None:
+        if self.decide is None:
+            return None
+        with self._lock:
+            return self.decide(received, list(self._requests))
+
     def _limited(self) -> Fault | None:
         """A 429 when the request is beyond ``rate_limit``, else ``None`` (and the request is counted)."""
         if self.rate_limit is None:
@@ -298,11 +309,12 @@ class FaultServer:
                     path=self.path,
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body if isinstance(body, dict) else None,
+                    peer=f"{self.client_address[0]}:{self.client_address[1]}",
                 )
                 received = server._enter(received)
                 unanswered = True
                 try:
-                    fault = server._limited() or server._next(received.body)
+                    fault = server._limited() or server._decided(received) or server._next(received.body)
                     delay = fault.delay + (server.delay if fault.kind == "ok" else 0.0)
                     if delay:
                         time.sleep(delay)
