@@ -208,6 +208,8 @@ class HarnessSession:
         lines += outcome.validity_lines
         if outcome.gate.scoring.errors:  # a scorer that fails on every case must not leave the session green
             lines.append(outcome.gate.scoring.words())
+        if outcome.gate.completeness is not None and not outcome.gate.completeness.complete:
+            lines.append(outcome.gate.line())  # e.g. token_limit stopped the session: says so, in red
         if outcome.prediction is not None:
             lines += verdict_lines(outcome.prediction)
         path = outcome.report
@@ -439,7 +441,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     out += [
-        (printable(f"council-harness {line}"), line.startswith(("baseline", "  -")) and gate_failed) for line in lines
+        (printable(f"council-harness {line}"), line.startswith(("baseline", "  -", "gate:")) and gate_failed) for line in lines
     ]
     if path is not None:
         out.append((printable(f"council-harness report: {path}"), False))
