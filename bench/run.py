@@ -14,7 +14,8 @@ cases, and a 10,000-case run's memory, report and export; ``bench/bench_cases.py
 ``extraction`` (precision and recall of objective answer checking per expected type on the labelled
 corpus, and the cost of hostile 128 KB / 1 MB answers; ``bench/bench_extraction.py``), ``loading`` (a golden
 dataset at the 8 MiB size cap; ``bench/bench_loading.py``), ``startup`` (``--help`` and a usage error
-against importing pydantic, httpx, yaml, jinja2 and rich alone; ``bench/bench_startup.py``).
+against importing pydantic, httpx, yaml, jinja2 and rich alone; ``bench/bench_startup.py``), ``xdist`` (a
+small golden run through ``pytest`` plainly and with ``-n 2``; ``bench/bench_xdist.py``).
 ``--quick`` shrinks every input (smoke test).
 The exit status is 1 when a benchmark failed to run (its error is in the table), else 0.
 """
@@ -40,7 +41,19 @@ if str(ROOT) not in sys.path:
 from bench import BenchResult, BenchRow, llama_threads, load_note  # noqa: E402
 from harness.common.model import Frozen  # noqa: E402
 
-NAMES = ("tier1", "overhead", "replay", "http", "bias", "cases", "hostile", "extraction", "loading", "startup")
+NAMES = (
+    "tier1",
+    "overhead",
+    "replay",
+    "http",
+    "bias",
+    "cases",
+    "hostile",
+    "extraction",
+    "loading",
+    "startup",
+    "xdist",
+)
 
 
 class Options(Frozen):
@@ -149,6 +162,12 @@ def _cases(o: Options) -> BenchResult:
     return bench_cases.run(quick=o.quick)
 
 
+def _xdist(o: Options) -> BenchResult:
+    from bench import bench_xdist
+
+    return bench_xdist.run(quick=o.quick)
+
+
 def _hostile(o: Options) -> BenchResult:
     from bench import bench_hostile
 
@@ -162,6 +181,7 @@ BENCHES: dict[str, Callable[[Options], BenchResult]] = {
     "http": _http,
     "bias": _bias,
     "cases": _cases,
+    "xdist": _xdist,
     "hostile": _hostile,
     "extraction": _extraction,
     "loading": _loading,

@@ -8,8 +8,13 @@ Case-level concurrency: when the run loop starts, every selected item's (case, s
 in a background event loop (:meth:`harness.run.background.BackgroundCases.for_run`: the CLI's engine,
 window and writer from :mod:`harness.run.orchestrate`), and each item waits for its own result, so
 requests of many cases are in flight while pytest reports items in order. Under pytest-xdist each
-worker runs its items one at a time (the workers are the parallelism). At the end of the session
-the controller finishes the run as ``council-harness run`` does (:func:`harness.finish.finish_run`).
+worker runs its items one at a time (the workers are the parallelism), and the workers share each
+endpoint's ``concurrency``, ``429`` pause and rate buckets, and the session's ``token_limit`` /
+``cost_limit`` spend, through files in the run folder's ``limits/`` (:data:`LIMITS_DIR`;
+:mod:`harness.providers.limits`, :class:`harness.run.ledger.Budget`). Items whose pairs the budget
+stopped are skipped with the reason, and the run is recorded as stopped (the gate: ``incomplete``).
+At the end of the session the controller finishes the run as ``council-harness run`` does
+(:func:`harness.finish.finish_run`).
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 config.pluginmanager.unregister(plugin)
 
 
-#: the run folder's sub-folder where pytest-xdist workers share the endpoints' rate limits
+#: the run folder's sub-folder where pytest-xdist workers share the endpoints' limits and the session's spend
 LIMITS_DIR = "limits"
 
 #: third-party pytest plugins that a golden/suite session switches off (see :func:`pytest_configure`)
@@ -440,9 +445,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         out.append((printable(f"council-harness: {exc}"), True))
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
-    out += [
-        (printable(f"council-harness {line}"), line.startswith(("baseline", "  -", "gate:")) and gate_failed) for line in lines
-    ]
+    red = ("baseline", "  -", "gate:")
+    out += [(printable(f"council-harness {line}"), line.startswith(red) and gate_failed) for line in lines]
     if path is not None:
         out.append((printable(f"council-harness report: {path}"), False))
     if gate_failed and session.exitstatus == pytest.ExitCode.OK:

@@ -6,9 +6,10 @@ replies, and normal OpenAI-shaped replies; a rule per model makes one model fail
 others answer. Every request is recorded (headers, JSON body, arrival time) and the largest number of
 requests in flight at once is tracked (``max_in_flight``: until the handler is done, after the reply is
 written; ``max_unanswered``: until the reply starts, so a client that sends its next request only once
-it has the previous reply never shows 2 there, however fast it sends). A ``responder`` makes normal replies depend on the request (so
-that a reply given to the wrong case shows), and ``rate_limit`` makes the server refuse requests beyond
-a number per sliding window with ``429`` and the ``Retry-After`` that frees a place, as hosted APIs do.
+it has the previous reply never shows 2 there, however fast it sends). A ``responder`` makes normal
+replies depend on the request (so that a reply given to the wrong case shows), and ``rate_limit``
+makes the server refuse requests beyond a number per sliding window with ``429`` and the
+``Retry-After`` that frees a place, as hosted APIs do.
 
 Use the ``fault_server`` fixture of ``tests/conftest.py`` (a test argument named ``fault_server``) or
 ``with FaultServer() as server:``.
