@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import BenchResult, BenchRow, bench_http, bench_overhead, bench_replay, bench_tier1
+from bench import BenchResult, BenchRow, bench_http, bench_overhead, bench_replay, bench_tier1, bench_xdist
 from bench import run as bench_run
 
 
@@ -251,3 +251,13 @@ def test_startup_one_run_of_each_command() -> None:
     )
     assert [r.name for r in result.rows] == ["startup.python", "startup.libs", "startup.help", "startup.usage_error"]
     assert result.figures["help_ratio"] == pytest.approx(result.figures["help_ms"] / result.figures["libs_ms"])
+
+
+def test_xdist_quick() -> None:
+    pytest.importorskip("xdist")
+    result = bench_xdist.run(quick=True)
+    f = result.figures
+    # 4 cases x (council: 3 answers + 3 ballots + 1 synthesis, baseline: 1) in both sessions, never over concurrency
+    assert f["plain_requests"] == f["n2_requests"] == 4 * 8
+    assert 1 <= f["plain_peak_in_flight"] <= 4 and 1 <= f["n2_peak_in_flight"] <= 4
+    assert f["n2_s"] > 0 and f["plain_s"] > 0
