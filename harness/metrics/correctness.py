@@ -26,7 +26,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
     not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed
     by a correcting word — "but", "however", "actually", … — after which nothing matches:
-    ``ambiguous``). ``extract:
+    ``ambiguous``). Only a match the answer states counts (:mod:`harness.metrics.regex_context`,
+    the first :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No",
+    "… is a myth") the answer is ``wrong``, when one is offered as an alternative ("1969 or 1970")
+    ``ambiguous``. ``extract:
     whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
     ``regex`` package (the same syntax as ``re``) searches with a time limit of
     :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
@@ -55,6 +58,7 @@ extraction; for ``numeric`` it must then be exactly one number.
 from __future__ import annotations
 
 import ast
+from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
 from harness.common.model import Frozen
@@ -84,6 +88,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
+from harness.metrics.regex_context import match_context
 from harness.metrics.text_cues import (
     CONTRAST,
     OTHER_POSSIBILITY,
@@ -288,6 +293,8 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
 
 #: Seconds one dataset pattern may search one answer (the ``regex`` package's ``timeout=``).
 REGEX_TIMEOUT_S = 1.0
+#: The most matches of one pattern whose context is read.
+MAX_MATCHES = 50
 
 
 def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
@@ -305,7 +312,7 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
         target, where = answer, "the whole answer"
     declared = line is not None and bool(line.value)
     try:
-        m = regex.search(exp.pattern, target, flags, timeout=REGEX_TIMEOUT_S)
+        found = list(islice(regex.finditer(exp.pattern, target, flags, timeout=REGEX_TIMEOUT_S), MAX_MATCHES))
     except TimeoutError:
         extraction = Extraction(
             value=None,
@@ -314,6 +321,22 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
             detail=(
                 f"the pattern took more than {REGEX_TIMEOUT_S:g} s on {where} and was stopped "
                 "(catastrophic backtracking?); rewrite the pattern"
+            ),
+        )
+        return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
+    contexts = [(f, match_context(target, f.start(), f.end())) for f in found]
+    stated = [f for f, how in contexts if how == "stated"]
+    m = stated[0] if stated else None
+    if found and m is None:
+        hedged = any(how == "hedged" for _, how in contexts)
+        extraction = Extraction(
+            value=None if hedged else found[0].group(0),
+            method="ambiguous" if hedged else ("declared" if declared else "regex_search"),
+            confidence=0.0 if hedged else 1.0,
+            declared=declared and not hedged,
+            detail=(
+                f"matched {found[0].group(0)!r} in {where}, but only "
+                + ("as one of alternatives" if hedged else "where the answer rejects it")
             ),
         )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")

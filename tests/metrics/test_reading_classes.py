@@ -408,3 +408,28 @@ def test_a_clause_answers_the_predicate_only_with_the_whole_predicate(
     """Every content word of the clause's own predicate (up to "because …") must be the question's;
     a pronoun subject ("It is not …") stands for the question's subject."""
     assert _verdict(_bool(value), answer, query) == verdict
+
+
+YEAR = {"type": "regex", "pattern": r"\b1969\b"}
+HEX = {"type": "regex", "pattern": r"(?i)\b(0x)?ff\b"}
+QUADRATIC = {"type": "regex", "pattern": r"O\(n\^?2\)|O\(n²\)"}
+REGEX_CONTEXT = [
+    (YEAR, "Not 1969 — it was 1970.", "wrong"),
+    (YEAR, "It was 1970, not 1969.", "wrong"),
+    (YEAR, "Answer: 1970 (not 1969)", "wrong"),
+    (HEX, "FF? No, FE.", "wrong"),
+    (QUADRATIC, "Average O(n log n); O(n^2) is only a myth.", "wrong"),
+    (YEAR, "Either 1969 or 1970.", "ambiguous"),
+    (YEAR, "In 1969, I think — or was it 1970?", "ambiguous"),
+    (YEAR, "Answer: 1969 or 1970", "ambiguous"),
+    (YEAR, "The landing was in 1969 (July 20).", "correct"),
+    (HEX, "0xFF (255), not 0xFE.", "correct"),
+    (QUADRATIC, "It is O(n^2) in the worst case, not O(n log n).", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), REGEX_CONTEXT)
+def test_a_regex_match_the_answer_rejects_or_hedges_does_not_pass(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer) == verdict
