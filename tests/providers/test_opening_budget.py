@@ -41,4 +41,4 @@ def test_the_newest_opening_is_kept_even_alone_over_the_budget() -> None:
 
 def test_a_cache_without_a_budget_gets_its_own_of_the_default_size() -> None:
     one, two = PromptCache(), PromptCache()
-    assert one.budget is not two.budget and one.budget.max_bytes == PREFIX_CACHE_BYTES == 256 * 2**20
+    assert one.budget is not two.budget and one.budget.max_bytes == PREFIX_CACHE_BYTES == 192 * 2**20
