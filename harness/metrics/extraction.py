@@ -143,7 +143,9 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
     sentence of the first non-empty line (when that sentence is a question — "Shakespeare? No,
-    Marlowe." — the rest of the line instead) (``whole`` when that is the whole answer, else
+    Marlowe." — the rest of the line instead; when it opens with "Not …" and goes on after a
+    semicolon, dash or comma — "Not Raphael; Leonardo" — what follows; when a take-back word cuts
+    it — "Michelangelo — no wait, Leonardo" — the part after it) (``whole`` when that is the whole answer, else
     ``first_sentence``; a first sentence longer than :data:`SHORT_ANSWER_WORDS` words is cut at
     its first comma). Negated parts are dropped from every extracted clause.
 

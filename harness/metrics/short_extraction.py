@@ -21,6 +21,7 @@ from harness.metrics.extraction_base import (
     quoted,
     split_sentences,
 )
+from harness.metrics.number_cues import TAKE_BACK
 
 
 def _strip_list_marker(line: str) -> str:
@@ -73,6 +74,20 @@ def extract_answer(text: str) -> Extraction:
             capped,
         )
     sentence = re.sub(r"\*\*|__|`", "", first[: m.start()] if m else first).strip(MARKUP)
+    turn = re.search(r"[;—–,]|\s-\s", first) if re.match(r"(?i)^\W*not\b", sentence) else None
+    if turn and first[turn.end() :].strip(MARKUP + ".!?;"):
+        rest = first[turn.end() :].strip()  # "Not Raphael; Leonardo da Vinci.": the first part only rejects
+        return extracted(
+            drop_negated(rest).strip(MARKUP + ".!?;") or rest,
+            "first_sentence",
+            f"the part after the opening rejection {quoted(sentence)}: {quoted(rest)}",
+            capped,
+        )
+    fixes = list(TAKE_BACK.finditer(sentence))
+    fix = fixes[-1] if fixes else None
+    if fix is not None and sentence[fix.end() :].strip(MARKUP + ".!?;,—–- "):
+        # "Michelangelo — no wait, Leonardo da Vinci": the part after the take-back is the answer
+        sentence = sentence[fix.end() :].strip(MARKUP + ".!?;,—–- ")
     whole = sentence == text.strip().strip(MARKUP + ".!?;")
     sentence = drop_negated(sentence) or sentence
     if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:

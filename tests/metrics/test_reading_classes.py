@@ -433,3 +433,20 @@ def test_a_regex_match_the_answer_rejects_or_hedges_does_not_pass(
     block: dict[str, Any], answer: str, verdict: str
 ) -> None:
     assert _verdict(block, answer) == verdict
+
+
+SHORT_REJECT_OR_RETRACT = [
+    ({"type": "exact", "value": "Leonardo da Vinci"}, "Not Raphael; Leonardo da Vinci.", "correct"),
+    ({"type": "any_of", "values": ["Mars"]}, "Not Venus — Mars.", "correct"),
+    ({"type": "any_of", "values": ["Venus"]}, "Not Venus; Mars.", "wrong"),
+    ({"type": "exact", "value": "Leonardo da Vinci"}, "Michelangelo — no wait, Leonardo da Vinci.", "correct"),
+    ({"type": "exact", "value": "Michelangelo"}, "Michelangelo — no wait, Leonardo da Vinci.", "wrong"),
+    ({"type": "any_of", "values": ["Au"]}, "Ag, oops, Au.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), SHORT_REJECT_OR_RETRACT)
+def test_a_short_answer_after_a_rejection_or_a_take_back(block: dict[str, Any], answer: str, verdict: str) -> None:
+    """A first part that only rejects ("Not Raphael; …") or is taken back ("…, no wait, …") is not
+    the answer: what follows it is."""
+    assert _verdict(block, answer) == verdict
