@@ -117,7 +117,8 @@ def boolean_options(options: Mapping[str, str]) -> dict[bool, str] | None:
 def pair_polarity(text: str, words: dict[bool, str]) -> tuple[bool | None, str] | None:
     """For a pair of option words such as plausible / implausible: the truth value the last sentence
     that uses either gives ("implausible", "not plausible", "isn't plausible" → false; "plausible" →
-    true); ``(None, why)`` when that sentence gives both, ``None`` when no sentence uses them."""
+    true; a question such as "Valid?" is not a verdict); ``(None, why)`` when that sentence gives
+    both, ``None`` when no sentence uses them."""
     pos, neg = (re.escape(words[True].casefold()), re.escape(words[False].casefold()))
     said = re.compile(
         r"(?i)(?P<neg>\b(?:not|never|hardly)\s+(?:\w+\s+)?|n't\s+(?:\w+\s+)?)?\b(?:(?P<n>"
@@ -127,6 +128,8 @@ def pair_polarity(text: str, words: dict[bool, str]) -> tuple[bool | None, str] 
         + r"))\b"
     )
     for sentence in reversed(re.split(r"(?<=[.!?;])\s+|\n+", text)):
+        if sentence.rstrip(" *_\"')").endswith("?"):  # "Deductively valid? No.": a question is not the verdict
+            continue
         values = {bool(m["p"]) != bool(m["neg"]) for m in said.finditer(sentence)}
         if len(values) == 1:
             return values.pop(), sentence.strip()

@@ -450,3 +450,23 @@ def test_a_short_answer_after_a_rejection_or_a_take_back(block: dict[str, Any], 
     """A first part that only rejects ("Not Raphael; …") or is taken back ("…, no wait, …") is not
     the answer: what follows it is."""
     assert _verdict(block, answer) == verdict
+
+
+PAIR_QUESTIONS = [
+    ({"type": "choice", "answer": "valid", "options": ["valid", "invalid"]}, "Deductively valid? No.", "wrong"),
+    ({"type": "choice", "answer": "invalid", "options": ["valid", "invalid"]}, "Deductively valid? No.", "correct"),
+    ({"type": "choice", "answer": "invalid", "options": ["valid", "invalid"]}, "Is it valid? No.", "correct"),
+    ({"type": "choice", "answer": "implausible", "options": ["plausible", "implausible"]}, "Plausible? No.", "correct"),
+    (
+        {"type": "choice", "answer": "plausible", "options": ["plausible", "implausible"]},
+        "Is that plausible? Not for a goalkeeper.",
+        "unanswered",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), PAIR_QUESTIONS)
+def test_a_question_restating_a_word_option_is_not_its_verdict(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer) == verdict
