@@ -34,9 +34,9 @@ item below is a regression on its own (one is enough; nothing excuses another):
 for subjects sampled at temperature > 0, :func:`harness.gate.regression.compare_run`): rules 1 and 3
 become the tests of :mod:`harness.gate.noise`, with the comparison's ``alpha`` as the false-alarm
 budget of the whole run (:data:`harness.gate.noise.CASE_SHARE` to the per-case tests, the rest to the
-run-level ones, each part shared by Tarone's Bonferroni rule). A score regresses when its drop of means exceeds the tolerance plus
-the pooled noise band; a pass/fail outcome (the case's status, or a binary score such as
-``correct``) regresses when its failure rate over the repeats is higher by a one-sided Fisher
+run-level ones, each part shared by Tarone's Bonferroni rule). A score regresses when its drop of
+means exceeds the tolerance plus the pooled noise band; a pass/fail outcome (the case's status, or
+a binary score such as ``correct``) regresses when its failure rate over the repeats is higher by a one-sided Fisher
 exact test; a case failing in both runs is no reason; a case that *errored* (no answer: an
 endpoint or engine error, not a sampled outcome) keeps the strict rule 3; rule 6 becomes, per subject,
 a sign test on the failure rates and per score a paired test of the mean change with no tolerance
