@@ -389,6 +389,13 @@ _TURN = re.compile(
 )
 
 
+#: A leading condition or premise ("If tomorrow is 10/03, today is 10/02."): what it names is assumed,
+#: not answered.
+_PREMISE = re.compile(
+    r"(?i)^\W*(?:if|assuming(?:\s+that)?|suppose|supposing|given\s+that|since|because)\b[^,;:]{1,160}?,\s*(?:then\s+)?"
+)
+
+
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
@@ -425,6 +432,18 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
         return extracted(
             None, "ambiguous", f"the last sentence naming options offers {offered} as alternatives", capped
         )
+    premise = _PREMISE.match(last)
+    if premise:
+        after = opts.positive_mentions(last[premise.end() :])
+        if len(after) == 1:
+            key = next(iter(after))
+            return extracted(
+                key,
+                "conclusion",
+                f"{key!r}: the only option named after the premise {quoted(premise.group(0))} "
+                f"in the last sentence naming options ({quoted(last)})",
+                capped,
+            )
     turn = list(_TURN.finditer(last))
     if turn:
         after = opts.positive_mentions(last[turn[-1].end() :])

@@ -18,14 +18,17 @@ detail says so); every rule is linear in the length of what it reads, and a clau
 
 Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
-    "final", "correct", "right", "short" answer), a line that is only "Answer" / "Final answer", or
-    GSM8K's last line ``#### 42``. Its *clause* is the rest of that sentence, or the next non-empty
-    line when it is empty; cues
+    "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
+    that is only "Answer" / "Final answer", or GSM8K's last line ``#### 42``. Its *clause* is the
+    rest of that sentence, or the next non-empty line when it is empty; cues
     whose clause starts with "not" are skipped. *Negated parts* of a clause are dropped before it
     is read: a parenthesis starting with "not", and ", not …" / "rather than …" / "instead of …" up
     to the next punctuation, so "12/25/2006 (not 12/24/2006)" reads as "12/25/2006".
     *Conclusion cue*: therefore, thus, hence, so, consequently, in total, altogether, overall, in
-    conclusion, which gives, giving, "total/sum/result is".
+    conclusion, which gives, giving (not the verb after "after", "when", "by", …: "after giving each
+    friend 2"), "total/sum/result is". *Sentences* end at ". ! ? ;" and line breaks, not at the full
+    stop of a title ("Dr.") or of a dotted abbreviation before a lower-case word ("the U.S. president"),
+    and, for numbers, not at a ";" inside a parenthesis.
 
 Rules, in order of precedence (the first rule that yields something wins). Rule 0 of every type is
 ``declared``: the value of the declared answer line ``Answer: ...`` that the answer-format protocol
@@ -49,7 +52,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
        ``≈`` (the exact value before a last ``≈`` that only rounds it: "1/3 ≈ 0.333", "2√2 ≈
        2.83"), unless a conclusion cue or a result phrase ("for a total of", "making", "which
        brings the total to": :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
-       ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase.
+       ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase (when the
+       question asks "How many <noun>" and one value in that clause stands with the noun — "so 60
+       tiles fill 5 boxes" — that value).
     5. ``leading`` — the answer states one number in a short first sentence (at most
        :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
        conclusion cue, no correction word ("actually", "wait", "instead", "recount", ...) follows,
@@ -57,11 +62,16 @@ expected value is 0 — zero words such as "no brothers" and "none")
        sentence opens with a clause on the question's subject that holds one number (not a
        comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
        dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`).
-    6. ``last_number`` — the last number of the last sentence that holds one; when the question is
-       known, numbers the question gave are passed over (``last_new_number``) if the answer has any
-       other — except when the last sentence is short, states a single value and does not restate
-       the question ("given", "we know", "starts with", "each", "per", a question mark): then its
-       number is the answer even if the question gave it.
+    6. ``last_number`` — when the question asks "How many <noun>" and the last sentence with a
+       number holds several values of which one stands with the noun ("Three marbles remain after
+       giving each friend 2"), that value; else the last number of the last sentence that holds
+       one; when the question is known, numbers the question gave are passed over
+       (``last_new_number``) if the answer has any other — except when the last sentence is short,
+       states a single value and does not restate the question ("given", "we know", "starts with",
+       "each", "per", a question mark; nor restates a given with the noun the question gives it
+       while asking "How many" of another noun: "The flock has 20 chickens" for "… 20 chickens. How
+       many cups …?"): then its number is the answer even if the question gave it. A spelled-out
+       percentage ("Fifteen percent") is a percentage like "15%", so it matches the fraction 0.15.
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
     only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is
@@ -96,7 +106,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     "eliminate", "rule out", "rather than", ...) are ignored. The last sentence that mentions an
     option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
     exactly one; when it names several, the part after its last turn ("but", "however", "so",
-    "which leaves", "only") decides if it names exactly one (``conclusion``); else the first
+    "which leaves", "only") decides if it names exactly one (``conclusion``) — checked first: a
+    leading premise ("If tomorrow is 10/03, today is 10/02.", "Since …,", "Assuming …,") whose
+    options are assumed, the part after it deciding when it names exactly one; else the first
     sentence when it mentions exactly one and holds no negation (``leading``); a first and a last
     sentence naming different options without a conclusion cue, or a final sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two

@@ -233,7 +233,8 @@ MARKUP = " \t*_`\"'“”‘’>$"
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _ANSWER_CUE = re.compile(
     r"(?i)\b(?P<cue>(?:final\s+|correct\s+|right\s+|short\s+)?answer)[*_]*"
-    r"(?:\s+(?:is|would\s+be|will\s+be|was)\b[ \t]*:?|[ \t]*[:=])"
+    r"(?:\s+(?:is|would\s+be|will\s+be|was)\b[ \t]*:?|[ \t]*[:=]"
+    r"|,?[ \t]+(?:first|up[ \t]+front|in[ \t]+short|in[ \t]+brief|briefly|in[ \t]+one[ \t]+line)[ \t]*:)"
 )
 _ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
 _NEGATED = re.compile(
@@ -249,7 +250,9 @@ def drop_negated(clause: str) -> str:
 
 def first_clause(rest: str) -> str:
     rest = rest[:CLAUSE_CHARS].strip(MARKUP)
-    m = _SENTENCE_END.search(rest)
+    m = next(
+        (e for e in _SENTENCE_END.finditer(rest) if not (e.group(0) == "." and abbreviation_at(rest, e.end()))), None
+    )
     return (rest[: m.start()] if m else rest).strip(MARKUP)
 
 
@@ -279,7 +282,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     """The ``(cue, clause)`` pairs of explicit answer cues, in reading order.
 
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
-    "correct", "right", "short" answer), a line that is only "Answer" / "Final answer", or GSM8K's
+    "correct", "right", "short" answer; "answer first:", "answer in short:", "answer, briefly:"), a
+    line that is only "Answer" / "Final answer", or GSM8K's
     final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
@@ -307,15 +311,40 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     ]
 
 
+_DOTTED = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:etc|vs|approx|cf)\.$")
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt)\.$")
+
+
+def abbreviation_at(text: str, pos: int) -> bool:
+    """Whether the full stop that ends just before ``pos`` closes an abbreviation rather than a
+    sentence: a title ("Dr. Smith", "St. Louis"), or a dotted abbreviation ("U.S.", "e.g.", "etc.")
+    followed by a lower-case word or a digit ("the U.S. president")."""
+    head = text[max(0, pos - 12) : pos]
+    if _TITLE.search(head):
+        return True
+    after = text[pos : pos + 4].lstrip(" \t")
+    return bool(_DOTTED.search(head)) and bool(after) and (after[0].islower() or after[0].isdigit())
+
+
 def split_sentences(text: str) -> list[str]:
-    parts = re.split(r"\n+|(?<=[.!?;])\s+", text)
+    """``text`` split into sentences: at line breaks, and after ". ! ? ;" followed by a space unless
+    the full stop closes an abbreviation (:func:`abbreviation_at`)."""
+    parts: list[str] = []
+    start = 0
+    for m in re.finditer(r"\n+|(?<=[.!?;])\s+", text):
+        if m.group(0)[0] != "\n" and text[m.start() - 1] == "." and abbreviation_at(text, m.start()):
+            continue
+        parts.append(text[start : m.start()])
+        start = m.end()
+    parts.append(text[start:])
     return [p.strip() for p in parts if p.strip()]
 
 
 _BOLD = re.compile(r"\*\*(?P<a>[^*\n]{1,120}?)\*\*|__(?P<b>[^_\n]{1,120}?)__")
 CONCLUSION = re.compile(
     r"(?i)\b(?:therefore|thus|hence|so|consequently|in\s+total|altogether|overall|in\s+conclusion|"
-    r"which\s+gives|giving|(?:total|sum|result)\s+is)\b"
+    r"which\s+gives|(?<!after\s)(?<!before\s)(?<!when\s)(?<!while\s)(?<!by\s)(?<!without\s)giving|"
+    r"(?:total|sum|result)\s+is)\b"
 )
 CORRECTION = re.compile(
     r"(?i)\b(?:actually|wait|correction|recount|recheck|re-check|instead|mistake|"

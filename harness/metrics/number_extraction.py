@@ -339,6 +339,56 @@ _RESTATES = re.compile(
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
 
+_NEXT_WORD = re.compile(r"[\s$€£%]*(?P<word>[A-Za-z]+)")
+_FUNCTION_WORDS = frozenset(
+    "of a an the in on at to for from by with and or is are was were per each times more less than".split()
+)
+
+
+def _restates_query(sentence: str, at: tuple[int, ParsedNumber], query: str | None) -> bool:
+    """Whether the number at ``at`` stands with the noun the question gives it, and the question asks
+    "How many" of another noun ("The flock has 20 chickens" for "… 20 chickens. How many cups …?"; a
+    function word such as "of" after the number does not count): a restated given, not a result."""
+    pos, num = at
+    word = _NEXT_WORD.match(sentence, pos + len(num.text))
+    noun = _asked_noun(query)
+    if query is None or word is None or noun is None or _with_asked_noun(sentence, [at], noun) is not None:
+        return False
+    for qpos, q in find_numbers(query, words=True):
+        if q.value == num.value:
+            qword = _NEXT_WORD.match(query, qpos + len(q.text))
+            if qword is not None and qword["word"].lower() == word["word"].lower() not in _FUNCTION_WORDS:
+                return True
+    return False
+
+
+_ASKED = re.compile(
+    r"(?i)\bhow\s+many\s+(?:more\s+|fewer\s+|additional\s+|full\s+|whole\s+|extra\s+)?(?P<noun>[a-z]{3,})\b"
+)
+
+
+def _asked_noun(query: str | None) -> str | None:
+    """The noun a "How many …?" question asks for ("How many boxes does she fill?" → "boxes")."""
+    asked = list(_ASKED.finditer(query or ""))
+    return asked[-1]["noun"].lower() if asked else None
+
+
+def _with_asked_noun(segment: str, nums: list[tuple[int, ParsedNumber]], noun: str | None) -> ParsedNumber | None:
+    """The one value in ``segment`` stated with the asked noun ("so 60 tiles fill **5 boxes**"), or
+    ``None`` when no number, or numbers of different values, stand with it."""
+    if noun is None:
+        return None
+    stem = noun[:-2] if noun.endswith("es") else noun.rstrip("s")
+    hits = []
+    for pos, num in nums:
+        word = _NEXT_WORD.match(segment, pos + len(num.text))
+        if word is not None and word.start("word") - (pos + len(num.text)) <= 2:
+            w = word["word"].lower()
+            if w == noun or w.rstrip("s") == stem or (w.endswith("es") and w[:-2] == stem):
+                hits.append(num)
+    return hits[0] if hits and all(_same_number(h, hits[0]) for h in hits) else None
+
+
 def _result_cues(sentence: str) -> list[re.Match[str]]:
     """Conclusion cues and result phrases ("for a total of", "making") in ``sentence``, in order."""
     return sorted([*CONCLUSION.finditer(sentence), *RESULT_CUE.finditer(sentence)], key=lambda m: m.start())
@@ -349,7 +399,10 @@ def _number_fallback(
 ) -> Extraction:
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
-    raw = [without_reason(CONDITION_CLAUSE.sub(" ", s)) for s in split_sentences(_LIST_MARKERS.sub("", text))]
+    raw = [
+        without_reason(CONDITION_CLAUSE.sub(" ", s))
+        for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _LIST_MARKERS.sub("", text)))
+    ]
     sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
@@ -392,8 +445,23 @@ def _number_fallback(
             return _number_extraction(
                 after[0][1], "equals", f"after the last '{eqs[-1].group(0)}' in the last sentence with a number", capped
             )
+    noun = _asked_noun(query)
     if cues_in:
-        picked = _pick_in_clause(last[cues_in[-1].end() :], zeros)
+        clause = last[cues_in[-1].end() :]
+        picked = _pick_in_clause(clause, zeros)
+        with_noun = _with_asked_noun(clause, _nums(clause, zeros), noun)
+        if (
+            with_noun is not None
+            and picked is not None
+            and picked[0] is not None
+            and not _same_number(with_noun, picked[0])
+        ):
+            return _number_extraction(
+                with_noun,
+                "conclusion_cue",
+                f"after the cue {cues_in[-1].group(0).lower()!r}, the one number stated with the asked {noun!r}",
+                capped,
+            )
         if picked:
             return _picked(picked, "conclusion_cue", f"after the cue {cues_in[-1].group(0).lower()!r}", capped)
     i_first, first, first_nums = numbered[0]
@@ -431,12 +499,18 @@ def _number_fallback(
                 capped,
             )
     last_nums = _stated(last, last_nums)
+    with_noun = _with_asked_noun(last, last_nums, noun) if len({n.value for _, n in last_nums}) > 1 else None
+    if with_noun is not None:
+        return _number_extraction(
+            with_noun, "last_number", f"the one number of the last sentence stated with the asked {noun!r}", capped
+        )
     if (
         given
         and len({n.value for _, n in last_nums}) == 1
         and len(last.split()) <= LEADING_WORDS
         and not _WORKING.match(last)
         and not _RESTATES.search(last)
+        and not _restates_query(last, last_nums[-1], query)
     ):
         return _number_extraction(
             last_nums[-1][1],

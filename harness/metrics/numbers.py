@@ -10,6 +10,7 @@ Three readers, each used where it fits:
   (``12th``), the minutes of a time (``9:00`` is 9), decimal commas (``3,5`` is 3 and 5) and ranges
   (``5-7`` is 5 and 7).
 * **spelled-out numbers** — runs of number words ("three", "twenty-one", "two hundred and five",
+  a percentage when "percent" follows: "fifteen percent",
   "one million", "one point five") are converted by the ``text2num`` library
   (:func:`text_to_num.alpha2digit`); "and a half" adds 0.5 ("three and a half" = 3.5), "minus" /
   "negative" negates. A lone "one" used as a pronoun ("the one that", "one of them", "no one") is
@@ -175,6 +176,9 @@ def _is_pronoun_one(text: str, m: re.Match[str]) -> bool:
     return bool(_PRONOUN_BEFORE.search(before) or _PRONOUN_AFTER.match(after))
 
 
+_PERCENT_AFTER = re.compile(r"(?i)\s*(?:percent|per\s+cent)\b")
+
+
 def word_numbers(text: str) -> list[tuple[int, ParsedNumber]]:
     """Spelled-out numbers in ``text`` as ``(position, number)``, converted by ``text2num``."""
     out: list[tuple[int, ParsedNumber]] = []
@@ -197,7 +201,12 @@ def word_numbers(text: str) -> list[tuple[int, ParsedNumber]]:
             if negative and i == 0:
                 value = -value
             shown = m.group(0).strip() if len(nums) == 1 else n.text
-            out.append((m.start(), ParsedNumber(text=shown, value=value, kind="spelled out")))
+            pct_word = _PERCENT_AFTER.match(text, m.end()) if i == len(nums) - 1 else None
+            pct = pct_word is not None
+            kind = "spelled out, percentage" if pct else "spelled out"
+            if pct_word is not None and len(nums) == 1:
+                shown = text[m.start() : pct_word.end()].strip()
+            out.append((m.start(), ParsedNumber(text=shown, value=value, percent=pct, kind=kind)))
     return out
 
 
@@ -291,7 +300,8 @@ def parse_number(text: str, zeros: bool = False) -> ParsedNumber | None:
     if m:
         return number_from_match(m)
     w = WORD_RUN_RE.fullmatch(s)
-    if w:
+    pct = WORD_RUN_RE.match(s)
+    if w or (pct and _PERCENT_AFTER.fullmatch(s, pct.end())):
         got = word_numbers(s)
         if len(got) == 1:
             return got[0][1]

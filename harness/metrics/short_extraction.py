@@ -9,6 +9,7 @@ from harness.metrics.extraction_base import (
     MARKUP,
     SHORT_ANSWER_WORDS,
     Extraction,
+    abbreviation_at,
     answer_cues,
     as_declared,
     bold_spans,
@@ -29,6 +30,9 @@ def _strip_list_marker(line: str) -> str:
 
 
 _LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|overall)\b[,:]?\s*")
+
+
+_FIRST_END = re.compile(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)")
 
 
 def extract_answer(text: str) -> Extraction:
@@ -64,7 +68,14 @@ def extract_answer(text: str) -> Extraction:
                 value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {quoted(value)}", capped
             )
     first = _strip_list_marker(lines[0]).strip()
-    m = re.search(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)", first)
+    m = next(
+        (
+            e
+            for e in _FIRST_END.finditer(first)
+            if not (e.group(0) == "." and abbreviation_at(first, e.end()))  # "The first U.S. president was …"
+        ),
+        None,
+    )
     if m and m.group(0) == "?" and first[m.end() :].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
         rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end() :].strip()) or first[m.end() :]
         return extracted(
