@@ -78,14 +78,18 @@ expected value is 0 — zero words such as "no brothers" and "none")
     followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
     Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
     off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
-    :func:`harness.metrics.number_cues.without_reason`); two different numbers joined by "or" ("8 or
-    maybe 9") are ``ambiguous``, and so are a clause that offers or lists another number ("12 (or
-    13 if …)", "12, possibly 13", "4 and 5": :data:`harness.metrics.number_cues.HEDGED_NUMBER`) and
-    a clause that ends on a range ("between 12 and 14",
+    :func:`harness.metrics.number_cues.without_reason`); a clause offering "either … or …" is
+    ``ambiguous``; a clause that is one LaTeX expression or a fraction with a parenthesised term
+    (``\\frac{1+\\sqrt{3}}{2}``, ``(3-2)/2``) is read whole, never by its first digit; two different
+    numbers joined by "or" ("8 or maybe 9") are ``ambiguous``, and so are a clause that offers or
+    lists another number ("12 (or 13 if …)", "12, possibly 13", "4 and 5":
+    :data:`harness.metrics.number_cues.HEDGED_NUMBER`) and a clause that ends on a range ("between
+    12 and 14",
     "from 3 to 5"; in the fallback rules' last sentence only "between");
     else the number after the last ``=``/``≈`` that states a result (not a condition such as "for
     n = 10", "at x = 3": :data:`harness.metrics.number_cues.CONDITION_EQ`), else the number right
-    after the last ": ", else the first number after a range ("from
+    after the last "i.e." / "that is" / "in other words" ("…, half of it, i.e. 0.5"), else the
+    number right after the last ": ", else the first number after a range ("from
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
     last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the

@@ -202,9 +202,19 @@ def _mixed(m: re.Match[str]) -> str:
     return f"{whole + num / den:.12g}" if den else m.group(0)
 
 
+def _leaf(part: str) -> str:
+    """A fraction's numerator or denominator, in parentheses when it is more than one term."""
+    return part if re.fullmatch(r"[-−]?[\w.\\]+", part) else f"({part})"
+
+
+def _slashed(m: re.Match[str]) -> str:
+    """``\\frac{a}{b}`` as ``a/b``; ``\\frac{3-2}{2}`` as ``(3-2)/2``, so precedence is kept."""
+    return f"{_leaf(m[1])}/{_leaf(m[2])}"
+
+
 def clean_latex(text: str) -> str:
     text = re.sub(r"(?<![\d.])(\d{1,9})\s*\\[dt]?frac\s*\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}", _mixed, text)
-    text = re.sub(r"\\[dt]?frac\s*\{\s*([^{}]{0,40}?)\s*\}\s*\{\s*([^{}]{0,40}?)\s*\}", r"\1/\2", text)
+    text = re.sub(r"\\[dt]?frac\s*\{\s*([^{}]{0,40}?)\s*\}\s*\{\s*([^{}]{0,40}?)\s*\}", _slashed, text)
     text = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\s*\{([^{}]{0,200})\}", r"\1", text)
     text = text.replace("\\%", "%").replace("\\$", "$").replace("\\,", ",").replace("\\!", "")
     text = text.replace("{,}", ",").replace("\\times", "×").replace("\\cdot", "×").replace("\\approx", "≈")

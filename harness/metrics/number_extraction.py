@@ -200,9 +200,24 @@ def _hedged_or_listed(clause: str, zeros: bool) -> str | None:
     return None
 
 
+_GROUPED_FRACTION = re.compile(r"\)\s*/|/\s*\(")
+_EITHER_OR = re.compile(r"(?i)\beither\b[^.;:]{1,80}?\bor\b")
+#: "i.e." / "that is" / "in other words" right before a number: the result restated in the asked form
+#: ("1 of 2 liters remains — half of it, i.e. 0.5").
+_RESTATED_AS = re.compile(r"(?i)(?:\bi\.\s?e\.|\bthat\s+is|\bin\s+other\s+words|\bequivalently)[,:]?[ \t*_$]*")
+
+
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
     clause = _without_negated_numbers(without_reason(clause))
+    either = _EITHER_OR.search(clause)
+    if either:
+        return None, f"the clause {quoted(clause)} offers alternatives ({either.group(0).strip()!r})"
+    bare = re.sub(r"\\[A-Za-z]+", " ", clause)
+    if ("\\" in clause or _GROUPED_FRACTION.search(clause)) and not re.search(r"[A-Za-z]{2,}", bare):
+        whole = parse_number(clause)  # "\\frac{1+\\sqrt{3}}{2}", "(3-2)/2": one expression, read whole
+        if whole is not None:
+            return whole, "the whole clause as one expression"
     hedged = _hedged_or_listed(clause, zeros)
     if hedged:
         return None, f"the clause {quoted(clause)} offers several numbers ({hedged})"
@@ -225,6 +240,11 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
             return after[0][1], f"after the last '{eqs[-1].group(0)}'"
     elif expression_after(clause) and not parse_number(clause):
         return None, _EXPRESSION_WHY
+    restated = list(_RESTATED_AS.finditer(clause))
+    if restated:
+        after = _nums(clause[restated[-1].end() :], zeros)
+        if after and after[0][0] == 0:
+            return after[0][1], f"restated after {restated[-1].group(0).strip()!r}"
     colon = clause.rfind(": ")
     if colon >= 0:
         tail = clause[colon + 1 :]

@@ -329,14 +329,15 @@ def _too_costly(s: str) -> bool:
     )
 
 
-_MATHY = re.compile(r"\\[A-Za-z]+|\^|√|π")
+_MATHY = re.compile(r"\\[A-Za-z]+|\^|√|π|\)\s*/|/\s*\(")
 
 
 @functools.lru_cache(maxsize=2048)
 def math_value(text: str) -> float | None:
     """The value of one mathematical expression (LaTeX or plain), read by math-verify, else ``None``.
 
-    Only text that looks mathematical (a LaTeX command, ``^``, ``√`` or ``π``) and is at most
+    Only text that looks mathematical (a LaTeX command, ``^``, ``√``, ``π`` or a fraction with a
+    parenthesised term, ``(3-2)/2``) and is at most
     :data:`MATH_MAX_CHARS` long is parsed; a result that is not a real number (a variable, an
     interval, an equation) is ``None``.
     """

@@ -620,3 +620,48 @@ def test_an_option_named_only_in_a_leading_premise_is_assumed_not_answered(
     """ "If X, Y" / "Since X, Y" / "Assuming X, then Y": the options the condition names are assumed;
     the option named after it is the answer."""
     assert _verdict(block, answer) == verdict
+
+
+# The classes behind the third blind corpus's dev half (two false positives, one miss).
+LATEX_WHOLE = [
+    (_num(1), "Total: $\\frac{1+\\sqrt{3}}{2}$\n\nAnswer: \\frac{1+\\sqrt{3}}{2}", "wrong"),
+    (_num(1.3660254), "Answer: $\\frac{1+\\sqrt{3}}{2}$", "correct"),
+    (_num(2), "The answer is $\\frac{2+\\sqrt{2}}{1}$.", "wrong"),
+    (_num(0.5), "So the result is \\frac{3-2}{2}.", "correct"),
+    (_num(3), "Answer: \\sqrt{9}", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), LATEX_WHOLE)
+def test_a_latex_expression_in_a_clause_is_read_whole(block: dict[str, Any], answer: str, verdict: str) -> None:
+    """A clause holding a LaTeX expression is read as one expression, never as its first digit."""
+    assert _verdict({**block, "tolerance": 1e-6}, answer) == verdict
+
+
+EITHER_OR = [
+    (_num(1), "So the answer is either $1 or $\\frac{1+\\sqrt{3}}{2}$.", "ambiguous"),
+    (_num(12), "The answer is either 12 or something close to it.", "ambiguous"),
+    (_num(7), "Answer: either 7 or 8, depending on rounding", "ambiguous"),
+    (_num(7), "Answer: 7", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), EITHER_OR)
+def test_either_or_in_the_answer_clause_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    """ "either X or Y" offers alternatives even when Y is not a readable number."""
+    assert _verdict(block, answer) == verdict
+
+
+RESTATED = [
+    (_num(0.5), "4 × 250 ml = 1 liter poured, so 1 of 2 liters remains — half of it, i.e. 0.5.", "correct"),
+    (_num(0.25), "3 of 4 slices are eaten, so 1 slice is left, that is 0.25 of the pie.", "correct"),
+    (_num(0.75), "1 of 4 parts is used, so 3 parts remain, in other words 0.75.", "correct"),
+    (_num(0.5), "4 × 250 ml = 1 liter poured, so 1 of 2 liters remains, i.e. 0.4.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), RESTATED)
+def test_a_result_restated_after_ie_is_the_answer(block: dict[str, Any], answer: str, verdict: str) -> None:
+    """ "…, i.e. 0.5" / "that is 0.25" / "in other words 0.75": the number right after the restatement
+    is the result in the asked form."""
+    assert _verdict(block, answer) == verdict
