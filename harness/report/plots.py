@@ -47,7 +47,7 @@ _NO_METADATA = {"Date": None, "Creator": None, "Type": None, "Format": None}
 
 #: Colours of the subjects, in a fixed order (then cycled).
 SUBJECT_COLOURS = {"council": "#0969da", "baseline": "#bf8700", "voting": "#8250df"}
-_EXTRA_COLOURS = ("#1a7f37", "#cf222e", "#57606a", "#e16f24", "#0550ae")
+_EXTRA_COLOURS = ("#1a7f37", "#cf222e", "#57606a", "#e16f24", "#bf3989")  # none a second council blue
 VERDICT_COLOURS = {"supported": "#1a7f37", "refuted": "#cf222e", "inconclusive": "#9a6700"}
 
 _UNSAFE = re.compile(r"https?:|javascript:|<script|<foreignObject|\son[a-z]+\s*=|url\((?!#)|@import", re.IGNORECASE)

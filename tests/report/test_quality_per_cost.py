@@ -6,7 +6,7 @@ from __future__ import annotations
 from harness.gate.run_verdicts import RunVerdicts, run_verdicts
 from harness.gate.verdict_plan import plan_from_config
 from harness.report.arms_view import arms_view
-from harness.report.plots import pareto_frontier
+from harness.report.plots import pareto_frontier, subject_colour
 from harness.run.result import CaseResult
 from tests.builders import metered
 
@@ -50,3 +50,16 @@ def test_dollar_chart_when_priced_with_its_frontier() -> None:
     assert '<svg class="chart"' in view.dollar_chart and 'id="quality-per-dollar-' in view.dollar_chart
     assert "quality-per-cost-" not in view.dollar_chart
     assert arms_view(results, _verdicts(results, {"primary_endpoint": "correct"})).dollar_chart == ""  # type: ignore[union-attr]
+
+
+def test_the_modes_command_subjects_get_colours_told_apart() -> None:
+    """The five subjects of issue 29's command, in its order: five colours, each pair at least 75 apart in
+    RGB (self-consistency, fifth, was #0550ae beside the council's #0969da: 48 apart, two blues)."""
+    subjects = ["council", "council+dissent", "council:debate", "debate:2", "self-consistency:smollm2-precise"]
+    rgb = [
+        tuple(int(c[k : k + 2], 16) for k in (1, 3, 5)) for c in (subject_colour(s, i) for i, s in enumerate(subjects))
+    ]
+    gaps = [
+        sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5 for i, a in enumerate(rgb) for b in rgb[i + 1 :]
+    ]
+    assert len(set(rgb)) == 5 and min(gaps) >= 75, gaps
