@@ -51,13 +51,15 @@ expected value is 0 — zero words such as "no brothers" and "none")
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
        ``≈`` (the exact value before a last ``≈`` that only rounds it: "1/3 ≈ 0.333", "2√2 ≈
        2.83"), unless a conclusion cue or a result phrase ("for a total of", "making", "which
-       brings the total to": :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
+       brings the total to", "leaves 26", ", leaving 26":
+       :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
        ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase (when the
        question asks "How many <noun>" and one value in that clause stands with the noun — "so 60
        tiles fill 5 boxes" — that value).
     5. ``leading`` — the answer states one number in a short first sentence (at most
        :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
-       conclusion cue, no correction word ("actually", "wait", "instead", "recount", ...) follows,
+       conclusion cue and is not a labelled value ("Sale price: $30."), no correction word
+       ("actually", "wait", "instead", "recount", ...) follows,
        and, when the question is known, that number is not one the question gave; or the first
        sentence opens with a clause on the question's subject that holds one number (not a
        comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
@@ -92,8 +94,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     number right after the last ": ", else the first number after a range ("from
     −14 to 4", "between 3 and 5"), else — when the clause holds several numbers and a verb such as
     "is", "are", "equals", "gives", "sums to" comes after the first — the first number after the
-    last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"), else the
-    first number. Numbers that compare ("2 times as many", "25% more than"), name a unit ("in one
+    last such verb ("the first 12 odd numbers sum to 144"; not an appositive "which is"; "left" and
+    "remain" only when a number follows them, not in "26 left over after giving 10 away"), else the
+    first number. Numbers that compare ("2 times as many", "25% more than", "$10 off"), name a unit ("in one
     day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "out of 12") are passed over
     in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and

@@ -45,7 +45,8 @@ CONDITION_EQ = re.compile(
 )
 COMPARISON_AFTER = re.compile(
     r"(?i)^\s*(?:times\b|x\s+(?:as|more|less|fewer|larger|smaller|bigger)\b|×\s+(?:as|more)\b|"
-    r"%?\s*(?:more|less|fewer|larger|smaller|greater|higher|lower)\s+than\b|percent\s+(?:more|less)\b)"
+    r"%?\s*(?:more|less|fewer|larger|smaller|greater|higher|lower)\s+than\b|percent\s+(?:more|less)\b|"
+    r"%?\s*off\b)"
 )
 #: Before a 1 that names a unit rather than a quantity: "in one day", "per 1 hour", "for each one".
 UNIT_BEFORE = re.compile(r"(?i)\b(?:in|per|for|each|every|within)\s+$")
@@ -89,6 +90,7 @@ RESULT_CUE = re.compile(
     r"(?i)\b(?:(?:for|with|to|making|giving|reaching)\s+)?an?\s+(?:grand\s+|combined\s+|overall\s+)?total\s+of"
     r"|\b(?:which|that|this)\s+(?:makes|gives|comes\s+to|adds\s+up\s+to|totals|brings\s+(?:it|us|the\s+total)\s+to)"
     r"|\bmaking|\bbringing\s+(?:it|us|them|the\s+(?:total|sum|count))\s+to\b"
+    r"|\b(?:leaves|leaving)(?=\s+(?:you\s+|him\s+|her\s+|them\s+|us\s+)?(?:with\s+)?[-−$€£]?\d)"
 )
 _REASON = re.compile(
     r"(?i)(?:[,;]\s*|\s[-–—]\s*|\s)(?:since|because|as\s+(?:shown|seen)\s+by|given\s+that|which\s+follows\s+from)\b"

@@ -52,6 +52,11 @@ _COPULA = re.compile(
 )
 
 
+#: What follows "left" / "remain" when they state a result ("left with 26", "remain: 26"), not
+#: when they close a phrase ("26 left over after giving 10 away").
+_RESULT_AFTER = re.compile(r"(?i)(?:\s+(?:with|is|are|at|over\s+is))?\s*[:=]?\s*[-−$€£]?\d")
+
+
 def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
     """The numbers offered as alternatives ("8 or 9", "either 2 million or 1,000,000"), if any."""
     for (p1, a), (p2, b) in zip(nums, nums[1:], strict=False):
@@ -261,6 +266,7 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
             m
             for m in _COPULA.finditer(clause)
             if any(pos >= m.end() for pos, _ in nums)
+            and not (m.group(0).lower() in ("left", "remain") and not _RESULT_AFTER.match(clause, m.end()))
             and not APPOSITIVE_COPULA.search(clause[max(0, m.start() - 8) : m.start()])
         ]
         if cops and cops[0].start() > nums[0][0]:
@@ -356,6 +362,9 @@ _RESTATES = re.compile(
     r"(?i)\b(?:given|we\s+know|starts?\s+with|started\s+with|initially|at\s+first|originally|"
     r"begins?\s+with|each|per|every|\?)"
 )
+#: A last sentence that labels a value ("Sale price: $30."): a stated result, so the first sentence
+#: does not lead.
+_LABELLED = re.compile(r"(?i)^\W*[a-z][\w '-]{0,30}:\s*[-−$€£]?\d[\d,.]*\s*(?:[a-z%]+\s*)?\W*$")
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
 
@@ -496,6 +505,7 @@ def _number_fallback(
         and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
         and first_nums[0][1].value not in given
         and not CORRECTION.search(text[len(first) :])
+        and not _LABELLED.match(last)
     ):
         return _number_extraction(
             first_nums[0][1], "leading", "the only number of the short first sentence, which the rest explains", capped

@@ -665,3 +665,42 @@ def test_a_result_restated_after_ie_is_the_answer(block: dict[str, Any], answer:
     """ "…, i.e. 0.5" / "that is 0.25" / "in other words 0.75": the number right after the restatement
     is the result in the asked form."""
     assert _verdict(block, answer) == verdict
+
+
+# GSM8K-style reading, probed with phrasings written here (no corpus answer copied).
+PENCILS = "John buys 3 packs of 12 pencils and gives away 10. How many pencils does he have left?"
+SHIRT = "A shirt costs $40 and is discounted by 25%. What is the sale price in dollars?"
+GSM_READING = {
+    '"leaves N" / ", leaving N" states the result': [
+        (_num(26), PENCILS, "36 pencils minus 10 leaves 26.", "correct"),
+        (_num(26), PENCILS, "He buys 36 and hands out 10, leaving 26.", "correct"),
+        (_num(26), PENCILS, "Giving away 10 of the 36 leaves him with 26.", "correct"),
+        (_num(26), PENCILS, "36 pencils minus 10 leaves 24.", "wrong"),
+    ],
+    '"N left over after …": "left" closes the phrase, it does not introduce a number': [
+        (_num(26), PENCILS, "So John has 26 left over after giving 10 away.", "correct"),
+        (_num(26), PENCILS, "So 26 remain after 10 are given away.", "correct"),
+        (_num(26), PENCILS, "So he is left with 26 after 10 go.", "correct"),
+        (_num(26), PENCILS, "So John has 10 left over after giving 26 away.", "wrong"),
+    ],
+    'an amount "off" is a discount, not the result': [
+        (_num(30), SHIRT, "The sale price is $30, which is $10 off the original $40.", "correct"),
+        (_num(30), SHIRT, "It sells for $30 — that's $10 off.", "correct"),
+        (_num(30), SHIRT, "You pay 30 dollars, 25% off the list price.", "correct"),
+        (_num(30), SHIRT, "The sale price is $10 off.", "wrong"),
+    ],
+    "a labelled last value is stated, so a short first sentence does not lead": [
+        (_num(30), SHIRT, "The discount is $10. Sale price: $30.", "correct"),
+        (_num(30), SHIRT, "You save $10 on it. Final price: $30", "correct"),
+        (_num(30), SHIRT, "The markdown comes to $10. Price now: 30 dollars.", "correct"),
+        (_num(30), SHIRT, "The discount is $10. Sale price: $32.", "wrong"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("klass", "block", "query", "answer", "verdict"),
+    [(k, b, q, a, w) for k, rows in GSM_READING.items() for b, q, a, w in rows],
+)
+def test_gsm8k_reading_class(klass: str, block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict, klass
