@@ -15,6 +15,14 @@ endpoint's ``concurrency``, ``429`` pause and rate buckets, and the session's ``
 stopped are skipped with the reason, and the run is recorded as stopped (the gate: ``incomplete``).
 At the end of the session the controller finishes the run as ``council-harness run`` does
 (:func:`harness.finish.finish_run`).
+
+Completeness: the selected case items (after ``-k``/``-m``) are the run's planned pairs, less those
+pytest skipped without a result (a ``skip``/``skipif`` mark, ``xfail(run=False)``, ``pytest.skip()``):
+those are recorded as the manifest's ``skipped`` and excused like deselected items, while an item that
+errored or was never reached (``-x``, an interrupt) stays planned and makes the run ``incomplete``
+(:mod:`harness.gate.completeness`). When collection selects case items, the run folder is marked
+unfinished (:func:`harness.run.summary.mark_unfinished`), so a killed session leaves a ``summary.json``
+that says ``incomplete``; the end of the session replaces it with the gate's outcome.
 """
 
 from __future__ import annotations
@@ -38,6 +46,18 @@ if TYPE_CHECKING:
     from harness.run.background import BackgroundCases
 
 _SESSION = pytest.StashKey["HarnessSession"]()
+
+#: a (case, subject) pair as results key it: (dataset, case id, subject)
+Key = tuple[str, str, str]
+
+#: how a killed session is finished (a pytest session cannot be resumed with ``run --resume``)
+RERUN = "a pytest session cannot be resumed: re-run the pytest command"
+
+
+def pair_name(key: Key) -> str:
+    """``dataset::case[subject]``, as pytest reports the item."""
+    dataset, case_id, subject = key
+    return f"{dataset}::{case_id}[{subject}]"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,6 +129,12 @@ class HarnessSession:
         self.planned: int | None = None
         self.stopped: str | None = None  # why token_limit / cost_limit stopped pairs (any worker's)
         self.unrecorded: list[CallRecord] = []  # the calls of the pairs it stopped (paid, in no result)
+        #: node id -> pair of the case items this process collected (none on the pytest-xdist controller)
+        self.pairs: dict[str, Key] = {}
+        #: the pairs pytest reported skipped (a worker's own; the controller's: every worker's), except
+        #: those the budget stopped (``stopped_pairs``: the run is partial, they stay planned)
+        self.skipped: set[Key] = set()
+        self.stopped_pairs: set[Key] = set()
 
     def load(self) -> None:
         from harness.config import load_settings
@@ -160,6 +186,13 @@ class HarnessSession:
         self.results.append(result)
         return result
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Note a case item of this process that pytest skipped (at setup or call: a mark, ``pytest.skip()``,
+        an xfail); whether it has a result is decided when the session finishes (:meth:`finish`)."""
+        key = self.pairs.get(report.nodeid)
+        if report.skipped and key is not None and key not in self.stopped_pairs:
+            self.skipped.add(key)
+
     def close_engine(self) -> None:
         if self._background is None:
             return
@@ -184,6 +217,7 @@ class HarnessSession:
         from harness.gate.regression import comparison_lines
         from harness.run.orchestrate import finish_manifest
         from harness.run.runs import RESULTS, load_run, new_manifest, read_results
+        from harness.run.summary import SUMMARY
 
         self.close_engine()
         if self.is_worker:
@@ -192,14 +226,26 @@ class HarnessSession:
             out["harness_stopped"] = self.stopped
             out["harness_unrecorded"] = [c.model_dump_json() for c in self.unrecorded]
             out["harness_planned"] = self.planned
+            out["harness_skipped"] = sorted(self.skipped)
             return None, [], False
-        if not (self.run_dir / RESULTS).exists():
-            return None, [], False
+        if not (self.run_dir / RESULTS).exists() and not (self.run_dir / SUMMARY).exists():
+            return None, [], False  # no case item ran and none was selected: no run
         results = read_results(self.run_dir / RESULTS)[0]
-        manifest = new_manifest(self.settings, self.run_id, sorted({r.dataset for r in results}), self.subjects or [])
+        held = {r.key for r in results}
+        # skipped after its result was written (awaiting review, a pair run ahead): a result, not a skip
+        skipped = sorted(k for k in self.skipped if k not in held)
+        planned = self.planned - len(skipped) if self.planned is not None else None
+        datasets = sorted({r.dataset for r in results} | {k[0] for k in skipped})
+        manifest = new_manifest(self.settings, self.run_id, datasets, self.subjects or [])
         finish_manifest(
             self.run_dir,
-            manifest.model_copy(update={"started_at": self.started_at, "planned": self.planned}),
+            manifest.model_copy(
+                update={
+                    "started_at": self.started_at,
+                    "planned": planned,
+                    "skipped": tuple(pair_name(k) for k in skipped),
+                }
+            ),
             self.cache_hits,
             self.cache_misses,
             results=results,
@@ -213,8 +259,11 @@ class HarnessSession:
         lines += outcome.validity_lines
         if outcome.gate.scoring.errors:  # a scorer that fails on every case must not leave the session green
             lines.append(outcome.gate.scoring.words())
-        if outcome.gate.completeness is not None and not outcome.gate.completeness.complete:
+        state = outcome.gate.completeness
+        if state is not None and not state.complete:
             lines.append(outcome.gate.line())  # e.g. token_limit stopped the session: says so, in red
+        elif state is not None and state.skipped:
+            lines.append(state.words())  # complete, and the pairs pytest skipped are named
         if outcome.prediction is not None:
             lines += verdict_lines(outcome.prediction)
         path = outcome.report
@@ -235,10 +284,32 @@ class HarnessSession:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Count the selected case items: the run's ``planned`` pairs (under pytest-xdist each worker collects the
-    same items and reports its count; the controller collects none)."""
-    count = sum(isinstance(i, CaseItem) for i in session.items)
-    if count:
-        _session(session.config).planned = count
+    same items and reports its count; the controller collects none), and mark the run folder unfinished
+    (see the module docstring; not with ``--collect-only``)."""
+    from harness.run.summary import mark_unfinished
+
+    items = [i for i in session.items if isinstance(i, CaseItem)]
+    if not items:
+        return
+    state = _session(session.config)
+    state.planned = len(items)
+    state.pairs = {i.nodeid: i.key for i in items}
+    if not session.config.pluginmanager.is_registered(state):
+        session.config.pluginmanager.register(state, "council-harness-session")  # its pytest_runtest_logreport
+    if session.config.option.collectonly:
+        return
+    try:
+        mark_unfinished(state.run_dir, state.run_id, len(items), finish_with=RERUN)
+    except (HarnessError, OSError):
+        return  # an unwritable run folder: each item reports it when it runs
+
+
+def _may_skip(item: CaseItem) -> bool:
+    """Whether pytest may skip ``item`` at setup without running it (a ``skip`` or ``skipif`` mark,
+    ``xfail(run=False)``): such a pair is not run ahead (it runs when its item asks, if it does)."""
+    if item.get_closest_marker("skip") is not None or item.get_closest_marker("skipif") is not None:
+        return True
+    return any(not m.kwargs.get("run", True) for m in item.iter_markers("xfail"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -248,7 +319,7 @@ def pytest_runtestloop(session: pytest.Session) -> None:
         return
     if session.config.pluginmanager.has_plugin("dsession"):  # the xdist controller runs no items itself
         return
-    pairs = [(i.case, i.subject) for i in session.items if isinstance(i, CaseItem)]
+    pairs = [(i.case, i.subject) for i in session.items if isinstance(i, CaseItem) and not _may_skip(i)]
     if len(pairs) < 2:
         return
     state = _session(session.config)
@@ -282,6 +353,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         state.planned = max(state.planned or 0, planned)
     state.stopped = state.stopped or output.get("harness_stopped")
     state.unrecorded += [CallRecord.model_validate_json(c) for c in output.get("harness_unrecorded", ())]
+    state.skipped |= {(d, c, s) for d, c, s in output.get("harness_skipped", ())}
 
 
 _ITEMS = pytest.StashKey[list["CaseItem"]]()
@@ -393,12 +465,18 @@ class CaseItem(pytest.Item):
         self.case = case
         self.subject = subject
 
+    @property
+    def key(self) -> Key:
+        """The pair as results key it."""
+        return (self.case.dataset, self.case.id, self.subject)
+
     def runtest(self) -> None:
         session = _session(self.config)
         problem = None
         try:
             result = session.run(self.case, self.subject)
         except BudgetReached as exc:
+            session.stopped_pairs.add(self.key)  # not a skip the user asked for: the pair stays planned
             pytest.skip(
                 printable(f"not run: {exc}; the session stopped early and its run is incomplete"),
             )
@@ -427,7 +505,7 @@ class CaseItem(pytest.Item):
                 line = int(self.case.source.rsplit(":", 1)[1]) - 1
             except ValueError:
                 line = None
-        return self.path, line, f"{self.case.dataset}::{self.case.id}[{self.subject}]"
+        return self.path, line, pair_name(self.key)
 
 
 _SUMMARY = pytest.StashKey[list[tuple[str, bool]]]()

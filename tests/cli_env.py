@@ -5,7 +5,9 @@ developer's shell must not change what a test runs) plus the given variables;
 :func:`scripted_project` writes a numeric golden dataset of ``n`` :func:`tests.scripted_server.question`
 cases and a three-member ``council-harness.yaml`` for an OpenAI-compatible ``base_url``;
 :func:`run_cli` runs ``council-harness run`` on such a project; :func:`run_pytest` runs ``pytest`` on a
-project in a subprocess (:data:`PYTEST`: without the cache and the optional extras' session plugins).
+project in a subprocess (:data:`PYTEST`: without the cache and the optional extras' session plugins),
+:func:`start_pytest` starts it (to kill it); :func:`plugin_args` and :func:`scripted_pytest_env` are the
+arguments and environment of ``pytest -m golden`` against a scripted endpoint.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -119,3 +123,30 @@ def run_pytest(
         text=True,
         timeout=timeout,
     )
+
+
+def start_pytest(project: Path, *args: str, env: Mapping[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """``pytest ARGS`` (:data:`PYTEST`) started in ``project``, its output into ``log`` (to kill it mid-session)."""
+    return subprocess.Popen(
+        [*PYTEST, *args], cwd=project, env=dict(env), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+    )
+
+
+def plugin_args() -> list[str]:
+    """``-p harness.pytest_plugin``, unless the installed package registers the plugin (``pytest11``)."""
+    installed = any(e.name == "council_harness" for e in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "harness.pytest_plugin"]
+
+
+def scripted_pytest_env(base_url: str, **extra: str) -> dict[str, str]:
+    """The environment of ``pytest -m golden`` against a scripted endpoint at ``base_url`` (three models
+    ``m-a,m-b,m-c``, 8 requests in flight, no rubric judge, cache off, no retries), then ``extra``."""
+    settings = {
+        "LLM_COUNCIL_BASE_URL": base_url,
+        "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
+        "LLM_COUNCIL_CONCURRENCY": "8",
+        "LLM_COUNCIL_RUBRIC_SCORING": "false",
+        "LLM_COUNCIL_CACHE_MODE": "off",
+        "LLM_COUNCIL_MAX_RETRIES": "0",
+    }
+    return harness_env(**{**settings, **extra})

@@ -11,6 +11,11 @@ A run is degraded, whatever its baselines say, when any of these holds:
    ``missing`` reason of :mod:`harness.gate.baselines`.
 4. ``unreadable``: a line of ``results.jsonl`` is not a result record (it may hide any case).
 
+Pairs that a pytest session skipped without a result (``manifest.skipped``: a ``skip``/``skipif``
+mark, ``xfail(run=False)``, ``pytest.skip()``) are excused like deselected items: they are not in
+``planned``, so they are never ``not_run``; :class:`Completeness` names them. An item that errored or
+was never reached (``-x``, an interrupt) is not skipped: it stays planned and makes the run ``not_run``.
+
 Each is a :class:`~harness.gate.baselines.GateReason` of its kind, and every kind in
 :data:`~harness.gate.baselines.INCOMPLETE_KINDS` makes the verdict ``incomplete`` (exit code
 :data:`~harness.gate.baselines.EXIT_INCOMPLETE`) unless a regression makes it ``fail``
@@ -24,6 +29,9 @@ from harness.common.model import Frozen
 from harness.gate.baselines import GateReason
 from harness.run.runs import RESULTS, Run
 
+#: how many skipped pairs :meth:`Completeness.words` names
+SKIPPED_NAMED = 5
+
 
 class Completeness(Frozen):
     """How complete a run is (see the module docstring).
@@ -35,6 +43,7 @@ class Completeness(Frozen):
         unreadable_lines: lines of ``results.jsonl`` that are not result records.
         finished: whether the manifest has a finish time (``False``: killed mid-run).
         stopped: why a limit stopped the run (``None`` when none did).
+        skipped: the pairs pytest skipped without a result (``dataset::case[subject]``), not planned.
     """
 
     planned: int | None = None
@@ -43,19 +52,25 @@ class Completeness(Frozen):
     unreadable_lines: int = 0
     finished: bool = True
     stopped: str | None = None
+    skipped: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
         return self.finished and self.stopped is None and not self.not_run and not self.unreadable_lines
 
     def words(self) -> str:
-        """One line for people: ``incomplete: 1 of 24 planned result(s), run not finished (killed?)``."""
+        """One line for people: ``incomplete: 1 of 24 planned result(s), run not finished (killed?)``; the
+        skipped pairs are named (the first :data:`SKIPPED_NAMED`)."""
         held = (
             f"{self.results} of {self.planned} planned result(s)"
             if self.planned is not None
             else (f"{self.results} result(s)")
         )
         parts = [held]
+        if self.skipped:
+            named = ", ".join(self.skipped[:SKIPPED_NAMED])
+            more = f" and {len(self.skipped) - SKIPPED_NAMED} more" if len(self.skipped) > SKIPPED_NAMED else ""
+            parts.append(f"{len(self.skipped)} skipped by pytest, not planned ({named}{more})")
         if self.unreadable_lines:
             parts.append(f"{self.unreadable_lines} unreadable line(s) in {RESULTS}")
         if not self.finished:
@@ -76,6 +91,7 @@ def completeness(run: Run) -> Completeness:
         unreadable_lines=len(run.corrupt_lines),
         finished=m.finished_at is not None,
         stopped=(m.stopped or "a limit stopped the run") if m.partial else None,
+        skipped=m.skipped,
     )
 
 

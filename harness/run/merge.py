@@ -14,10 +14,11 @@ any reviewers' verdicts merged into a shard), in shard order (readers order by d
 subject); its manifest has the union of datasets and subjects (first-seen order), the earliest
 start, the latest finish (``None`` when a shard never finished), summed cache counts, the first
 shard's packages and git state, ``shards`` listing the merged run ids, the planned pairs summed
-(``None`` when a shard did not record them) and ``partial``/``stopped`` when any shard was stopped
-by a limit. A shard's corrupt lines are skipped, as when a run is read, and each one is named in
-:func:`shard_warnings`, as is every shard that never finished, was stopped early or lacks planned
-results; the merged run's gate then says ``incomplete`` (:mod:`harness.gate.completeness`).
+(``None`` when a shard did not record them), the pairs pytest skipped concatenated, and
+``partial``/``stopped`` when any shard was stopped by a limit. A shard's corrupt lines are skipped,
+as when a run is read, and each one is named in :func:`shard_warnings`, as is every shard that
+never finished, was stopped early or lacks planned results; the merged run's gate then says
+``incomplete`` (:mod:`harness.gate.completeness`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def merged_manifest(run_id: str, manifests: Sequence[Manifest]) -> Manifest:
             "cache_misses": sum(m.cache_misses for m in manifests),
             "shards": tuple(m.run_id for m in manifests),
             "planned": None if any(m.planned is None for m in manifests) else sum(m.planned or 0 for m in manifests),
+            "skipped": tuple(p for m in manifests for p in m.skipped),
             "partial": any(m.partial for m in manifests),
             "stopped": "; ".join(f"shard {m.run_id}: {m.stopped}" for m in manifests if m.partial) or None,
             "warnings": tuple(w for m in manifests for w in m.warnings),

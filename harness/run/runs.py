@@ -91,8 +91,12 @@ class Manifest(Frozen):
     stopped: str | None = None
     #: what went wrong without failing a case (e.g. webhook events that were not delivered)
     warnings: tuple[str, ...] = ()
-    #: the (case, subject) pairs the run planned (`run`: cases x subjects; pytest: the items selected; None: old runs)
+    #: the (case, subject) pairs the run planned (`run`: cases x subjects; pytest: the items selected, less
+    #: ``skipped``; None: old runs)
     planned: int | None = None
+    #: pytest only: the selected pairs pytest skipped without a result (a ``skip``/``skipif`` mark,
+    #: ``xfail(run=False)``, ``pytest.skip()``), named ``dataset::case[subject]``: not planned, not missing
+    skipped: tuple[str, ...] = ()
     #: ``--limit``: the run selected only the first ``limit`` cases of its datasets (``None``: every case);
     #: a ``--resume`` selects the same cases (:func:`harness.run.resume.recorded_limit`)
     limit: int | None = None

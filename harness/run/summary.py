@@ -103,14 +103,16 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"summary payload holds a {type(obj).__name__}, which is not JSON")
 
 
-def mark_unfinished(run_dir: Path, run_id: str, planned: int) -> Path:
+def mark_unfinished(run_dir: Path, run_id: str, planned: int, *, finish_with: str | None = None) -> Path:
     """Write the ``"gate"`` section of a run that has started and not finished: ``incomplete``.
 
     Written when a run starts (and when it resumes), and replaced whole by the gate's outcome when the
     run finishes (:func:`harness.finish.finish_run`). A run killed in between therefore leaves a
     ``summary.json`` whose verdict is ``incomplete``, never a stale ``pass`` and never no file at all,
-    for the CI script that reads it.
+    for the CI script that reads it. ``finish_with`` says how to finish it (default: ``council-harness
+    run --resume RUN``; a pytest session, which cannot be resumed, says to re-run the pytest command).
     """
+    how = finish_with if finish_with is not None else f"finish it with `council-harness run --resume {run_id}`"
     return update_summary(
         run_dir,
         "gate",
@@ -121,7 +123,7 @@ def mark_unfinished(run_dir: Path, run_id: str, planned: int) -> Path:
             "planned": planned,
             "words": (
                 f"incomplete: run {run_id} started and has not finished; if it is no longer running it was "
-                f"killed or crashed (finish it with `council-harness run --resume {run_id}`)"
+                f"killed or crashed ({how})"
             ),
         },
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.gate.baselines import EXIT_INCOMPLETE
+from harness.gate.completeness import SKIPPED_NAMED, Completeness
 from harness.run.runs import load_run
 from tests.cli_env import CLI, harness_env, run_cli, scripted_project
 from tests.scripted_server import QID, SOLO, ScriptedServer
@@ -111,6 +112,21 @@ def test_a_killed_run_without_a_baseline_is_incomplete_not_passed(tmp_path: Path
     assert "Gate passed" not in html
 
 
+def test_skipped_pairs_are_named_and_do_not_make_a_run_incomplete() -> None:
+    """Pairs pytest skipped are not planned: a run holding every planned result is complete, and the words
+    name the first SKIPPED_NAMED skipped pairs and count the rest."""
+    names = tuple(f"ds::c{i}[council]" for i in range(SKIPPED_NAMED + 2))
+    state = Completeness(planned=3, results=3, skipped=names)
+    assert state.complete
+    shown = ", ".join(names[:SKIPPED_NAMED])
+    assert state.words() == (
+        f"complete: 3 of 3 planned result(s), {SKIPPED_NAMED + 2} skipped by pytest, not planned ({shown} and 2 more)"
+    )
+    short = Completeness(planned=3, results=2, not_run=1, skipped=names[:1])
+    assert not short.complete
+    assert short.words() == "incomplete: 2 of 3 planned result(s), 1 skipped by pytest, not planned (ds::c0[council])"
+
+
 def test_a_killed_run_with_a_baseline_is_incomplete(tmp_path: Path) -> None:
     with Stalling() as server:
         root = project(tmp_path, server.base_url)
@@ -135,6 +151,7 @@ def test_a_killed_run_with_a_baseline_is_incomplete(tmp_path: Path) -> None:
         "unreadable_lines": 0,
         "finished": False,
         "stopped": None,
+        "skipped": [],
     }
 
 

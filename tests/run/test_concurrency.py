@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from harness.run.orchestrate import case_window, run_cases
 from harness.run.result import CaseResult
 from harness.run.runs import RESULTS, load_run, read_results
 from harness.run.summary import SUMMARY
-from tests.cli_env import harness_env
+from tests.cli_env import plugin_args, scripted_pytest_env
 from tests.cli_env import run_pytest as pytest_in
 from tests.fault_server import FaultServer, status
 from tests.scripted import expected_status, scripted_dataset, scripted_reply
@@ -236,24 +235,8 @@ def run_pytest(
 ) -> subprocess.CompletedProcess[str]:
     """``pytest -m golden`` on ``project`` with the harness plugin, against the scripted endpoint
     (``extra_env``: more variables, e.g. settings)."""
-    plugin = (
-        []
-        if any(e.name == "council_harness" for e in entry_points(group="pytest11"))
-        else ["-p", "harness.pytest_plugin"]
-    )
-    env = harness_env()
-    env.update(
-        {
-            "LLM_COUNCIL_BASE_URL": base_url,
-            "LLM_COUNCIL_MODELS": "m-a,m-b,m-c",
-            "LLM_COUNCIL_CONCURRENCY": "8",
-            "LLM_COUNCIL_RUBRIC_SCORING": "false",
-            "LLM_COUNCIL_CACHE_MODE": "off",
-            "LLM_COUNCIL_MAX_RETRIES": "0",
-            **(extra_env or {}),
-        }
-    )
-    return pytest_in(project, *plugin, "-m", "golden", "-q", "-rf", *args, env=env, timeout=600)
+    env = scripted_pytest_env(base_url, **(extra_env or {}))
+    return pytest_in(project, *plugin_args(), "-m", "golden", "-q", "-rf", *args, env=env, timeout=600)
 
 
 def test_pytest_items_run_concurrently_into_one_run_folder(tmp_path: Path) -> None:

@@ -10,8 +10,9 @@ from rich.console import Console
 
 from harness.cli import main
 from harness.data.cases import load_datasets
+from harness.run.merge import merged_manifest
 from harness.run.orchestrate import run_cases
-from harness.run.runs import load_run
+from harness.run.runs import Manifest, load_run
 from tests.fault_server import FaultServer
 from tests.run.test_concurrency import comparable, scripted_settings
 from tests.scripted import scripted_dataset, scripted_reply
@@ -85,3 +86,11 @@ def test_merge_refuses_shards_of_different_configurations(
 def test_merge_needs_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["merge", str(tmp_path), "--output", str(tmp_path / "m")]) == 2
     assert "expected at least two run folders" in capsys.readouterr().err
+
+
+def test_merged_manifest_keeps_the_pairs_each_pytest_shard_skipped() -> None:
+    """Shards run by pytest: the merged run plans what they planned and lists what each one skipped."""
+    a = Manifest(run_id="a", started_at="2026-01-01T00:00:00Z", planned=3, skipped=("one::s1[council]",))
+    b = Manifest(run_id="b", started_at="2026-01-01T00:00:01Z", planned=2, skipped=("two::s2[baseline]",))
+    merged = merged_manifest("m", [a, b])
+    assert merged.planned == 5 and merged.skipped == ("one::s1[council]", "two::s2[baseline]")
