@@ -169,3 +169,28 @@ def test_killed_pytest_session_leaves_a_summary_that_says_incomplete_and_to_reru
         f"killed or crashed ({RERUN})"
     )
     assert "re-run the pytest command" in gate["words"] and "--resume" not in gate["words"]
+
+
+def test_pytest_items_awaiting_review_skip_with_a_result_and_stay_planned(tmp_path: Path) -> None:
+    """Expert-review cases are scored, written and then reported skipped (awaiting review): they have
+    results, so they are planned results, not skipped pairs, and the run is complete."""
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "review.yaml").write_text(
+        "golden_datasets:\n"
+        "  - name: review\n"
+        "    evaluation_mode: expert_review\n"
+        "    queries:\n"
+        "      - {id: r1, query: What is item1? Answer in one line.}\n"
+        "      - {id: r2, query: What is item2? Answer in one line.}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    with FaultServer(responder=scripted_reply) as server:
+        out = run_pytest(tmp_path, server.base_url)
+    assert "4 skipped" in out.stdout, out.stdout + out.stderr
+    run = load_run(the_run_dir(tmp_path))
+    assert [r.status for r in run.results] == ["awaiting_review"] * 4
+    assert run.manifest.planned == 4 and run.manifest.skipped == ()
+    state = json.loads((run.run_dir / SUMMARY).read_text(encoding="utf-8"))["gate"]["completeness"]
+    assert (state["planned"], state["results"], state["not_run"], state["skipped"]) == (4, 4, 0, [])
+    assert "skipped by pytest" not in out.stdout
