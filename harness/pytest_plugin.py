@@ -19,7 +19,8 @@ At the end of the session the controller finishes the run as ``council-harness r
 Completeness: the selected case items (after ``-k``/``-m``) are the run's planned pairs, less those
 pytest skipped without a result (a ``skip``/``skipif`` mark, ``xfail(run=False)``, ``pytest.skip()``):
 those are recorded as the manifest's ``skipped`` and excused like deselected items, while an item that
-errored or was never reached (``-x``, an interrupt) stays planned and makes the run ``incomplete``
+errored, was never reached (``-x``, an interrupt) or was stopped by the budget stays planned and makes the
+run ``incomplete``
 (:mod:`harness.gate.completeness`). When collection selects case items, the run folder is marked
 unfinished (:func:`harness.run.summary.mark_unfinished`), so a killed session leaves a ``summary.json``
 that says ``incomplete``; the end of the session replaces it with the gate's outcome.

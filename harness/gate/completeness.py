@@ -14,7 +14,8 @@ A run is degraded, whatever its baselines say, when any of these holds:
 Pairs that a pytest session skipped without a result (``manifest.skipped``: a ``skip``/``skipif``
 mark, ``xfail(run=False)``, ``pytest.skip()``) are excused like deselected items: they are not in
 ``planned``, so they are never ``not_run``; :class:`Completeness` names them. An item that errored or
-was never reached (``-x``, an interrupt) is not skipped: it stays planned and makes the run ``not_run``.
+was never reached (``-x``, an interrupt), or whose pair a ``token_limit``/``cost_limit`` stopped (the
+plugin reports it skipped; the run is ``stopped``), is not skipped: it stays planned and is ``not_run``.
 
 Each is a :class:`~harness.gate.baselines.GateReason` of its kind, and every kind in
 :data:`~harness.gate.baselines.INCOMPLETE_KINDS` makes the verdict ``incomplete`` (exit code

@@ -68,6 +68,8 @@ def test_token_limit_holds_for_the_pytest_session(tmp_path: Path, workers: int) 
     (run_dir,) = (tmp_path / "reports" / "runs").iterdir()
     run = load_run(run_dir)
     assert run.manifest.partial and f"token_limit {LIMIT} reached" in (run.manifest.stopped or "")
+    # the items the budget stopped are skipped by the plugin, not by the user: they stay planned (not run)
+    assert run.manifest.planned == CASES and run.manifest.skipped == ()
     ledger = usage_ledger(run.results, {}, run.manifest.unrecorded_calls)
     unrecorded = ledger.by_subject[UNRECORDED].calls if UNRECORDED in ledger.by_subject else 0
     assert ledger.total.calls == len(run.results) + unrecorded == calls
