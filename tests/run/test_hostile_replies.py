@@ -82,7 +82,10 @@ def test_resume_after_a_surrogate_reply_completes(fault_server: FaultServer, cle
     """A run interrupted before the hostile case resumes through it (it used to crash again)."""
     settings = endpoint_settings(fault_server, clean_env, "off")
     datasets = load_datasets(clean_env / "golden" / "geo.yaml")
-    first = run_cases(settings, datasets, ["baseline"], limit=1, window=1)
+    # Interrupted by its budget after the first case (one call of 12 + 7 tokens reaches the limit),
+    # not by ``limit=1``: a resume completes the cases a run started with, and this one started with all three.
+    first = run_cases(settings.model_copy(update={"token_limit": 19}), datasets, ["baseline"], window=1)
+    assert [r.case_id for r in first.results] == ["geo-001"]
     fault_server.script(ok("Rome\udc00"), ok("Madrid"))
     run = run_cases(settings, datasets, ["baseline"], run_dir=first.run_dir, resume=True, window=1)
     assert sorted((r.case_id, r.status) for r in run.results) == [
