@@ -52,7 +52,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
        ``≈`` (the exact value before a last ``≈`` that only rounds it: "1/3 ≈ 0.333", "2√2 ≈
        2.83"), unless a conclusion cue or a result phrase ("for a total of", "making", "which
        brings the total to", "leaves 26", ", leaving 26":
-       :data:`harness.metrics.number_cues.RESULT_CUE`) follows it; else
+       :data:`harness.metrics.number_cues.RESULT_CUE`) follows it (``ambiguous`` when a turn —
+       "but", "however", "yet", "though", "instead" — follows it with a different number: "60 / 12 =
+       5 would be the naive answer, but … 4 weeks"); else
        ``conclusion_cue`` — read the clause after its last conclusion cue or result phrase (when the
        question asks "How many <noun>" and one value in that clause stands with the noun — "so 60
        tiles fill 5 boxes" — that value).

@@ -364,6 +364,8 @@ _RESTATES = re.compile(
 )
 #: A last sentence that labels a value ("Sale price: $30."): a stated result, so the first sentence
 #: does not lead.
+#: A turn after a computed value ("60 / 12 = 5 would be the naive answer, but … 4 weeks").
+_CONTRAST = re.compile(r"(?i)\b(?:but|however|yet|though|although|whereas|instead)\b")
 _LABELLED = re.compile(r"(?i)^\W*[a-z][\w '-]{0,30}:\s*[-−$€£]?\d[\d,.]*\s*(?:[a-z%]+\s*)?\W*$")
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
@@ -471,6 +473,17 @@ def _number_fallback(
             )
         after = _nums(last[eqs[-1].end() :], zeros)
         if after:
+            turn = _CONTRAST.search(last, eqs[-1].end())
+            if turn is not None and any(
+                not _same_number(n, after[0][1]) for p, n in after if p >= turn.end() - eqs[-1].end()
+            ):
+                return extracted(
+                    None,
+                    "ambiguous",
+                    f"the value after the last '{eqs[-1].group(0)}' ({after[0][1].text!r}) is contrasted with another "
+                    f"number after {turn.group(0).strip()!r}: {quoted(last)}",
+                    capped,
+                )
             return _number_extraction(
                 after[0][1], "equals", f"after the last '{eqs[-1].group(0)}' in the last sentence with a number", capped
             )

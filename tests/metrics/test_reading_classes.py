@@ -704,3 +704,21 @@ GSM_READING = {
 )
 def test_gsm8k_reading_class(klass: str, block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict, klass
+
+
+SAVINGS = "Mia saves $12 each week. How many weeks does she need to save $60?"
+CONTRASTED_EQUALS = [
+    (_num(5), "60 / 12 = 5 would be the naive answer, but with interest she needs 4 weeks.", "ambiguous"),
+    (_num(5), "60 / 12 = 5 looks right, however the fee means 6 weeks.", "ambiguous"),
+    (_num(4), "60 / 12 = 5, yet the bonus cuts it to 4 weeks.", "ambiguous"),
+    (_num(5), "60 / 12 = 5, but only if she never skips a week.", "correct"),  # a turn without a number
+    (_num(5), "60 / 12 = 5 weeks, though 5 is a lot for a child.", "correct"),  # the same number
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CONTRASTED_EQUALS)
+def test_a_computed_value_contrasted_with_another_number_is_ambiguous(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    """In the last sentence, "= 5 …, but … 4" turns away from the computed value: neither is taken."""
+    assert _verdict(block, answer, SAVINGS) == verdict
