@@ -62,7 +62,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
        :data:`LEADING_WORDS` words) and the rest explains it: the last sentence has no ``=`` or
        conclusion cue and is not a labelled value ("Sale price: $30."), no correction word
        ("actually", "wait", "instead", "recount", ...) follows,
-       and, when the question is known, that number is not one the question gave; or the first
+       and, when the question is known, that number is not one the question gave, the first
+       sentence is not a hypothesis ("if", "would", "the textbook answer", "…") and no "no" follows it; or the first
        sentence opens with a clause on the question's subject that holds one number (not a
        comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
        dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`).
@@ -82,7 +83,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
     Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
     off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
-    :func:`harness.metrics.number_cues.without_reason`); a clause offering "either … or …" is
+    :func:`harness.metrics.number_cues.without_reason`); a clause offering "either … or …", or
+    turning after its first number to a different one ("5, but with interest she needs 4"), is
     ``ambiguous``; a clause that is one LaTeX expression or a fraction with a parenthesised term
     (``\\frac{1+\\sqrt{3}}{2}``, ``(3-2)/2``) is read whole, never by its first digit; two different
     numbers joined by "or" ("8 or maybe 9") are ``ambiguous``, and so are a clause that offers or

@@ -212,6 +212,23 @@ _EITHER_OR = re.compile(r"(?i)\beither\b[^.;:]{1,80}?\bor\b")
 _RESTATED_AS = re.compile(r"(?i)(?:\bi\.\s?e\.|\bthat\s+is|\bin\s+other\s+words|\bequivalently)[,:]?[ \t*_$]*")
 
 
+def _turned_number(clause: str, zeros: bool) -> str | None:
+    """A different number after a turn ("but", "however", "yet", "though", "instead") that follows the
+    clause's first number ("5, but with interest she needs 4")."""
+    nums = _nums(clause, zeros)
+    if len(nums) < 2:
+        return None
+    turn = _CONTRAST.search(clause, nums[0][0])
+    if turn is None:
+        return None
+    later = [
+        n
+        for pos, n in nums
+        if pos >= turn.end() and not _same_number(n, nums[0][1]) and n.text.lower() != "one"  # "skips one"
+    ]
+    return f"{nums[0][1].text}, {turn.group(0)} {later[0].text}" if later else None
+
+
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
     clause = _without_negated_numbers(without_reason(clause))
@@ -224,6 +241,9 @@ def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
         if whole is not None:
             return whole, "the whole clause as one expression"
     hedged = _hedged_or_listed(clause, zeros)
+    turned = _turned_number(clause, zeros)
+    if turned:
+        return None, f"the clause {quoted(clause)} turns to another number ({turned})"
     if hedged:
         return None, f"the clause {quoted(clause)} offers several numbers ({hedged})"
     clause = _without_asides(clause)
@@ -366,6 +386,12 @@ _RESTATES = re.compile(
 #: does not lead.
 #: A turn after a computed value ("60 / 12 = 5 would be the naive answer, but … 4 weeks").
 _CONTRAST = re.compile(r"(?i)\b(?:but|however|yet|though|although|whereas|instead)\b")
+#: A first sentence that frames its number as a hypothesis or someone else's answer ("He has 25 if we
+#: ignore …", "5 weeks is the textbook answer", "So 5 weeks..."): it does not lead.
+_HYPOTHETICAL_LEAD = re.compile(
+    r"(?i)\b(?:if|would|could|might|naive|naïve|textbook|usual|expected|seems?|looks?|guess|assume|assuming|"
+    r"ignore|ignoring)\b|\.\.\.|…"
+)
 _LABELLED = re.compile(r"(?i)^\W*[a-z][\w '-]{0,30}:\s*[-−$€£]?\d[\d,.]*\s*(?:[a-z%]+\s*)?\W*$")
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")
 
@@ -516,6 +542,8 @@ def _number_fallback(
         and ":" not in first
         and not _WORKING.match(first)
         and not re.search(r"(?i)\b(?:wrong|incorrect|mistake|mistaken|intuitive|tempting|not)\b", first)
+        and not _HYPOTHETICAL_LEAD.search(first)
+        and not re.match(r"(?i)\W*no\b", text[text.find(first) + len(first) :])
         and first_nums[0][1].value not in given
         and not CORRECTION.search(text[len(first) :])
         and not _LABELLED.match(last)

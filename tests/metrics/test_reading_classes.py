@@ -722,3 +722,40 @@ def test_a_computed_value_contrasted_with_another_number_is_ambiguous(
 ) -> None:
     """In the last sentence, "= 5 …, but … 4" turns away from the computed value: neither is taken."""
     assert _verdict(block, answer, SAVINGS) == verdict
+
+
+TURNED_CLAUSE = [
+    (_num(5), "The answer is 5, but with interest she needs 4.", "ambiguous"),
+    (_num(5), "Answer: 5 weeks, however the fee pushes it to 6", "ambiguous"),
+    (_num(4), "The answer is 5, yet with the bonus it drops to 4.", "ambiguous"),
+    (_num(5), "The answer is 5 weeks, but only if she never skips one.", "correct"),
+    (_num(5), "Answer: 5, though 5 weeks feels long.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), TURNED_CLAUSE)
+def test_an_answer_clause_that_turns_to_another_number_is_ambiguous(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    """A cued or declared clause whose first number is followed by "but" / "however" / "yet" /
+    "though" and a different number commits to neither."""
+    assert _verdict(block, answer, SAVINGS) == verdict
+
+
+HYPOTHETICAL_LEAD = [
+    (_num(5), "5 weeks is the textbook answer. I get 6 when the fee is counted in.", "wrong"),
+    (_num(25), "He has 25 marbles if we ignore the lost ones; counting them, 30.", "wrong"),
+    (_num(5), "So she needs 5 weeks... no, 6 weeks because the first week is skipped.", "wrong"),
+    (_num(5), "It would seem like 5 weeks. With the fee she needs 6 weeks of saving in all.", "wrong"),
+    (_num(5), "5 weeks. Saving 12 dollars each week reaches the 60 dollars in that time.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), HYPOTHETICAL_LEAD)
+def test_a_hypothetical_first_sentence_does_not_lead(block: dict[str, Any], answer: str, verdict: str) -> None:
+    """A short first sentence framed as a hypothesis or another's answer ("if we ignore …", "the
+    textbook answer", "would seem", "…"), or taken back by a following "no", is not the answer."""
+    query = SAVINGS if block["value"] == 5 else "Ben has 20 marbles, loses 5 and finds 10. How many marbles now?"
+    assert (
+        _verdict(block, answer, query) != "correct" if verdict == "wrong" else _verdict(block, answer, query) == verdict
+    )
