@@ -13,7 +13,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
     asides in parentheses dropped; cut at its last contrast word ("but", "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
-    without a cue, a value named only in a second "and" clause is ``ambiguous``.
+    without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
+    appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named only
+    after a framing that reports what others think ("It's often thought to be Canberra").
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -92,6 +94,8 @@ from harness.metrics.regex_context import match_context
 from harness.metrics.text_cues import (
     CONTRAST,
     OTHER_POSSIBILITY,
+    appositive,
+    attribution,
     contrast_cut,
     second_clause,
     trailing_phrase,
@@ -228,7 +232,13 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
             return candidate, "it names the expected answer only in a second clause joined by 'and'"
         phrase = trailing_phrase(candidate)
         if phrase is not None and _names(values, phrase[1]) and not _names(values, phrase[0]):
+            restated = appositive(*phrase)
+            if restated is not None and _names(values, restated):
+                return restated, ""
             return candidate, "it names the expected answer only in a phrase trailing the main clause"
+    framed = attribution(candidate) if len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS else None
+    if framed is not None and _names(values, framed[1]) and not _names(values, framed[0]):
+        return candidate, "it names the expected answer only as what others think or say"
     return candidate, ""
 
 

@@ -18,7 +18,17 @@ An extracted short answer is narrowed before it is compared, in this order:
    answer), a value named only in a second clause joined by "and" after a first clause of three or
    more words that names something else ("They take in oxygen and give off carbon dioxide"), or
    only in a trailing phrase after the comma of a copular main clause ("Saturn is the largest
-   planet, with Jupiter second"), is ``ambiguous``.
+   planet, with Jupiter second"), is ``ambiguous`` — unless that phrase is an appositive
+   restating the clause's last noun phrase (:func:`appositive`): a place after "in / at / near /
+   from <Place>" ("held in Rio de Janeiro, Brazil") or a symbol or formula after a lower-case noun
+   ("sodium chloride, NaCl"); then the phrase is what is compared.
+4. **attribution** — in a short answer (at most ``SHORT_ANSWER_WORDS`` words; a longer one is not
+   matched as a phrase anyway), a value named only after a framing that reports what others think or say
+   (:data:`ATTRIBUTED`: "often thought to be", "commonly believed", "many say", "people assume",
+   "is said to be") does not commit the answerer: ``ambiguous`` ("It's often thought to be
+   Canberra"). A contrast (rule 2) is read first, so "Many people think it's Sydney, but it is
+   Canberra" reads Canberra; so is a leading concession whose main clause follows its comma
+   ("Although many believe it's Sydney, it is Canberra").
 """
 
 from __future__ import annotations
@@ -32,6 +42,15 @@ CONTRAST = re.compile(
 OTHER_POSSIBILITY = re.compile(
     r"\b(?:(?i:might|could|may)\s+(?:(?i:also|well|just)\s+)?(?i:be)|(?i:possibly|perhaps|maybe))\s+(?:(?i:the|a|an)\s+)?[A-Z0-9]"
 )
+ATTRIBUTED = re.compile(
+    r"(?i)\b(?:(?:often|commonly|widely|generally|popularly|frequently|sometimes|usually|mistakenly|wrongly)\s+"
+    r"(?:thought|believed|assumed|said|claimed|supposed|reported|mistaken|confused)\b"
+    r"|(?:is|are|was|were|'s|’s)\s+(?:said|thought|believed|rumou?red|claimed|reputed|supposed|assumed)\s+to\b"
+    r"|(?:many|most|some)\s+(?:people\s+|folks\s+)?(?:would\s+|often\s+|still\s+)?(?:say|think|believe|assume|claim|guess)\b"
+    r"|people\s+(?:often\s+|usually\s+|commonly\s+|sometimes\s+)?(?:say|think|believe|assume|claim)\b"
+    r"|(?:common|popular|widespread)\s+(?:belief|misconception|myth|assumption)\b|according\s+to\s+(?:legend|myth|popular)\b)"
+)
+_CONCEDING_START = re.compile(r"(?i)^\W*(?:although|though|even\s+though|while|whereas)\b")
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _AND_CLAUSE = re.compile(r"(?i)(?:,\s*|\s)and\s+(?!the\b|a\b|an\b|\d)(?=[a-z])")
 
@@ -78,3 +97,43 @@ def second_clause(candidate: str) -> tuple[str, str] | None:
     if not m or len(candidate[: m.start()].split()) < 3:
         return None
     return candidate[: m.start()], candidate[m.end() :]
+
+
+def attribution(candidate: str) -> tuple[str, str] | None:
+    """``(before, after)`` around the first framing that reports what others think or say
+    (:data:`ATTRIBUTED`), else ``None``. After a leading concession ("Although many believe it's
+    Sydney, it is Canberra") only the part up to its comma is framed; the main clause after it is
+    returned as ``before``'s continuation, i.e. ``(before + main clause, framed part)``."""
+    m = ATTRIBUTED.search(candidate)
+    if m is None:
+        return None
+    if _CONCEDING_START.match(candidate):
+        comma = candidate.find(",", m.end())
+        if comma != -1 and candidate[comma + 1 :].strip():
+            return candidate[: m.start()] + " " + candidate[comma + 1 :], candidate[m.end() : comma]
+    return candidate[: m.start()], candidate[m.end() :]
+
+
+_PLACE_TAIL = re.compile(
+    r"\b(?:in|at|near|from)\s+((?:the\s+)?[A-Z][\w'.-]*(?:\s+(?:(?:de|da|do|del|la|le|of|upon|on)\s+)?[A-Z][\w'.-]*)*)\s*$"
+)
+_PLACE = re.compile(r"^[A-Z][\w'.-]*(?:\s+(?:(?:de|da|do|del|la|le|of)\s+)?[A-Z][\w'.-]*){0,2}$")
+_SYMBOL = re.compile(r"^(?:[A-Z][a-z]?\d*){1,6}$")
+
+
+def appositive(main: str, tail: str) -> str | None:
+    """The trailing phrase of ``main, tail`` when it is an appositive restating the main clause's
+    last noun phrase, else ``None``: a place of one to three capitalised words after a main clause
+    ending "in / at / near / from <Place>" ("… held in Rio de Janeiro, Brazil"), or one symbol or
+    formula (element-like parts: "NaCl", "H2O", "Au") after a main clause ending in a lower-case
+    word ("Table salt is sodium chloride, NaCl")."""
+    phrase = tail.strip().rstrip(".!?;").strip()
+    if "," in phrase or not phrase:
+        return None
+    main = main.rstrip()
+    if _PLACE_TAIL.search(main) and _PLACE.match(phrase):
+        return phrase
+    last = main.split()[-1] if main.split() else ""
+    if _SYMBOL.match(phrase) and last.isalpha() and last.islower():
+        return phrase
+    return None

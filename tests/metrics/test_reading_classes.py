@@ -759,3 +759,36 @@ def test_a_hypothetical_first_sentence_does_not_lead(block: dict[str, Any], answ
     assert (
         _verdict(block, answer, query) != "correct" if verdict == "wrong" else _verdict(block, answer, query) == verdict
     )
+
+
+ATTRIBUTED_AND_APPOSITIVE = [
+    # a value named only as what others think or say does not commit the answerer (the spent third holdout's FP)
+    ({"type": "exact", "value": "Canberra"}, "It's often thought to be Canberra", "ambiguous"),
+    ({"type": "any_of", "values": ["Canberra"]}, "The capital is commonly believed to be Canberra.", "ambiguous"),
+    ({"type": "any_of", "values": ["Edison"]}, "Many say Edison invented the light bulb.", "ambiguous"),
+    ({"type": "any_of", "values": ["Edison"]}, "People assume it was Edison.", "ambiguous"),
+    ({"type": "any_of", "values": ["Paris"]}, "It is said to be Paris.", "ambiguous"),
+    # the framing rejected by a contrast, or a leading concession: the answerer's own clause decides
+    ({"type": "exact", "value": "Canberra"}, "Many people think it's Sydney, but it is Canberra", "correct"),
+    ({"type": "exact", "value": "Canberra"}, "Although many believe it's Sydney, it is Canberra.", "correct"),
+    ({"type": "exact", "value": "Sydney"}, "Although many believe it's Sydney, it is Canberra.", "ambiguous"),
+    ({"type": "any_of", "values": ["Canberra"]}, "Canberra, though many assume Sydney.", "correct"),
+    # a trailing appositive restating the clause's last noun phrase is the answer (the spent third holdout's misses)
+    ({"type": "any_of", "values": ["France"]}, "The treaty was signed in Paris, France.", "correct"),
+    (
+        {"type": "any_of", "values": ["Brazil"]},
+        "The 2016 Summer Olympics were held in Rio de Janeiro, Brazil",
+        "correct",
+    ),
+    ({"type": "exact", "value": "H2O"}, "Water is dihydrogen monoxide, H2O.", "correct"),
+    ({"type": "exact", "value": "NaCl"}, "Table salt is sodium chloride, NaCl", "correct"),
+    # … but a trailing phrase that is another candidate, not a restatement, stays ambiguous
+    ({"type": "any_of", "values": ["Jupiter"]}, "The largest planet is Saturn, Jupiter", "ambiguous"),
+    ({"type": "any_of", "values": ["Jupiter"]}, "Saturn is the largest planet, with Jupiter second", "ambiguous"),
+    ({"type": "any_of", "values": ["Lyon"]}, "The capital of France is Paris, Lyon", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ATTRIBUTED_AND_APPOSITIVE)
+def test_attributed_values_and_trailing_appositives(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
