@@ -14,7 +14,7 @@ from typing import Literal
 from filelock import FileLock
 
 from harness.common.errors import ConfigError
-from harness.providers.joined_parts import drop_parts, join_parts
+from harness.providers.joined_parts import join_parts
 
 INSTALL_HINT = "install the embedded models with: pip install -e '.[local]'"
 
@@ -83,15 +83,12 @@ def _gemma3_path() -> Path:
 
 
 def joined_once(parts: Sequence[Path], target: Path, sha256: str, reinstall: str) -> Path:
-    """``target`` in the cache, the verified concatenation of ``parts``, which are then deleted.
+    """``target`` in the cache, the verified concatenation of ``parts`` (which stay where they are).
 
     See :mod:`harness.providers.joined_parts`: joined once (:func:`built_once`, its marker holding
-    ``sha256``), after which the parts are dropped, so the bytes are on disk once; every later call
-    finds the marker and drops any parts a reinstall brought back.
+    ``sha256``); every later call finds the marker and reads the cache's copy.
     """
-    path = built_once(target, ".sha256", sha256, lambda tmp: join_parts(parts, tmp, sha256, reinstall))
-    drop_parts(parts)
-    return path
+    return built_once(target, ".sha256", sha256, lambda tmp: join_parts(parts, tmp, sha256, reinstall))
 
 
 def built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Path], object]) -> Path:
@@ -117,7 +114,7 @@ def built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Pa
 
 
 def model_path(name: str) -> Path:
-    """The GGUF file of an embedded model (Gemma's parts joined once into the cache, then deleted)."""
+    """The GGUF file of an embedded model (Gemma's parts joined once into the cache)."""
     if name == "smollm2-135m":
         return _smollm2_path()
     if name == "gemma3-270m":

@@ -1,11 +1,11 @@
-"""A model file shipped as byte-range parts (Gemma's GGUF in four PyPI packages), kept on disk once.
+"""A model file shipped as byte-range parts (Gemma's GGUF in four PyPI packages), joined once into the cache.
 
 llama.cpp reads one file, so the parts are joined into the cache (:func:`join_parts`, checked against
-the expected SHA-256 while it writes). Afterwards the parts are the same bytes a second time (253 MB
-for Gemma), so once the joined file is in place and verified, :func:`drop_parts` deletes them from
-the installed packages: the cache's copy is then the only one. Where a part's folder is read-only
-(a system-wide install) they stay. Should the cache be deleted later, the parts are reinstalled with
-the command that :func:`join_parts` names in its error.
+the expected SHA-256 while it writes). The parts stay where pip put them, so the bytes are on disk
+twice (the parts, 242 MB, and the joined file). Deleting the parts after the join was tried and
+reverted: every other cache location (another ``HOME`` or ``COUNCIL_HARNESS_CACHE_DIR``, a cleared
+``~/.cache``, a CI job with a fresh cache) then had nothing to join from, and the embedded models
+failed until the parts were reinstalled by hand.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def join_parts(parts: Sequence[Path], target: Path, sha256: str, reinstall: str)
     missing = [str(p) for p in parts if not p.is_file()]
     if missing or not parts:
         raise ConfigError(
-            f"missing {', '.join(missing) or 'the parts (a package of them is not installed)'} (the parts are "
-            f"deleted once joined into the cache, and the cache's copy is gone too): reinstall them with: {reinstall}",
+            f"missing {', '.join(missing) or 'the parts (a package of them is not installed)'}: "
+            f"reinstall them with: {reinstall}",
             where,
         )
     digest = hashlib.sha256()
@@ -53,16 +53,3 @@ def join_parts(parts: Sequence[Path], target: Path, sha256: str, reinstall: str)
             f"the joined parts have SHA-256 {digest.hexdigest()}, expected {sha256}; reinstall them with: {reinstall}",
             where,
         )
-
-
-def drop_parts(parts: Sequence[Path]) -> int:
-    """Delete the part files that exist and may be deleted; returns how many bytes that freed."""
-    freed = 0
-    for part in parts:
-        try:
-            size = part.stat().st_size
-            part.unlink()
-        except OSError:  # already gone, or a read-only install: nothing to free there
-            continue
-        freed += size
-    return freed

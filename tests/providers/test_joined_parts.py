@@ -1,5 +1,6 @@
-"""A model shipped as parts (Gemma's GGUF) is kept on disk once: joined into the cache, checked, and the
-parts deleted (harness.providers.embedded.joined_once, harness.providers.joined_parts). Real files, small."""
+"""A model shipped as parts (Gemma's GGUF) is joined once into the cache and checked; the parts stay, so
+another cache location can join them again (harness.providers.embedded.joined_once,
+harness.providers.joined_parts). Real files, small."""
 
 from __future__ import annotations
 
@@ -27,49 +28,42 @@ def _parts(folder: Path) -> tuple[list[Path], bytes]:
     return parts, b"".join(blobs)
 
 
-def _disk_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
-def test_joined_once_and_the_parts_deleted(tmp_path: Path) -> None:
+def test_joined_once_and_the_parts_kept(tmp_path: Path) -> None:
     parts, whole = _parts(tmp_path / "site-packages")
     sha = hashlib.sha256(whole).hexdigest()
     target = tmp_path / "cache" / "models" / "model.gguf"
-    assert _disk_bytes(tmp_path) == len(whole)
 
     assert joined_once(parts, target, sha, REINSTALL) == target
     assert target.read_bytes() == whole
     assert target.with_suffix(".sha256").read_text().strip() == sha
-    assert not any(p.exists() for p in parts)
-    assert _disk_bytes(tmp_path) == len(whole) + len(sha) + 1  # the model once, plus its marker
+    assert all(p.exists() for p in parts)
     assert not target.with_name("model.gguf.partial").exists()
 
-    # later runs use the cache without the parts
+    # later runs use the cache's copy without joining again
     mtime = target.stat().st_mtime_ns
     assert joined_once(parts, target, sha, REINSTALL) == target and target.stat().st_mtime_ns == mtime
 
 
-def test_parts_a_reinstall_brings_back_are_dropped_without_rejoining(tmp_path: Path) -> None:
+def test_a_second_cache_location_joins_its_own_copy(tmp_path: Path) -> None:
+    """Another HOME, a cleared cache, a CI job's fresh cache: the parts are still there to join."""
     parts, whole = _parts(tmp_path / "site-packages")
     sha = hashlib.sha256(whole).hexdigest()
-    target = tmp_path / "cache" / "model.gguf"
-    joined_once(parts, target, sha, REINSTALL)
-    again, _ = _parts(tmp_path / "reinstalled")  # what `pip install --force-reinstall` of the parts brings back
-    parts = again
-    mtime = target.stat().st_mtime_ns
-    joined_once(parts, target, sha, REINSTALL)
-    assert not any(p.exists() for p in parts) and target.stat().st_mtime_ns == mtime
+    first = joined_once(parts, tmp_path / "home1" / "model.gguf", sha, REINSTALL)
+    first.unlink()
+    second = joined_once(parts, tmp_path / "home2" / "model.gguf", sha, REINSTALL)
+    assert second.read_bytes() == whole
+    assert joined_once(parts, first, sha, REINSTALL).read_bytes() == whole  # the cleared one is rebuilt
 
 
-def test_cache_deleted_after_the_parts_names_the_reinstall(tmp_path: Path) -> None:
+def test_a_missing_part_names_the_reinstall(tmp_path: Path) -> None:
     parts, whole = _parts(tmp_path / "site-packages")
     sha = hashlib.sha256(whole).hexdigest()
+    parts[1].unlink()
     target = tmp_path / "cache" / "model.gguf"
-    joined_once(parts, target, sha, REINSTALL)
-    target.unlink()
     with pytest.raises(ConfigError, match="reinstall them with: " + REINSTALL) as err:
         joined_once(parts, target, sha, REINSTALL)
-    assert str(parts[0]) in str(err.value) and "model.gguf" in str(err.value)
+    assert str(parts[1]) in str(err.value) and "model.gguf" in str(err.value)
+    assert not target.exists()
 
 
 def test_wrong_bytes_are_refused_and_the_parts_kept(tmp_path: Path) -> None:
