@@ -180,12 +180,14 @@ def test_pytest_n_2_workers_share_concurrency(tmp_path: Path) -> None:
 def test_pytest_n_2_a_429_on_one_worker_pauses_the_other(tmp_path: Path) -> None:
     """One worker gets a ``429`` with ``Retry-After: R`` while the other has work left; no request of
     either reaches the server sooner than R after the 429 did (server timestamps; with a pause per
-    worker, the other worker's next request came at once)."""
+    worker, the other worker's next request came at once).
+
+    Which items each worker gets is xdist's choice: on a loaded machine the other worker may have
+    finished its share before the 429, which says nothing either way. The rule is asserted on every
+    session, and up to three sessions are run until one has the other worker sending after the 429.
+    """
     pytest.importorskip("xdist")
     wait = 1.0
-    (tmp_path / "golden").mkdir()
-    scripted_dataset(tmp_path / "golden" / "one.yaml", 24, name="one")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
 
     def first_worker_after_overlap(request: Received, seen: list[Received]) -> Fault | None:
         """``429`` once: to the first worker's (connection's) next request after the second one's first."""
@@ -193,25 +195,34 @@ def test_pytest_n_2_a_429_on_one_worker_pauses_the_other(tmp_path: Path) -> None
             return None
         return status(429, retry_after=f"{wait:g}", body='{"error": {"message": "rate limit"}}')
 
-    # 0.15 s a reply: the worker that starts first is still busy when the other starts
-    with FaultServer(responder=scripted_reply, delay=0.15, decide=first_worker_after_overlap) as server:
-        out = run_pytest(
-            tmp_path,
-            server.base_url,
-            "-n",
-            "2",
-            "--harness-subjects",
-            "baseline",
-            extra_env={"LLM_COUNCIL_CONCURRENCY": "1", "LLM_COUNCIL_MAX_RETRIES": "2"},
-        )
-        received = server.requests
-    refused = [r for r in received if r.status == 429]
-    assert len(refused) == 1, [(r.peer, r.status) for r in received]
-    assert out.returncode == 1, out.stdout + out.stderr
-    assert "8 failed, 16 passed" in out.stdout, out.stdout  # the 429 was retried: the failures by construction only
-    after = [r for r in received if r.at > refused[0].at]
-    assert {r.peer for r in after} > {refused[0].peer}, "the other worker had no request after the 429"
-    first_other = next(r for r in after if r.peer != refused[0].peer)
-    assert first_other.at - refused[0].at >= wait, first_other.at - refused[0].at
-    assert min(r.at for r in after) - refused[0].at >= wait
-    assert len(received) == 24 + 1  # every case once, plus the refused request's retry
+    informative = 0
+    for attempt in range(3):
+        root = tmp_path / f"session{attempt}"
+        (root / "golden").mkdir(parents=True)
+        scripted_dataset(root / "golden" / "one.yaml", 24, name="one")
+        (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        # 0.15 s a reply: the worker that starts first is still busy when the other starts
+        with FaultServer(responder=scripted_reply, delay=0.15, decide=first_worker_after_overlap) as server:
+            out = run_pytest(
+                root,
+                server.base_url,
+                "-n",
+                "2",
+                "--harness-subjects",
+                "baseline",
+                extra_env={"LLM_COUNCIL_CONCURRENCY": "1", "LLM_COUNCIL_MAX_RETRIES": "2"},
+            )
+            received = server.requests
+        refused = [r for r in received if r.status == 429]
+        assert len(refused) == 1, [(r.peer, r.status) for r in received]
+        assert out.returncode == 1, out.stdout + out.stderr
+        assert "8 failed, 16 passed" in out.stdout, out.stdout  # the 429 was retried: the failures by construction
+        assert len(received) == 24 + 1  # every case once, plus the refused request's retry
+        after = [r for r in received if r.at > refused[0].at]
+        assert min(r.at for r in after) - refused[0].at >= wait
+        others = [r for r in after if r.peer != refused[0].peer]
+        if others:
+            assert others[0].at - refused[0].at >= wait, others[0].at - refused[0].at
+            informative += 1
+            break
+    assert informative == 1, "in three sessions the other worker never sent a request after the 429"
