@@ -1,10 +1,11 @@
 """Score the >15% verdict and the noise-aware gate on the second set of blind worlds (``worlds2``).
 
-The worlds (``/work/blind2/worlds2``, written blind from docs/statistics.md, docs/verdict.md,
-docs/gate.md and issue 27 only) carry their own truth and requirement. World ``i`` of a cell is
+The worlds (``bench/worlds2``, copied unchanged from where they were written blind from
+docs/statistics.md, docs/verdict.md, docs/gate.md and issue 27 only; their first and final scores in
+``bench/worlds2/scores``) carry their own truth and requirement. World ``i`` of a cell is
 drawn with ``numpy.random.default_rng(i)`` (the worlds' README).
 
-Usage: PYTHONPATH=<harness root> python bench/score_worlds2.py --worlds /work/blind2 [--part verdict|gate]
+Usage: PYTHONPATH=<harness root> python bench/score_worlds2.py [--worlds bench] [--part verdict|gate]
        [--runs N]
 
 Verdict: the primary verdict of :func:`harness.stats.evaluate_prediction` (family ``correct`` for 0/1
@@ -24,6 +25,7 @@ import math
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 
@@ -142,7 +144,9 @@ def score_gate(W, runs: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--worlds", default="/work/blind2", help="the folder holding the worlds2 package")
+    ap.add_argument(
+        "--worlds", default=str(Path(__file__).resolve().parent), help="the folder holding the worlds2 package"
+    )
     ap.add_argument("--runs", type=int, default=400)
     ap.add_argument("--part", choices=("verdict", "gate"), default=None)
     args = ap.parse_args()
