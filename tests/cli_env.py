@@ -88,21 +88,18 @@ def scripted_project(
     return root
 
 
+def run_command(root: Path, *args: str) -> list[str]:
+    """The ``council-harness run ARGS`` command line for a :func:`scripted_project` (its datasets and
+    config, cache off)."""
+    data, config = str(root / "golden"), str(root / "council-harness.yaml")
+    return [*CLI, "run", "--data", data, "--config", config, "--cache-mode", "off", *args]
+
+
 def run_cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``council-harness run ARGS`` on a :func:`scripted_project` (cache off, a dummy API key, the
     variables ``env``), in ``root``."""
     return subprocess.run(
-        [
-            *CLI,
-            "run",
-            "--data",
-            str(root / "golden"),
-            "--config",
-            str(root / "council-harness.yaml"),
-            "--cache-mode",
-            "off",
-            *args,
-        ],
+        run_command(root, *args),
         cwd=root,
         env=harness_env(OPENAI_API_KEY="test-key", **env),
         capture_output=True,

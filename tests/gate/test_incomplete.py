@@ -18,7 +18,7 @@ from typing import Any
 from harness.gate.baselines import EXIT_INCOMPLETE
 from harness.gate.completeness import SKIPPED_NAMED, Completeness
 from harness.run.runs import load_run
-from tests.cli_env import CLI, harness_env, run_cli, scripted_project
+from tests.cli_env import CLI, harness_env, run_cli, run_command, scripted_project
 from tests.scripted_server import QID, SOLO, ScriptedServer
 
 N = 6
@@ -55,18 +55,7 @@ def _kill_after_first_result(root: Path) -> Path:
     runs = root / "reports" / "runs"
     earlier = set(runs.iterdir()) if runs.exists() else set()
     proc = subprocess.Popen(
-        [
-            *CLI,
-            "run",
-            "--data",
-            str(root / "golden"),
-            "--config",
-            str(root / "council-harness.yaml"),
-            "--cache-mode",
-            "off",
-            "--subjects",
-            "solo:c",
-        ],
+        run_command(root, "--subjects", "solo:c"),
         cwd=root,
         env=harness_env(OPENAI_API_KEY="test-key"),
         stdout=subprocess.DEVNULL,
@@ -198,18 +187,7 @@ def test_two_resumes_at_once_never_run_the_same_pairs(tmp_path: Path) -> None:
         run_dir = _kill_after_first_result(root)
         requests_before = server.requests
         first = subprocess.Popen(
-            [
-                *CLI,
-                "run",
-                "--data",
-                str(root / "golden"),
-                "--config",
-                str(root / "council-harness.yaml"),
-                "--cache-mode",
-                "off",
-                "--resume",
-                run_dir.name,
-            ],
+            run_command(root, "--resume", run_dir.name),
             cwd=root,
             env=harness_env(OPENAI_API_KEY="test-key"),
             stdout=subprocess.PIPE,
