@@ -15,7 +15,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
     appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named only
-    after a framing that reports what others think ("It's often thought to be Canberra").
+    only inside a clause framed as what others think or say ("It's often thought to be Canberra",
+    "It's usually credited to Einstein"; not plain attribution, "It is credited to Einstein", nor a
+    framing the question uses).
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -175,12 +177,14 @@ def _make(
     )
 
 
-def _check_text(values: list[str], normalize: bool, extraction: Extraction, shown: str) -> CorrectnessResult:
+def _check_text(
+    values: list[str], normalize: bool, extraction: Extraction, shown: str, query: str | None = None
+) -> CorrectnessResult:
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     candidate = extraction.value
     if normalize:
-        candidate, abstain = _narrowed(values, candidate, extraction.method)
+        candidate, abstain = _narrowed(values, candidate, extraction.method, query)
         if abstain:
             extraction = extraction.model_copy(
                 update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"}
@@ -208,7 +212,7 @@ def _names(values: list[str], text: str) -> bool:
     return any(f" {normalize_answer(v)} " in norm for v in values if normalize_answer(v))
 
 
-def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]:
+def _narrowed(values: list[str], candidate: str, method: str, query: str | None = None) -> tuple[str, str]:
     """The part of a short answer that is compared, and why the answer abstains ("" when it does
     not): asides dropped, the part after a contrast, a value named only in a second clause
     (:mod:`harness.metrics.text_cues`)."""
@@ -219,7 +223,7 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
         if _names(values, claim):
             if OTHER_POSSIBILITY.search(other) and not _names(values, other):
                 return candidate, "it names the expected answer but offers another candidate as a possibility"
-            return claim, ""
+            return claim, _reported(values, claim, query)
         if _names(values, other):
             return candidate, "it names the expected answer only where it is contrasted, corrected or conceded"
         return candidate, ""
@@ -236,10 +240,16 @@ def _narrowed(values: list[str], candidate: str, method: str) -> tuple[str, str]
             if restated is not None and _names(values, restated):
                 return restated, ""
             return candidate, "it names the expected answer only in a phrase trailing the main clause"
-    framed = attribution(candidate) if len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS else None
+    return candidate, _reported(values, candidate, query)
+
+
+def _reported(values: list[str], candidate: str, query: str | None) -> str:
+    """Why a short answer that names the expected value only as what others think or say
+    (:func:`~harness.metrics.text_cues.attribution`) does not commit ("" when it does)."""
+    framed = attribution(candidate, query) if len(normalize_answer(candidate).split()) <= SHORT_ANSWER_WORDS else None
     if framed is not None and _names(values, framed[1]) and not _names(values, framed[0]):
-        return candidate, "it names the expected answer only as what others think or say"
-    return candidate, ""
+        return "it names the expected answer only as what others think or say"
+    return ""
 
 
 def _hedges(values: list[str], candidate: str) -> bool:
@@ -471,11 +481,11 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
     """
     if isinstance(expected, ExpectExact):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
-        return _check_text([expected.value], expected.normalize, extraction, repr(expected.value))
+        return _check_text([expected.value], expected.normalize, extraction, repr(expected.value), query)
     if isinstance(expected, ExpectAnyOf):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
         shown = "any of " + ", ".join(repr(v) for v in expected.values)
-        return _check_text(expected.values, True, extraction, shown)
+        return _check_text(expected.values, True, extraction, shown, query)
     if isinstance(expected, ExpectNumeric):
         return _check_numeric(expected, answer, query)
     if isinstance(expected, ExpectRegex):

@@ -23,12 +23,21 @@ An extracted short answer is narrowed before it is compared, in this order:
    from <Place>" ("held in Rio de Janeiro, Brazil") or a symbol or formula after a lower-case noun
    ("sodium chloride, NaCl"); then the phrase is what is compared.
 4. **attribution** — in a short answer (at most ``SHORT_ANSWER_WORDS`` words; a longer one is not
-   matched as a phrase anyway), a value named only after a framing that reports what others think or say
-   (:data:`ATTRIBUTED`: "often thought to be", "commonly believed", "many say", "people assume",
-   "is said to be") does not commit the answerer: ``ambiguous`` ("It's often thought to be
-   Canberra"). A contrast (rule 2) is read first, so "Many people think it's Sydney, but it is
-   Canberra" reads Canberra; so is a leading concession whose main clause follows its comma
-   ("Although many believe it's Sydney, it is Canberra").
+   matched as a phrase anyway), also the claim kept by rule 2, a value named only inside a clause
+   framed as what others think or say (:data:`ATTRIBUTED`) does not commit the answerer:
+   ``ambiguous``. A framing is a hedging adverb before a reporting verb (:data:`HEDGES` +
+   :data:`REPORTING`: "usually credited to", "often thought to be", "traditionally ascribed",
+   "has long been assumed"), a reported copula ("is said to be", "is believed that"), a reporting
+   subject ("many say", "most sources give", "some historians credit", "people assume"), "common
+   belief", "according to legend", "tradition holds" or "supposedly / reportedly / allegedly".
+   The framed clause runs from the clause boundary before the framing — so a subject is framed too
+   ("Newton is widely regarded as its discoverer") — to the next "," ";" ":" "(" or dash; a framing
+   that ends its clause ("According to legend, …") frames the next clause too. A value named in a
+   clause outside every framing commits ("Ottawa; it's often wrongly assumed to be Toronto",
+   "Although many believe it's Sydney, it is Canberra", "Bell, who is often credited with it").
+   Plain attribution is a statement, not a report ("The telephone is credited to Bell", "It was
+   written by Homer"), and so is a framing whose content words the question uses ("It's
+   traditionally ascribed to Homer" for "To whom is the Odyssey traditionally ascribed?").
 """
 
 from __future__ import annotations
@@ -42,15 +51,31 @@ CONTRAST = re.compile(
 OTHER_POSSIBILITY = re.compile(
     r"\b(?:(?i:might|could|may)\s+(?:(?i:also|well|just)\s+)?(?i:be)|(?i:possibly|perhaps|maybe))\s+(?:(?i:the|a|an)\s+)?[A-Z0-9]"
 )
-ATTRIBUTED = re.compile(
-    r"(?i)\b(?:(?:often|commonly|widely|generally|popularly|frequently|sometimes|usually|mistakenly|wrongly)\s+"
-    r"(?:thought|believed|assumed|said|claimed|supposed|reported|mistaken|confused)\b"
-    r"|(?:is|are|was|were|'s|’s)\s+(?:said|thought|believed|rumou?red|claimed|reputed|supposed|assumed)\s+to\b"
-    r"|(?:many|most|some)\s+(?:people\s+|folks\s+)?(?:would\s+|often\s+|still\s+)?(?:say|think|believe|assume|claim|guess)\b"
-    r"|people\s+(?:often\s+|usually\s+|commonly\s+|sometimes\s+)?(?:say|think|believe|assume|claim)\b"
-    r"|(?:common|popular|widespread)\s+(?:belief|misconception|myth|assumption)\b|according\s+to\s+(?:legend|myth|popular)\b)"
+#: Hedging adverbs that, before a reporting verb, make a statement a report of what others hold.
+HEDGES = (
+    r"often|commonly|widely|generally|popularly|frequently|sometimes|usually|mostly|largely|mistakenly|wrongly|"
+    r"erroneously|falsely|traditionally|conventionally|typically|customarily|occasionally|historically"
 )
-_CONCEDING_START = re.compile(r"(?i)^\W*(?:although|though|even\s+though|while|whereas)\b")
+#: Reporting verbs (past participles) that a hedge turns into a report ("usually credited to").
+REPORTING = (
+    r"thought|believed|assumed|said|claimed|supposed|reported|mistaken|confused|credited|attributed|ascribed|"
+    r"given|cited|considered|regarded|listed|described|identified|quoted|associated|linked"
+)
+ATTRIBUTED = re.compile(
+    rf"(?i)\b(?:(?:{HEDGES})\s+(?:been\s+|being\s+)?(?:{REPORTING})\b|long\s+been\s+(?:{REPORTING})\b"
+    r"|(?:is|are|was|were|'s|’s)\s+(?:said|thought|believed|rumou?red|claimed|reputed|supposed|assumed|alleged|"
+    r"purported)\s+(?:to|that)\b"
+    r"|(?:many|most|some|several|numerous)\s+(?:people\s+|folks\s+|sources\s+|accounts\s+|historians\s+|"
+    r"textbooks\s+|references\s+|books\s+|websites\s+|sites\s+|scholars\s+|experts\s+|authors\s+|lists\s+)?"
+    r"(?:would\s+|often\s+|still\s+|usually\s+)?(?:say|think|believe|assume|claim|guess|give|list|cite|credit|"
+    r"attribute|report|state|suggest|mention|record|name)\b"
+    r"|people\s+(?:often\s+|usually\s+|commonly\s+|sometimes\s+)?(?:say|think|believe|assume|claim)\b"
+    r"|(?:common|popular|widespread|conventional|traditional)\s+(?:belief|misconception|myth|assumption|view|"
+    r"answer|attribution|account|story)\b"
+    r"|according\s+to\s+(?:legend|myth|popular|tradition|folklore|rumou?r|some|many|most)\b"
+    r"|(?:legend|tradition|rumou?r)\s+(?:has\s+it|holds|says)\b|the\s+story\s+goes\b"
+    r"|(?:supposedly|reportedly|allegedly|purportedly|rumou?redly)\b)"
+)
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _AND_CLAUSE = re.compile(r"(?i)(?:,\s*|\s)and\s+(?!the\b|a\b|an\b|\d)(?=[a-z])")
 
@@ -99,19 +124,51 @@ def second_clause(candidate: str) -> tuple[str, str] | None:
     return candidate[: m.start()], candidate[m.end() :]
 
 
-def attribution(candidate: str) -> tuple[str, str] | None:
-    """``(before, after)`` around the first framing that reports what others think or say
-    (:data:`ATTRIBUTED`), else ``None``. After a leading concession ("Although many believe it's
-    Sydney, it is Canberra") only the part up to its comma is framed; the main clause after it is
-    returned as ``before``'s continuation, i.e. ``(before + main clause, framed part)``."""
-    m = ATTRIBUTED.search(candidate)
-    if m is None:
+_CLAUSE_END = re.compile(r"[,;:(—–]|\s-\s")
+_STOP = frozenset(
+    "a an the it its it's is are was were been being be to that as of by with and people many most some".split()
+)
+
+
+def _restates_question(framing: str, query: str | None) -> bool:
+    """The framing repeats the question's own wording ("usually credited" for "Who is credited
+    with …?"): then it is what was asked, not a hedge."""
+    if not query:
+        return False
+    asked = set(re.findall(r"[a-z]+", query.lower()))
+    return any(w in asked for w in re.findall(r"[a-z]+", framing.lower()) if w not in _STOP)
+
+
+def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | None:
+    """``(committed, framed)``: the parts of ``candidate`` outside and inside the clauses framed as
+    what others think or say (:data:`ATTRIBUTED`), else ``None``. A framed clause runs from the
+    clause boundary before the framing (so a subject is framed too: "Einstein is usually credited
+    with it") to the next boundary (",", ";", ":", "(", a dash); a framing that ends its clause
+    ("According to legend, …", "Supposedly, …") frames the next clause as well. A framing whose
+    words the question uses ("Who is traditionally credited with …?") is not a hedge."""
+    framed: list[tuple[int, int]] = []
+    for m in ATTRIBUTED.finditer(candidate):
+        if _restates_question(m.group(0), query):
+            continue
+        starts = [e.end() for e in _CLAUSE_END.finditer(candidate, 0, m.start())]
+        start = starts[-1] if starts else 0
+        end_m = _CLAUSE_END.search(candidate, m.end())
+        end = end_m.start() if end_m else len(candidate)
+        if end_m and not candidate[m.end() : end].strip(" .!?'\"*_"):
+            after = _CLAUSE_END.search(candidate, end_m.end())
+            end = after.start() if after else len(candidate)
+        framed.append((start, end))
+    if not framed:
         return None
-    if _CONCEDING_START.match(candidate):
-        comma = candidate.find(",", m.end())
-        if comma != -1 and candidate[comma + 1 :].strip():
-            return candidate[: m.start()] + " " + candidate[comma + 1 :], candidate[m.end() : comma]
-    return candidate[: m.start()], candidate[m.end() :]
+    committed, inside, at = [], [], 0
+    for start, end in framed:
+        if end <= at:
+            continue
+        committed.append(candidate[at : max(at, start)])
+        inside.append(candidate[max(at, start) : end])
+        at = end
+    committed.append(candidate[at:])
+    return " ".join(committed), " ".join(inside)
 
 
 _PLACE_TAIL = re.compile(

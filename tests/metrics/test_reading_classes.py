@@ -792,3 +792,57 @@ ATTRIBUTED_AND_APPOSITIVE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), ATTRIBUTED_AND_APPOSITIVE)
 def test_attributed_values_and_trailing_appositives(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+HEDGED_REPORT = [
+    # a hedging adverb before a reporting verb reports what others hold: no commitment (the spent fourth corpus's FP)
+    (
+        {"type": "any_of", "values": ["Bell", "Alexander Graham Bell"]},
+        "It's generally credited to Bell.",
+        None,
+        "ambiguous",
+    ),
+    ({"type": "exact", "value": "Homer"}, "Traditionally ascribed to Homer", None, "ambiguous"),
+    ({"type": "exact", "value": "Ottawa"}, "It has long been assumed to be Ottawa", None, "ambiguous"),
+    ({"type": "any_of", "values": ["Newton"]}, "Newton is widely regarded as its discoverer.", None, "ambiguous"),
+    (
+        {"type": "any_of", "values": ["Magellan"]},
+        "It's often credited to Magellan, though he died on the way, so Elcano finished it.",
+        None,
+        "ambiguous",
+    ),
+    # reporting others without an adverb: sources, legend, "supposedly"
+    ({"type": "exact", "value": "Everest"}, "Most textbooks give Everest.", None, "ambiguous"),
+    ({"type": "exact", "value": "Romulus"}, "According to legend, Romulus founded it.", None, "ambiguous"),
+    ({"type": "exact", "value": "Ottawa"}, "Reportedly Ottawa.", None, "ambiguous"),
+    ({"type": "exact", "value": "Nile"}, "Tradition holds that the Nile is longest", None, "ambiguous"),
+    # plain attribution stated as fact, or a framing the question itself uses, commits
+    ({"type": "any_of", "values": ["Bell"]}, "The telephone is credited to Bell.", None, "correct"),
+    ({"type": "exact", "value": "Homer"}, "It was composed by Homer.", None, "correct"),
+    ({"type": "exact", "value": "Leonardo"}, "The Mona Lisa is attributed to Leonardo", None, "correct"),
+    ({"type": "exact", "value": "Homer"}, "It's attributed to Homer.", None, "correct"),
+    (
+        {"type": "exact", "value": "Homer"},
+        "It's traditionally ascribed to Homer.",
+        "To whom is the Odyssey traditionally ascribed?",
+        "correct",
+    ),
+    (
+        {"type": "any_of", "values": ["Bell"]},
+        "Usually credited to Bell.",
+        "Who is credited with inventing the telephone?",
+        "correct",
+    ),
+    # the answerer's own clause beside the report commits
+    ({"type": "exact", "value": "Ottawa"}, "Ottawa; it's often wrongly assumed to be Toronto.", None, "correct"),
+    ({"type": "exact", "value": "Ottawa"}, "Though many sources give Toronto, it is Ottawa.", None, "correct"),
+    ({"type": "exact", "value": "Toronto"}, "Though many sources give Toronto, it is Ottawa.", None, "ambiguous"),
+    ({"type": "any_of", "values": ["Bell"]}, "Bell, who is often credited with it", None, "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "query", "verdict"), HEDGED_REPORT)
+def test_a_value_reported_through_a_hedged_framing_is_not_a_commitment(
+    block: dict[str, Any], answer: str, query: str | None, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
