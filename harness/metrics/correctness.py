@@ -11,7 +11,8 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``any_of``
     Any of ``values`` matches under the ``exact`` rule.
     For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
-    asides in parentheses dropped; cut at its last contrast word ("but", "actually", ...), comparing
+    asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
+    makes the answer ``ambiguous``); cut at its last contrast word ("but", "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
     appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named only
@@ -96,6 +97,7 @@ from harness.metrics.regex_context import match_context
 from harness.metrics.text_cues import (
     CONTRAST,
     OTHER_POSSIBILITY,
+    alternative_aside,
     appositive,
     attribution,
     contrast_cut,
@@ -216,6 +218,9 @@ def _narrowed(values: list[str], candidate: str, method: str, query: str | None 
     """The part of a short answer that is compared, and why the answer abstains ("" when it does
     not): asides dropped, the part after a contrast, a value named only in a second clause
     (:mod:`harness.metrics.text_cues`)."""
+    offered = alternative_aside(candidate)
+    if offered is not None:
+        return candidate, f"it offers an alternative in a parenthesis {offered[:60]!r}"
     candidate = without_asides(candidate, values)
     cut = contrast_cut(candidate)
     if cut is not None:

@@ -23,6 +23,7 @@ from harness.metrics.extraction_base import (
     split_sentences,
 )
 from harness.metrics.number_cues import TAKE_BACK
+from harness.metrics.text_cues import CONTRAST
 
 
 def _strip_list_marker(line: str) -> str:
@@ -102,7 +103,11 @@ def extract_answer(text: str) -> Extraction:
     whole = sentence == text.strip().strip(MARKUP + ".!?;")
     sentence = drop_negated(sentence) or sentence
     if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:
-        sentence = sentence.split(",")[0].strip()
+        head, _, rest = sentence.partition(",")
+        if not any(not c["concede"] for c in CONTRAST.finditer(rest)):
+            # a long sentence is cut at its first comma, unless the rest turns ("…, but Hilbert … so I'd
+            # name Hilbert"): then the whole sentence is kept for the contrast rule to read
+            sentence = head.strip()
     if whole:
         return extracted(sentence, "whole", f"the whole answer: {quoted(sentence)}", capped)
     return extracted(

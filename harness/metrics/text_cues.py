@@ -3,7 +3,9 @@
 An extracted short answer is narrowed before it is compared, in this order:
 
 1. **asides** — parentheses whose text is not part of any expected value are dropped when
-   something remains ("Raphael (a pupil of Leonardo)" is read as "Raphael").
+   something remains ("Raphael (a pupil of Leonardo)" is read as "Raphael"), except a parenthesis
+   that offers an alternative ("Nitrogen (or oxygen, depending on altitude)", "(maybe Lyon)",
+   "(possibly Venus)") makes the answer ``ambiguous``.
 2. **contrast and correction** — the candidate is cut at its last contrast word (:data:`CONTRAST`).
    After a correcting word ("but", "however", "yet", "actually", "in fact", "rather", "instead")
    the claim is the part after it; after a conceding word ("although", "though", "whereas",
@@ -29,12 +31,14 @@ An extracted short answer is narrowed before it is compared, in this order:
    :data:`REPORTING`: "usually credited to", "often thought to be", "traditionally ascribed",
    "has long been assumed"), a reported copula ("is said to be", "is believed that"), a reporting
    subject ("many say", "most sources give", "some historians credit", "people assume"), "common
-   belief", "according to legend", "tradition holds" or "supposedly / reportedly / allegedly".
+   belief", "the usual textbook answer", "according to legend", "tradition holds" or "supposedly /
+   reportedly / allegedly".
    The framed clause runs from the clause boundary before the framing — so a subject is framed too
-   ("Newton is widely regarded as its discoverer") — to the next "," ";" ":" "(" or dash; a framing
-   that ends its clause ("According to legend, …") frames the next clause too. A value named in a
-   clause outside every framing commits ("Ottawa; it's often wrongly assumed to be Toronto",
-   "Although many believe it's Sydney, it is Canberra", "Bell, who is often credited with it").
+   ("Newton is widely regarded as its discoverer"), and the clause before it when the framed one
+   only qualifies it ("Bell, who is often credited with it", "Pluto, the usual textbook answer") —
+   to the next "," ";" ":" "(" or dash; a framing that ends its clause ("According to legend, …")
+   frames the next clause too. A value named in a clause outside every framing commits ("Ottawa;
+   it's often wrongly assumed to be Toronto", "Although many believe it's Sydney, it is Canberra").
    Plain attribution is a statement, not a report ("The telephone is credited to Bell", "It was
    written by Homer"), and so is a framing whose content words the question uses ("It's
    traditionally ascribed to Homer" for "To whom is the Odyssey traditionally ascribed?").
@@ -71,13 +75,24 @@ ATTRIBUTED = re.compile(
     r"attribute|report|state|suggest|mention|record|name)\b"
     r"|people\s+(?:often\s+|usually\s+|commonly\s+|sometimes\s+)?(?:say|think|believe|assume|claim)\b"
     r"|(?:common|popular|widespread|conventional|traditional)\s+(?:belief|misconception|myth|assumption|view|"
-    r"answer|attribution|account|story)\b"
+    r"answer|attribution|account|story)\b|(?:usual|typical|classic|received|textbook)\s+(?:textbook\s+)?answer\b"
     r"|according\s+to\s+(?:legend|myth|popular|tradition|folklore|rumou?r|some|many|most)\b"
     r"|(?:legend|tradition|rumou?r)\s+(?:has\s+it|holds|says)\b|the\s+story\s+goes\b"
     r"|(?:supposedly|reportedly|allegedly|purportedly|rumou?redly)\b)"
 )
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _AND_CLAUSE = re.compile(r"(?i)(?:,\s*|\s)and\s+(?!the\b|a\b|an\b|\d)(?=[a-z])")
+
+
+_ALTERNATIVE_ASIDE = re.compile(
+    r"(?i)^\(\s*(?:or|either|maybe|perhaps|possibly|probably|alternatively|otherwise|unless|could\s+be|might\s+be)\b"
+)
+
+
+def alternative_aside(candidate: str) -> str | None:
+    """The first parenthesis of ``candidate`` that offers an alternative ("(or oxygen)", "(maybe
+    Lyon)"), else ``None``."""
+    return next((m.group(0) for m in _PAREN.finditer(candidate) if _ALTERNATIVE_ASIDE.match(m.group(0))), None)
 
 
 def without_asides(candidate: str, expected: list[str]) -> str:
@@ -125,6 +140,7 @@ def second_clause(candidate: str) -> tuple[str, str] | None:
 
 
 _CLAUSE_END = re.compile(r"[,;:(—–]|\s-\s")
+_QUALIFYING = re.compile(r"(?i)\s*(?:who|which|whom|whose|that|the|a|an|as|being)\b")
 _STOP = frozenset(
     "a an the it its it's is are was were been being be to that as of by with and people many most some".split()
 )
@@ -143,15 +159,19 @@ def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | N
     """``(committed, framed)``: the parts of ``candidate`` outside and inside the clauses framed as
     what others think or say (:data:`ATTRIBUTED`), else ``None``. A framed clause runs from the
     clause boundary before the framing (so a subject is framed too: "Einstein is usually credited
-    with it") to the next boundary (",", ";", ":", "(", a dash); a framing that ends its clause
+    with it"; and the clause before that when the framed one only qualifies it, opening with a
+    relative pronoun or an article: "Pluto, the usual textbook answer", "Bell, who is often
+    credited with it") to the next boundary (",", ";", ":", "(", a dash); a framing that ends its clause
     ("According to legend, …", "Supposedly, …") frames the next clause as well. A framing whose
     words the question uses ("Who is traditionally credited with …?") is not a hedge."""
     framed: list[tuple[int, int]] = []
     for m in ATTRIBUTED.finditer(candidate):
         if _restates_question(m.group(0), query):
             continue
-        starts = [e.end() for e in _CLAUSE_END.finditer(candidate, 0, m.start())]
-        start = starts[-1] if starts else 0
+        starts = [0] + [e.end() for e in _CLAUSE_END.finditer(candidate, 0, m.start())]
+        start = starts[-1]
+        if len(starts) > 1 and _QUALIFYING.match(candidate, start):
+            start = starts[-2]  # "Pluto, the usual textbook answer": the framing qualifies the clause before it
         end_m = _CLAUSE_END.search(candidate, m.end())
         end = end_m.start() if end_m else len(candidate)
         if end_m and not candidate[m.end() : end].strip(" .!?'\"*_"):

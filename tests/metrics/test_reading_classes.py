@@ -816,6 +816,13 @@ HEDGED_REPORT = [
     ({"type": "exact", "value": "Romulus"}, "According to legend, Romulus founded it.", None, "ambiguous"),
     ({"type": "exact", "value": "Ottawa"}, "Reportedly Ottawa.", None, "ambiguous"),
     ({"type": "exact", "value": "Nile"}, "Tradition holds that the Nile is longest", None, "ambiguous"),
+    ({"type": "exact", "value": "Everest"}, "Everest is the classic answer.", None, "ambiguous"),
+    (
+        {"type": "any_of", "values": ["Pluto"]},
+        "Pluto, the usual textbook answer from my school days",
+        None,
+        "ambiguous",
+    ),
     # plain attribution stated as fact, or a framing the question itself uses, commits
     ({"type": "any_of", "values": ["Bell"]}, "The telephone is credited to Bell.", None, "correct"),
     ({"type": "exact", "value": "Homer"}, "It was composed by Homer.", None, "correct"),
@@ -837,7 +844,8 @@ HEDGED_REPORT = [
     ({"type": "exact", "value": "Ottawa"}, "Ottawa; it's often wrongly assumed to be Toronto.", None, "correct"),
     ({"type": "exact", "value": "Ottawa"}, "Though many sources give Toronto, it is Ottawa.", None, "correct"),
     ({"type": "exact", "value": "Toronto"}, "Though many sources give Toronto, it is Ottawa.", None, "ambiguous"),
-    ({"type": "any_of", "values": ["Bell"]}, "Bell, who is often credited with it", None, "correct"),
+    ({"type": "any_of", "values": ["Bell"]}, "Bell, who is often credited with it", None, "ambiguous"),
+    ({"type": "any_of", "values": ["Bell"]}, "Bell, though Meucci is sometimes credited with it", None, "correct"),
 ]
 
 
@@ -846,3 +854,55 @@ def test_a_value_reported_through_a_hedged_framing_is_not_a_commitment(
     block: dict[str, Any], answer: str, query: str | None, verdict: str
 ) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+TURNED_LONG_SENTENCE = [
+    # a long first sentence whose rest turns to another value is not cut at its first comma
+    (
+        {"type": "any_of", "values": ["Edison", "Thomas Edison"]},
+        "Edison gets the popular credit, but Joseph Swan demonstrated a working bulb months earlier, so I'd say Swan.",
+        "ambiguous",
+    ),
+    (
+        {"type": "exact", "value": "Everest"},
+        "Everest is the quick reply, however measured from base to peak Mauna Kea is taller, so I'd go with Mauna Kea",
+        "ambiguous",
+    ),
+    (
+        {"type": "any_of", "values": ["Canberra"]},
+        "Sydney hosts most big events, yet the seat of the federal government and parliament is in fact Canberra.",
+        "correct",
+    ),
+    (
+        {"type": "any_of", "values": ["Amazon"]},
+        "The Nile by older surveys, but newer satellite measurements put the Amazon ahead by a few dozen km.",
+        "correct",
+    ),
+    # … and one without a turn is still cut at its first comma
+    (
+        {"type": "exact", "value": "Canberra"},
+        "Canberra, a planned city chosen in 1908 as a compromise between the two largest rival cities.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), TURNED_LONG_SENTENCE)
+def test_a_long_first_sentence_that_turns_is_read_whole(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+ALTERNATIVE_ASIDE = [
+    ({"type": "exact", "value": "Mercury"}, "Mercury (possibly Venus, depending on the definition)", "ambiguous"),
+    ({"type": "any_of", "values": ["gold", "Au"]}, "Answer: gold (or maybe platinum)", "ambiguous"),
+    ({"type": "exact", "value": "Paris"}, "Paris (perhaps Lyon in the Roman period).", "ambiguous"),
+    ({"type": "exact", "value": "oxygen"}, "Oxygen (unless you count silicon by mass)", "ambiguous"),
+    # an aside that offers nothing else is still dropped
+    ({"type": "exact", "value": "Paris"}, "Paris (the capital since the 6th century).", "correct"),
+    ({"type": "exact", "value": "gold"}, "Answer: gold (symbol Au)", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ALTERNATIVE_ASIDE)
+def test_a_parenthesis_offering_an_alternative_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
