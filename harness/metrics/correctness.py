@@ -52,6 +52,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     tests that define ``check(candidate)`` without calling it get ``check(<function>)`` appended
     (HumanEval's form). The expectation is shown as the number of ``assert`` statements.
 
+For every type but ``python``, an answer that disclaims what it says in its own voice ("I can't
+vouch for that", "I'm not sure") with nothing committing after its last disclaimer
+(:mod:`harness.metrics.disclaimer`) is ``ambiguous``, whatever value was read.
+
 Verdicts: ``correct``; ``ambiguous`` when the answer commits to two different values (the
 extraction's method is ``ambiguous``; it is not correct, and it is counted apart from wrong);
 ``unanswered`` when nothing could be extracted; else ``wrong``.
@@ -78,6 +82,7 @@ from harness.data.expected import (
     ExpectRegex,
 )
 from harness.metrics.declared import declared_line
+from harness.metrics.disclaimer import disclaimed
 from harness.metrics.extraction import (
     SHORT_ANSWER_WORDS,
     Extraction,
@@ -93,7 +98,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.regex_context import match_context
+from harness.metrics.regex_context import committed_lead, match_context
 from harness.metrics.text_cues import (
     CONTRAST,
     OTHER_POSSIBILITY,
@@ -353,7 +358,7 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     stated = [f for f, how in contexts if how == "stated"]
     m = stated[0] if stated else None
     if found and m is None:
-        hedged = any(how == "hedged" for _, how in contexts)
+        hedged = any(how in ("hedged", "conceded") for _, how in contexts)
         extraction = Extraction(
             value=None if hedged else found[0].group(0),
             method="ambiguous" if hedged else ("declared" if declared else "regex_search"),
@@ -361,11 +366,20 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
             declared=declared and not hedged,
             detail=(
                 f"matched {found[0].group(0)!r} in {where}, but only "
-                + ("as one of alternatives" if hedged else "where the answer rejects it")
+                + ("as one of alternatives or in a concession" if hedged else "where the answer rejects it")
             ),
         )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m and not declared and target is answer:
+        lead = committed_lead(answer, lambda piece: _searches(exp.pattern, piece, flags))
+        if lead is not None:
+            extraction = Extraction(
+                value=lead,
+                method="leading",
+                confidence=0.5,
+                detail=f"matched {m.group(0)!r} in the whole answer, but it opens and closes on its own {lead!r}",
+            )
+            return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
         later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"]]
         if later:
             try:
@@ -399,6 +413,16 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     else:
         extraction = Extraction(value=None, method="regex_search", detail=f"no match in {where}", confidence=0.0)
     return _make(False, shown, extraction, f"expected a match of {shown}, none in {where}")
+
+
+def _searches(pattern: str, text: str, flags: int) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text`` (a pattern that times out counts as no match)."""
+    import regex
+
+    try:
+        return regex.search(pattern, text, flags, timeout=REGEX_TIMEOUT_S) is not None
+    except TimeoutError:
+        return False
 
 
 def count_asserts(tests: str) -> tuple[int, str]:
@@ -484,6 +508,26 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
         answer: the final answer text to check (untrusted; code in it runs only in the sandbox).
         query: the question, when known: its numbers are passed over by the numeric fallback rules.
     """
+    if isinstance(expected, ExpectPython):
+        return _check_python(expected, answer)
+    result = _check_read(expected, answer, query)
+    why = disclaimed(cap_text(answer)[0]) if result.outcome in ("correct", "wrong") else None
+    if why is None:
+        return result
+    extraction = result.extraction.model_copy(
+        update={
+            "method": "ambiguous",
+            "confidence": 0.0,
+            "detail": f"{result.extraction.detail}; the answer disclaims it ({why!r}) and does not commit after that",
+        }
+    )
+    return _make(
+        False, result.expected_display, extraction, f"expected {result.expected_display}, got {_got(extraction)}"
+    )
+
+
+def _check_read(expected: Expected, answer: str, query: str | None) -> CorrectnessResult:
+    """:func:`check_expected` for the types whose value is read from the answer (all but ``python``)."""
     if isinstance(expected, ExpectExact):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
         return _check_text([expected.value], expected.normalize, extraction, repr(expected.value), query)
@@ -495,10 +539,9 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
         return _check_numeric(expected, answer, query)
     if isinstance(expected, ExpectRegex):
         return _check_regex(expected, answer)
-    if isinstance(expected, ExpectPython):
-        return _check_python(expected, answer)
     if isinstance(expected, ExpectBoolean):
         return _check_boolean(expected, answer, query)
+    assert not isinstance(expected, ExpectPython)
     return _check_choice(expected, answer, query)
 
 

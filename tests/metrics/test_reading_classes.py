@@ -906,3 +906,61 @@ ALTERNATIVE_ASIDE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), ALTERNATIVE_ASIDE)
 def test_a_parenthesis_offering_an_alternative_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+DISCLAIMED = [
+    # an answer that declines to stand by its value, with nothing committing after that, is ambiguous
+    (_num(100), "Water boils at 100 °C at sea level, though I can't vouch for your altitude.", "ambiguous"),
+    (_num(42), "My working gives 42, but I'm honestly not sure about the second step.", "ambiguous"),
+    (_num(7), "I'd rather not commit to a number: it might be 7, depending on the rounding.", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "Canberra. I can't be certain, so please check.", "ambiguous"),
+    (_bool(True), "Yes, I think so, but don't quote me on it.", "ambiguous"),
+    ({"type": "choice", "answer": "B", "options": ["A", "B", "C"]}, "B, I think. I'm not confident.", "ambiguous"),
+    # … but a disclaimer the answer then turns from, or one followed by an answer cue, commits
+    (_num(42), "I'm not completely sure, but the total comes to 42.", "correct"),
+    (_num(7), "I can't be certain without the table. The answer is 7.", "correct"),
+    (_bool(False), "I don't know every case by heart. Still, 91 = 7 × 13, so the claim is false.", "correct"),
+    # the words in another voice are not a disclaimer
+    (_num(12), "You can't be sure by eye, so count them: there are 12.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), DISCLAIMED)
+def test_an_answer_that_disclaims_its_value_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+def _rx(pattern: str) -> dict[str, Any]:
+    return {"type": "regex", "pattern": pattern}
+
+
+REGEX_CONCEDED_OR_LEAD = [
+    # a match inside a concessive clause is conceded, not stated
+    (_rx(r"\b1969\b"), "The landing most people cite is 1972, though the first one was in 1969.", "ambiguous"),
+    (_rx(r"(?i)\bparis\b"), "I'd say Lyon, although Paris hosts the government.", "ambiguous"),
+    (_rx(r"\b206\b"), "Even though textbooks list 206 bones, an infant has about 270, so 270.", "ambiguous"),
+    (_rx(r"\b1969\b"), "Although some say 1968, the landing was in 1969.", "correct"),  # the main clause states it
+    (_rx(r"\b1969\b"), "It was 1969, though the planning began years earlier.", "correct"),
+    # an answer that opens and closes on its own short answer commits to it; the matches between are discussion
+    (
+        _rx(r"(?i)\bkelvin\b"),
+        "Celsius. Kelvin is just Celsius shifted by 273.15, so Celsius is the base unit.",
+        "wrong",
+    ),
+    (
+        _rx(r"(?i)\bmercury\b"),
+        "Venus. Mercury is nearer the Sun, but on average Venus comes nearest to us, hence Venus.",
+        "wrong",
+    ),
+    (_rx(r"(?i)\bau\b"), "Silver. Au is gold's symbol; silver is Ag. Therefore silver.", "wrong"),
+    # … but a lead that the ending does not restate, or an ending that matches, leaves the match stated
+    (_rx(r"(?i)\bkelvin\b"), "Good question. The SI base unit of temperature is the kelvin.", "correct"),
+    (_rx(r"(?i)\bmercury\b"), "Mercury. It orbits closest, so Mercury is the answer.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), REGEX_CONCEDED_OR_LEAD)
+def test_a_regex_match_conceded_or_between_a_committed_lead_does_not_pass(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer) == verdict

@@ -1,0 +1,37 @@
+"""Whether an answer disclaims what it says (used by :func:`harness.metrics.correctness.check_expected`).
+
+An answer *disclaims* its value when, in its own voice, it declines to stand by it — "I can't vouch
+for that", "I'd rather not state a single figure", "I'm not sure", "I can't be certain", "don't
+quote me" (:data:`DISCLAIMER`) — and nothing after its last disclaimer commits again: no turn
+("…, but I think it's 212", "that said", "still") and no answer cue or declared line ("I'm not
+sure. The answer is 212."). A value read from a disclaimed answer is not a commitment: the check
+is ``ambiguous``, never correct (for every type except ``python``, whose code is run, not read).
+"""
+
+from __future__ import annotations
+
+import re
+
+DISCLAIMER = re.compile(
+    r"(?i)\bI(?:'d|’d|\s+would)\s+(?:rather|prefer)\s+not\s+(?:to\s+)?(?:state|give|say|guess|commit|answer|name|pick|offer)\b"
+    r"|\bI\s+(?:can't|can’t|cannot|can\s+not|won't|won’t|couldn't|couldn’t)\s+(?:really\s+|honestly\s+|fully\s+)?"
+    r"(?:vouch|confirm|verify|guarantee|commit|be\s+(?:sure|certain|confident)|tell\s+(?:for\s+sure|which)"
+    r"|say\s+(?:for\s+(?:sure|certain)|definitively|which|with\s+certainty)|definitively\s+say|determine"
+    r"|give\s+(?:you\s+)?(?:a|an)\s+(?:definitive|single|simple|exact|firm|reliable|certain|confident))\b"
+    r"|\bI(?:'m|’m|\s+am)\s+(?:[\w%]+\s+){0,2}?not\s+(?:[\w%]+\s+)?(?:sure|certain|confident)\b"
+    r"|\bI(?:'m|’m|\s+am)\s+unable\s+to\s+(?:confirm|verify|say|determine|give|answer|tell)\b"
+    r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b|\bdon't\s+quote\s+me\b"
+)
+_COMMITS_AFTER = re.compile(
+    r"(?i)\b(?:but|however|still|that\s+said|nevertheless|nonetheless|yet|anyway|regardless)\b"
+    r"|\banswer\b[^.\n]{0,24}?(?:\bis\b|:|=)|\\boxed|^\s*#{4}\s*\S",
+    re.MULTILINE,
+)
+
+
+def disclaimed(answer: str) -> str | None:
+    """The answer's last disclaimer when nothing after it commits again (see the module docstring), else ``None``."""
+    found = list(DISCLAIMER.finditer(answer))
+    if not found or _COMMITS_AFTER.search(answer, found[-1].end()):
+        return None
+    return found[-1].group(0)
