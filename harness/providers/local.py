@@ -46,7 +46,7 @@ from typing import Any
 
 from harness.common.errors import ConfigError, ProviderError
 from harness.providers.base import mark_admitted
-from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_path, prompt_model_path
+from harness.providers.embedded import EMBEDDED, INSTALL_HINT, model_file, model_path, prompt_model_path
 from harness.providers.engine_guard import check_engine
 from harness.providers.engine_setup import EngineSetup, engine_setup, load_llama
 from harness.providers.local_prompts import STOP_COMPLETION, completion_prompt, prompt_tokens
@@ -144,10 +144,12 @@ class LocalProvider:
         self.reuse_prefix = True  # False: every probe evaluates its whole prompt (bench/bench_kv_reuse.py)
 
     def identity(self, model: str) -> str:
-        path = model_path(model)
+        # the weights' file name and size, not the path they load from (Gemma's is per process, see
+        # harness.providers.joined_parts), so a key stays what it was when Gemma was joined into the cache
+        file = model_file(model)
         engine = ":f16-prompts" if model in EMBEDDED and EMBEDDED[model].f16_prompts else ""
         # probe numbers depend (by rounding) on the chunk grid their prompts are evaluated on
-        return f"local:{model}:{path.name}:{path.stat().st_size}{engine}:chunk{PREFIX_CHUNK}"
+        return f"local:{model}:{file.name}:{file.size}{engine}:chunk{PREFIX_CHUNK}"
 
     @staticmethod
     def _engine(model: str, prompts: bool) -> str:

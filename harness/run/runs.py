@@ -57,7 +57,8 @@ _PACKAGES = (
 
 
 class ModelFile(Frozen):
-    """An embedded model file the run used."""
+    """An embedded model file the run used (``path``: where its bytes are on disk; Gemma's are its parts,
+    joined in memory or into the cache, see :func:`harness.providers.embedded.model_file`)."""
 
     name: str
     path: str
@@ -144,13 +145,13 @@ def git_state(cwd: Path | None = None) -> tuple[str | None, bool | None]:
 
 def model_files(settings: Settings) -> tuple[ModelFile, ...]:
     """The embedded model files used by the configured members, with their sha256."""
-    from harness.providers.embedded import file_sha256, model_path
+    from harness.providers.embedded import model_file
 
     names = sorted({m.model for m in settings.all_specs() if m.provider == "local"})
     out = []
     for name in names:
-        path = model_path(name)
-        out.append(ModelFile(name=name, path=str(path), sha256=file_sha256(path), size=path.stat().st_size))
+        file = model_file(name)  # joins nothing: a replay records the same files without loading them
+        out.append(ModelFile(name=name, path=file.where, sha256=file.sha256, size=file.size))
     return tuple(out)
 
 
