@@ -19,12 +19,20 @@
   is ``ambiguous``; :data:`HEDGE` — a last sentence that leaves it open ("It depends on the
   reader.", "Hard to say.") makes an answer that gives a yes/no word but no declared line or
   answer cue ``ambiguous`` (with no yes/no word at all it stays unanswered).
+* :func:`leading_predicate` — an answer that opens with the question's predicate adjective or its
+  opposite standing alone ("Implausible — …" for "Is the sentence plausible?"; pairs in
+  :data:`ANTONYMS`).
 * :func:`predicate_polarity` — the question "Is 51 prime?" asks whether a subject has a predicate
   (also after a leading condition: "If you follow these instructions, do you return …?");
   an answer clause "51 is not prime" (the same auxiliary, a subject made of the question's words or
-  a pronoun, and a predicate whose content words, up to a reason or comment such as "because …",
-  are all in the question: "Sydney is the capital of New South Wales" does not answer "Is Sydney
-  the capital of Australia?") answers with its polarity. Only the first such clause counts.
+  a pronoun, and a predicate whose content words, up to a reason or comment such as "because …"
+  or a parenthesis, are all in the question: "Sydney is the capital of New South Wales" does not answer "Is Sydney
+  the capital of Australia?") answers with its polarity; a predicate that is the opposite of the
+  question's (:data:`ANTONYMS`: "it's composite" for "Is 91 prime?", "it is odd" for "Is 7
+  even?") answers with the other polarity. A clause may follow a dash or "hence" / "thus" /
+  "therefore", its auxiliary may be "'s", and "Does X tell the truth?" reads "X lies" / "X is
+  lying" as "X does not tell the truth" and "X is truthful" / "X tells the truth" as "X does".
+  Only the first such clause counts.
   Failing that, a contrasted clause naming another
   subject with the whole predicate ("…, but Canberra is the capital" for "Is Sydney the capital of
   Australia?") answers no.
@@ -86,9 +94,32 @@ _STOP = frozenset(
 )
 _QUESTION = re.compile(r"(?i)(?:^|[.!?:\n]\s*|,\s*)(?P<aux>" + _AUX + r")\s+(?P<rest>[^?.!\n]{1,200})\?")
 _CLAUSE = re.compile(
-    r"(?i)(?:^|[,;:(]\s*|[.!?]\s+|\b(?:and|but|so|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)\s+"
-    r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r")(?P<not>\s+not|\s+never)?)\s+(?P<pred>[^,.;:!?\n]{1,80})"
+    r"(?i)(?:^|[,;:(—–]\s*|[.!?]\s+|\b(?:and|but|so|hence|thus|therefore|because|since)\s+)(?P<subj>[\w'’ -]{1,40}?)"
+    r"(?:\s+(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>" + _AUX + r"))|(?P<cl>['’]s))(?P<not>\s+not|\s+never)?"
+    r"\s+(?P<pred>[^,.;:!?\n—–]{1,80})"
 )
+#: Predicates whose opposite answers the question too ("It's composite" for "Is 91 prime?"); both
+#: directions, only complementary pairs.
+ANTONYMS = {
+    a: b
+    for x, y in (
+        ("prime", "composite"),
+        ("even", "odd"),
+        ("rational", "irrational"),
+        ("finite", "infinite"),
+        ("possible", "impossible"),
+        ("plausible", "implausible"),
+        ("valid", "invalid"),
+        ("legal", "illegal"),
+        ("accurate", "inaccurate"),
+        ("visible", "invisible"),
+    )
+    for a, b in ((x, y), (y, x))
+}
+#: "Does X tell the truth?" (BIG-bench's web of lies) answered "X lies" / "X is truthful": the
+#: answer's idiom rewritten to the question's words before its clauses are read.
+_LIES = re.compile(r"(?i)\b(?:lies|is\s+lying|is\s+a\s+liar|is\s+(?:not|n't)\s+truthful|is\s+dishonest)\b")
+_TRUTHFUL = re.compile(r"(?i)\b(?:is\s+truthful|is\s+honest|tells\s+the\s+truth|is\s+telling\s+the\s+truth)\b")
 _CONTRASTED = re.compile(
     r"(?i)(?:[,;]\s*|\s)(?:but|whereas|while|however,?|actually,?|in\s+fact,?)\s+(?P<subj>(?:[A-Z][\w'’-]*\s*){1,3}?)\s*"
     r"(?:(?P<neg>" + _NEG_AUX + r")|(?P<aux>is|are|was|were)(?P<not>\s+not)?)\s+(?P<pred>[^,.;:!?\n]{1,60})"
@@ -99,6 +130,7 @@ _SUBORDINATE = re.compile(
 )
 #: Words a predicate may add to the question's without changing it ("51 is not a prime number").
 _GENERIC = frozenset("number numbers one thing things case really actually always necessarily true fact".split())
+_LEADING_LINK = re.compile(r"(?i)^(?:(?:and|but|so|hence|thus|therefore|because|since)\s+)+")
 _PRONOUNS = frozenset("it they he she this that these those".split())
 
 
@@ -134,25 +166,51 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
     if q is None:
         return None
     aux, qwords = q
-    for m in _CLAUSE.finditer(text[:1500]):
-        said = (m["aux"] or m["neg"] or "").lower()
+    text = text[:1500]
+    if aux in ("do", "does") and {"tell", "truth"} <= qwords:
+        text = _TRUTHFUL.sub("does tell the truth", _LIES.sub("does not tell the truth", text))
+    for m in _CLAUSE.finditer(text):
+        said = "is" if m["cl"] else (m["aux"] or m["neg"] or "").lower()
         if not said.startswith(aux[:2]) and not (
             aux in ("is", "are", "was", "were") and said.startswith(("is", "are", "was", "were"))
         ):
             continue
-        subj = _words(m["subj"]) or {w for w in re.findall(r"[a-z]+", m["subj"].lower()) if w in _PRONOUNS}
+        named = _LEADING_LINK.sub("", m["subj"])  # ", so it's composite": the link word is not the subject
+        subj = _words(named) or {w for w in re.findall(r"[a-z]+", named.lower()) if w in _PRONOUNS}
         if not subj or not (subj <= qwords or subj <= _PRONOUNS):
             continue
-        own = _SUBORDINATE.split(m["pred"].lower(), maxsplit=1)[0]
+        own = _SUBORDINATE.split(m["pred"].lower().split("(")[0], maxsplit=1)[0]  # a parenthesis is a comment
         pred = [w for w in re.findall(r"[a-z0-9]+", own) if w not in _STOP]
+        flipped = bool(pred) and pred[0] not in qwords and ANTONYMS.get(pred[0]) in qwords
+        if flipped:
+            pred[0] = ANTONYMS[pred[0]]
         if not pred or pred[0] not in qwords or not set(pred) - _GENERIC <= qwords:
             continue
-        return not (m["neg"] or m["not"]), m.group(0).strip(" ,;:(")
+        return (not (m["neg"] or m["not"])) != flipped, m.group(0).strip(" ,;:(—–")
     for m in _CONTRASTED.finditer(text[:1500]):
         subj = _words(m["subj"])
         pred_words = _words(m["pred"])
         if subj and pred_words and not subj & qwords and pred_words <= qwords and not (m["neg"] or m["not"]):
             return False, m.group(0).strip(" ,;:(")
+    return None
+
+
+_LEADING_ADJECTIVE = re.compile(r"(?i)^[\W_]*(?P<w>[a-z]+)[\W_]*(?:[.,;:!—–]|\s-\s|$)")
+
+
+def leading_predicate(query: str | None, text: str) -> tuple[bool, str] | None:
+    """``(value, word)`` when ``text`` opens with the question's predicate adjective standing alone
+    ("Plausible." for "Is the following sentence plausible?") or its opposite (:data:`ANTONYMS`:
+    "Implausible — Messi plays football"), else ``None``."""
+    m = _LEADING_ADJECTIVE.match(text)
+    q = _question(query) if query and m else None
+    if m is None or q is None:
+        return None
+    word = m["w"].lower()
+    if word in ANTONYMS and word in q[1]:
+        return True, m["w"]
+    if ANTONYMS.get(word) in q[1]:
+        return False, m["w"]
     return None
 
 

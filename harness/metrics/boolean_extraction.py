@@ -14,6 +14,7 @@ from harness.metrics.boolean_cues import (
     PARTIAL,
     SO_VERDICT,
     TURNED_BARE,
+    leading_predicate,
     predicate_polarity,
     said_verdict,
     short_aux,
@@ -48,12 +49,21 @@ _POLARITY = {
     "wrong": False,
     "invalid": False,
 }
-_POLARITY_RE = re.compile(r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b")
+#: "no" before a noun is a determiner ("with no remainder", "there are no touchdowns"), not a verdict.
+_DETERMINER_NO = (
+    r"(?!(?<=no)\s+(?!(?:because|since|as|but|and|so|it|it's|they|he|she|this|that|there|we|you|i|way|not|indeed|"
+    r"sorry|wait|actually|definitely|certainly|absolutely|never|one)\b)[a-z])"
+)
+_POLARITY_RE = re.compile(
+    r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b" + _DETERMINER_NO
+)
 _LEADING_WORD = re.compile(
     r"(?i)^[\W_]*(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
     r"(?!\s+(?:and|or|xor|is|==?|equals)\b|\s*[=)])"
-    r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope)\b"
-    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah)\b(?=\s*[.,!;:—–-]))"
+    r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope"
+    r"|(?:that'?s|that\s+is|you'?re|you\s+are)\s+not\s+right)\b"
+    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah"
+    r"|(?:that'?s|that\s+is|you'?re|you\s+are|quite|exactly)\s+right)\b(?=\s*[.,!;:—–-]))"
 )
 _STATEMENT = re.compile(
     r"(?i)\b(?:is|are|was|were|be|'s|holds?|evaluates?\s+to|comes?\s+out\s+(?:as|to)|"
@@ -199,6 +209,15 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no yes/no word", capped)
     first = sentences[0] if sentences else ""
+    adjective = leading_predicate(query, first)
+    if adjective is not None:
+        return extracted(
+            str(adjective[0]).lower(),
+            "leading",
+            f"the answer opens with {adjective[1]!r}, the question's predicate"
+            + ("" if adjective[0] else " turned to its opposite"),
+            capped,
+        )
     lead_not = LEADING_NOT.match(first)
     short = short_aux(first)
     if lead_not or short is not None:

@@ -142,25 +142,30 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
 
 Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     Polarity words: yes, true, correct, valid → true; no, false, incorrect, wrong, invalid → false;
-    "not"/"n't" before one flips it ("not true" → false). 1. ``boxed``; 2. ``answer_cue`` (rules 0,
+    "not"/"n't" before one flips it ("not true" → false); "no" before a noun is a determiner, not a
+    verdict ("with no remainder", "no touchdowns"). 1. ``boxed``; 2. ``answer_cue`` (rules 0,
     2 and 3 are ``ambiguous`` when a later answer cue, or a sentence after a take-back word such as
     "I should correct myself" or "actually", gives the other value). Then, before rule 3: an answer that
     concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
     reader.") while using a yes/no word is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
-    or "Absolutely not" / "Not at all" (false) and "Absolutely." / "Of course," / "Indeed" (true);
+    or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
+    / "Indeed" / "That's right:" / "You're right," (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
     followed by a polarity word, or only a yes/no word ("… where you started. Yes."); 5. ``bold``;
     5a. ``conclusion`` — a yes/no given as what is said ("a typical person would answer No") with no
     turn after it (:func:`harness.metrics.boolean_cues.said_verdict`). A clause with both
     polarities, or a leading word and a conclusion that disagree, is ``ambiguous``. Without any polarity word
-    (:mod:`harness.metrics.boolean_cues`): 6. ``leading`` — an answer opening with "Not …" (false)
+    (:mod:`harness.metrics.boolean_cues`): 6. ``leading`` — with the question known, an answer
+    opening with the question's predicate adjective or its opposite standing alone ("Plausible —",
+    "Implausible: …" for "Is the sentence plausible?"); else an answer opening with "Not …" (false)
     or a short pronoun-and-auxiliary sentence ("It will." true, "It doesn't." false); 7.
     ``conclusion`` — "the statement holds / does not hold / is accurate", "that is a myth / a
     common misconception" (false); 8. ``predicate`` — with the question known: a comparison with
     the bound of a comparing question ("1024 > 1000", "which is greater than 1000" answer "Is 2^10
     greater than 1000?": :mod:`harness.metrics.compare_cues`), else the first clause that gives the
-    question's predicate for its subject ("51 is not prime" answers "Is 51 prime?").
+    question's predicate for its subject ("51 is not prime" answers "Is 51 prime?"), or its
+    opposite ("so it's composite": false; "X lies" for "Does X tell the truth?": false).
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");

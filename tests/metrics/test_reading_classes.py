@@ -964,3 +964,97 @@ def test_a_regex_match_conceded_or_between_a_committed_lead_does_not_pass(
     block: dict[str, Any], answer: str, verdict: str
 ) -> None:
     assert _verdict(block, answer) == verdict
+
+
+BOOLEAN_BY_MEANING = {
+    "'no' before a noun is a determiner, not a verdict": [
+        (
+            "Is 12 divisible by 4?",
+            "12 / 4 = 3 with no remainder, so 4 divides it — it is divisible by 4.",
+            True,
+            "correct",
+        ),
+        (
+            "Can a bishop change square colour?",
+            "It moves only diagonally and has no way to leave its colour.",
+            False,
+            "unanswered",
+        ),
+        ("Is 15 a multiple of 5?", "There is no doubt about it: 15 = 3 × 5. Yes.", True, "correct"),
+        (
+            "Does the claim hold?",
+            "No, it does not hold: there are no exceptions listed but one counterexample.",
+            False,
+            "correct",
+        ),
+    ],
+    "the opposite of the question's predicate": [
+        ("Is 57 a prime number?", "57 = 3 × 19, so it's composite.", False, "correct"),
+        ("Is 35 even?", "It is odd, since it ends in 5.", False, "correct"),
+        (
+            "Is the square root of 2 rational?",
+            "The square root of 2 is irrational (proof by contradiction).",
+            False,
+            "correct",
+        ),
+        ("Is 8 odd?", "8 is even.", True, "wrong"),
+        ("Is 49 prime?", "It's odd, and 7 × 7 = 49.", False, "unanswered"),  # odd is not the opposite of prime
+    ],
+    "'X lies' / 'X is truthful' for 'Does X tell the truth?'": [
+        (
+            "Ann lies. Bo says Ann lies. Cy says Bo lies. Does Cy tell the truth?",
+            "Ann lies, so Bo is truthful, and therefore Cy lies.",
+            False,
+            "correct",
+        ),
+        (
+            "Ann tells the truth. Bo says Ann lies. Cy says Bo lies. Does Cy tell the truth?",
+            "Bo is lying, hence Cy is truthful.",
+            True,
+            "correct",
+        ),
+        (
+            "Dee lies. Eli says Dee tells the truth. Fay says Eli lies. Does Fay tell the truth?",
+            "Eli lies — so Fay tells the truth.",
+            True,
+            "correct",
+        ),
+        (
+            "Dee lies. Eli says Dee tells the truth. Fay says Eli lies. Does Fay tell the truth?",
+            "If Fay tells the truth then Eli lies.",
+            True,
+            "unanswered",
+        ),
+    ],
+    "the question's predicate adjective, or its opposite, standing first": [
+        (
+            'Is the following sentence plausible? "Jokic hit a three-pointer."',
+            "Plausible — he's an NBA center.",
+            True,
+            "correct",
+        ),
+        (
+            'Is the following sentence plausible? "Brady scored a penalty kick."',
+            "Implausible: Brady plays American football.",
+            False,
+            "correct",
+        ),
+        ("Is it possible to divide by zero in the reals?", "Impossible. Division by 0 is undefined.", False, "correct"),
+        ("Is the argument valid?", "Invalid — the premises do not force the conclusion.", False, "correct"),
+        ('Is the following sentence plausible? "Messi scored a goal."', "Messi — he's a forward.", True, "unanswered"),
+    ],
+    "'That's right' / 'You're right' as the opening verdict": [
+        ("Is the Pacific the largest ocean?", "That's right: it covers about a third of the surface.", True, "correct"),
+        ("Is water made of hydrogen and oxygen?", "You're right, H2O.", True, "correct"),
+        ("Is the Moon a planet?", "That's not right — it's a natural satellite.", False, "correct"),
+        ("Is Everest the tallest mountain above sea level?", "Exactly right. 8,849 m.", True, "correct"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("klass", "query", "answer", "value", "verdict"),
+    [(k, *case) for k, cases in BOOLEAN_BY_MEANING.items() for case in cases],
+)
+def test_a_boolean_answered_through_its_meaning(klass: str, query: str, answer: str, value: bool, verdict: str) -> None:
+    assert _verdict(_bool(value), answer, query) == verdict, klass
