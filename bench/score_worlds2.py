@@ -9,7 +9,8 @@ Usage: PYTHONPATH=<harness root> python bench/score_worlds2.py [--worlds bench] 
        [--runs N]
 
 Verdict: the primary verdict of :func:`harness.stats.evaluate_prediction` (family ``correct`` for 0/1
-worlds, else ``rubric_composite``; 2,000 sign patterns) in every cell of ``verdict_grid()`` whose truth
+worlds, else ``rubric_composite``, with the world's declared scale; 2,000 sign patterns) in every
+cell of ``verdict_grid()`` whose truth
 makes a verdict an error (``boundary``: both sides; ``not_better``: "supported"; ``better``: "refuted")
 at ``--runs`` worlds per cell (binary cells at half), and power ("supported" where the truth is
 ``better``) at n = 55 with a quarter. Gate: ``gate_grid()`` through :func:`harness.gate.baselines.compare`
@@ -35,7 +36,10 @@ def verdict_of(world, n_resamples: int = 2000) -> str:
 
     family = "correct" if world.endpoint == "correct" else "rubric_composite"
     sample = PairedSample(council=tuple(map(float, world.council)), baseline=tuple(map(float, world.baseline)))
-    head = evaluate_prediction({family: sample}, primary=family, n_resamples=n_resamples).headline
+    scale = (float(world.scale[0]), float(world.scale[1]))  # the world's declared scale (0-10, or 0-100)
+    head = evaluate_prediction(
+        {family: sample}, primary=family, n_resamples=n_resamples, scales={family: scale}
+    ).headline
     assert head is not None
     return head.verdict
 

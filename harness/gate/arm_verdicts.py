@@ -126,6 +126,7 @@ def arm_verdicts(
             n_resamples=n_resamples,
             seed=seed,
             primary_reason="the run's primary endpoint",
+            scales=plan.scales,
         )
         v = report.headline
         assert v is not None

@@ -40,6 +40,7 @@ def prediction(
         seed=seed,
         primary=plan.primary,
         primary_reason=plan.primary_reason,
+        scales=plan.scales,
     )
     arms = tuple(arm_artifacts(results, s) for s in ("council", "baseline"))
     return report.model_copy(update={"arms": arms, "artifact_warning": artifact_warning(arms)})

@@ -13,6 +13,8 @@ them once and those modules only compute from the plan:
   when a member was chosen on the selection split; none when the run has no ``council``.
 * **Pairs**: per subject ``s`` other than the council (``best-solo`` included), the paired (council, ``s``)
   scores on the primary endpoint; :meth:`VerdictPlan.pair` gives either orientation.
+* **Scales** (:attr:`VerdictPlan.scales`): each family's declared scale ``0-scale`` from its scorer's
+  :class:`~harness.records.score_spec.ScoreSpec` (the bounds the verdict's betting test needs).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from harness.common.families import FAMILIES
 from harness.common.model import Frozen
 from harness.config import ModelPrice
 from harness.gate.best_member import BEST, BestMember, best_member, best_solo_results
+from harness.records.score_spec import SCORES
 from harness.run.result import CaseResult
 from harness.stats import PairedSample
 
@@ -123,6 +126,13 @@ class VerdictPlan(Frozen):
     best_solo: tuple[CaseResult, ...]
     arms: tuple[str, ...]
     pairs: dict[str, PairedSample]
+
+    @property
+    def scales(self) -> dict[str, tuple[float, float]]:
+        """Family -> its declared scale ``(0, scale)`` (:class:`~harness.records.score_spec.ScoreSpec`), for
+        the families a scorer declared; a family no scorer declared is left out, and its verdict says
+        the level is not guaranteed (:func:`harness.stats.evaluate_prediction`)."""
+        return {f: (0.0, SCORES[f].scale) for f in (*self.families, self.primary) if f in SCORES}
 
     def pair(self, treatment: str, control: str) -> PairedSample | None:
         """The paired (treatment, control) samples on the primary endpoint; one of the two is the council."""

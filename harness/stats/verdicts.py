@@ -15,8 +15,12 @@ included. The rule, in order of precedence (:func:`evaluate_prediction`, :func:`
   issue 27): for a binary family (0/1 values) the exact unconditional test on the discordant pairs,
   which keeps its level without assuming symmetric differences; for scores the sign-flip interval
   (``low > 0`` supported, ``high < 0`` refuted; exact under symmetry) **and** the skewness-corrected
-  t-test (Hall 1992), each side decided only when both reject (level <= the smaller of the two
-  tests' levels in every world). The sign-flip interval is shown
+  t-test (Hall 1992) **and**, for a family whose scale is declared (``scales``), the betting test of
+  :mod:`harness.stats.betting` on the bounds that scale implies; each side is decided only when all
+  of them reject, so the level is at most the smallest of theirs in every world: at most
+  ``(1 - confidence) / 2`` for every distribution of the scores on the declared scale (the betting
+  test's proof). A family without a declared scale, or with a value outside it, keeps the first two
+  tests and its verdict says the level is not guaranteed. The sign-flip interval is shown
   either way; an ``insufficient_data`` or ``refuted`` verdict states the improvement its ``n`` could
   detect (:mod:`harness.stats.power`).
 
@@ -45,7 +49,7 @@ from pydantic import model_validator
 
 from harness.common.formatting import fmt_bound, fmt_signed, p_equals
 from harness.common.model import Frozen
-from harness.stats import boundary_tests, power, signflip
+from harness.stats import betting, boundary_tests, power, signflip
 from harness.stats.artifacts import ArmArtifacts
 from harness.stats.paired import mcnemar_exact, paired_arrays, relative_improvement, relative_improvement_note
 
@@ -122,7 +126,8 @@ class PredictionVerdict(Frozen):
         confidence: the two-sided level of both intervals (adjusted for secondary verdicts).
         method: the interval method in words (:func:`harness.stats.signflip.method_name`).
         p_value: one-sided p of "the council is not more than ``threshold`` better": the exact test's for a
-            binary family; for scores the larger of the sign-flip and the skewness-corrected t p (both must reject).
+            binary family; for scores the largest of the sign-flip, skewness-corrected t and betting p
+            (all must reject).
         mcnemar_p: McNemar's exact p on the family's own 0/1 values, binary families only (else ``None``).
         threshold: the relative improvement the prediction claims (0.15 = 15%).
         verdict: see :func:`verdict_for`; ``insufficient_data`` below :data:`MIN_INFORMATIVE_PAIRS`.
@@ -297,6 +302,25 @@ def _same_score_warning(family: str, x: np.ndarray, y: np.ndarray) -> str:
     return ""
 
 
+def _on_scale(family: str, x: np.ndarray, y: np.ndarray, scale: tuple[float, float] | None, notes: list[str]) -> bool:
+    """Whether every score lies on ``family``'s declared ``scale`` (the betting test's bounds hold); if
+    not, a note in ``notes`` saying that the verdict's level is not guaranteed, and why."""
+    if scale is None:
+        notes.append(
+            f"no declared scale for {family}: decided by the sign-flip and skewness-corrected tests alone, "
+            "whose level is not guaranteed for skewed or heavy-tailed scores"
+        )
+        return False
+    values = np.concatenate([x, y])
+    if values.size and (float(values.min()) < scale[0] or float(values.max()) > scale[1]):
+        notes.append(
+            f"{family} has values outside its declared scale {scale[0]:g}-{scale[1]:g}: decided without the "
+            "betting test, so the level is not guaranteed for skewed or heavy-tailed scores"
+        )
+        return False
+    return True
+
+
 def _decide(
     family: str,
     scope: str,
@@ -307,11 +331,15 @@ def _decide(
     n_resamples: int,
     seed: int,
     binary: bool,
+    scale: tuple[float, float] | None = None,
 ) -> PredictionVerdict:
     x, y, dropped = paired_arrays(sample.council, sample.baseline)
     d = signflip.difference_scores(x, y, threshold)
     n_inf = int(np.count_nonzero(d))
     notes = [f"{dropped} NaN pair(s) dropped"] if dropped else []
+    exact01 = binary and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1)))
+    bounded = exact01 or _on_scale(family, x, y, scale, notes)
+    top = scale[1] if bounded and scale is not None and scale[0] == 0 else None
     mc = None
     if binary and x.size:
         mc = mcnemar_exact(tuple(x == 1), tuple(y == 1)).p_value
@@ -336,7 +364,7 @@ def _decide(
             f"only {n_inf} informative pair(s) (cases where council != {1 + threshold:.3g} x baseline); "
             f"at least {MIN_INFORMATIVE_PAIRS} are needed to decide"
         )
-        if binary and x.size and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
+        if exact01 and x.size:
             det = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
         else:
             det = power.score_detectable_ratio(
@@ -345,6 +373,7 @@ def _decide(
                 float(d.std(ddof=1)) if d.size > 1 else math.nan,
                 threshold,
                 confidence,
+                scale=top,
             )
         v = verdict(
             mean_difference=float(d.mean()) if d.size else math.nan,
@@ -361,7 +390,7 @@ def _decide(
     r_low, r_high, r_note = signflip.ratio_interval(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
     notes += [n for n in (relative_improvement_note(y), r_note) if n]
     side = (1.0 - confidence) / 2.0
-    if binary and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1))):
+    if exact01:
         exact = boundary_tests.binary_boundary_test(x, y, threshold)
         p_sup = exact.p_greater
         method = (
@@ -372,18 +401,29 @@ def _decide(
         ratio = power.binary_detectable_ratio(int(x.size), float(y.mean()), threshold, confidence)
     else:
         skew = boundary_tests.score_boundary_test(d)
-        p_sup = max(test.p_value, skew.p_greater)  # the intersection rule rejects when both do
         method = (
             f"{test.method} and skewness-corrected t-test (Hall; skewness {skew.skewness:+.2f}, "
-            f"one-sided p {skew.p_greater:.3g} / {skew.p_less:.3g}), both must reject"
+            f"one-sided p {skew.p_greater:.3g} / {skew.p_less:.3g})"
         )
+        bet_greater = bet_less = 0.0
+        if bounded and scale is not None:
+            low, high = betting.difference_bounds(scale, threshold)
+            bet = betting.betting_test(d, low, high, side, seed=seed)
+            bet_greater, bet_less = bet.p_greater, bet.p_less
+            method += (
+                f" and betting test on the declared scale {scale[0]:g}-{scale[1]:g} (e-values "
+                f"{bet.e_greater:.3g} / {bet.e_less:.3g}, need {1 / side:.3g}), all three must reject"
+            )
+        else:
+            method += ", both must reject"
+        p_sup = max(test.p_value, skew.p_greater, bet_greater)  # the intersection rule rejects when all do
         decided = verdict_for(
-            test.low if skew.p_greater <= side else -math.inf,
-            test.high if skew.p_less <= side else math.inf,
+            test.low if max(skew.p_greater, bet_greater) <= side else -math.inf,
+            test.high if max(skew.p_less, bet_less) <= side else math.inf,
             n_inf,
         )
         sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
-        ratio = power.score_detectable_ratio(int(x.size), float(y.mean()), sd, threshold, confidence)
+        ratio = power.score_detectable_ratio(int(x.size), float(y.mean()), sd, threshold, confidence, scale=top)
     v = verdict(
         mean_difference=test.mean,
         diff_low=test.low,
@@ -414,6 +454,7 @@ def evaluate_prediction(
     n_resamples: int = 10_000,
     seed: int = 0,
     binary_families: Sequence[str] = BINARY_FAMILIES,
+    scales: Mapping[str, tuple[float, float]] | None = None,
 ) -> PredictionReport:
     """Test "the council is more than ``threshold`` better than the single model" per score family.
 
@@ -424,7 +465,10 @@ def evaluate_prediction(
     2. Fewer than :data:`MIN_INFORMATIVE_PAIRS` pairs with ``d_i != 0``: ``insufficient_data``.
     3. The **primary** verdict (family ``primary``, overall) uses the sign-flip interval of the centre of
        ``d`` at ``confidence`` (:func:`harness.stats.signflip.sign_flip_test`): ``supported`` when its low end
-       is > 0, ``refuted`` when its high end is < 0, else ``inconclusive`` (:func:`verdict_for`).
+       is > 0, ``refuted`` when its high end is < 0, else ``inconclusive`` (:func:`verdict_for`); a
+       binary family decides by the exact test instead, and a score family needs the skewness-corrected
+       t-test and (with a declared scale) the betting test to reject on the same side as well (module
+       docstring).
     4. Every other verdict is **secondary** (exploratory). With ``m`` secondary verdicts that passed
        step 2, each uses the same interval at the Bonferroni level ``1 - (1 - confidence) / m``, so the
        chance of any false "supported" (or false "refuted") among them is at most ``(1 - confidence) / 2``.
@@ -443,6 +487,10 @@ def evaluate_prediction(
         n_resamples: random sign patterns per test above the exact limit.
         seed: seed of those patterns (the same for every family and scope).
         binary_families: families whose 0/1 values get McNemar's exact test.
+        scales: family -> its declared ``(low, high)`` scale (the scorer's declaration): a score family
+            listed here also needs the betting test to reject (:mod:`harness.stats.betting`), which
+            holds the level for every distribution on that scale; one not listed keeps the other two
+            tests and its verdict notes that the level is not guaranteed.
     """
     primary = primary or next(iter(families), "")
     scopes: list[tuple[str, Mapping[str, PairedSample]]] = [("overall", families)]
@@ -471,7 +519,18 @@ def evaluate_prediction(
         role: Role = "primary" if is_primary(scope, family) else "secondary"
         level = confidence if role == "primary" else secondary_confidence
         decided.setdefault(scope, []).append(
-            _decide(family, scope, role, sample, threshold, level, n_resamples, seed, family in binary_families)
+            _decide(
+                family,
+                scope,
+                role,
+                sample,
+                threshold,
+                level,
+                n_resamples,
+                seed,
+                family in binary_families,
+                (scales or {}).get(family),
+            )
         )
     overall = decided.get("overall", [])
     if primary and primary not in families:

@@ -82,6 +82,21 @@ def test_configured_primary_wins_and_leads_the_console_lines():
     assert lines[2].startswith("secondary (exploratory, 0.95 interval): council vs single model on correctness:")
 
 
+def test_score_verdicts_use_the_scale_their_scorer_declares():
+    """rubric_composite is declared 0-10 (its scorer's ScoreSpec): its verdict also needs the betting test on
+    the bounds 0-10 imply; the arms' verdicts read the same plan."""
+    from harness.gate.arm_verdicts import arm_verdicts
+    from harness.gate.verdict_plan import verdict_plan
+
+    plan = verdict_plan(_run(30, 30), primary_endpoint="rubric_composite")
+    assert plan.scales["rubric_composite"] == (0.0, 10.0) and plan.scales["correct"] == (0.0, 1.0)
+    report = prediction_from_results(_run(30, 30), primary_endpoint="rubric_composite")
+    assert report is not None and report.headline is not None
+    assert "betting test on the declared scale 0-10" in report.headline.method
+    (arm,) = arm_verdicts(plan, _run(30, 30))
+    assert "betting test on the declared scale 0-10" in arm.verdict.method
+
+
 def test_insufficient_primary_is_explained_in_one_sentence():
     report = prediction_from_results(_run(8, 8))  # 8 cases: fewer than 10 pairs of any kind
     assert report is not None and report.headline is not None
