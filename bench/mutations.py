@@ -29,6 +29,12 @@ VERDICT = [
     "tests/stats/test_power.py",
 ]
 BIAS = ["tests/bias/test_bias_aggregate.py", "tests/bias/test_bias_flag_calibration.py"]
+BETTING = [
+    "tests/stats/test_betting.py",
+    "tests/stats/test_power.py",
+    "tests/gate/test_prediction.py",
+    "tests/gate/test_betting_simulation.py",
+]
 
 #: (name, file, snippet, replacement, tests)
 MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
@@ -133,8 +139,8 @@ MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "verdict: scores decided by the sign-flip alone (skew-corrected t ignored)",
         "harness/stats/verdicts.py",
-        "test.low if skew.p_greater <= side else -math.inf",
-        "test.low if skew.p_greater <= 1.0 else -math.inf",
+        "test.low if max(skew.p_greater, bet_greater) <= side else -math.inf",
+        "test.low if max(0.0, bet_greater) <= side else -math.inf",
         VERDICT,
     ),
     (
@@ -206,6 +212,69 @@ MUTATIONS: list[tuple[str, str, str, str, list[str]]] = [
         "return _Z.inv_cdf(1.0 - (1.0 - confidence) / 2.0) + _Z.inv_cdf(power)",
         "return _Z.inv_cdf(1.0 - (1.0 - confidence)) + _Z.inv_cdf(power)",
         VERDICT,
+    ),
+    (
+        "betting: rejects at an e-value of 1/(2 alpha) instead of 1/alpha",
+        "harness/stats/betting.py",
+        "p_greater=min(1.0, 1.0 / up),",
+        "p_greater=min(1.0, 0.5 / up),",
+        BETTING,
+    ),
+    (
+        "betting: bets up to 1.5 / |lo| (the capital can turn negative)",
+        "harness/stats/betting.py",
+        "BET_CAP = 0.95",
+        "BET_CAP = 1.5",
+        BETTING,
+    ),
+    (
+        "betting: bets scaled by the upper bound on the supported side",
+        "harness/stats/betting.py",
+        "up = math.exp(min(log_capital(d, -low, alpha, orders), 700.0))",
+        "up = math.exp(min(log_capital(d, high, alpha, orders), 700.0))",
+        BETTING,
+    ),
+    (
+        "betting: the refuted side bets on d instead of -d (mirror lost)",
+        "harness/stats/betting.py",
+        "down = math.exp(min(log_capital(-d, high, alpha, orders), 700.0))",
+        "down = math.exp(min(log_capital(d, high, alpha, orders), 700.0))",
+        BETTING,
+    ),
+    (
+        "betting: a bet sees its own case (not predictable)",
+        "harness/stats/betting.py",
+        "before = np.cumsum(x, axis=1) - x\n",
+        "before = np.cumsum(x, axis=1)\n",
+        BETTING,
+    ),
+    (
+        "verdict: supported without the betting test",
+        "harness/stats/verdicts.py",
+        "test.low if max(skew.p_greater, bet_greater) <= side else -math.inf",
+        "test.low if skew.p_greater <= side else -math.inf",
+        BETTING,
+    ),
+    (
+        "verdict: refuted without the betting test",
+        "harness/stats/verdicts.py",
+        "test.high if max(skew.p_less, bet_less) <= side else math.inf",
+        "test.high if skew.p_less <= side else math.inf",
+        BETTING,
+    ),
+    (
+        "gate: verdicts without the scorers' declared scales",
+        "harness/gate/verdict_plan.py",
+        "return {f: (0.0, SCORES[f].scale) for f in (*self.families, self.primary) if f in SCORES}",
+        "return {}",
+        BETTING,
+    ),
+    (
+        "power: the betting test's budget log(1/(2 alpha))",
+        "harness/stats/power.py",
+        "budget = math.log(2.0 / (1.0 - confidence))",
+        "budget = math.log(1.0 / (1.0 - confidence))",
+        BETTING,
     ),
     (
         "bias: no Bonferroni over reviewers",
