@@ -9,7 +9,8 @@ audit and Tier 2.
 * :mod:`~harness.stats.cluster` — session-clustered statistics: the cluster-robust mean, the Bayesian
   bootstrap over sessions with percentile intervals, the Wald test of equal group means, Student t / F.
 
-The sign-flip test and interval the verdict uses live in :mod:`harness.stats.signflip`. Importing this
+The sign-flip test and interval the verdict uses live in :mod:`harness.stats.signflip`, its tests
+without symmetry in :mod:`harness.stats.boundary_tests` and :mod:`harness.stats.betting`. Importing this
 package loads nothing: each name is imported from its module on first use (PEP 562), so the bias
 audit, which needs only :mod:`~harness.stats.cluster` and :mod:`~harness.stats.correlation`, does not
 load the verdict and paired-test modules. Nothing here imports scipy at import time (the functions

@@ -34,8 +34,11 @@ Student's ``t_{n-1}`` (exact for normal ``d``, where ``g`` is near 0; the same `
 ``p_greater`` 0 when it is positive (1 otherwise), and ``p_less`` the mirror.
 
 The verdict says "supported" only when **both** this test and the sign-flip test
-(:mod:`harness.stats.signflip`) reject at the level (likewise "refuted"): the rejection set is the
-intersection, so in every world ``P(reject) <= min(P_sign-flip(reject), P_skew-t(reject))``.
+(:mod:`harness.stats.signflip`) reject at the level (likewise "refuted"), and, for a family whose
+scale is declared, the betting test of :mod:`harness.stats.betting` as well: the rejection set is the
+intersection, so in every world ``P(reject) <= min(P_sign-flip(reject), P_skew-t(reject), P_bet(reject))``,
+and the betting test's level is proved for every distribution on the declared scale. What follows
+is about these two tests alone (a family without a declared scale).
 **Proved:** the level holds exactly whenever ``d`` is symmetric under H0 (the sign-flip test is
 exact). **Asymptotic:** under skew, the one-sided error of the corrected t is ``level + O(1/n)``
 instead of ``level + O(n^(-1/2))`` (bounded scores have every moment; the expansion also assumes a

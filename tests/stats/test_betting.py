@@ -31,7 +31,7 @@ def _reference_capital(d: list[float], bound: float, alpha: float, cap: float) -
 
 def test_capital_by_hand_both_sides():
     rng = np.random.default_rng(4)
-    d = list(rng.uniform(-6.0, 8.0, 30))
+    d = list(rng.uniform(-11.5, 10.0, 100))  # spread wide enough that the plug-in bets stay below the cap
     t = betting_test(np.array(d), -11.5, 10.0, ALPHA, orderings=1)
     assert t.e_greater == pytest.approx(_reference_capital(d, 11.5, ALPHA, 0.95), rel=1e-9)
     assert t.e_less == pytest.approx(_reference_capital([-v for v in d], 10.0, ALPHA, 0.95), rel=1e-9)
