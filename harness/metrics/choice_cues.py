@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 #: Placeholder around an option key inside a shielded sentence.
@@ -54,6 +55,28 @@ def option_pattern(text: str) -> re.Pattern[str] | None:
     parts = [_word_pattern(w, i == len(words) - 1) for i, w in enumerate(words)]
     sep = r"[\W_]{0,4}?(?:(?:a|an|the)[\W_]{1,3})?"
     return re.compile(r"(?i)(?<!\w)(?:(?:a|an|the)\s+)?" + sep.join(parts) + r"(?!\w)")
+
+
+_OPERATOR = "+\\-−–×*·/=^<>≤≥"
+_OPERATOR_CLASS = {"-": "[-−–]", "−": "[-−–]", "–": "[-−–]", "×": "[×*·]", "*": "[×*·]", "·": "[×*·]"}
+
+
+def is_expression(text: str) -> bool:
+    """An option text with an operator between its terms ("x cos x + sin x", "a − b", "2^n"; not a
+    hyphenated word or a date), whose operators tell it from another option with the same words."""
+    return bool(re.search(r"[\w)]\s*[+−×*·=^<>≤≥]\s*[\w(]|\w\s+[-–]\s+\w", text))
+
+
+def expression_pattern(text: str) -> re.Pattern[str]:
+    """A pattern for an expression option as written: its terms and operators in order (spaces free,
+    "-" / "−" and "*" / "×" alike), standing as a whole expression — not a part of a longer one ("x
+    cos x" is not named by "sin x + x cos x")."""
+    tokens = re.findall(r"\w+|[^\w\s]", unicodedata.normalize("NFKC", text.casefold()))
+    body = r"\s*".join(_OPERATOR_CLASS.get(t, re.escape(t)) for t in tokens)
+    ops = f"[{_OPERATOR}]"
+    return re.compile(
+        rf"(?i)(?<!\w)(?<!{ops})(?<!{ops}\s)(?<!\b[^\W\d_]\s)" + body + rf"(?!\w)(?!\s*{ops})(?!\s[^\W\d_]\b)"
+    )
 
 
 def shield(

@@ -11,8 +11,11 @@ from harness.metrics.choice_cues import (
     ALTERNATIVES,
     HEDGED,
     JOINED,
+    MARK,
     boolean_options,
     distinctive,
+    expression_pattern,
+    is_expression,
     option_pattern,
     ordinal_key,
     pair_polarity,
@@ -22,6 +25,7 @@ from harness.metrics.choice_cues import (
 )
 from harness.metrics.extraction_base import (
     CONCLUSION,
+    CORRECTION,
     MARKUP,
     Extraction,
     answer_cues,
@@ -45,6 +49,12 @@ _NEGATION = re.compile(
     r"excluded?|discard\w*|rather\s+than|instead\s+of|except|cannot|can't|isn't|aren't|wasn't|doesn't|"
     r"don't|didn't|won't|wouldn't|couldn't|tempting|distractor|trap)\b|n't\b"
 )
+#: A negated sub-clause that rejects the option it names (it opens with the negation, or says the
+#: option is wrong or ruled out), not one that negates a property ("Glass does not carry current").
+_REJECTS = re.compile(
+    r"(?i)^[\W_]*(?:not|never|nor|no)\b|\b(?:wrong|incorrect|eliminat\w*|rul(?:e|ed|ing)\s+out|excluded?|discard\w*)\b"
+)
+_NOT_OPTION = r"(?i)\b(?:not|never|nor)\s+(?:(?:option|choice|answer)\s+)?\(?\s*(?:" + MARK
 _SUBCLAUSE = re.compile(r"[,;:()\[\]—–]|\s-\s|\b(?:but|while|whereas|although|though)\b", re.IGNORECASE)
 
 
@@ -95,11 +105,18 @@ class _Options:
             key=lambda kt: len(kt[1]),
             reverse=True,
         )
+        #: When an option is an expression ("x cos x + sin x"), every option is found as a whole
+        #: expression, operators included (:func:`harness.metrics.choice_cues.expression_pattern`), never
+        #: by its words alone.
+        math = any(is_expression(t) for t in options.values())
         self.patterns = [
-            (k, p)
+            (k, expression_pattern(t) if math else p)
             for k, t in sorted(options.items(), key=lambda kt: len(kt[1]), reverse=True)
             if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None
         ]
+        self.expressions = dict(self.patterns) if math else {}
+        #: "not C", "not option (C)", "not <C's text>": a sub-clause that rejects the option it names.
+        self.not_option = re.compile(_NOT_OPTION + (r"|(?-i:" + keys + r")(?![\w'’])" if letters else "") + ")")
         self.shield_markers = (
             [
                 re.compile(r"(?i)\((?P<k>" + keys + r")\)"),
@@ -131,8 +148,11 @@ class _Options:
                 key = _key_for(letter, self.options, strict_case=True)
                 if key:
                     found.add(key)
+        found |= {k for k, p in self.expressions.items() if p.search(clause)}
         norm = " " + normalize_answer(clause) + " "
         for key, text in self.texts:
+            if key in self.expressions:
+                continue
             token = " " + text + " "
             if token in norm:
                 found.add(key)
@@ -162,15 +182,23 @@ class _Options:
         return []
 
     def positive_mentions(self, sentence: str) -> set[str]:
-        """Options named in sub-clauses without a negation; an option's own words (its text, its
-        marker) are shielded first, so parentheses inside them do not split and their own "not" does
-        not negate them."""
+        """Options named in sub-clauses without a negation, less those the same sentence rejects in a
+        sub-clause (:data:`_REJECTS`, "not C": "Not C, since C forgets the sin x term" names none); an
+        option's own words (its text, its marker) are shielded first, so parentheses inside them do
+        not split and their own "not" does not negate them."""
         found: set[str] = set()
+        rejected: set[str] = set()
         for part in _SUBCLAUSE.split(self.shielded(sentence)):
             rest = unshielded(part)
-            if part.strip() and not _NEGATION.search(rest):
-                found |= {k for k in shielded_keys(part) if k in self.options} | self.mentions(rest)
-        return found
+            if not part.strip():
+                continue
+            named = {k for k in shielded_keys(part) if k in self.options} | self.mentions(rest)
+            if _NEGATION.search(rest):
+                if _REJECTS.search(rest) or self.not_option.search(part):
+                    rejected |= named
+            else:
+                found |= named
+        return found - rejected  # "Not C, since C forgets a term": the reason is about the rejected C
 
 
 def _lead_letter(clause: str, opts: _Options) -> str | None:
@@ -244,6 +272,31 @@ def _leading_marker(text: str, opts: _Options) -> str | None:
     if pattern is not None and pattern.match(rest.strip(" \t*_:—–-")):
         return key
     if not _NEGATION.search(rest) and opts.positive_mentions(rest) <= {key}:
+        return key
+    return None
+
+
+_HEAD_TEXT_END = re.compile(r"\s*(?:[—–:]|\s-\s|\.(?=\s))")
+_TURNS = re.compile(r"(?i)\b(?:but|however|although|though|or|either|maybe|possibly|perhaps|probably|unless)\b")
+
+
+def _leading_text(text: str, opts: _Options) -> str | None:
+    """The option whose text opens the answer as a heading, before a dash, colon or full stop, with
+    the explanation after it ("Mercury — it orbits well inside Venus's orbit."), when nothing in the
+    answer turns, hedges or takes back, and no later sentence with a conclusion cue names another
+    option."""
+    first = next((ln for ln in text.split("\n") if ln.strip(MARKUP)), "").lstrip(MARKUP)
+    for key, pattern in opts.patterns:
+        m = pattern.match(first)
+        if m is None or not _HEAD_TEXT_END.match(first, m.end()):
+            continue
+        rest = text[text.find(first) + m.end() :]
+        if _TURNS.search(rest) or TAKE_BACK.search(rest) or CORRECTION.search(rest) or _NEGATION.match(rest):
+            return None
+        for sentence in split_sentences(rest):
+            cue = CONCLUSION.search(sentence)
+            if cue and opts.positive_mentions(sentence[cue.end() :]) - {key}:
+                return None
         return key
     return None
 
@@ -374,6 +427,9 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
     key = _leading_marker(text, opts)
     if key is not None:
         return extracted(key, "leading", f"{key!r}: the answer opens with its marker", capped)
+    key = _leading_text(text, opts)
+    if key is not None:
+        return extracted(key, "leading", f"{key!r}: the answer opens with its text, then explains", capped)
     sentences = split_sentences(text)
     key = ordinal_key(sentences[0], list(options)) if sentences else None
     if key is not None:

@@ -114,7 +114,12 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     last bold span that names exactly one option; 5. mentions by sentence: an option is mentioned
     by a marker ("Option B", "(B)", "B)", a capital letter standing alone) or by its text as whole
     words; sub-clauses holding a negation ("not", "n't", "never", "wrong", "incorrect", "unlike",
-    "eliminate", "rule out", "rather than", ...) are ignored. The last sentence that mentions an
+    "eliminate", "rule out", "rather than", ...) are ignored, and an option that such a sub-clause
+    rejects (it opens with the negation, says "not C", or calls the option wrong or ruled out) is
+    not named by the rest of its sentence either ("Not C, since C forgets the sin x term"). When
+    an option is an expression ("x cos x + sin x"), every option is found only as a whole
+    expression with its operators ("sin x + x cos x" names neither "sin x − x cos x" nor "x cos x":
+    :func:`harness.metrics.choice_cues.expression_pattern`). The last sentence that mentions an
     option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
     exactly one; when it names several, the part after its last turn ("but", "however", "so",
     "which leaves", "only") decides if it names exactly one (``conclusion``) — checked first: a
@@ -131,7 +136,10 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     (True/False, Yes/No, plausible/implausible) are read as a yes/no answer (the boolean rules, or
     for a pair such as plausible/implausible "not plausible" as the negative one); 4b. ``leading``
     — the answer opens with an option's marker ("(c) Not enough information — …"), no other
-    option's marker and no hedge on that line; 4c. ``leading`` — the first sentence points at an
+    option's marker and no hedge on that line; 4b'. ``leading`` — the answer opens with an option's
+    text as a heading, before a dash, colon or full stop, then explains ("Mercury — it orbits well
+    inside Venus's orbit"), with no turn, hedge or take-back after it and no later conclusion cue
+    naming another option; 4c. ``leading`` — the first sentence points at an
     option by position ("The first one."). Rule 5 finds option texts as written (punctuation
     between words, a plural or singular last word) and shields texts and markers before splitting
     a sentence, so a negation inside an option's own text does not negate it. In a clause (rules

@@ -1058,3 +1058,39 @@ BOOLEAN_BY_MEANING = {
 )
 def test_a_boolean_answered_through_its_meaning(klass: str, query: str, answer: str, value: bool, verdict: str) -> None:
     assert _verdict(_bool(value), answer, query) == verdict, klass
+
+
+def _ch(answer: str, options: dict[str, str]) -> dict[str, Any]:
+    return {"type": "choice", "answer": answer, "options": options}
+
+
+DERIVATIVES = {"A": "2x", "B": "x^2 + 2x", "C": "2x + 2", "D": "2x - 2"}
+PLANETS = {"A": "Venus", "B": "Mercury", "C": "Mars", "D": "Earth"}
+CHOICE_CLASSES = {
+    "an option rejected in a sentence is not named by that sentence's reason clause": [
+        (_ch("B", PLANETS), "It has to be (B). Not A, since A is second from the Sun.", "correct"),
+        (_ch("D", PLANETS), "We live on the third planet, option D. Never C, because C is fourth.", "correct"),
+        (_ch("A", PLANETS), "Option C is wrong, as C is farther out; so A.", "correct"),
+        (_ch("C", PLANETS), "The answer is not C, since C is the red planet.", "unanswered"),  # was read as C
+    ],
+    "expression options are told apart by their operators": [
+        (_ch("C", DERIVATIVES), "Differentiating term by term gives 2x + 2, option C.", "correct"),
+        (_ch("D", DERIVATIVES), "Differentiating x^2 − 2x gives 2x − 2.", "correct"),
+        (_ch("A", DERIVATIVES), "It comes to 2x + 2.", "wrong"),  # 2x inside 2x + 2 is not option A
+        (_ch("C", DERIVATIVES), "The slope is 2x + 2, not 2x - 2.", "correct"),
+    ],
+    "an option's text as the opening heading, then the explanation": [
+        (_ch("B", PLANETS), "Mercury — its orbit lies well inside Venus's.", "correct"),
+        (_ch("D", PLANETS), "Earth: Mars and Venus are both farther from us than the Moon's host.", "correct"),
+        (_ch("C", PLANETS), "Mars. Its iron oxide dust makes it red, unlike Venus.", "correct"),
+        (_ch("A", PLANETS), "Venus — but Mercury is actually closer.", "wrong"),  # read after the turn
+        (_ch("A", PLANETS), "Venus: it is brightest, so the answer is Mercury.", "wrong"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("klass", "block", "answer", "verdict"), [(k, *case) for k, cases in CHOICE_CLASSES.items() for case in cases]
+)
+def test_a_choice_reading_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict, klass
