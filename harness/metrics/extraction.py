@@ -77,6 +77,11 @@ expected value is 0 — zero words such as "no brothers" and "none")
        while asking "How many" of another noun: "The flock has 20 chickens" for "… 20 chickens. How
        many cups …?"): then its number is the answer even if the question gave it. A spelled-out
        percentage ("Fifteen percent") is a percentage like "15%", so it matches the fraction 0.15.
+    After every rule: a number read from an answer whose last line gives results under two
+    contrasting conditions — "without X" and "with X", "if … otherwise", "assuming … if", two "in
+    the … case", or a parenthesis with a number under a condition ("5 weeks (4 with interest)") —
+    when that number is one of the line's two or more results the question did not give, is
+    ``ambiguous`` (:func:`harness.metrics.number_cues.scenario_pair`).
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
     only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is

@@ -33,6 +33,10 @@
 * :data:`RESULT_CUE` — a phrase that introduces the result after the working ("4 × 28 = 112 and
   3 × 31 = 93, for a total of 205", "…, making 17", "…, which brings the total to 42"); read
   like a conclusion cue, so the number after it wins over the number after the last ``=``.
+* :func:`scenario_pair` — a line that gives results under two contrasting conditions ("5 weeks
+  without interest; with interest, 4", "If compounded yearly, 1102.50; otherwise 1100", "Assuming
+  no interest, 5 weeks. If interest applies, 4", "in the simple case 5; in the compound case 4",
+  "5 weeks (4 with interest)"): the number read from it is one scenario's, not a commitment.
 """
 
 from __future__ import annotations
@@ -157,3 +161,29 @@ HEDGED_NUMBER = re.compile(
     r"(?i)(?:\bor\b|\bmaybe\b|\bpossibly\b|\bperhaps\b|\bprobably\b|\bif\s+not\b)\s*,?\s*"
     r"(?:even\s+|about\s+|around\s+|just\s+|so\s+)?(?=[-−$€£]?\d)"
 )
+
+
+_WITHOUT = re.compile(r"(?i)\bwith(?:out|\s+no)\s+(?:any\s+|the\s+)?(?P<noun>[a-z]{3,})")
+_IF = re.compile(r"(?i)\bif\b")
+_ELSE = re.compile(r"(?i)\b(?:otherwise|or\s+else|else|if\s+not|if\s+instead|assuming)\b")
+_CASE = re.compile(r"(?i)\bin\s+the\s+[\w-]+\s+case\b|\bin\s+case\s+of\b")
+_CONDITIONED_ASIDE = re.compile(r"(?i)\([^()]*\d[^()]*\b(?:with|without|if|unless|assuming|when)\b[^()]*\)")
+
+
+def scenario_pair(line: str) -> str | None:
+    """What makes ``line`` a two-scenario statement (see the module docstring), else ``None``: a
+    "without X" / "with no X" and a "with … X" of the same noun (or "with it"); an "if" with "otherwise" / "else" /
+    "if not" / "assuming"; two "in the … case"; or a parenthesis giving a number under a condition."""
+    for m in _WITHOUT.finditer(line):
+        noun = re.escape(re.sub(r"(?:es|s)$", "", m["noun"].lower())) + r"\w*"  # "without leaks" / "with a leak"
+        if re.search(rf"(?i)\bwith\s+(?!out\b|no\b)(?:(?:[\w%.$]+\s+){{0,2}}{noun}|(?:it|them|that|this)\b)", line):
+            return f"{m.group(0)!r} and 'with … {m['noun']}'"
+    if _IF.search(line) and (other := _ELSE.search(line)):
+        return f"'if' and {other.group(0)!r}"
+    cases = _CASE.findall(line)
+    if len(cases) >= 2:
+        return f"{cases[0]!r} and {cases[1]!r}"
+    aside = _CONDITIONED_ASIDE.search(line)
+    if aside:
+        return f"the aside {aside.group(0)!r}"
+    return None

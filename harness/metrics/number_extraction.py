@@ -38,6 +38,7 @@ from harness.metrics.number_cues import (
     expression_after,
     head_clause,
     question_subject,
+    scenario_pair,
     without_reason,
 )
 from harness.metrics.numbers import ParsedNumber, find_numbers, parse_number
@@ -321,6 +322,31 @@ def extract_number(
         query: the question, when known: its subject lets an opening clause state the answer
             ("Tom has 12 apples — …").
     """
+    given = list(givens) if givens is not None else None
+    found = _extract_number(text, zeros, given, query)
+    if found.value is None:
+        return found
+    read = fraction_values(plain_numerals(dotted_thousands(clean_latex(cap_text(text)[0]), set(given or ()))))
+    lines = [ln for ln in read.split("\n") if ln.strip(MARKUP)]
+    line = lines[-1] if lines else ""
+    why = scenario_pair(line)
+    if why is None:
+        return found
+    values = {n.value for _, n in find_numbers(line) if n.value not in (given or ())}
+    got = parse_number(found.value, zeros=zeros)
+    if len(values) < 2 or got is None or got.value not in values:
+        return found
+    return extracted(
+        None,
+        "ambiguous",
+        f"{found.value!r} ({found.method}) is one of the results its last line gives under two conditions "
+        f"({why}): {quoted(line)}",
+        found.capped,
+    )
+
+
+def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, query: str | None) -> Extraction:
+    """:func:`extract_number` before the two-scenario check."""
     text, capped = cap_text(text)
     given = set(givens) if givens is not None else None
     text = fraction_values(plain_numerals(dotted_thousands(clean_latex(text), given)))

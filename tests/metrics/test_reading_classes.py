@@ -1094,3 +1094,25 @@ CHOICE_CLASSES = {
 )
 def test_a_choice_reading_class(klass: str, block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict, klass
+
+
+TWO_SCENARIOS_Q = "A tank holds 90 litres and a pump empties 15 litres a minute. How many minutes to empty it?"
+TWO_SCENARIOS = [
+    # results under two contrasting conditions: never correct for either scenario
+    (_num(6), "6 minutes without leaks; with a leak, 5.", "ambiguous"),
+    (_num(5), "6 minutes without leaks; with a leak, 5.", "ambiguous"),
+    (_num(6), "If the pump runs at full speed, 6 minutes; otherwise about 9.", "ambiguous"),
+    (_num(6), "In the ideal case 6 minutes; in the realistic case 8 minutes.", "ambiguous"),
+    (_num(6), "Answer: 6 minutes (9 if the pump slows down)", "ambiguous"),
+    (_num(9), "Assuming full speed, 90 / 15 = 6 minutes. If the pump slows, 9 minutes.", "ambiguous"),
+    (_num(6), "**6 minutes** with no leak, **5 minutes** with it.", "ambiguous"),
+    # one condition, or conditions that restate the working, still commit
+    (_num(6), "If the pump removes 15 litres a minute, 90 / 15 = 6 minutes.", "correct"),
+    (_num(6), "Without any leak the tank empties in 90 / 15 = 6 minutes.", "correct"),
+    (_num(6), "With 15 litres going each minute, it takes 6 minutes.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), TWO_SCENARIOS)
+def test_results_under_two_conditions_are_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, TWO_SCENARIOS_Q) == verdict
