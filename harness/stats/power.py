@@ -14,7 +14,7 @@ for a binary endpoint, solved by bisection); the **n needed** for a true ratio `
 
 For a binary endpoint (a base rate ``p`` and the council's ``R p``, the two arms' outcomes
 independent) ``sigma_d^2 = R p (1 - R p) + (1 + t)^2 p (1 - p)``; for scores ``sigma_d`` is the
-observed SD of ``d``. A verdict that comes out ``insufficient_data`` or ``refuted`` states the
+observed SD of ``d``. A verdict that comes out ``insufficient_data``, ``inconclusive`` or ``refuted`` states the
 detectable improvement at its ``n``: "refuted" at a run that could only have detected a doubling
 says little about a true +50%.
 

@@ -265,9 +265,11 @@ def detectable_words(v: PredictionVerdict) -> str:
 
 
 def verdict_statistics(v: PredictionVerdict, treatment: str = "council") -> str:
-    """The statistics behind the verdict (the reason, for ``insufficient_data``); an
-    ``insufficient_data`` or ``refuted`` verdict also says what its ``n`` could have detected."""
-    power_words = detectable_words(v) if v.verdict in ("insufficient_data", "refuted") else ""
+    """The statistics behind the verdict (the reason, for ``insufficient_data``); every verdict but
+    ``supported`` also says what its ``n`` could have detected (an ``inconclusive`` one too: with the
+    betting test a score verdict at n = 55 needs a true gain of about +50%, so "inconclusive" is often
+    all the run could have said)."""
+    power_words = detectable_words(v) if v.verdict != "supported" else ""
     if v.verdict == "insufficient_data":
         return "; ".join(w for w in (v.reason, power_words) if w)
     stats = (

@@ -173,3 +173,20 @@ def test_plan_says_when_the_selection_has_too_few_objective_cases(tmp_path, caps
     _dataset(tmp_path / "planned.yaml", objective=0, open_ended=3)
     with pytest.raises(ConfigError, match="none of the 3 selected case"):
         _plan(capsys, "--data", str(tmp_path), "--base-rate", "0.3")
+
+
+def test_inconclusive_verdicts_state_the_detectable_effect_and_supported_ones_do_not():
+    # 55 cases, baseline right on 9: the council right on 11 (ratio 1.22) cannot be decided at this n, and
+    # the sentence says so with the effect n=55 could have detected; right on 40 is supported, no power words
+    baseline = tuple([1.0] * 9 + [0.0] * 46)
+    unsure = tuple([1.0] * 11 + [0.0] * 44)
+    (v,) = evaluate_prediction({"correct": PairedSample(council=unsure, baseline=baseline)}).overall
+    assert v.verdict == "inconclusive"
+    want = binary_detectable_ratio(55, 9 / 55)
+    assert want is not None
+    assert (
+        f"at n=55 only a true improvement of +{100 * (want - 1):.1f}% or more is detectable with 80% power" in v.summary
+    )
+    strong = tuple([1.0] * 40 + [0.0] * 15)
+    (v,) = evaluate_prediction({"correct": PairedSample(council=strong, baseline=baseline)}).overall
+    assert v.verdict == "supported" and "is detectable" not in v.summary
