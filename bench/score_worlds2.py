@@ -44,6 +44,17 @@ def verdict_of(world, n_resamples: int = 2000) -> str:
     return head.verdict
 
 
+def verdict_errors(truth: str, supported: float, refuted: float, limit: float) -> list[str]:
+    """The error rates of a cell above ``limit``: false "supported" where the truth is ``boundary`` or
+    ``not_better``, false "refuted" where it is ``boundary`` or ``better`` (also used by score_worlds3)."""
+    errors = []
+    if truth in ("boundary", "not_better"):
+        errors.append(("false supported", supported))
+    if truth in ("boundary", "better"):
+        errors.append(("false refuted", refuted))
+    return [f"{name} {rate:.3f} > {limit:.3f}" for name, rate in errors if rate > limit]
+
+
 def _label(gen, kw) -> str:
     return gen.__name__ + "(" + ", ".join(f"{k}={v}" for k, v in kw.items()) + ")"
 
@@ -62,13 +73,7 @@ def score_verdicts(W, runs: int) -> None:
             for i in range(r):
                 counts[verdict_of(gen(np.random.default_rng(i), n=n, **kw))] += 1
             sup, ref = counts["supported"] / r, counts["refuted"] / r
-            lim = W.mc_margin(0.025, r)
-            errors = []
-            if truth in ("boundary", "not_better"):
-                errors.append(("false supported", sup))
-            if truth in ("boundary", "better"):
-                errors.append(("false refuted", ref))
-            bad = [f"{name} {rate:.3f} > {lim:.3f}" for name, rate in errors if rate > lim]
+            bad = verdict_errors(truth, sup, ref, W.mc_margin(0.025, r))
             totals["cells"] += 1
             totals["exceeds"] += bool(bad)
             power = f", power (supported) {sup:.3f}" if truth == "better" else ""

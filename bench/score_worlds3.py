@@ -26,6 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script from anywhere: its sibling
+from score_worlds2 import _label, verdict_errors  # noqa: E402
+
 
 def verdict_of(world, n_resamples: int = 2000) -> str:
     from harness.stats.verdicts import PairedSample, evaluate_prediction
@@ -38,10 +41,6 @@ def verdict_of(world, n_resamples: int = 2000) -> str:
     head = evaluate_prediction({family: sample}, primary=family, n_resamples=n_resamples, **kwargs).headline
     assert head is not None
     return head.verdict
-
-
-def _label(gen, kw) -> str:
-    return gen.__name__ + "(" + ", ".join(f"{k}={v}" for k, v in kw.items()) + ")"
 
 
 def score_verdicts(W, runs: int, only: str | None) -> None:
@@ -60,13 +59,7 @@ def score_verdicts(W, runs: int, only: str | None) -> None:
             assert world is not None
             truth = world.truth
             sup, ref = counts["supported"] / runs, counts["refuted"] / runs
-            lim = W.mc_margin(0.025, runs)
-            errors = []
-            if truth in ("boundary", "not_better"):
-                errors.append(("false supported", sup))
-            if truth in ("boundary", "better"):
-                errors.append(("false refuted", ref))
-            bad = [f"{name} {rate:.3f} > {lim:.3f}" for name, rate in errors if rate > lim]
+            bad = verdict_errors(truth, sup, ref, W.mc_margin(0.025, runs))
             cells += 1
             exceeds += bool(bad)
             extra = f", power (supported) {sup:.3f}" if truth == "better" else ""
