@@ -47,7 +47,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     A declared or cued number that the text after it takes back (a word such as "wait", "mistake",
     "recount", "let me redo" — :data:`harness.metrics.number_cues.TAKE_BACK` — followed by a
     different number) is ``ambiguous``.
-    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit).
+    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit),
+       bold headings ("**Step 3: Share**", "**Total:**") passed over; when the last bold span that
+       holds a digit says more than a number ("**66 girls in the band**"), no earlier bold number
+       is taken ("**264 girls**" was an intermediate) and the later rules read the answer.
     4. in the last sentence that holds a number: ``equals`` — the number after its last ``=`` or
        ``≈`` (the exact value before a last ``≈`` that only rounds it: "1/3 ≈ 0.333", "2√2 ≈
        2.83"), unless a conclusion cue or a result phrase ("for a total of", "making", "which

@@ -395,13 +395,21 @@ def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, quer
                 capped,
             )
     for inner in reversed(bold_spans(text)):
+        if _BOLD_HEADING.search(inner):
+            continue
         num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
         if num is None:
             bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/]+){0,2}\.?", inner)
             num = parse_number(bm["num"], zeros=zeros) if bm else None
         if num is not None:
             return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
+        if re.search(r"\d", inner):
+            break  # the last bold span with a number says more than a number: an earlier bold one is not the answer
     return _number_fallback(text, zeros, given, capped, query)
+
+
+#: A bold heading ("**Step 3: Share**", "**Total:**"), passed over by the bold rule.
+_BOLD_HEADING = re.compile(r"(?i)^\W*(?:step|part|case|stage|method|approach)\b|:\W*$")
 
 
 _RESTATES = re.compile(

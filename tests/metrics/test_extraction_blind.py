@@ -76,7 +76,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind3_holdout_spent.yaml", 209, 107, 0, 107, id="third-holdout-spent"),
     # the fourth corpus, scored once on the final rules with nothing changed for it (43162fb: P 0.995,
     # R 0.979; 1 fp, "It's usually credited to Einstein", and 4 misses); hedged reports and booleans fixed after
-    pytest.param("extraction_corpus_blind4_spent.yaml", 363, 195, 0, 194, id="fourth-spent"),
+    pytest.param("extraction_corpus_blind4_spent.yaml", 363, 195, 0, 195, id="fourth-spent"),
     # the fifth corpus's dev half: first score (3b60ab2) P 0.950, R 0.958 (6 fp, 5 misses); its classes fixed after
     pytest.param("extraction_corpus_blind5_dev.yaml", 221, 120, 0, 120, id="fifth-dev"),
 ]

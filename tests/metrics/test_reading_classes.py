@@ -1116,3 +1116,41 @@ TWO_SCENARIOS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), TWO_SCENARIOS)
 def test_results_under_two_conditions_are_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer, TWO_SCENARIOS_Q) == verdict
+
+
+BOLD_INTERMEDIATE = [
+    # the last bold span with a number says more than a number: an earlier bold number is an intermediate
+    (
+        _num(30),
+        "How many boys are on the team?",
+        "The team has **75 players** in all, and 40% of them are boys, which is **30 boys on the team**.",
+        "correct",
+    ),
+    (
+        _num(12),
+        "How many cookies does each child get?",
+        "Baking 4 trays gives **48 cookies**; shared by 4 children that is **12 cookies for each child**.",
+        "correct",
+    ),
+    (
+        _num(9),
+        "How many pages are left?",
+        "She read **51 pages** over three days, so **9 pages are still left to read**.",
+        "correct",
+    ),
+    # a plain bold number still wins, and a bold heading with a number is passed over
+    (_num(48), "How many cookies are baked?", "4 trays of 12 give **48 cookies**.", "correct"),
+    (
+        _num(7),
+        "How many pencils does each friend get?",
+        "**Step 1: Total** 3 × 12 = 36.\n36 − 8 = **28 pencils**; 28 / 4 = **7 pencils**.\n**Step 3: Check**",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), BOLD_INTERMEDIATE)
+def test_an_earlier_bold_number_is_not_taken_past_a_later_bold_statement(
+    block: dict[str, Any], query: str, answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
