@@ -15,10 +15,12 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     makes the answer ``ambiguous``); cut at its last contrast word ("but", "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
-    appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named only
+    appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named
     only inside a clause framed as what others think or say ("It's often thought to be Canberra",
     "It's usually credited to Einstein"; not plain attribution, "It is credited to Einstein", nor a
-    framing the question uses).
+    framing the question uses). So is one the answer commits away from: a closing "…, so
+    <another name>", alternatives with a slash, or a later first-person commitment without the
+    value ("Textbooks say Edison. I'd say Swan.").
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -67,6 +69,7 @@ extraction; for ``numeric`` it must then be exactly one number.
 from __future__ import annotations
 
 import ast
+import re
 from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
@@ -100,12 +103,14 @@ from harness.metrics.extraction import (
 from harness.metrics.numerals import plain_numerals
 from harness.metrics.regex_context import committed_lead, match_context
 from harness.metrics.text_cues import (
+    COMMITS,
     CONTRAST,
     OTHER_POSSIBILITY,
     alternative_aside,
     appositive,
     attribution,
     contrast_cut,
+    last_conclusion,
     second_clause,
     trailing_phrase,
     without_asides,
@@ -185,13 +190,20 @@ def _make(
 
 
 def _check_text(
-    values: list[str], normalize: bool, extraction: Extraction, shown: str, query: str | None = None
+    values: list[str],
+    normalize: bool,
+    extraction: Extraction,
+    shown: str,
+    query: str | None = None,
+    answer: str = "",
 ) -> CorrectnessResult:
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     candidate = extraction.value
     if normalize:
         candidate, abstain = _narrowed(values, candidate, extraction.method, query)
+        if not abstain:
+            abstain = committed_elsewhere(values, extraction.value, answer, extraction.method)
         if abstain:
             extraction = extraction.model_copy(
                 update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"}
@@ -251,6 +263,37 @@ def _narrowed(values: list[str], candidate: str, method: str, query: str | None 
                 return restated, ""
             return candidate, "it names the expected answer only in a phrase trailing the main clause"
     return candidate, _reported(values, candidate, query)
+
+
+#: A closing part that opens by naming something ("Sydney", "it's Venus", "the answer is Lyon"; not
+#: a possessive modifier such as "France's largest city").
+_NAMES_FIRST = re.compile(
+    r"(?:(?i:it'?s|it\s+is|the\s+answer\s+is|I'?d\s+say)\s+)?(?!I\b)[A-Z][\w-]*(?!['’]s\b)(?:\s|[.,;!?]|$)"
+)
+
+
+def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str) -> str:
+    """Why a short answer read without a cue is not the answer's commitment ("" when it is): its
+    own trailing conclusion turns to another name ("Canberra is the official answer, though …, so
+    Sydney"), it offers an alternative with a slash ("Nitrogen / oxygen"), or a later sentence of
+    the answer commits in the first person without naming the value ("Textbooks say X. I'd say
+    Hilbert.", "…; in practice Sydney, which is my answer": :data:`~harness.metrics.text_cues.COMMITS`;
+    this last only for an answer read without a cue)."""
+    if not _names(values, candidate):
+        return ""
+    turn = last_conclusion(candidate)
+    if turn is not None and not _names(values, turn) and _NAMES_FIRST.match(turn):
+        return f"its closing conclusion {turn.strip()[:60]!r} names something else"
+    if not any("/" in v for v in values) and re.search(r"\b[A-Za-z]{3,}\s*/\s*[A-Za-z]{3,}\b", candidate):
+        return "it offers alternatives with a slash"
+    if method not in ("whole", "first_sentence", "conclusion"):
+        return ""
+    at = answer.find(candidate[: max(1, min(len(candidate), 40))])
+    rest = answer[at + len(candidate) :] if at >= 0 else ""
+    for sentence in re.split(r"[.!?;\n]+", rest):
+        if COMMITS.search(sentence) and not _names(values, sentence):
+            return f"a later sentence commits to something else: {sentence.strip()[:60]!r}"
+    return ""
 
 
 def _reported(values: list[str], candidate: str, query: str | None) -> str:
@@ -530,11 +573,11 @@ def _check_read(expected: Expected, answer: str, query: str | None) -> Correctne
     """:func:`check_expected` for the types whose value is read from the answer (all but ``python``)."""
     if isinstance(expected, ExpectExact):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
-        return _check_text([expected.value], expected.normalize, extraction, repr(expected.value), query)
+        return _check_text([expected.value], expected.normalize, extraction, repr(expected.value), query, answer)
     if isinstance(expected, ExpectAnyOf):
         extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
         shown = "any of " + ", ".join(repr(v) for v in expected.values)
-        return _check_text(expected.values, True, extraction, shown, query)
+        return _check_text(expected.values, True, extraction, shown, query, answer)
     if isinstance(expected, ExpectNumeric):
         return _check_numeric(expected, answer, query)
     if isinstance(expected, ExpectRegex):

@@ -30,7 +30,8 @@ An extracted short answer is narrowed before it is compared, in this order:
    ``ambiguous``. A framing is a hedging adverb before a reporting verb (:data:`HEDGES` +
    :data:`REPORTING`: "usually credited to", "often thought to be", "traditionally ascribed",
    "has long been assumed"), a reported copula ("is said to be", "is believed that"), a reporting
-   subject ("many say", "most sources give", "some historians credit", "people assume"), "common
+   subject ("many say", "most sources give", "some historians credit", "people assume", "textbooks
+   print", "most would answer", "everyone says"), "common
    belief", "the usual textbook answer", "according to legend", "tradition holds" or "supposedly /
    reportedly / allegedly".
    The framed clause runs from the clause boundary before the framing — so a subject is framed too
@@ -42,6 +43,13 @@ An extracted short answer is narrowed before it is compared, in this order:
    Plain attribution is a statement, not a report ("The telephone is credited to Bell", "It was
    written by Homer"), and so is a framing whose content words the question uses ("It's
    traditionally ascribed to Homer" for "To whom is the Odyssey traditionally ascribed?").
+5. **commitment elsewhere** (:func:`harness.metrics.correctness.committed_elsewhere`) — a short
+   answer that names the value is still ``ambiguous`` when its closing conclusion turns to another
+   name (:func:`last_conclusion`: "Canberra is the formal answer, though Sydney runs things, so
+   Sydney"), when it offers alternatives with a slash ("Nitrogen / oxygen"), or — read without a
+   cue — when a later sentence commits in the first person (:data:`COMMITS`: "I'd say", "I'll go
+   with", "my answer is", "which is my answer") without naming the value ("Textbooks say Edison.
+   I'd say Swan.").
 """
 
 from __future__ import annotations
@@ -72,14 +80,34 @@ ATTRIBUTED = re.compile(
     r"|(?:many|most|some|several|numerous)\s+(?:people\s+|folks\s+|sources\s+|accounts\s+|historians\s+|"
     r"textbooks\s+|references\s+|books\s+|websites\s+|sites\s+|scholars\s+|experts\s+|authors\s+|lists\s+)?"
     r"(?:would\s+|often\s+|still\s+|usually\s+)?(?:say|think|believe|assume|claim|guess|give|list|cite|credit|"
-    r"attribute|report|state|suggest|mention|record|name)\b"
-    r"|people\s+(?:often\s+|usually\s+|commonly\s+|sometimes\s+)?(?:say|think|believe|assume|claim)\b"
+    r"attribute|report|state|suggest|mention|record|name|answer|show|print|quote)\b"
+    r"|(?:people|everyone|everybody|others|textbooks?|sources|encyclopedias?|lists|quizzes|teachers)\s+"
+    r"(?:often\s+|usually\s+|commonly\s+|sometimes\s+|would\s+|will\s+)?"
+    r"(?:say|says|said|think|thinks|believe|believes|assume|assumes|claim|claims|give|gives|answer|answers|list|lists|"
+    r"show|shows|print|prints|quote|quotes|name|names)\b"
     r"|(?:common|popular|widespread|conventional|traditional)\s+(?:belief|misconception|myth|assumption|view|"
     r"answer|attribution|account|story)\b|(?:usual|typical|classic|received|textbook)\s+(?:textbook\s+)?answer\b"
     r"|according\s+to\s+(?:legend|myth|popular|tradition|folklore|rumou?r|some|many|most)\b"
     r"|(?:legend|tradition|rumou?r)\s+(?:has\s+it|holds|says)\b|the\s+story\s+goes\b"
     r"|(?:supposedly|reportedly|allegedly|purportedly|rumou?redly)\b)"
 )
+#: A first-person commitment ("I'd say", "I'll go with", "my answer is", "which is my answer").
+COMMITS = re.compile(
+    r"(?i)\b(?:I(?:'d|’d|\s+would)\s+(?:say|go\s+with|pick|choose|name|answer|put)|I\s+(?:say|pick|choose|name)"
+    r"|I'?ll\s+go\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick))\b"
+)
+_CLOSING = re.compile(r"(?i)(?:[,;:—–]\s*|\s)(?:so|therefore|thus|hence|which\s+makes\s+it|making\s+it)\s+")
+
+
+def last_conclusion(candidate: str) -> str | None:
+    """The part of ``candidate`` after its last closing conclusion word ("…, so Sydney"), else ``None``."""
+    found = list(_CLOSING.finditer(candidate))
+    if not found:
+        return None
+    rest = candidate[found[-1].end() :].strip(" .!?;")
+    return rest or None
+
+
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _AND_CLAUSE = re.compile(r"(?i)(?:,\s*|\s)and\s+(?!the\b|a\b|an\b|\d)(?=[a-z])")
 

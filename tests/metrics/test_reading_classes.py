@@ -1154,3 +1154,47 @@ def test_an_earlier_bold_number_is_not_taken_past_a_later_bold_statement(
     block: dict[str, Any], query: str, answer: str, verdict: str
 ) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+SHORT_COMMITTED_ELSEWHERE = [
+    # reporting subjects: what textbooks, everyone or most people give is not the answerer's
+    ({"type": "any_of", "values": ["Edison"]}, "Textbooks say Edison. I'd say Swan.", "ambiguous"),
+    ({"type": "exact", "value": "Everest"}, "Everyone says Everest; Chimborazo is farther from the core.", "ambiguous"),
+    ({"type": "exact", "value": "Pluto"}, "Most would answer Pluto, though it's a dwarf planet now.", "ambiguous"),
+    # a later first-person commitment that does not name the value
+    (
+        {"type": "exact", "value": "Canberra"},
+        "Officially Canberra; in practice Sydney, which is my answer.",
+        "ambiguous",
+    ),
+    ({"type": "exact", "value": "Au"}, "Au is gold. My answer is Ag, silver.", "wrong"),  # read by its cue
+    (
+        {"type": "any_of", "values": ["Edison"]},
+        "Edison, on paper. I'll go with Swan, who demonstrated first.",
+        "ambiguous",
+    ),
+    # a closing conclusion that turns to another name
+    (
+        {"type": "exact", "value": "Canberra"},
+        "Canberra is the formal answer, though Sydney runs things, so Sydney.",
+        "ambiguous",
+    ),
+    ({"type": "exact", "value": "Mercury"}, "Mercury by the books, hence Venus on average.", "ambiguous"),
+    (
+        {"type": "exact", "value": "Paris"},
+        "Paris, the capital, so France's largest city too.",
+        "correct",
+    ),  # no other name
+    # alternatives with a slash
+    ({"type": "exact", "value": "nitrogen"}, "Answer: Nitrogen / oxygen", "ambiguous"),
+    ({"type": "any_of", "values": ["Edison"]}, "Edison/Swan", "ambiguous"),
+    ({"type": "exact", "value": "Paris"}, "Paris / Lyon, depending on the era", "ambiguous"),
+    # … while a later sentence that names the value, or no first-person commitment, leaves it correct
+    ({"type": "exact", "value": "Canberra"}, "Canberra. I'd say Canberra without hesitation.", "correct"),
+    ({"type": "exact", "value": "Canberra"}, "Canberra. It was purpose-built as a compromise.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), SHORT_COMMITTED_ELSEWHERE)
+def test_a_short_answer_the_answer_commits_away_from(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
