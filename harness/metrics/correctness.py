@@ -27,7 +27,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     "25%" answers both 25 and 0.25; a compound duration "1 hour and 45 minutes" answers 1.75 and 105.
     The number is read by :mod:`harness.metrics.numbers` (digits, spelled-out numbers, LaTeX through
     math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
-    own numbers (``givens``) are passed over by the fallback rules.
+    own numbers (``givens``) are passed over by the fallback rules. A number read without a cue (not declared,
+    boxed, cued or bold) that every sentence stating it holds only inside a clause framed as what
+    others give ("Commonly quoted as 212 °F", "Textbooks print 206") is ``ambiguous``.
 ``regex``
     ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
@@ -321,6 +323,23 @@ def _numeric_display(exp: ExpectNumeric) -> str:
     return f"{exp.value:g} ({tol})"
 
 
+def _reported_number(answer: str, extraction: Extraction, query: str | None) -> str:
+    """Why a number read without a cue is only what others give ("" when it is not): every sentence
+    that states it holds it only inside a framed clause ("Commonly quoted as 212 °F", "Textbooks
+    print 212 °F": :func:`~harness.metrics.text_cues.attribution`)."""
+    if extraction.value is None or extraction.method in ("declared", "boxed", "answer_cue", "bold", "whole"):
+        return ""
+    value = extraction.value
+    stating = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", cap_text(answer)[0]) if value in s]
+    if not stating:
+        return ""
+    for sentence in stating:
+        framed = attribution(sentence, query)
+        if framed is None or value in framed[0] or value not in framed[1]:
+            return ""
+    return f"the answer gives {value!r} only as what others give or say"
+
+
 def givens(query: str | None) -> list[float]:
     """The numbers a question states (digits and spelled-out), which fallback extraction passes over."""
     if not query:
@@ -345,6 +364,12 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
         extraction = extract_number(answer, zeros=zeros, givens=givens(query), query=query)
         num = parse_number(extraction.value, zeros=zeros) if extraction.value is not None else None
     if num is None:
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
+    framing = _reported_number(answer, extraction, query)
+    if framing:
+        extraction = extraction.model_copy(
+            update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {framing}"}
+        )
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     bound = max(exp.tolerance, exp.rel_tolerance * abs(exp.value))
     readings = [(num.value, f"{num.value:g}")]

@@ -2,10 +2,11 @@
 
 An answer *disclaims* its value when, in its own voice, it declines to stand by it — "I can't vouch
 for that", "I'd rather not state a single figure", "I'm not sure", "I can't be certain", "don't
-quote me" (:data:`DISCLAIMER`) — and nothing after its last disclaimer commits again: no turn
-("…, but I think it's 212", "that said", "still") and no answer cue or declared line ("I'm not
-sure. The answer is 212."). A value read from a disclaimed answer is not a commitment: the check
-is ``ambiguous``, never correct (for every type except ``python``, whose code is run, not read).
+quote me", "I wouldn't rely on that number", "I'm not going to state a number" (:data:`DISCLAIMER`)
+— and nothing after its last disclaimer commits again: no turn ("…, but I think it's 212", "that
+said", "still") and no answer cue or declared line ("I'm not sure. The answer is 212."). A value
+read from a disclaimed answer is not a commitment: the check is ``ambiguous``, never correct (for
+every type except ``python``, whose code is run, not read).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ DISCLAIMER = re.compile(
     r"|\bI(?:'m|’m|\s+am)\s+(?:[\w%]+\s+){0,2}?not\s+(?:[\w%]+\s+)?(?:sure|certain|confident)\b"
     r"|\bI(?:'m|’m|\s+am)\s+unable\s+to\s+(?:confirm|verify|say|determine|give|answer|tell)\b"
     r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b|\bdon't\s+quote\s+me\b"
+    r"|\bI(?:'m|’m|\s+am|'d|’d|\s+would|'ll|’ll|\s+will)?\s*(?:not|never|won't|won’t|wouldn't|wouldn’t|can't|can’t|"
+    r"cannot|don't|don’t)\s+(?:\w+\s+){0,3}?(?:state|give|commit|rely|vouch|guarantee|swear|trust|stand\s+by)\b"
 )
 _COMMITS_AFTER = re.compile(
     r"(?i)\b(?:but|however|still|that\s+said|nevertheless|nonetheless|yet|anyway|regardless)\b"

@@ -1198,3 +1198,22 @@ SHORT_COMMITTED_ELSEWHERE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), SHORT_COMMITTED_ELSEWHERE)
 def test_a_short_answer_the_answer_commits_away_from(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+REPORTED_NUMBER = [
+    # a number given only as what others give, or disclaimed in other words, is not a commitment
+    (_num(100), "Commonly quoted as 100 °C; in a mountain hut it is lower.", "ambiguous"),
+    (_num(206), "Textbooks print 206 bones for an adult skeleton.", "ambiguous"),
+    (_num(8849), "Most sources give 8,849 m for Everest's height.", "ambiguous"),
+    (_num(212), "Water boils at 212 °F at sea level — though I wouldn't rely on that number.", "ambiguous"),
+    (_num(212), "It's 212 °F in the book. I'm not going to state a number for your kettle.", "ambiguous"),
+    # stated in the answer's own clause too, or declared, it commits
+    (_num(100), "Water boils at 100 °C at sea level, as is commonly stated.", "correct"),
+    (_num(206), "Textbooks print 206, and an adult has 206 bones.", "correct"),
+    (_num(206), "Most sources give 206.\nAnswer: 206", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), REPORTED_NUMBER)
+def test_a_number_only_reported_or_disclaimed_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
