@@ -395,7 +395,7 @@ REGEX_TIMEOUT_S = 1.0
 MAX_MATCHES = 50
 
 
-def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
+def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> CorrectnessResult:
     import regex
 
     flags = regex.IGNORECASE if exp.ignore_case else 0
@@ -422,11 +422,11 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
             ),
         )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
-    contexts = [(f, match_context(target, f.start(), f.end())) for f in found]
+    contexts = [(f, match_context(target, f.start(), f.end(), query)) for f in found]
     stated = [f for f, how in contexts if how == "stated"]
     m = stated[0] if stated else None
     if found and m is None:
-        hedged = any(how in ("hedged", "conceded") for _, how in contexts)
+        hedged = any(how in ("hedged", "conceded", "reported") for _, how in contexts)
         extraction = Extraction(
             value=None if hedged else found[0].group(0),
             method="ambiguous" if hedged else ("declared" if declared else "regex_search"),
@@ -434,12 +434,16 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
             declared=declared and not hedged,
             detail=(
                 f"matched {found[0].group(0)!r} in {where}, but only "
-                + ("as one of alternatives or in a concession" if hedged else "where the answer rejects it")
+                + (
+                    "as one of alternatives, in a concession or as what others say"
+                    if hedged
+                    else "where the answer rejects it or comments on it in an aside"
+                )
             ),
         )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     if m and not declared and target is answer:
-        lead = committed_lead(answer, lambda piece: _searches(exp.pattern, piece, flags))
+        lead = committed_lead(answer, lambda piece: _first_match(exp.pattern, piece, flags), query)
         if lead is not None:
             extraction = Extraction(
                 value=lead,
@@ -483,14 +487,15 @@ def _check_regex(exp: ExpectRegex, answer: str) -> CorrectnessResult:
     return _make(False, shown, extraction, f"expected a match of {shown}, none in {where}")
 
 
-def _searches(pattern: str, text: str, flags: int) -> bool:
-    """Whether ``pattern`` matches somewhere in ``text`` (a pattern that times out counts as no match)."""
+def _first_match(pattern: str, text: str, flags: int) -> int | None:
+    """Where ``pattern`` first matches in ``text``, else ``None`` (a pattern that times out counts as no match)."""
     import regex
 
     try:
-        return regex.search(pattern, text, flags, timeout=REGEX_TIMEOUT_S) is not None
+        found = regex.search(pattern, text, flags, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:
-        return False
+        return None
+    return found.start() if found is not None else None
 
 
 def count_asserts(tests: str) -> tuple[int, str]:
@@ -606,7 +611,7 @@ def _check_read(expected: Expected, answer: str, query: str | None) -> Correctne
     if isinstance(expected, ExpectNumeric):
         return _check_numeric(expected, answer, query)
     if isinstance(expected, ExpectRegex):
-        return _check_regex(expected, answer)
+        return _check_regex(expected, answer, query)
     if isinstance(expected, ExpectBoolean):
         return _check_boolean(expected, answer, query)
     assert not isinstance(expected, ExpectPython)

@@ -8,13 +8,21 @@ I think — or was it 1970?". It is *conceded* when it sits in a concessive clau
 "though", "even though" or "whereas" with no clause boundary between ("the answer is 08/02/1776,
 though it was adopted on 07/04/1776"; "Though 1969 is often given, …"). A regex case passes only on
 a match that is stated; when every match is rejected the answer is wrong, when one is hedged or
-conceded it is ambiguous.
+conceded it is ambiguous. It is *reported* when it sits in a clause framed as what others think or
+say ("Most people say 07/04/1776.", "Many say ampere; I say coulomb":
+:func:`harness.metrics.text_cues.framed_spans`; ambiguous), and an *aside* when it sits in a
+parenthesis of at least two other words after a different value ("07/02/1776 (the famous
+07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated.
 
 :func:`committed_lead`: an answer that opens with a short answer of its own (a first sentence of at
 most :data:`LEAD_WORDS` words without a match) and closes on it (the clause after the last
 conclusion cue of its last sentence — or that sentence — holds the lead's words and no match: "The
 coulomb. The ampere is only derived from it, so the coulomb is the base unit.") commits to that
-lead; the matches between are discussion, and the answer is wrong.
+lead; the matches between are discussion, and the answer is wrong. So does an opening of at most
+:data:`SHORT_LEAD_WORDS` words standing alone before a full stop, dash, colon or semicolon ("Coulomb.
+Ampere is derived.", "It's the coulomb — the ampere is just …"), unless it is a filler ("Sure.",
+"Good question —"), only repeats words of the question ("Electric current. Its unit is the
+ampere."), or is restated before the match ("July 4th. In MM/DD/YYYY: 07/04/1776", "…, i.e. …").
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from harness.metrics.extraction_base import CONCLUSION, MARKUP, split_sentences
+from harness.metrics.text_cues import framed_spans
 
 _NEG_BEFORE = re.compile(
     r"(?i)(?:\bnot|\bnever|n't|\brather\s+than|\binstead\s+of)\s+(?:\w+\s+)?[\"'“‘(]?$"
@@ -39,10 +48,11 @@ _CONCEDED_BEFORE = re.compile(r"(?i)\b(?:although|though|even\s+though|whereas)\
 _HEDGE_BEFORE = re.compile(r"(?i)\b(?:either|or|maybe|perhaps|possibly)\s+[\"'“‘(]?$")
 _HEDGE_AFTER = re.compile(r"(?i)^[^.!?\n]{0,20}?(?:\bor\b|\?)")
 
-Context = Literal["stated", "rejected", "hedged", "conceded"]
+Context = Literal["stated", "rejected", "hedged", "conceded", "reported", "aside"]
+_SENTENCE_START = re.compile(r"[.!?;\n]\s*")
 
 
-def match_context(text: str, start: int, end: int) -> Context:
+def match_context(text: str, start: int, end: int, query: str | None = None) -> Context:
     """How the answer ``text`` treats the match at ``start``-``end`` (see the module docstring)."""
     before, after = text[max(0, start - 160) : start], text[end : end + 80]
     if _NEG_BEFORE.search(before) or _REJECTED_AFTER.match(after):
@@ -51,18 +61,80 @@ def match_context(text: str, start: int, end: int) -> Context:
         return "hedged"
     if _CONCEDED_BEFORE.search(before):
         return "conceded"
+    heads = [m.end() for m in _SENTENCE_START.finditer(text, max(0, start - 400), start)]
+    head = heads[-1] if heads else max(0, start - 400)
+    tail = _SENTENCE_START.search(text, end)
+    sentence = text[head : tail.start() if tail else min(len(text), end + 400)]
+    if any(a <= start - head and end - head <= b for a, b in framed_spans(sentence, query)):
+        return "reported"
+    opened = text.rfind("(", head, start)
+    closed = text.find(")", end)
+    if (
+        opened != -1
+        and ")" not in text[opened:start]
+        and closed != -1
+        and re.search(r"\w", text[head:opened])
+        and len(re.findall(r"\w+", text[opened:start] + text[end:closed])) >= 2
+    ):
+        return "aside"  # "07/02/1776 (the famous 07/04/1776 was just the printing)": a comment on another value
     return "stated"
 
 
 #: The most words of an opening sentence that :func:`committed_lead` takes for the answer's own short answer.
 LEAD_WORDS = 5
+#: The most words of an opening that commits by itself, with no restatement at the close.
+SHORT_LEAD_WORDS = 3
 _FILLER = frozenset("the a an it its is are was this that answer my short final".split())
 
 
-def committed_lead(text: str, matches: Callable[[str], bool]) -> str | None:
-    """The answer's opening short answer when it closes on it too (see the module docstring), else
-    ``None``; ``matches`` says whether a piece of text holds a match of the pattern."""
+#: Openings that are not an answer of their own ("Sure.", "Good question —", "Simple:").
+_NOT_A_LEAD = frozenset(
+    "sure yes no ok okay well hmm right great certainly absolutely indeed correct true false good question "
+    "simple easy quick short final answer summary note so basically essentially alright thanks hello hi".split()
+)
+_LEAD_HEAD = re.compile(r"[—–:;]|\s-\s")
+_LEAD_PREFIX = re.compile(r"(?i)^(?:it'?s|it\s+is|that'?s|that\s+is|this\s+is|the\s+answer\s+is|answer\s*:)\s+")
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:es|s)$", "", word) if len(word) > 3 else word
+
+
+#: Words that restate a value in another form before the match ("July 4th. In MM/DD/YYYY: 07/04/1776").
+_RESTATED = re.compile(
+    r"(?i)\b(?:i\.?e\.?|that\s+is|in\s+other\s+words|written|format\w*|requested|aka|also\s+known|also\s+called|"
+    r"symbol|abbreviat\w*|numerically|in\s+digits|or|spelled|officially|formally)\b|[=:→(]|\b[A-Z]{2,}/"
+)
+
+
+def committed_lead(text: str, find: Callable[[str], int | None], query: str | None = None) -> str | None:
+    """The answer's opening short answer when it commits to it (see the module docstring), else
+    ``None``; ``find`` gives where a piece of text first matches the pattern (``None``: nowhere). A lead of at
+    most :data:`SHORT_LEAD_WORDS` words standing alone before the rest of the answer ("Coulomb.
+    Ampere is derived.", "It's the coulomb — the ampere is …") commits by itself, unless it is a
+    filler ("Sure.") or only repeats the question's words ("Electric current. …")."""
+
+    def matches(piece: str) -> bool:
+        return find(piece) is not None
+
     sentences = split_sentences(text)
+    if len(sentences) < 2 and not (sentences and _LEAD_HEAD.search(sentences[0])):
+        return None
+    head = _LEAD_HEAD.split(sentences[0], maxsplit=1)[0] if sentences else ""
+    short = _LEAD_PREFIX.sub("", head.strip(MARKUP + ".!?;:")).strip(MARKUP)
+    short_words = re.findall(r"\w+", short.lower())
+    asked = {_stem(w) for w in re.findall(r"\w+", (query or "").lower())}
+    if (
+        short_words
+        and len(short_words) <= SHORT_LEAD_WORDS
+        and not set(short_words) <= _NOT_A_LEAD | _FILLER
+        and not {_stem(w) for w in short_words} - _FILLER <= asked
+        and short[:1].isalpha()
+        and not matches(short)
+        and (at := find(text[len(head) :])) is not None
+        and not _RESTATED.search(text[len(head) : len(head) + at])
+    ):
+        return short
     if len(sentences) < 2:
         return None
     lead = sentences[0].strip(MARKUP + ".!?;:")

@@ -183,15 +183,9 @@ def _restates_question(framing: str, query: str | None) -> bool:
     return any(w in asked for w in re.findall(r"[a-z]+", framing.lower()) if w not in _STOP)
 
 
-def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | None:
-    """``(committed, framed)``: the parts of ``candidate`` outside and inside the clauses framed as
-    what others think or say (:data:`ATTRIBUTED`), else ``None``. A framed clause runs from the
-    clause boundary before the framing (so a subject is framed too: "Einstein is usually credited
-    with it"; and the clause before that when the framed one only qualifies it, opening with a
-    relative pronoun or an article: "Pluto, the usual textbook answer", "Bell, who is often
-    credited with it") to the next boundary (",", ";", ":", "(", a dash); a framing that ends its clause
-    ("According to legend, …", "Supposedly, …") frames the next clause as well. A framing whose
-    words the question uses ("Who is traditionally credited with …?") is not a hedge."""
+def framed_spans(candidate: str, query: str | None = None) -> list[tuple[int, int]]:
+    """The ``(start, end)`` spans of ``candidate``'s clauses framed as what others think or say
+    (see :func:`attribution`), in order and not overlapping."""
     framed: list[tuple[int, int]] = []
     for m in ATTRIBUTED.finditer(candidate):
         if _restates_question(m.group(0), query):
@@ -205,15 +199,29 @@ def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | N
         if end_m and not candidate[m.end() : end].strip(" .!?'\"*_"):
             after = _CLAUSE_END.search(candidate, end_m.end())
             end = after.start() if after else len(candidate)
-        framed.append((start, end))
+        if framed and start < framed[-1][1]:
+            framed[-1] = (framed[-1][0], max(end, framed[-1][1]))
+        else:
+            framed.append((start, end))
+    return framed
+
+
+def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | None:
+    """``(committed, framed)``: the parts of ``candidate`` outside and inside the clauses framed as
+    what others think or say (:data:`ATTRIBUTED`), else ``None``. A framed clause runs from the
+    clause boundary before the framing (so a subject is framed too: "Einstein is usually credited
+    with it"; and the clause before that when the framed one only qualifies it, opening with a
+    relative pronoun or an article: "Pluto, the usual textbook answer", "Bell, who is often
+    credited with it") to the next boundary (",", ";", ":", "(", a dash); a framing that ends its clause
+    ("According to legend, …", "Supposedly, …") frames the next clause as well. A framing whose
+    words the question uses ("Who is traditionally credited with …?") is not a hedge."""
+    framed = framed_spans(candidate, query)
     if not framed:
         return None
     committed, inside, at = [], [], 0
     for start, end in framed:
-        if end <= at:
-            continue
-        committed.append(candidate[at : max(at, start)])
-        inside.append(candidate[max(at, start) : end])
+        committed.append(candidate[at:start])
+        inside.append(candidate[start:end])
         at = end
     committed.append(candidate[at:])
     return " ".join(committed), " ".join(inside)

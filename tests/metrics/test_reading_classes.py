@@ -1217,3 +1217,29 @@ REPORTED_NUMBER = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), REPORTED_NUMBER)
 def test_a_number_only_reported_or_disclaimed_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+AMPERE_Q = "What is the SI base unit of electric current?"
+REGEX_REPORTED_ASIDE_LEAD = [
+    # a match in a framed clause is reported, not stated
+    (_rx(r"(?i)\bampere\b"), "Many say ampere; I say coulomb.", "ambiguous"),
+    (_rx(r"\b1969\b"), "Most people say 1969. The real first landing was staged in 1968.", "ambiguous"),
+    (_rx(r"(?i)\bparis\b"), "Textbooks print Paris, yet Versailles was the seat of power.", "ambiguous"),
+    # a match in a commenting parenthesis after another value is an aside
+    (_rx(r"07/04/1776"), "Answer: 07/02/1776 (the famous 07/04/1776 was only the printing).", "wrong"),
+    (_rx(r"\b1969\b"), "It was 1968 (some still insist on 1969 for the landing).", "wrong"),
+    (_rx(r"07/04/1776"), "Answer: July 4, 1776 (07/04/1776)", "correct"),  # a bare restatement
+    # a short lead of the answer's own commits; the matches after it are discussion
+    (_rx(r"(?i)\bampere\b"), "Coulomb. Ampere is derived from it.", "wrong"),
+    (_rx(r"(?i)\bampere\b"), "It's the volt — the ampere follows from Ohm's law.", "wrong"),
+    (_rx(r"(?i)\bkelvin\b"), "Celsius; kelvin is merely an offset scale.", "wrong"),
+    # … unless the lead is a filler, repeats the question, or is restated before the match
+    (_rx(r"(?i)\bampere\b"), "Sure. The ampere is the base unit.", "correct"),
+    (_rx(r"(?i)\bampere\b"), "Electric current: its SI base unit is the ampere.", "correct"),
+    (_rx(r"07/04/1776"), "July 4th. In MM/DD/YYYY: 07/04/1776.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), REGEX_REPORTED_ASIDE_LEAD)
+def test_a_regex_match_reported_in_an_aside_or_after_a_lead(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, AMPERE_Q) == verdict
