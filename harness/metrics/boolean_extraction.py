@@ -37,6 +37,7 @@ from harness.metrics.extraction_base import (
     truncated,
 )
 from harness.metrics.number_cues import TAKE_BACK
+from harness.metrics.text_cues import unframed
 
 _POLARITY = {
     "yes": True,
@@ -127,7 +128,8 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     lead = _LEADING_WORD.match(text.lstrip())
     lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None
     conclusion: tuple[bool | None, str] | None = None
-    for sentence in reversed(sentences[1:] if lead else sentences):
+    for stated in reversed(sentences[1:] if lead else sentences):
+        sentence = unframed(stated, query)  # "It's often said to be true, but it's a myth": not the verdict
         concluding = CONCLUSION.search(sentence)
         if (
             _STATEMENT.search(sentence)

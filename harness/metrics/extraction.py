@@ -168,7 +168,9 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
     / "Indeed" / "That's right:" / "You're right," (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
-    followed by a polarity word, or only a yes/no word ("… where you started. Yes."); 5. ``bold``;
+    followed by a polarity word, or only a yes/no word, each read without its clauses framed as
+    what others say ("It's commonly said to be true, but it's a myth": the report is not the
+    verdict; :func:`harness.metrics.text_cues.unframed`) ("… where you started. Yes."); 5. ``bold``;
     5a. ``conclusion`` — a yes/no given as what is said ("a typical person would answer No") with no
     turn after it (:func:`harness.metrics.boolean_cues.said_verdict`). A clause with both
     polarities, or a leading word and a conclusion that disagree, is ``ambiguous``. Without any polarity word

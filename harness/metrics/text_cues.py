@@ -206,6 +206,16 @@ def framed_spans(candidate: str, query: str | None = None) -> list[tuple[int, in
     return framed
 
 
+def unframed(text: str, query: str | None = None) -> str:
+    """``text`` without its clauses framed as what others think or say (:func:`framed_spans`)."""
+    out, at = [], 0
+    for start, end in framed_spans(text, query):
+        out.append(text[at:start])
+        at = end
+    out.append(text[at:])
+    return " ".join(out)
+
+
 def attribution(candidate: str, query: str | None = None) -> tuple[str, str] | None:
     """``(committed, framed)``: the parts of ``candidate`` outside and inside the clauses framed as
     what others think or say (:data:`ATTRIBUTED`), else ``None``. A framed clause runs from the

@@ -1243,3 +1243,46 @@ REGEX_REPORTED_ASIDE_LEAD = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), REGEX_REPORTED_ASIDE_LEAD)
 def test_a_regex_match_reported_in_an_aside_or_after_a_lead(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer, AMPERE_Q) == verdict
+
+
+BOOLEAN_FRAMED = [
+    # a truth value that is only what others say is not the answer's verdict
+    (
+        _bool(True),
+        "Is it true that goldfish have a three-second memory?",
+        "It's commonly said to be true, but it's a myth.",
+        "wrong",
+    ),
+    (
+        _bool(True),
+        "Do bulls hate the colour red?",
+        "Many people think that is true. Bulls are colour-blind to red.",
+        "unanswered",
+    ),
+    (
+        _bool(True),
+        "Is lightning unable to strike twice?",
+        "Popularly believed true; towers are hit many times a year.",
+        "unanswered",
+    ),
+    # the answer's own clause beside the report still decides
+    (
+        _bool(False),
+        "Is it true that we use only 10% of our brains?",
+        "People often say it is true, but that is false.",
+        "correct",
+    ),
+    (
+        _bool(True),
+        "Is the Great Wall visible from low orbit?",
+        "Some say no, but astronauts confirm it is true from low orbit.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), BOOLEAN_FRAMED)
+def test_a_truth_value_only_reported_is_not_the_verdict(
+    block: dict[str, Any], query: str, answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
