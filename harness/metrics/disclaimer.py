@@ -2,7 +2,7 @@
 
 An answer *disclaims* its value when, in its own voice, it declines to stand by it — "I can't vouch
 for that", "I'd rather not state a single figure", "I'm not sure", "I can't be certain", "don't
-quote me", "I wouldn't rely on that number", "I'm not going to state a number" (:data:`DISCLAIMER`)
+quote me", "I wouldn't rely on that number", "I'm unsure", "I might be off" (:data:`DISCLAIMER`)
 — and nothing after its last disclaimer commits again: no turn ("…, but I think it's 212", "that
 said", "still") and no answer cue or declared line ("I'm not sure. The answer is 212."). A value
 read from a disclaimed answer is not a commitment: the check is ``ambiguous``, never correct (for
@@ -21,6 +21,8 @@ DISCLAIMER = re.compile(
     r"|give\s+(?:you\s+)?(?:a|an)\s+(?:definitive|single|simple|exact|firm|reliable|certain|confident))\b"
     r"|\bI(?:'m|’m|\s+am)\s+(?:[\w%]+\s+){0,2}?not\s+(?:[\w%]+\s+)?(?:sure|certain|confident)\b"
     r"|\bI(?:'m|’m|\s+am)\s+unable\s+to\s+(?:confirm|verify|say|determine|give|answer|tell)\b"
+    r"|\bI(?:'m|’m|\s+am)\s+(?:\w+\s+)?(?:unsure|uncertain)\b"
+    r"|\bI\s+(?:might|could|may)\s+(?:well\s+)?be\s+(?:wrong|off|mistaken|misremembering)\b"
     r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b|\bdon't\s+quote\s+me\b"
     r"|\bI(?:'m|’m|\s+am|'d|’d|\s+would|'ll|’ll|\s+will)?\s*(?:not|never|won't|won’t|wouldn't|wouldn’t|can't|can’t|"
     r"cannot|don't|don’t)\s+(?:\w+\s+){0,3}?(?:state|give|commit|rely|vouch|guarantee|swear|trust|stand\s+by)\b"

@@ -81,10 +81,11 @@ expected value is 0 — zero words such as "no brothers" and "none")
        many cups …?"): then its number is the answer even if the question gave it. A spelled-out
        percentage ("Fifteen percent") is a percentage like "15%", so it matches the fraction 0.15.
     After every rule: a number read from an answer whose last line gives results under two
-    contrasting conditions — "without X" and "with X", "if … otherwise", "assuming … if", two "in
-    the … case", or a parenthesis with a number under a condition ("5 weeks (4 with interest)") —
-    when that number is one of the line's two or more results the question did not give, is
-    ``ambiguous`` (:func:`harness.metrics.number_cues.scenario_pair`).
+    contrasting conditions — "without X" and "with X", "before tax" and "after tax", "if …
+    otherwise", "assuming … if", two "in the … case", or a parenthesis with a number under a
+    condition ("5 weeks (4 with interest)") — when that number is one of the line's two or more
+    results the question did not give, is ``ambiguous``
+    (:func:`harness.metrics.number_cues.scenario_pair`).
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
     only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is
@@ -168,9 +169,10 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
     / "Indeed" / "That's right:" / "You're right," (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
-    followed by a polarity word, or only a yes/no word, each read without its clauses framed as
-    what others say ("It's commonly said to be true, but it's a myth": the report is not the
-    verdict; :func:`harness.metrics.text_cues.unframed`) ("… where you started. Yes."); 5. ``bold``;
+    followed by a polarity word, or only a yes/no word ("… where you started. Yes."), each read
+    without its clauses framed as
+    what others say (:func:`harness.metrics.text_cues.unframed`: "It's commonly said to be true,
+    but it's a myth" is not a true verdict); 5. ``bold``;
     5a. ``conclusion`` — a yes/no given as what is said ("a typical person would answer No") with no
     turn after it (:func:`harness.metrics.boolean_cues.said_verdict`). A clause with both
     polarities, or a leading word and a conclusion that disagree, is ``ambiguous``. Without any polarity word

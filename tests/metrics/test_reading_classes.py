@@ -1286,3 +1286,20 @@ def test_a_truth_value_only_reported_is_not_the_verdict(
     block: dict[str, Any], query: str, answer: str, verdict: str
 ) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+MORE_HEDGES = [
+    # "I might be off", "I'm unsure": disclaimers with nothing committing after them
+    (_num(30), "I believe it's $30, although I might be off by the tax.", "ambiguous"),
+    (_num(30), "Answer: $30 (approximately; I'm unsure about the rounding)", "ambiguous"),
+    (_num(12), "12 eggs, I think — I could be misremembering the recipe.", "ambiguous"),
+    # before / after a charge: two scenarios
+    (_num(30), "The sale price is $30 before tax. After tax, $32.40.", "ambiguous"),
+    (_num(45), "Before the tip the bill is $45; after the tip it is $54.", "ambiguous"),
+    (_num(30), "After the discount the price is $30.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), MORE_HEDGES)
+def test_more_disclaimers_and_before_after_scenarios(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
