@@ -274,13 +274,18 @@ _NAMES_FIRST = re.compile(
 )
 
 
+#: A name or a value in a committing sentence (a capitalised word past its first, other than "I",
+#: or a number): "I'd say Swan" commits to something; "I'd say it's well planned" does not.
+_NAMED = re.compile(r"(?<=\s)(?!I\b)[A-Z][\w-]*|\d")
+
+
 def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str) -> str:
     """Why a short answer read without a cue is not the answer's commitment ("" when it is): its
     own trailing conclusion turns to another name ("Canberra is the official answer, though …, so
     Sydney"), it offers an alternative with a slash ("Nitrogen / oxygen"), or a later sentence of
-    the answer commits in the first person without naming the value ("Textbooks say X. I'd say
-    Hilbert.", "…; in practice Sydney, which is my answer": :data:`~harness.metrics.text_cues.COMMITS`;
-    this last only for an answer read without a cue)."""
+    the answer commits in the first person to another name or value without naming the value
+    ("Textbooks say X. I'd say Hilbert.", "…; in practice Sydney, which is my answer":
+    :data:`~harness.metrics.text_cues.COMMITS`; this last only for an answer read without a cue)."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -293,7 +298,7 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     at = answer.find(candidate[: max(1, min(len(candidate), 40))])
     rest = answer[at + len(candidate) :] if at >= 0 else ""
     for sentence in re.split(r"[.!?;\n]+", rest):
-        if COMMITS.search(sentence) and not _names(values, sentence):
+        if COMMITS.search(sentence) and _NAMED.search(sentence.strip()) and not _names(values, sentence):
             return f"a later sentence commits to something else: {sentence.strip()[:60]!r}"
     return ""
 

@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import re
 
+#: "I'm not sure why people think Sydney": a doubt about something else, not about the answer.
+_NOT_ABOUT = r"(?!\s+(?:why|how|what|where|when|who|whom|which|whether\s+people|if\s+people)\b)"
 DISCLAIMER = re.compile(
     r"(?i)\bI(?:'d|’d|\s+would)\s+(?:rather|prefer)\s+not\s+(?:to\s+)?(?:state|give|say|guess|commit|answer|name|pick|offer)\b"
     r"|\bI\s+(?:can't|can’t|cannot|can\s+not|won't|won’t|couldn't|couldn’t)\s+(?:really\s+|honestly\s+|fully\s+)?"
     r"(?:vouch|confirm|verify|guarantee|commit|be\s+(?:sure|certain|confident)|tell\s+(?:for\s+sure|which)"
     r"|say\s+(?:for\s+(?:sure|certain)|definitively|which|with\s+certainty)|definitively\s+say|determine"
     r"|give\s+(?:you\s+)?(?:a|an)\s+(?:definitive|single|simple|exact|firm|reliable|certain|confident))\b"
-    r"|\bI(?:'m|’m|\s+am)\s+(?:[\w%]+\s+){0,2}?not\s+(?:[\w%]+\s+)?(?:sure|certain|confident)\b"
-    r"|\bI(?:'m|’m|\s+am)\s+unable\s+to\s+(?:confirm|verify|say|determine|give|answer|tell)\b"
+    + r"|\bI(?:'m|’m|\s+am)\s+(?:[\w%]+\s+){0,2}?not\s+(?:[\w%]+\s+)?(?:sure|certain|confident)\b"
+    + _NOT_ABOUT
+    + r"|\bI(?:'m|’m|\s+am)\s+unable\s+to\s+(?:confirm|verify|say|determine|give|answer|tell)\b"
     r"|\bI(?:'m|’m|\s+am)\s+(?:\w+\s+)?(?:unsure|uncertain)\b"
-    r"|\bI\s+(?:might|could|may)\s+(?:well\s+)?be\s+(?:wrong|off|mistaken|misremembering)\b"
-    r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b|\bdon't\s+quote\s+me\b"
+    + _NOT_ABOUT
+    + r"|\bI\s+(?:might|could|may)\s+(?:well\s+)?be\s+(?:wrong|off|mistaken|misremembering)\b"
+    r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b" + _NOT_ABOUT + r"|\bdon't\s+quote\s+me\b"
     r"|\bI(?:'m|’m|\s+am|'d|’d|\s+would|'ll|’ll|\s+will)?\s*(?:not|never|won't|won’t|wouldn't|wouldn’t|can't|can’t|"
     r"cannot|don't|don’t)\s+(?:\w+\s+){0,3}?(?:state|give|commit|rely|vouch|guarantee|swear|trust|stand\s+by)\b"
 )

@@ -1303,3 +1303,17 @@ MORE_HEDGES = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), MORE_HEDGES)
 def test_more_disclaimers_and_before_after_scenarios(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+NOT_A_DISCLAIMER_OR_COMMITMENT = [
+    # a doubt about something else, or an opinion without a name, leaves the answer committed
+    ({"type": "exact", "value": "Canberra"}, "Canberra. I'm not sure why so many people say otherwise.", "correct"),
+    ({"type": "exact", "value": "Canberra"}, "Canberra. I'd say it's one of the best-planned cities.", "correct"),
+    (_num(7), "Each friend gets 7. I don't know how the brother felt about it.", "correct"),
+    ({"type": "exact", "value": "Canberra"}, "Canberra. I'd say Sydney is more famous, though.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), NOT_A_DISCLAIMER_OR_COMMITMENT)
+def test_a_doubt_about_something_else_is_not_a_disclaimer(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
