@@ -30,6 +30,13 @@ def _strip_list_marker(line: str) -> str:
     return re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", line)
 
 
+#: After a turn in a long first sentence: a conclusion or correction that overturns the opening
+#: ("…, but Hilbert derived them first, so I'd name Hilbert"), not a mere contrast of facts ("Canberra
+#: is the capital, but Sydney is the largest city").
+_OVERTURNS = re.compile(
+    r"(?i)\b(?:so|therefore|thus|hence|actually|in\s+fact|really|truly|real|true|correct|I'?d|I\s+would|I\s+say|"
+    r"my\s+answer)\b"
+)
 _LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|overall)\b[,:]?\s*")
 
 
@@ -104,9 +111,10 @@ def extract_answer(text: str) -> Extraction:
     sentence = drop_negated(sentence) or sentence
     if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:
         head, _, rest = sentence.partition(",")
-        if not any(not c["concede"] for c in CONTRAST.finditer(rest)):
-            # a long sentence is cut at its first comma, unless the rest turns ("…, but Hilbert … so I'd
-            # name Hilbert"): then the whole sentence is kept for the contrast rule to read
+        turn = next((c for c in CONTRAST.finditer(rest) if not c["concede"]), None)
+        if turn is None or not _OVERTURNS.search(rest, turn.end()):
+            # a long sentence is cut at its first comma, unless the rest turns and concludes ("…, but
+            # Hilbert … so I'd name Hilbert"): then the whole sentence is kept for the contrast rule
             sentence = head.strip()
     if whole:
         return extracted(sentence, "whole", f"the whole answer: {quoted(sentence)}", capped)

@@ -875,7 +875,7 @@ TURNED_LONG_SENTENCE = [
     ),
     (
         {"type": "any_of", "values": ["Amazon"]},
-        "The Nile by older surveys, but newer satellite measurements put the Amazon ahead by a few dozen km.",
+        "The Nile by older surveys, but newer satellite measurements put it behind, so the Amazon is the longest.",
         "correct",
     ),
     # … and one without a turn is still cut at its first comma
@@ -1316,4 +1316,31 @@ NOT_A_DISCLAIMER_OR_COMMITMENT = [
 
 @pytest.mark.parametrize(("block", "answer", "verdict"), NOT_A_DISCLAIMER_OR_COMMITMENT)
 def test_a_doubt_about_something_else_is_not_a_disclaimer(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+KEPT_COMMITMENTS = [
+    # a long first sentence whose turn only contrasts facts is still cut at its first comma
+    (
+        {"type": "exact", "value": "Canberra"},
+        "Canberra is the capital, but Sydney is the largest city and the financial centre of the country.",
+        "correct",
+    ),
+    (
+        {"type": "any_of", "values": ["Einstein"]},
+        "Einstein developed it in 1915, but Hilbert independently derived the field equations at about that time.",
+        "correct",
+    ),
+    (
+        {"type": "exact", "value": "Nile"},
+        "The Nile is the longest, however the Amazon carries far more water than any other river on Earth.",
+        "correct",
+    ),
+    # an agreeing "as is commonly believed" commits
+    ({"type": "any_of", "values": ["Shakespeare"]}, "Shakespeare wrote it, as is commonly believed.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), KEPT_COMMITMENTS)
+def test_contrasted_facts_and_agreeing_framings_still_commit(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
