@@ -283,19 +283,23 @@ _TURNS = re.compile(r"(?i)\b(?:but|however|although|though|or|either|maybe|possi
 def _leading_text(text: str, opts: _Options) -> str | None:
     """The option whose text opens the answer as a heading, before a dash, colon or full stop, with
     the explanation after it ("Mercury — it orbits well inside Venus's orbit."), when nothing in the
-    answer turns, hedges or takes back, and no later sentence with a conclusion cue names another
-    option."""
+    answer turns, hedges, negates right after it or takes back, and no later sentence names another
+    option without it."""
     first = next((ln for ln in text.split("\n") if ln.strip(MARKUP)), "").lstrip(MARKUP)
     for key, pattern in opts.patterns:
         m = pattern.match(first)
         if m is None or not _HEAD_TEXT_END.match(first, m.end()):
             continue
         rest = text[text.find(first) + m.end() :]
-        if _TURNS.search(rest) or TAKE_BACK.search(rest) or CORRECTION.search(rest) or _NEGATION.match(rest):
+        opening = rest.lstrip(" \t*_:—–-.")
+        if _TURNS.search(rest) or TAKE_BACK.search(rest) or CORRECTION.search(rest) or _NEGATION.match(opening):
             return None
-        for sentence in split_sentences(rest):
+        for i, sentence in enumerate(split_sentences(opening)):
             cue = CONCLUSION.search(sentence)
             if cue and opts.positive_mentions(sentence[cue.end() :]) - {key}:
+                return None
+            named = opts.positive_mentions(sentence)
+            if i > 0 and named - {key} and key not in named:  # "Venus: it's second. Mercury is closest."
                 return None
         return key
     return None

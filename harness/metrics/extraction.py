@@ -147,8 +147,8 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     — the answer opens with an option's marker ("(c) Not enough information — …"), no other
     option's marker and no hedge on that line; 4b'. ``leading`` — the answer opens with an option's
     text as a heading, before a dash, colon or full stop, then explains ("Mercury — it orbits well
-    inside Venus's orbit"), with no turn, hedge or take-back after it and no later conclusion cue
-    naming another option; 4c. ``leading`` — the first sentence points at an
+    inside Venus's orbit"), with no turn, hedge, negation or take-back after it and no later
+    sentence naming another option without it; 4c. ``leading`` — the first sentence points at an
     option by position ("The first one."). Rule 5 finds option texts as written (punctuation
     between words, a plural or singular last word) and shields texts and markers before splitting
     a sentence, so a negation inside an option's own text does not negate it. In a clause (rules

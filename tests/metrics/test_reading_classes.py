@@ -1085,6 +1085,8 @@ CHOICE_CLASSES = {
         (_ch("C", PLANETS), "Mars. Its iron oxide dust makes it red, unlike Venus.", "correct"),
         (_ch("A", PLANETS), "Venus — but Mercury is actually closer.", "wrong"),  # read after the turn
         (_ch("A", PLANETS), "Venus: it is brightest, so the answer is Mercury.", "wrong"),
+        (_ch("A", PLANETS), "Venus: no, it is second. Mercury is closest.", "wrong"),
+        (_ch("A", PLANETS), "Venus. It is second from the Sun. Mercury is the closest.", "ambiguous"),
     ],
 }
 
