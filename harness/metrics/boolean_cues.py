@@ -14,7 +14,8 @@
   but …": :data:`SAID_TURNED`).
 * :data:`PARTIAL` — "partially true", "mostly false": the clause commits to neither value
   (``ambiguous``); :data:`TURNED_BARE` — a leading yes/no turned by a later bare opposite word
-  ("Yes, in one sense — no, officially") is ``ambiguous``.
+  ("Yes, in one sense — no, officially", "True, if …; false otherwise", "Yes (for adults); no (for
+  children)") is ``ambiguous``, and so is one followed by "it depends" (:data:`DEPENDS`).
 * :data:`SO_VERDICT` — "so yes", "thus, no": an answer that gives both ("…, so yes; but …, so no")
   is ``ambiguous``; :data:`HEDGE` — a last sentence that leaves it open ("It depends on the
   reader.", "Hard to say.") makes an answer that gives a yes/no word but no declared line or
@@ -32,7 +33,8 @@
   even?") answers with the other polarity. A clause may follow a dash or "hence" / "thus" /
   "therefore", its auxiliary may be "'s", and "Does X tell the truth?" reads "X lies" / "X is
   lying" as "X does not tell the truth" and "X is truthful" / "X tells the truth" as "X does".
-  Only the first such clause counts.
+  A clause that is a question ("It is composite? No, …") does not count, and clauses that
+  disagree ("Millie lies — wait, no, Millie tells the truth") answer nothing.
   Failing that, a contrasted clause naming another
   subject with the whole predicate ("…, but Canberra is the capital" for "Is Sydney the capital of
   Australia?") answers no.
@@ -78,7 +80,11 @@ PARTIAL = re.compile(
 )
 #: After a leading yes/no: a bare opposite word opening a later clause ("Yes, in one sense — no,
 #: officially"), which turns the answer.
-TURNED_BARE = re.compile(r"(?i)(?:[;:—–]|\s-|\bbut)\s*(?P<w>yes|no)\s*[,.!;]")
+TURNED_BARE = re.compile(
+    r"(?i)(?:[;:—–]|\s-|\bbut)\s*(?P<w>yes|no|true|false)\s*(?:[,.!;(]|$|\s+(?:otherwise|in\s+other\s+cases|for\b))"
+)
+#: After a leading yes/no: "well, it depends …" leaves the answer open.
+DEPENDS = re.compile(r"(?i)\b(?:it|that|this)\s+(?:all\s+|really\s+|just\s+)?depends\b")
 SO_VERDICT = re.compile(r"(?i)\b(?:so|thus|hence|therefore)[,:]?\s+(?P<w>yes|no)\b")
 HEDGE = re.compile(
     r"(?i)^[\W_]*(?:(?:it|that|this|the\s+answer)\s+(?:really\s+|all\s+|just\s+)?depends\b|(?:it'?s\s+)?(?:hard|difficult|"
@@ -169,7 +175,10 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
     text = text[:1500]
     if aux in ("do", "does") and {"tell", "truth"} <= qwords:
         text = _TRUTHFUL.sub("does tell the truth", _LIES.sub("does not tell the truth", text))
+    found: list[tuple[bool, str]] = []
     for m in _CLAUSE.finditer(text):
+        if text[m.end() : m.end() + 2].lstrip().startswith("?"):
+            continue  # "It is composite? No, 91 is prime.": a question, not a claim
         said = "is" if m["cl"] else (m["aux"] or m["neg"] or "").lower()
         if not said.startswith(aux[:2]) and not (
             aux in ("is", "are", "was", "were") and said.startswith(("is", "are", "was", "were"))
@@ -186,7 +195,10 @@ def predicate_polarity(query: str | None, text: str) -> tuple[bool, str] | None:
             pred[0] = ANTONYMS[pred[0]]
         if not pred or pred[0] not in qwords or not set(pred) - _GENERIC <= qwords:
             continue
-        return (not (m["neg"] or m["not"])) != flipped, m.group(0).strip(" ,;:(—–")
+        found.append(((not (m["neg"] or m["not"])) != flipped, m.group(0).strip(" ,;:(—–")))
+    if found:
+        # "Millie lies — wait, no, Millie tells the truth": clauses that disagree commit to neither
+        return found[0] if len({v for v, _ in found}) == 1 else None
     for m in _CONTRASTED.finditer(text[:1500]):
         subj = _words(m["subj"])
         pred_words = _words(m["pred"])
@@ -202,7 +214,7 @@ def leading_predicate(query: str | None, text: str) -> tuple[bool, str] | None:
     """``(value, word)`` when ``text`` opens with the question's predicate adjective standing alone
     ("Plausible." for "Is the following sentence plausible?") or its opposite (:data:`ANTONYMS`:
     "Implausible — Messi plays football"), else ``None``."""
-    m = _LEADING_ADJECTIVE.match(text)
+    m = _LEADING_ADJECTIVE.match(text) if not text.rstrip().endswith("?") else None  # "Plausible? Not really."
     q = _question(query) if query and m else None
     if m is None or q is None:
         return None

@@ -7,6 +7,7 @@ import re
 
 from harness.metrics.boolean_cues import (
     BARE_VERDICT,
+    DEPENDS,
     HEDGE,
     HOLDS,
     LEADING_NOT,
@@ -153,7 +154,12 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
                 capped,
             )
         after_lead = text.lstrip()[lead.end() :]
-        turned = [m for m in TURNED_BARE.finditer(after_lead) if (m["w"].lower() == "yes") != lead_value]
+        turned = [m for m in TURNED_BARE.finditer(after_lead) if (m["w"].lower() in ("yes", "true")) != lead_value]
+        depends = DEPENDS.search(after_lead)
+        if depends and not turned:
+            return extracted(
+                None, "ambiguous", f"the answer starts with {said!r} but then says {quoted(depends.group(0))}", capped
+            )
         if turned:
             return extracted(
                 None,

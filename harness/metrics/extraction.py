@@ -185,7 +185,9 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     the bound of a comparing question ("1024 > 1000", "which is greater than 1000" answer "Is 2^10
     greater than 1000?": :mod:`harness.metrics.compare_cues`), else the first clause that gives the
     question's predicate for its subject ("51 is not prime" answers "Is 51 prime?"), or its
-    opposite ("so it's composite": false; "X lies" for "Does X tell the truth?": false).
+    opposite ("so it's composite": false; "X lies" for "Does X tell the truth?": false); not a
+    clause asked as a question, and nothing when such clauses disagree. A leading yes/no followed
+    by "it depends" or turned by a bare opposite truth word is ``ambiguous``.
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");

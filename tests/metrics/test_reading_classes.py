@@ -1346,3 +1346,29 @@ KEPT_COMMITMENTS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), KEPT_COMMITMENTS)
 def test_contrasted_facts_and_agreeing_framings_still_commit(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+BOOLEAN_TURNS = [
+    # a leading verdict left open or turned in other words
+    (_bool(True), "Is the Great Wall visible from orbit?", "Yes — well, it depends on the altitude.", "ambiguous"),
+    (_bool(True), "Do heavier objects fall faster?", "True, if there is air; false otherwise.", "ambiguous"),
+    (_bool(True), "Is aspirin safe?", "Yes (for most adults); no (for children).", "ambiguous"),
+    # a predicate asked back as a question is not a claim, and disagreeing claims answer nothing
+    (_bool(False), "Is 91 a prime number?", "It is composite? No, 91 is prime.", "wrong"),
+    (_bool(True), "Does Cy tell the truth?", "Cy tells the truth? No, Cy lies.", "wrong"),
+    (_bool(False), "Does Cy tell the truth?", "Cy lies — wait, no, Cy tells the truth.", "unanswered"),
+    (_bool(False), "Is 57 prime?", "57 is prime... no, 57 is not prime, 3 × 19.", "unanswered"),
+    (
+        _bool(True),
+        'Is the following sentence plausible? "Kane scored a penalty."',
+        "Plausible: Kane takes penalties.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), BOOLEAN_TURNS)
+def test_boolean_turns_questions_and_disagreeing_claims(
+    block: dict[str, Any], query: str, answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
