@@ -43,6 +43,7 @@ from harness.metrics.extraction_base import (
     truncated,
 )
 from harness.metrics.number_cues import TAKE_BACK
+from harness.metrics.text_cues import unframed
 
 _NEGATION = re.compile(
     r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
@@ -183,11 +184,13 @@ class _Options:
 
     def positive_mentions(self, sentence: str) -> set[str]:
         """Options named in sub-clauses without a negation, less those the same sentence rejects in a
-        sub-clause (:data:`_REJECTS`, "not C": "Not C, since C forgets the sin x term" names none); an
+        sub-clause (:data:`_REJECTS`, "not C": "Not C, since C forgets the sin x term" names none) and
+        those only in a clause framed as what others pick ("People usually pick B"); an
         option's own words (its text, its marker) are shielded first, so parentheses inside them do
         not split and their own "not" does not negate them."""
         found: set[str] = set()
         rejected: set[str] = set()
+        sentence = unframed(sentence)  # "People usually pick B": what others pick is not named here
         for part in _SUBCLAUSE.split(self.shielded(sentence)):
             rest = unshielded(part)
             if not part.strip():

@@ -2,7 +2,8 @@
 
 An answer *disclaims* its value when, in its own voice, it declines to stand by it — "I can't vouch
 for that", "I'd rather not state a single figure", "I'm not sure", "I can't be certain", "don't
-quote me", "I wouldn't rely on that number", "I'm unsure", "I might be off" (:data:`DISCLAIMER`)
+quote me", "I wouldn't rely on that number", "I'm unsure", "I might be off", "I haven't been
+able to verify that" (:data:`DISCLAIMER`)
 — and nothing after its last disclaimer commits again: no turn ("…, but I think it's 212", "that
 said", "still") and no answer cue or declared line ("I'm not sure. The answer is 212."). A value
 read from a disclaimed answer is not a commitment: the check is ``ambiguous``, never correct (for
@@ -28,6 +29,8 @@ DISCLAIMER = re.compile(
     + _NOT_ABOUT
     + r"|\bI\s+(?:might|could|may)\s+(?:well\s+)?be\s+(?:wrong|off|mistaken|misremembering)\b"
     r"|\bI\s+(?:don't|don’t|do\s+not)\s+(?:really\s+|actually\s+)?know\b" + _NOT_ABOUT + r"|\bdon't\s+quote\s+me\b"
+    r"|\bI\s+(?:haven't|haven’t|have\s+not|couldn't|couldn’t|could\s+not)\s+(?:been\s+able\s+to\s+)?"
+    r"(?:verify|verified|confirm|confirmed|check|checked)\b"
     r"|\bI(?:'m|’m|\s+am|'d|’d|\s+would|'ll|’ll|\s+will)?\s*(?:not|never|won't|won’t|wouldn't|wouldn’t|can't|can’t|"
     r"cannot|don't|don’t)\s+(?:\w+\s+){0,3}?(?:state|give|commit|rely|vouch|guarantee|swear|trust|stand\s+by)\b"
 )

@@ -71,7 +71,7 @@ HEDGES = (
 #: Reporting verbs (past participles) that a hedge turns into a report ("usually credited to").
 REPORTING = (
     r"thought|believed|assumed|said|claimed|supposed|reported|mistaken|confused|credited|attributed|ascribed|"
-    r"given|cited|considered|regarded|listed|described|identified|quoted|associated|linked"
+    r"given|cited|considered|regarded|listed|described|identified|quoted|associated|linked|taught|labelled|labeled"
 )
 ATTRIBUTED = re.compile(
     rf"(?i)\b(?:(?:{HEDGES})\s+(?:been\s+|being\s+)?(?:{REPORTING})\b|long\s+been\s+(?:{REPORTING})\b"
@@ -81,10 +81,12 @@ ATTRIBUTED = re.compile(
     r"textbooks\s+|references\s+|books\s+|websites\s+|sites\s+|scholars\s+|experts\s+|authors\s+|lists\s+)?"
     r"(?:would\s+|often\s+|still\s+|usually\s+)?(?:say|think|believe|assume|claim|guess|give|list|cite|credit|"
     r"attribute|report|state|suggest|mention|record|name|answer|show|print|quote)\b"
-    r"|(?:people|everyone|everybody|others|textbooks?|sources|encyclopedias?|lists|quizzes|teachers)\s+"
+    r"|(?:people|everyone|everybody|others|textbooks?|sources|encyclopedias?|lists|quizzes|teachers|answer\s+keys?|"
+    r"(?:conventional|folk|popular|received)\s+wisdom)\s+"
     r"(?:often\s+|usually\s+|commonly\s+|sometimes\s+|would\s+|will\s+)?"
     r"(?:say|says|said|think|thinks|believe|believes|assume|assumes|claim|claims|give|gives|answer|answers|list|lists|"
-    r"show|shows|print|prints|quote|quotes|name|names)\b"
+    r"show|shows|print|prints|quote|quotes|name|names|reply|replies|guess|guesses|pick|picks|holds?)\b"
+    rf"|\b(?:{HEDGES})\s+(?:see|hear|read|find|encounter)\b"
     r"|(?:common|popular|widespread|conventional|traditional)\s+(?:belief|misconception|myth|assumption|view|"
     r"answer|attribution|account|story)\b|(?:usual|typical|classic|received|textbook)\s+(?:textbook\s+)?answer\b"
     r"|according\s+to\s+(?:legend|myth|popular|tradition|folklore|rumou?r|some|many|most)\b"

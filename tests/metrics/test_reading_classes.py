@@ -1372,3 +1372,29 @@ def test_boolean_turns_questions_and_disagreeing_claims(
     block: dict[str, Any], query: str, answer: str, verdict: str
 ) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+MORE_FRAMINGS = [
+    ({"type": "exact", "value": "Canberra"}, "The answer key says Canberra.", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "Conventional wisdom says Canberra.", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "It's widely taught that the capital is Canberra.", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "People usually reply Canberra.", "ambiguous"),
+    (_num(720), "You'll commonly see 720° quoted for this.", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "Canberra, I believe, though I haven't checked recently.", "ambiguous"),
+    (
+        {"type": "choice", "answer": "A", "options": {"A": "Versailles", "B": "Paris"}},
+        "I'd go with B, though A is often cited.",
+        "wrong",
+    ),
+    # the answer's own statement beside a framing still commits
+    (
+        {"type": "exact", "value": "Canberra"},
+        "The capital is Canberra, which people often confuse with Sydney.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), MORE_FRAMINGS)
+def test_more_framings_of_what_others_hold(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
