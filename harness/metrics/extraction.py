@@ -113,8 +113,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "out of 12") are passed over
     in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
-    sentences that start with "Check:"/"Verify"/"Note" are passed over by the fallback rules when
-    other numbers remain.
+    sentences that start with "Check:"/"Verify"/"Note"/"I double-checked" are passed over by the
+    fallback rules when other numbers remain.
 
 Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
     1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else

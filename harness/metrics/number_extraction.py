@@ -158,7 +158,8 @@ _LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
 _CHECK = re.compile(
     r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
     r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
-    r"to\s+(?:check|verify)|double[- ]check(?:ing)?)\b"
+    r"to\s+(?:check|verify)|double[- ]check(?:ing)?|I\s+(?:double[- ]|re-?)?(?:checked|verified)|"
+    r"(?:as\s+a\s+)?(?:quick\s+)?check(?:ing)?\s+(?:it|this|that))\b"
 )
 
 

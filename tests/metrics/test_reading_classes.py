@@ -1398,3 +1398,15 @@ MORE_FRAMINGS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), MORE_FRAMINGS)
 def test_more_framings_of_what_others_hold(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+FIRST_PERSON_CHECKS = [
+    (_num(7), "Each friend gets 7 pencils. I double-checked: 4 × 7 = 28.", "correct"),
+    (_num(12), "There are 12 eggs left. I verified it: 30 − 18 = 12, and 18 + 12 = 30.", "correct"),
+    (_num(5), "He needs 5 weeks. Checking this: 5 × 12 = 60.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), FIRST_PERSON_CHECKS)
+def test_a_first_person_check_sentence_is_passed_over(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
