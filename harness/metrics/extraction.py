@@ -21,7 +21,8 @@ Shared definitions
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
     that is only "Answer" / "Final answer", or GSM8K's last line ``#### 42``. Its *clause* is the
     rest of that sentence, or the next non-empty line when it is empty; cues
-    whose clause starts with "not" are skipped. *Negated parts* of a clause are dropped before it
+    whose clause starts with "not", and cues qualified as a trap or someone else's ("the naive /
+    tempting / simple / textbook answer is"), are skipped. *Negated parts* of a clause are dropped before it
     is read: a parenthesis starting with "not", and ", not …" / "rather than …" / "instead of …" up
     to the next punctuation, so "12/25/2006 (not 12/24/2006)" reads as "12/25/2006".
     *Conclusion cue*: therefore, thus, hence, so, consequently, in total, altogether, overall, in
@@ -66,7 +67,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
        conclusion cue and is not a labelled value ("Sale price: $30."), no correction word
        ("actually", "wait", "instead", "recount", ...) follows,
        and, when the question is known, that number is not one the question gave, the first
-       sentence is not a hypothesis ("if", "would", "the textbook answer", "…") and no "no" follows it; or the first
+       sentence is not a hypothesis ("if", "would", "the textbook answer", "naively", "in theory",
+       "…") nor a question ("37,500? …") and no "no" follows it; or the first
        sentence opens with a clause on the question's subject that holds one number (not a
        comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
        dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`).
@@ -81,8 +83,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
        many cups …?"): then its number is the answer even if the question gave it. A spelled-out
        percentage ("Fifteen percent") is a percentage like "15%", so it matches the fraction 0.15.
     After every rule: a number read from an answer whose last line gives results under two
-    contrasting conditions — "without X" and "with X", "before tax" and "after tax", "if …
-    otherwise", "assuming … if", two "in the … case", or a parenthesis with a number under a
+    contrasting conditions — "without X" and "with X", "before tax" and "after tax", "in theory"
+    and "in practice", "if … otherwise", "assuming … if", two "in the … case", or a parenthesis with a number under a
     condition ("5 weeks (4 with interest)") — when that number is one of the line's two or more
     results the question did not give, is ``ambiguous``
     (:func:`harness.metrics.number_cues.scenario_pair`).

@@ -284,7 +284,8 @@ _REJECTED = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"(?i)\b(?:intuitive|tempting|obvious|naive|naïve|common|wrong|incorrect|initial|"
-    r"first|quick|easy|expected|usual)\s+$"
+    r"first|quick|easy|expected|usual|simple|textbook|theoretical|conventional|classic|"
+    r"traditional)\s+$"
 )
 
 
@@ -297,7 +298,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
-    and cues qualified as a trap ("the intuitive / tempting / naive / common answer is"). Only the
+    and cues qualified as a trap or someone else's ("the intuitive / tempting / naive / common /
+    simple / textbook answer is"). Only the
     last :data:`MAX_CUES` cues are kept.
     """
     found: list[tuple[int, str, str]] = []

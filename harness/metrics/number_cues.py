@@ -36,7 +36,8 @@
 * :func:`scenario_pair` — a line that gives results under two contrasting conditions ("5 weeks
   without interest; with interest, 4", "$30 before tax. After tax, $32.40", "If compounded
   yearly, 1102.50; otherwise 1100", "Assuming no interest, 5 weeks. If interest applies, 4", "in
-  the simple case 5; in the compound case 4", "5 weeks (4 with interest)"): the number read from
+  the simple case 5; in the compound case 4", "5 weeks (4 with interest)", "37,500 in theory,
+  27,500 in practice"): the number read from
   it is one scenario's, not a commitment.
 """
 
@@ -167,6 +168,8 @@ HEDGED_NUMBER = re.compile(
 _WITHOUT = re.compile(r"(?i)\bwith(?:out|\s+no)\s+(?:any\s+|the\s+)?(?P<noun>[a-z]{3,})")
 _BEFORE = re.compile(r"(?i)\bbefore\s+(?:the\s+|any\s+)?(?P<noun>tax|taxes|tip|fees?|discount|shipping|interest)\b")
 _IF = re.compile(r"(?i)\bif\b")
+_IDEAL = re.compile(r"(?i)\b(?:naively|in\s+theory|theoretically|on\s+paper|ideally|nominally|in\s+principle)\b")
+_REAL = re.compile(r"(?i)\b(?:realistically|in\s+practice|practically|in\s+reality|in\s+real\s+life)\b")
 _ELSE = re.compile(r"(?i)\b(?:otherwise|or\s+else|else|if\s+not|if\s+instead|assuming)\b")
 _CASE = re.compile(r"(?i)\bin\s+the\s+[\w-]+\s+case\b|\bin\s+case\s+of\b")
 _CONDITIONED_ASIDE = re.compile(r"(?i)\([^()]*\d[^()]*\b(?:with|without|if|unless|assuming|when)\b[^()]*\)")
@@ -175,7 +178,8 @@ _CONDITIONED_ASIDE = re.compile(r"(?i)\([^()]*\d[^()]*\b(?:with|without|if|unles
 def scenario_pair(line: str) -> str | None:
     """What makes ``line`` a two-scenario statement (see the module docstring), else ``None``: a
     "without X" / "with no X" and a "with … X" of the same noun (or "with it"); "before tax" and
-    "after tax" (tax, tip, fees, discount, shipping, interest); an "if" with "otherwise" / "else" /
+    "after tax" (tax, tip, fees, discount, shipping, interest); "naively / in theory / on paper"
+    and "realistically / in practice"; an "if" with "otherwise" / "else" /
     "if not" / "assuming"; two "in the … case"; or a parenthesis giving a number under a condition."""
     for m in _WITHOUT.finditer(line):
         noun = re.escape(re.sub(r"(?:es|s)$", "", m["noun"].lower())) + r"\w*"  # "without leaks" / "with a leak"
@@ -187,6 +191,9 @@ def scenario_pair(line: str) -> str | None:
         noun = re.escape(m["noun"].lower())
         if re.search(rf"(?i)\bafter\s+(?:the\s+|any\s+)?{noun}\b", line):
             return f"{m.group(0)!r} and 'after {m['noun']}'"
+    ideal, real = _IDEAL.search(line), _REAL.search(line)
+    if ideal and real:
+        return f"{ideal.group(0)!r} and {real.group(0)!r}"
     cases = _CASE.findall(line)
     if len(cases) >= 2:
         return f"{cases[0]!r} and {cases[1]!r}"

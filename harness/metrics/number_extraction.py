@@ -424,8 +424,8 @@ _CONTRAST = re.compile(r"(?i)\b(?:but|however|yet|though|although|whereas|instea
 #: A first sentence that frames its number as a hypothesis or someone else's answer ("He has 25 if we
 #: ignore …", "5 weeks is the textbook answer", "So 5 weeks..."): it does not lead.
 _HYPOTHETICAL_LEAD = re.compile(
-    r"(?i)\b(?:if|would|could|might|naive|naïve|textbook|usual|expected|seems?|looks?|guess|assume|assuming|"
-    r"ignore|ignoring)\b|\.\.\.|…"
+    r"(?i)\b(?:if|would|could|might|naive|naïve|naively|textbook|usual|expected|seems?|looks?|guess|assume|assuming|"
+    r"ignore|ignoring|theory|theoretically|paper|strictly|ideally|nominally|simple|simply)\b|\.\.\.|…|\?\s*$"
 )
 _LABELLED = re.compile(r"(?i)^\W*[a-z][\w '-]{0,30}:\s*[-−$€£]?\d[\d,.]*\s*(?:[a-z%]+\s*)?\W*$")
 _WORKING = re.compile(r"(?i)^\W*(?:#|step|part|case|let|first|to\b|we\s+need|start|given|note|\d+[.)]\s)")

@@ -1410,3 +1410,25 @@ FIRST_PERSON_CHECKS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), FIRST_PERSON_CHECKS)
 def test_a_first_person_check_sentence_is_passed_over(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+WIDGETS_Q = "A factory makes 1,250 widgets a day. How many widgets does it make in 30 days?"
+THEORY_AND_PRACTICE = [
+    # a thousands-separated number before a comma is one number (was read as 37 and 500)
+    (_num(37500), "Roughly 37,500, assuming no downtime.", "correct"),
+    (_num(37500), "It makes 37,500, since 1,250 × 30 = 37,500.", "correct"),
+    (_num(1275), "The total is 1,275, as the pairs show.", "correct"),
+    # results in theory and in practice: two scenarios
+    (_num(37500), "Naively 37,500; realistically about 27,500.", "ambiguous"),
+    (_num(37500), "37,500 in theory, 27,500 in practice.", "ambiguous"),
+    (_num(27500), "On paper 37,500, in practice fewer: about 27,500.", "ambiguous"),
+    # an answer cue qualified as someone else's, and a first sentence that is a question, do not commit
+    (_num(37500), "The simple answer is 37,500. A realistic estimate is 27,500.", "wrong"),
+    (_num(37500), "The textbook answer is 37,500; with maintenance days it is 27,500.", "wrong"),
+    (_num(37500), "37,500? That seems too high; I'd say 27,500.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), THEORY_AND_PRACTICE)
+def test_numbers_in_theory_and_practice(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, WIDGETS_Q) == verdict
