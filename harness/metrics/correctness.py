@@ -279,13 +279,39 @@ _NAMES_FIRST = re.compile(
 _NAMED = re.compile(r"(?<=\s)(?!I\b)[A-Z][\w-]*|\d")
 
 
+_JOIN = r"\s*(?:\([^()]{0,80}\)\s*(?:and|&|;|,)|and|&|;)\s*(?:also\s+)?"
+
+
+def _joined_other(values: list[str], text: str) -> str:
+    """Another capitalised name joined to the expected value by "and", "&" or ";" (or by a comma
+    after a qualifying parenthesis), not a word of an expected value itself: "Canberra and Sydney", "Canberra (de jure);
+    Sydney (de facto)", "Canberra (officially), Sydney (in practice)"; "" when there is none."""
+    for value in values:
+        if not value.strip():
+            continue
+        for m in re.finditer(rf"(?i)(?<!\w){re.escape(value.strip())}(?!\w)", text):
+            after = re.match(_JOIN + r"(?P<name>[A-Z][\w-]+)", text[m.end() :])
+            before = re.search(r"(?P<name>[A-Z][\w-]+)" + _JOIN + r"(?:both\s+)?$", text[: m.start()])
+            for found in (after, before):
+                name = found["name"] if found else ""
+                if (
+                    found
+                    and name not in ("I", "The", "A", "An")
+                    and not any(name.lower() in v.lower().split() for v in values)
+                ):
+                    return found.group(0).strip()
+    return ""
+
+
 def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str) -> str:
-    """Why a short answer read without a cue is not the answer's commitment ("" when it is): its
-    own trailing conclusion turns to another name ("Canberra is the official answer, though …, so
-    Sydney"), it offers an alternative with a slash ("Nitrogen / oxygen"), or a later sentence of
-    the answer commits in the first person to another name or value without naming the value
-    ("Textbooks say X. I'd say Hilbert.", "…; in practice Sydney, which is my answer":
-    :data:`~harness.metrics.text_cues.COMMITS`; this last only for an answer read without a cue)."""
+    """Why a short answer that names the value is not the answer's commitment ("" when it is):
+    its closing conclusion turns to another name ("Canberra is the official answer, though …, so
+    Sydney"); it offers alternatives with a slash ("Nitrogen / oxygen"); a declared, cued, boxed or
+    bold answer (or a whole answer of at most six words) joins another capitalised name to it
+    ("Canberra and Sydney", "Canberra (de jure); Sydney (de facto)") or gives it as a question
+    ("Answer: Canberra?"); or, for an answer read without a cue, a later sentence commits in the
+    first person to another name or value without naming the value ("Textbooks say X. I'd say
+    Hilbert.", "…; in practice Sydney, which is my answer": :data:`~harness.metrics.text_cues.COMMITS`)."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -293,6 +319,15 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
         return f"its closing conclusion {turn.strip()[:60]!r} names something else"
     if not any("/" in v for v in values) and re.search(r"\b[A-Za-z]{3,}\s*/\s*[A-Za-z]{3,}\b", candidate):
         return "it offers alternatives with a slash"
+    line = declared_line(cap_text(answer)[0]) if method == "declared" else None
+    own = line.value if line is not None else candidate
+    if method in ("declared", "answer_cue", "boxed", "bold") or (method == "whole" and len(candidate.split()) <= 6):
+        for text in (candidate, own):
+            other = _joined_other(values, text)
+            if other:
+                return f"it gives another answer beside it ({other!r})"
+        if own.rstrip(" *_.").endswith("?") and "?" not in own.rstrip(" *_.")[:-1]:
+            return "it offers the answer as a question"
     if method not in ("whole", "first_sentence", "conclusion"):
         return ""
     at = answer.find(candidate[: max(1, min(len(candidate), 40))])

@@ -1432,3 +1432,21 @@ THEORY_AND_PRACTICE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), THEORY_AND_PRACTICE)
 def test_numbers_in_theory_and_practice(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer, WIDGETS_Q) == verdict
+
+
+ANOTHER_BESIDE = [
+    ({"type": "exact", "value": "Canberra"}, "Answer: Canberra (officially), Sydney (in practice)", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "Answer: Canberra (de jure); Sydney (de facto)", "ambiguous"),
+    ({"type": "any_of", "values": ["Einstein"]}, "Answer: both Einstein and Hilbert", "ambiguous"),
+    ({"type": "any_of", "values": ["Einstein"]}, "Answer: Hilbert & Einstein", "ambiguous"),
+    ({"type": "exact", "value": "Canberra"}, "Answer: Canberra?", "ambiguous"),
+    # a pair that is the expected value, an appositive place, or an aside still commit
+    ({"type": "any_of", "values": ["Watson and Crick", "Watson"]}, "Answer: Watson and Crick", "correct"),
+    ({"type": "any_of", "values": ["Paris"]}, "Answer: Paris, France (the capital)", "correct"),
+    ({"type": "exact", "value": "Canberra"}, "Answer: Canberra (since 1913)", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ANOTHER_BESIDE)
+def test_another_name_beside_the_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
