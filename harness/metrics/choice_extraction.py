@@ -23,6 +23,7 @@ from harness.metrics.choice_cues import (
     shielded_keys,
     unshielded,
 )
+from harness.metrics.declared import declared_line
 from harness.metrics.extraction_base import (
     CONCLUSION,
     CORRECTION,
@@ -252,6 +253,26 @@ _MARKED_LEAD = r"^[\s*_>#-]*(?:\((?P<a>{keys})\)|(?P<b>{keys})\)|(?P<c>{keys})[.
 _WALK_LINE = r"(?m)^[ \t*_>#-]*(?:\(?(?:{keys})\)|(?:{keys})[.:](?=\s))"
 
 
+_CONCESSION = re.compile(r"(?i)\b(?:though|although|even\s+though|whereas|while)\b[^;()]*")
+
+
+def _beside(line: str, key: str | None, opts: _Options) -> str:
+    """Why a declared line that chooses ``key`` does not commit to it ("" when it does): its first
+    sentence names another option outside a negation or a concession ("B (or A)", "B (A on average)", "B; A by
+    average distance", "B — unless …, then A"), or it asks ("B?")."""
+    if key is None:
+        return ""
+    line = re.split(r"[.!](?=\s)", line, maxsplit=1)[
+        0
+    ]  # "C. Canberra was built between Sydney and …": its first sentence
+    if line.rstrip(" *_.").endswith("?"):
+        return "gives the option as a question"
+    others = opts.positive_mentions(_CONCESSION.sub(" ", line)) - {key}
+    if others:
+        return f"also names {sorted(others)}"
+    return ""
+
+
 def _leading_marker(text: str, opts: _Options) -> str | None:
     """The option whose marker opens the answer ("(c) Can't be determined — …", "B) London"), when the
     answer is not a walk-through of several options and the opening line does not negate it."""
@@ -370,6 +391,10 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
             return as_declared(extracted(whole[0], "declared", f"the text of option {whole[0]!r}", capped))
         got = _choice_in_clause(line, opts)
         if got:
+            full = declared_line(text)
+            beside = _beside(full.value if full is not None else line, got[0], opts)
+            if beside:
+                return as_declared(extracted(None, "ambiguous", f"the declared line {quoted(line)} {beside}", capped))
             return _choice_taken_back(
                 text, line, opts, as_declared(_choice_result(got, "declared", quoted(line), capped)), capped
             )

@@ -36,7 +36,8 @@ Rules, in order of precedence (the first rule that yields something wins). Rule 
 asks every subject for (:mod:`harness.metrics.declared`; the last line-initial "Answer:" / "Final
 answer:"), read with the same clause reader as an answer cue (for a choice, a line that is exactly
 one option's text first; a value that asks and then answers, "Jupiter? No — Saturn.", after its
-last question mark). The later rules run only when there is no declared line or it holds
+last question mark; for a choice, a line whose first sentence also names another option outside
+a negation or concession — "B (or C)", "B; C if …" — or asks — "B?" — is ``ambiguous``). The later rules run only when there is no declared line or it holds
 nothing of the expected kind; ``Extraction.declared`` says which.
 
 Numbers (:func:`extract_number`; the readers are in :mod:`harness.metrics.numbers`: digits,

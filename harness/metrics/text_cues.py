@@ -170,7 +170,7 @@ def second_clause(candidate: str) -> tuple[str, str] | None:
 
 
 _CLAUSE_END = re.compile(r"(?<!\d),|,(?!\d)|[;:(—–]|\s-\s")
-_QUALIFYING = re.compile(r"(?i)\s*(?:who|which|whom|whose|that|the|a|an|being)\b")
+_QUALIFYING = re.compile(r"(?i)\s*(?:who|which|whom|whose|that|the|a|an|being|according)\b")
 _STOP = frozenset(
     "a an the it its it's is are was were been being be to that as of by with and people many most some".split()
 )

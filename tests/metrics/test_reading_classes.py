@@ -1450,3 +1450,23 @@ ANOTHER_BESIDE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), ANOTHER_BESIDE)
 def test_another_name_beside_the_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+CHOICE_DECLARED_BESIDE = [
+    (_ch("B", PLANETS), "Answer: B (or C)", "ambiguous"),
+    (_ch("B", PLANETS), "Answer: B — unless the question means Earth's neighbour, then D", "ambiguous"),
+    (_ch("B", PLANETS), "Answer: B; C if you count by average distance", "ambiguous"),
+    (_ch("B", PLANETS), "Answer: B?", "ambiguous"),
+    # a concession, a negation, the option's own text or an explanation after the letter still commit
+    (_ch("B", PLANETS), "Answer: B (though C is close)", "correct"),
+    (_ch("B", PLANETS), "Answer: B, not C", "correct"),
+    (_ch("B", PLANETS), "Answer: B (Mercury)", "correct"),
+    (_ch("B", PLANETS), "Answer: B. Mercury orbits well inside Venus and Earth.", "correct"),
+    # a framing after the option qualifies it
+    (_ch("B", PLANETS), "B, according to most textbooks.", "unanswered"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CHOICE_DECLARED_BESIDE)
+def test_a_declared_option_beside_another_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
