@@ -37,8 +37,9 @@ asks every subject for (:mod:`harness.metrics.declared`; the last line-initial "
 answer:"), read with the same clause reader as an answer cue (for a choice, a line that is exactly
 one option's text first; a value that asks and then answers, "Jupiter? No — Saturn.", after its
 last question mark; for a choice, a line whose first sentence also names another option outside
-a negation or concession — "B (or C)", "B; C if …" — or asks — "B?" — is ``ambiguous``). The later rules run only when there is no declared line or it holds
-nothing of the expected kind; ``Extraction.declared`` says which.
+a negation or concession — "B (or C)", "B; C if …" — or asks — "B?" — is ``ambiguous``). The
+later rules run only when there is no declared line or it holds nothing of the expected kind;
+``Extraction.declared`` says which.
 
 Numbers (:func:`extract_number`; the readers are in :mod:`harness.metrics.numbers`: digits,
 spelled-out numbers through ``text2num``, LaTeX through ``math-verify``, and — only when the
