@@ -279,6 +279,32 @@ _NAMES_FIRST = re.compile(
 _NAMED = re.compile(r"(?<=\s)(?!I\b)[A-Z][\w-]*|\d")
 
 
+_HEDGE_BEFORE = re.compile(
+    r"(?i)\b(?:probably|maybe|perhaps|possibly|presumably|might\s+(?:well\s+)?be|could\s+(?:well\s+)?be|may\s+be|"
+    r"my\s+(?:best\s+)?guess(?:\s+(?:is|would\s+be))?|I\s+(?:think|believe|guess|suppose|reckon)"
+    r"(?:\s+(?:that|it'?s|it\s+is|it\s+was|the\s+answer\s+is))?)\s*:?\s*(?:(?:it'?s|it\s+is|the)\s+)?$"
+)
+_HEDGE_AFTER = re.compile(
+    r"(?i)^\s*[,—–-]?\s*(?:probably|maybe|perhaps|possibly|I\s+think|I\s+believe|I\s+guess|I\s+suppose)\s*[.!?]*\s*$"
+)
+
+
+def _hedged_value(values: list[str], text: str) -> str:
+    """The hedge right before or after the expected value in a short answer ("probably Canberra",
+    "It might be Canberra", "My guess would be Canberra", "I think it's Canberra", "Canberra,
+    probably"), else ""."""
+    for value in values:
+        if not value.strip():
+            continue
+        for m in re.finditer(rf"(?i)(?<!\w){re.escape(value.strip())}(?!\w)", text):
+            found = _HEDGE_BEFORE.search(text[max(0, m.start() - 60) : m.start()]) or _HEDGE_AFTER.match(
+                text[m.end() :]
+            )
+            if found is not None:
+                return found.group(0).strip()
+    return ""
+
+
 _JOIN = r"\s*(?:\([^()]{0,80}\)\s*(?:and|&|;|,)|and|&|;)\s*(?:also\s+)?"
 
 
@@ -305,7 +331,8 @@ def _joined_other(values: list[str], text: str) -> str:
 
 def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str) -> str:
     """Why a short answer that names the value is not the answer's commitment ("" when it is):
-    its closing conclusion turns to another name ("Canberra is the official answer, though …, so
+    it hedges the value (:func:`_hedged_value`: "probably Canberra", "It might be Canberra"); its
+    closing conclusion turns to another name ("Canberra is the official answer, though …, so
     Sydney"); it offers alternatives with a slash ("Nitrogen / oxygen"); a declared, cued, boxed or
     bold answer (or a whole answer of at most six words) joins another capitalised name to it
     ("Canberra and Sydney", "Canberra (de jure); Sydney (de facto)") or gives it as a question
@@ -319,6 +346,9 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
         return f"its closing conclusion {turn.strip()[:60]!r} names something else"
     if not any("/" in v for v in values) and re.search(r"\b[A-Za-z]{3,}\s*/\s*[A-Za-z]{3,}\b", candidate):
         return "it offers alternatives with a slash"
+    hedge = _hedged_value(values, candidate)
+    if hedge:
+        return f"it hedges the value ({hedge!r})"
     line = declared_line(cap_text(answer)[0]) if method == "declared" else None
     own = line.value if line is not None else candidate
     if method in ("declared", "answer_cue", "boxed", "bold") or (method == "whole" and len(candidate.split()) <= 6):

@@ -44,9 +44,10 @@ An extracted short answer is narrowed before it is compared, in this order:
    written by Homer"), and so is a framing whose content words the question uses ("It's
    traditionally ascribed to Homer" for "To whom is the Odyssey traditionally ascribed?").
 5. **commitment elsewhere** (:func:`harness.metrics.correctness.committed_elsewhere`) — a short
-   answer that names the value is still ``ambiguous`` when its closing conclusion turns to another
-   name (:func:`last_conclusion`: "Canberra is the formal answer, though Sydney runs things, so
-   Sydney"), when it offers alternatives with a slash ("Nitrogen / oxygen"), or — read without a
+   answer that names the value is still ``ambiguous`` when it hedges the value ("Probably
+   nitrogen", "It might be nitrogen", "I think it's Canberra"), when its closing conclusion turns
+   to another name (:func:`last_conclusion`: "Canberra is the formal answer, though Sydney runs
+   things, so Sydney"), when it offers alternatives with a slash ("Nitrogen / oxygen"), or — read without a
    cue — when a later sentence commits in the first person (:data:`COMMITS`: "I'd say", "I'll go
    with", "my answer is", "which is my answer") without naming the value ("Textbooks say Edison.
    I'd say Swan.").

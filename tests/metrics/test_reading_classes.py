@@ -1470,3 +1470,24 @@ CHOICE_DECLARED_BESIDE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), CHOICE_DECLARED_BESIDE)
 def test_a_declared_option_beside_another_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+HEDGED_SHORT = [
+    ({"type": "exact", "value": "nitrogen"}, "Probably nitrogen.", "ambiguous"),
+    ({"type": "exact", "value": "nitrogen"}, "It might be nitrogen.", "ambiguous"),
+    ({"type": "exact", "value": "nitrogen"}, "My guess would be nitrogen.", "ambiguous"),
+    ({"type": "any_of", "values": ["Canberra"]}, "I think it's Canberra.", "ambiguous"),
+    ({"type": "any_of", "values": ["Canberra"]}, "Answer: Canberra, probably", "ambiguous"),
+    # a hedge on something else leaves the value committed
+    (
+        {"type": "any_of", "values": ["Leonardo da Vinci"]},
+        "The Mona Lisa was painted by Leonardo da Vinci, probably between 1503 and 1519.",
+        "correct",
+    ),
+    ({"type": "exact", "value": "Canberra"}, "Canberra. It is probably the best-planned city.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_SHORT)
+def test_a_hedged_short_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
