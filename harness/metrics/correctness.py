@@ -45,7 +45,8 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     stopped and the case is ``unanswered``, with a detail that says so.
 ``choice``
     The extracted option equals ``answer`` (a letter of ``options``, or with a list of options
-    without letters the option's text).
+    without letters the option's text); an option every mention of which is hedged ("Probably
+    B.", "I think it's Mercury.", "B, I think.") is ``ambiguous``.
 ``boolean``
     The extracted truth value (yes/true/correct or no/false/incorrect) equals ``value``.
 ``python``
@@ -622,12 +623,42 @@ def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> C
     if got is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     got_shown = f"{got} ({options[got]})" if exp.letters else repr(got)
+    hedge = _hedged_option(answer, got, options[got], exp.letters)
+    if hedge:
+        extraction = extraction.model_copy(
+            update={
+                "method": "ambiguous",
+                "confidence": 0.0,
+                "detail": f"{extraction.detail}; it hedges it ({hedge!r})",
+            }
+        )
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     return _make(
         got == exp.answer,
         shown,
         extraction,
         f"expected {shown}, got {got_shown} ({extraction.method}: {extraction.detail})",
     )
+
+
+def _hedged_option(answer: str, key: str, text: str, letters: bool) -> str:
+    """The hedge on the chosen option when every mention of it is hedged ("Probably B.", "I think
+    it's Mercury.", "B, I think."), else ""."""
+    answer = cap_text(answer)[0]
+    patterns = [rf"(?i)(?<!\w){re.escape(text.strip())}(?!\w)"] if text.strip() else []
+    if letters:
+        patterns.append(rf"(?<![\w'’])\(?{re.escape(key)}\)?(?![\w'’])")
+    hedges = []
+    for pattern in patterns:
+        for m in re.finditer(pattern, answer):
+            end = re.search(r"[.!?\n]", answer[m.end() :])
+            found = _HEDGE_BEFORE.search(answer[max(0, m.start() - 60) : m.start()]) or _HEDGE_AFTER.match(
+                answer[m.end() : m.end() + (end.end() if end else 80)]
+            )
+            if found is None:
+                return ""
+            hedges.append(found.group(0).strip())
+    return hedges[0] if hedges else ""
 
 
 def _check_boolean(exp: ExpectBoolean, answer: str, query: str | None = None) -> CorrectnessResult:

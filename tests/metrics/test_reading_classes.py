@@ -1491,3 +1491,19 @@ HEDGED_SHORT = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_SHORT)
 def test_a_hedged_short_answer_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+HEDGED_OPTION = [
+    (_ch("B", PLANETS), "Probably B.", "ambiguous"),
+    (_ch("B", PLANETS), "I think it's Mercury.", "ambiguous"),
+    (_ch("B", PLANETS), "Answer: probably B", "ambiguous"),
+    (_ch("B", PLANETS), "B, I think.", "ambiguous"),
+    # one unhedged mention commits
+    (_ch("B", PLANETS), "I think it's B. Mercury orbits closest, so B.", "correct"),
+    (_ch("B", PLANETS), "The answer is B, Mercury, which is probably surprising.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_OPTION)
+def test_an_option_only_hedged_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
