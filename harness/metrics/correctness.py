@@ -29,7 +29,8 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
     own numbers (``givens``) are passed over by the fallback rules. A number read without a cue (not declared,
     boxed, cued or bold) that every sentence stating it holds only inside a clause framed as what
-    others give ("Commonly quoted as 212 °F", "Textbooks print 206") is ``ambiguous``.
+    others give ("Commonly quoted as 212 °F", "Textbooks print 206") is ``ambiguous``, and so is
+    a number every mention of which is hedged ("I think it's 42.", "Answer: probably 42").
 ``regex``
     ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
@@ -436,7 +437,7 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
         num = parse_number(extraction.value, zeros=zeros) if extraction.value is not None else None
     if num is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
-    framing = _reported_number(answer, extraction, query)
+    framing = _reported_number(answer, extraction, query) or _hedged_mentions(answer, extraction.value or "")
     if framing:
         extraction = extraction.model_copy(
             update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {framing}"}
@@ -644,10 +645,24 @@ def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> C
 def _hedged_option(answer: str, key: str, text: str, letters: bool) -> str:
     """The hedge on the chosen option when every mention of it is hedged ("Probably B.", "I think
     it's Mercury.", "B, I think."), else ""."""
-    answer = cap_text(answer)[0]
     patterns = [rf"(?i)(?<!\w){re.escape(text.strip())}(?!\w)"] if text.strip() else []
     if letters:
         patterns.append(rf"(?<![\w'’])\(?{re.escape(key)}\)?(?![\w'’])")
+    return _hedged_everywhere(cap_text(answer)[0], patterns)
+
+
+def _hedged_mentions(answer: str, value: str) -> str:
+    """For a number read from the answer: why it is not a commitment when every mention of it is
+    hedged ("I think it's 42.", "Probably 42.", "42, I think."), else ""."""
+    if not value.strip():
+        return ""
+    hedge = _hedged_everywhere(cap_text(answer)[0], [rf"(?<![\w.,]){re.escape(value.strip())}(?![\w]|[.,]\d)"])
+    return f"the answer hedges it ({hedge!r})" if hedge else ""
+
+
+def _hedged_everywhere(answer: str, patterns: list[str]) -> str:
+    """The first hedge (:data:`_HEDGE_BEFORE`, :data:`_HEDGE_AFTER`) when every match of ``patterns``
+    in ``answer`` is hedged, else ""."""
     hedges = []
     for pattern in patterns:
         for m in re.finditer(pattern, answer):

@@ -1507,3 +1507,19 @@ HEDGED_OPTION = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_OPTION)
 def test_an_option_only_hedged_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+HEDGED_NUMBER = [
+    (_num(42), "I think it's 42.", "ambiguous"),
+    (_num(42), "Answer: probably 42", "ambiguous"),
+    (_num(42), "My guess would be 42 apples.", "ambiguous"),
+    (_num(42), "42, I think.", "ambiguous"),
+    # a hedge on something else, or one unhedged statement, commits
+    (_num(42), "6 × 7 = 42. I think that's right.", "correct"),
+    (_num(42), "I think we should multiply: 6 × 7 = 42.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_NUMBER)
+def test_a_number_only_hedged_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
