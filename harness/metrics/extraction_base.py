@@ -154,6 +154,35 @@ def normalize_answer(text: str) -> str:
     return " ".join(words)
 
 
+#: Marks that make a different answer when they open or close a token ("O-" is not "O", "C++" not
+#: "C", "-5" not "5"); the minus sign U+2212 counts as "-".
+SIGNIFICANT_MARKS = "+-#"
+
+
+def _marked_tokens(expected: str) -> list[str]:
+    """The tokens of ``expected`` that open or close on one of :data:`SIGNIFICANT_MARKS` and hold a
+    letter or digit ("O-", "C++", "C#", "A+", "-5"); a mark inside a token ("self-driving") is not one."""
+    tokens = unicodedata.normalize("NFKC", expected).replace("\u2212", "-").split()
+    return [
+        t
+        for t in (tok.strip("\"'“”‘’()[]*_`.,;:!?") for tok in tokens)
+        if t and (t[0] in SIGNIFICANT_MARKS or t[-1] in SIGNIFICANT_MARKS) and any(c.isalnum() for c in t)
+    ]
+
+
+def _drops_mark(expected: str, candidate: str) -> str | None:
+    """The first marked token of ``expected`` (:func:`_marked_tokens`) that ``candidate`` does not
+    hold with its mark (case-folded; a letter or digit may not touch it on the side of a letter
+    or digit), or ``None``: "O" drops the mark of "O-", "O-negative" keeps it."""
+    text = unicodedata.normalize("NFKC", candidate).replace("\u2212", "-")
+    for tok in _marked_tokens(expected):
+        before = r"(?<!\w)" if tok[0].isalnum() else r"(?<![\w" + re.escape(SIGNIFICANT_MARKS) + "])"
+        after = r"(?!\w)" if tok[-1].isalnum() else r"(?![" + re.escape(SIGNIFICANT_MARKS) + "])"
+        if not re.search(before + re.escape(tok) + after, text, re.IGNORECASE):
+            return tok
+    return None
+
+
 def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple[bool, str]:
     """Whether ``candidate`` gives the answer ``expected``, with the reason in words.
 
@@ -165,6 +194,11 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
        :data:`BLOCKING_WORDS` (negations such as "not", "isn't", "never", and "or"/"either", which
        hedge between answers). So "It is Paris." matches "Paris", while "not Paris", "Paris or
        Lyon" and "Lyon, not Paris" do not.
+
+    Before both, normalization must not have made the match: an expected value with a token that
+    opens or closes on a mark of :data:`SIGNIFICANT_MARKS` ("O-", "C++", "C#", "A+", "-5") matches
+    only a candidate that holds that token with its mark, since "O" is another blood group and "C"
+    another language, though both normalize to the same word.
 
     Without ``normalize`` only exact equality of the stripped strings counts.
 
@@ -179,6 +213,9 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     exp, cand = normalize_answer(expected), normalize_answer(candidate)
     if not exp:
         return False, "the expected answer is empty after normalization"
+    dropped = _drops_mark(expected, candidate)
+    if dropped is not None:
+        return False, f"{quoted(dropped)} has a mark that makes it another answer, and {quoted(candidate)} drops it"
     if exp == cand:
         return True, f"equal after normalization ({quoted(cand)})"
     words = cand.split()

@@ -1523,3 +1523,29 @@ HEDGED_NUMBER = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), HEDGED_NUMBER)
 def test_a_number_only_hedged_is_ambiguous(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+def _any(*values: str) -> dict[str, Any]:
+    return {"type": "any_of", "values": list(values)}
+
+
+MARKED_VALUES = [
+    # a mark that makes another answer is not normalized away: "O" is not "O-", "C" not "C++"
+    (_any("O negative", "O-", "O neg"), "Answer: O", "wrong"),
+    (_any("C++", "cpp"), "The language is C.", "wrong"),
+    (_any("C#", "C sharp"), "Answer: C", "wrong"),
+    (_any("-5"), "Answer: 5", "wrong"),
+    (_any("A+"), "Answer: A", "wrong"),
+    # the mark kept, or the value in other words, still matches
+    (_any("O negative", "O-", "O neg"), "Answer: O-", "correct"),
+    (_any("O negative", "O-", "O neg"), "The universal donor is O-negative.", "correct"),
+    (_any("C++", "cpp"), "Answer: C++", "correct"),
+    (_any("C#", "C sharp"), "It is C#.", "correct"),
+    (_any("-5"), "Answer: −5", "correct"),
+    (_any("self-driving"), "Answer: self driving", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), MARKED_VALUES)
+def test_a_significant_mark_is_not_normalized_away(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
