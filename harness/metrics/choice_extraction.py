@@ -44,7 +44,7 @@ from harness.metrics.extraction_base import (
     truncated,
 )
 from harness.metrics.number_cues import TAKE_BACK
-from harness.metrics.text_cues import unframed
+from harness.metrics.text_cues import CONCEDED, unframed
 
 _NEGATION = re.compile(
     r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
@@ -533,6 +533,23 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
                 capped,
             )
     turn = list(_TURN.finditer(last))
+    if turn and CONCEDED.search(last[turn[-1].end() :]) and not CONCLUSION.search(last[turn[-1].end() :]):
+        before = opts.positive_mentions(last[: turn[-1].start()])
+        if len(before) == 1 and not _NEGATION.search(last[: turn[-1].start()]):
+            key = next(iter(before))
+            return extracted(
+                key,
+                "conclusion",
+                f"{key!r}: the only option named before {turn[-1].group(0).strip()!r}, after which the last "
+                f"sentence naming options only concedes another ({quoted(last)})",
+                capped,
+            )
+        return extracted(
+            None,
+            "ambiguous",
+            f"the last sentence naming options concedes another after a turn ({quoted(last)})",
+            capped,
+        )
     if turn:
         after = opts.positive_mentions(last[turn[-1].end() :])
         if len(after) == 1:

@@ -12,7 +12,9 @@ An extracted short answer is narrowed before it is compared, in this order:
    "while") the part before it. When the expected value is named in the claim, the claim is what
    is compared; when it is named only in the other part (the value is named and then corrected —
    "Most people say Lyon, but it is Marseille" — or only conceded — "Venus, although Mercury is
-   closer"), the answer is ``ambiguous``, never correct.
+   closer"), the answer is ``ambiguous``, never correct. A correcting word whose clause only
+   concedes a possibility (:data:`CONCEDED`: "I'd lean toward Lyon, but Paris is possible too",
+   "…, but Paris can't be ruled out") is read as conceding: the claim is the part before it.
    A claim that names the expected value is not enough when the other part offers another
    candidate as a possibility ("Probably Paris, though it might be Lyon": :data:`OTHER_POSSIBILITY`,
    a "might / could / may be" or "possibly / perhaps / maybe" before a name or number): ``ambiguous``.
@@ -60,6 +62,14 @@ import re
 CONTRAST = re.compile(
     r"(?i)(?:[,;:—–-]\s*|\s)(?:(?P<concede>although|though|even\s+though|whereas|while)|but|however|yet|actually|"
     r"in\s+fact|rather|instead|on\s+the\s+contrary|contrary\s+to)\b"
+)
+#: A clause that only concedes a possibility ("B is possible too", "B could also work", "B isn't
+#: impossible", "B can't be ruled out"): what it names is allowed, not chosen.
+CONCEDED = re.compile(
+    r"(?i)\b(?:(?:is|are|'s|seems?|looks?)\s+(?:also\s+|still\s+)?(?:possible|plausible|conceivable|defensible|"
+    r"not\s+impossible|an?\s+(?:possibility|option)|worth\s+considering)(?:\s+(?:too|as\s+well))?|"
+    r"(?:could|might|may|can)\s+(?:also|still|well)\s+(?:work|apply|fit|be\s+(?:argued|defended|right|correct))|"
+    r"(?:can(?:no|')t|could(?:n't|\s+not))\s+be\s+ruled\s+out|isn't\s+impossible)\b"
 )
 OTHER_POSSIBILITY = re.compile(
     r"\b(?:(?i:might|could|may)\s+(?:(?i:also|well|just)\s+)?(?i:be)|(?i:possibly|perhaps|maybe))\s+(?:(?i:the|a|an)\s+)?[A-Z0-9]"
@@ -138,7 +148,9 @@ def without_asides(candidate: str, expected: list[str]) -> str:
 def contrast_cut(candidate: str) -> tuple[str, str] | None:
     """``(claim, other)`` at the last contrast word of ``candidate``, else ``None``: after a
     correcting word ("but", "however", "actually") the claim is the part after it; after a conceding
-    word ("although", "whereas", "while") the claim is the part before it."""
+    word ("although", "whereas", "while") the claim is the part before it, and so after a correcting
+    word whose clause only concedes a possibility (:data:`CONCEDED`: "Lyon, but Paris is possible
+    too")."""
     cuts = list(CONTRAST.finditer(candidate))
     if not cuts:
         return None
@@ -146,7 +158,8 @@ def contrast_cut(candidate: str) -> tuple[str, str] | None:
     before, after = candidate[: last.start()], candidate[last.end() :].strip(" ,;:")
     if not after or not before.strip():
         return None
-    return (before, after) if last["concede"] else (after, before)
+    concedes = last["concede"] or CONCEDED.search(after) is not None
+    return (before, after) if concedes else (after, before)
 
 
 _COPULA = re.compile(r"(?i)\b(?:is|are|was|were|has|had)\b")

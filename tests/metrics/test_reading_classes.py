@@ -1549,3 +1549,26 @@ MARKED_VALUES = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), MARKED_VALUES)
 def test_a_significant_mark_is_not_normalized_away(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+CHEM = {"A": "Ice melting", "B": "Paper burning", "C": "Salt dissolving in water", "D": "Glass breaking"}
+
+CONCEDED_SECOND = [
+    # a second clause that only concedes a possibility does not choose what it names
+    (_ch("B", CHEM), "I'd lean toward C, but B is possible too.", "wrong"),
+    (_ch("B", CHEM), "My answer is C, but B cannot be ruled out.", "wrong"),
+    (_ch("B", CHEM), "C fits best, but B could also work.", "wrong"),
+    (_any("Paris"), "I'd lean toward Lyon, but Paris is possible too.", "ambiguous"),
+    (_any("Paris"), "It is Lyon, but Paris can't be ruled out.", "ambiguous"),
+    (_any("Paris"), "Lyon is my pick, but Paris is also plausible.", "ambiguous"),
+    # the first, committed value is what is read; a turn that commits still does
+    (_ch("C", CHEM), "My answer is C, but B cannot be ruled out.", "correct"),
+    (_any("Lyon"), "It is Lyon, but Paris can't be ruled out.", "correct"),
+    (_ch("B", CHEM), "Ice melting and salt dissolving are physical, but B is a chemical change.", "correct"),
+    (_any("Marseille"), "Most people guess Lyon, but it is actually Marseille.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CONCEDED_SECOND)
+def test_a_conceded_possibility_is_not_chosen(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
