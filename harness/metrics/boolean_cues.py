@@ -83,6 +83,11 @@ PARTIAL = re.compile(
 TURNED_BARE = re.compile(
     r"(?i)(?:[;:—–]|\s-|\bbut)\s*(?P<w>yes|no|true|false)\s*(?:[,.!;(]|$|\s+(?:otherwise|in\s+other\s+cases|for\b))"
 )
+#: After a leading yes/no: the opposite word ending a later clause of the same sentence, behind a
+#: turn and a qualifier ("Yes, but culinarily no.", "Botanically, yes; in the kitchen, no.").
+TURNED_QUALIFIED = re.compile(
+    r"(?i)(?:\bbut\b|\bwhile\b|\bwhereas\b|[;:—–])[^.;:!?—–=<>()\d]{0,40}?\b(?P<w>yes|no|true|false)\s*(?:[,.!;)]|$)"
+)
 #: After a leading yes/no: "well, it depends …" leaves the answer open.
 DEPENDS = re.compile(r"(?i)\b(?:it|that|this)\s+(?:all\s+|really\s+|just\s+)?depends\b")
 SO_VERDICT = re.compile(r"(?i)\b(?:so|thus|hence|therefore)[,:]?\s+(?P<w>yes|no)\b")

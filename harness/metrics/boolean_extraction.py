@@ -15,6 +15,7 @@ from harness.metrics.boolean_cues import (
     PARTIAL,
     SO_VERDICT,
     TURNED_BARE,
+    TURNED_QUALIFIED,
     leading_predicate,
     predicate_polarity,
     said_verdict,
@@ -59,8 +60,18 @@ _DETERMINER_NO = (
 _POLARITY_RE = re.compile(
     r"(?i)(?P<neg>\b(?:not|n't|never)\s+(?:\w+\s+)?)?\b(?P<w>" + "|".join(_POLARITY) + r")\b" + _DETERMINER_NO
 )
+#: An opening viewpoint adverb before a leading yes/no ("Botanically, yes", "Technically, no:",
+#: "Sadly, no"); not one that hedges or limits the verdict ("Probably, yes", "Mostly, no").
+_QUALIFIER = (
+    r"(?:(?!(?:possibly|probably|likely|arguably|usually|generally|mostly|partly|partially|occasionally|"
+    r"typically|theoretically|apparently|presumably|supposedly|roughly|nominally|ostensibly|seemingly|"
+    r"hopefully|normally|sometimes|only|early|rarely|hardly|barely|scarcely|frequently|commonly|"
+    r"traditionally|historically|initially|originally|formerly)\b)[a-z]{3,}ly\s*,\s*)?"
+)
 _LEADING_WORD = re.compile(
-    r"(?i)^[\W_]*(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
+    r"(?i)^[\W_]*"
+    + _QUALIFIER
+    + r"(?:(?P<w>yes|no|true|false|correct|incorrect)\b(?!\s+(?:doubt|problem|question|wonder|one|matter|need)\b)"
     r"(?!\s+(?:and|or|xor|is|==?|equals)\b|\s*[=)])"
     r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope"
     r"|(?:that'?s|that\s+is|you'?re|you\s+are)\s+not\s+right)\b"
@@ -154,7 +165,12 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
                 capped,
             )
         after_lead = text.lstrip()[lead.end() :]
-        turned = [m for m in TURNED_BARE.finditer(after_lead) if (m["w"].lower() in ("yes", "true")) != lead_value]
+        turned = [
+            m
+            for cue in (TURNED_BARE, TURNED_QUALIFIED)
+            for m in cue.finditer(after_lead)
+            if (m["w"].lower() in ("yes", "true")) != lead_value
+        ]
         depends = DEPENDS.search(after_lead)
         if depends and not turned:
             return extracted(

@@ -170,6 +170,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
     reader.") while using a yes/no word is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
+    also after an opening viewpoint adverb and comma ("Botanically, yes — …", "Technically, no:";
+    not a hedging or limiting one: "Probably, yes", "Mostly, no", "Theoretically, yes"),
     or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
     / "Indeed" / "That's right:" / "You're right," (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue

@@ -1572,3 +1572,22 @@ CONCEDED_SECOND = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), CONCEDED_SECOND)
 def test_a_conceded_possibility_is_not_chosen(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+QUALIFIED_LEAD = [
+    # a yes/no after an opening viewpoint adverb is the leading verdict
+    (_bool(True), "Is a whale a mammal?", "Biologically, yes — it breathes air and nurses its young.", "correct"),
+    (_bool(False), "Is a peanut a nut?", "Technically, no: it is a legume that grows underground.", "correct"),
+    (_bool(False), "Can you see the Great Wall from orbit?", "Sadly, no. It is far too narrow.", "correct"),
+    (_bool(False), "Is a whale a fish?", "Biologically, yes — it swims.", "wrong"),
+    # a hedging or limiting adverb does not commit; a turned second verdict leaves it open
+    (_bool(True), "Is a tomato a fruit?", "Probably, yes.", "unanswered"),
+    (_bool(True), "Is a tomato a fruit?", "Botanically, yes; in the kitchen, no.", "ambiguous"),
+    (_bool(True), "Is a tomato a fruit?", "Yes, but culinarily no.", "ambiguous"),
+    (_bool(True), "Is a tomato a fruit?", "Yes, but no one cooks it as one.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), QUALIFIED_LEAD)
+def test_a_yes_no_after_an_opening_qualifier(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
