@@ -39,7 +39,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     ``ambiguous``). Only a match the answer states counts (:mod:`harness.metrics.regex_context`,
     the first :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No",
     "… is a myth") the answer is ``wrong``, when one is offered as an alternative ("1969 or 1970")
-    ``ambiguous``. ``extract:
+    ``ambiguous`` — unless the alternatives are only matches of one another, two notations that both
+    satisfy the pattern ("`#FF0000` (or the shorthand `#F00`)":
+    :func:`~harness.metrics.regex_context.alternative_notations`), which is stated. ``extract:
     whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
     ``regex`` package (the same syntax as ``re``) searches with a time limit of
     :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
@@ -105,7 +107,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.regex_context import committed_lead, match_context
+from harness.metrics.regex_context import alternative_notations, committed_lead, match_context
 from harness.metrics.text_cues import (
     COMMITS,
     CONTRAST,
@@ -496,6 +498,13 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
     contexts = [(f, match_context(target, f.start(), f.end(), query)) for f in found]
     stated = [f for f, how in contexts if how == "stated"]
+    if (
+        not stated
+        and all(how in ("hedged", "aside") for _, how in contexts)
+        and any(how == "hedged" for _, how in contexts)
+        and alternative_notations(target, [(f.start(), f.end()) for f in found])
+    ):
+        stated = [found[0]]  # "#FF0000 (or the shorthand #F00)": both alternatives satisfy the pattern
     m = stated[0] if stated else None
     if found and m is None:
         hedged = any(how in ("hedged", "conceded", "reported") for _, how in contexts)

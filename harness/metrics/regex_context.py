@@ -23,6 +23,12 @@ lead; the matches between are discussion, and the answer is wrong. So does an op
 Ampere is derived.", "It's the coulomb — the ampere is just …"), unless it is a filler ("Sure.",
 "Good question —"), only repeats words of the question ("Electric current. Its unit is the
 ampere."), or is restated before the match ("July 4th. In MM/DD/YYYY: 07/04/1776", "…, i.e. …").
+
+:func:`alternative_notations`: matches offered as alternatives only of one another ("`#FF0000` (or
+the shorthand `#F00`)", "0xFF, or just FF") all satisfy the pattern, so the answer is not
+ambiguous: between consecutive matches stand only connecting words (:data:`NOTATION_WORDS`),
+marks and markup, the matches' sentence holds no hedge ("maybe", "either", "not sure", …), and no
+"or" follows the last match.
 """
 
 from __future__ import annotations
@@ -148,3 +154,30 @@ def committed_lead(text: str, find: Callable[[str], int | None], query: str | No
     if matches(closing) or not set(content) <= set(re.findall(r"\w+", closing.lower())):
         return None
     return lead
+
+
+#: Words that may join two notations of one value ("#FF0000 (or the shorthand #F00)").
+NOTATION_WORDS = frozenset(
+    "or the a shorthand short long longer full form also equivalently written as ie abbreviated "
+    "notation simply just same in".split()
+)
+_NOTATION_HEDGE = re.compile(
+    r"(?i)\b(?:maybe|perhaps|possibly|probably|either|might|could|not\s+sure|unsure|guess|or\s+was\s+it)\b"
+)
+_OR_AFTER = re.compile(r"(?i)^[\s)`*_\]]*,?\s*or\b")
+
+
+def alternative_notations(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether two or more matches (``spans``, in order) are offered only as alternatives of one
+    another (see the module docstring)."""
+    if len(spans) < 2:
+        return False
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        words = re.findall(r"[^\W_]+", text[end:start].replace(".", "").casefold())
+        if any(w not in NOTATION_WORDS for w in words) or re.search(r"[.;!?\n]", text[end:start].replace("i.e.", "")):
+            return False
+    if _OR_AFTER.match(text[spans[-1][1] :]):
+        return False
+    begin = max(text.rfind(c, 0, spans[0][0]) for c in ".!?\n") + 1
+    stop = min((i for i in (text.find(c, spans[-1][1]) for c in ".!?\n") if i >= 0), default=len(text))
+    return not _NOTATION_HEDGE.search(text[begin:stop])

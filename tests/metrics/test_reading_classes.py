@@ -1591,3 +1591,26 @@ QUALIFIED_LEAD = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), QUALIFIED_LEAD)
 def test_a_yes_no_after_an_opening_qualifier(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+def _rx(pattern: str) -> dict[str, Any]:
+    return {"type": "regex", "pattern": pattern}
+
+
+RED = r"(?i)#(ff0000|f00)\b"
+
+BOTH_NOTATIONS = [
+    # two notations that both satisfy the pattern are not ambiguous alternatives
+    (_rx(RED), "Pure red is `#FF0000` (or the shorthand `#F00`), as rgb(255, 0, 0).", "correct"),
+    (_rx(RED), "It is #FF0000 or, in short form, #F00.", "correct"),
+    (_rx(r"(?i)\b(?:0x)?ff\b"), "255 in hex is 0xFF, or simply FF.", "correct"),
+    # an alternative that does not match, or a hedge, still leaves it open
+    (_rx(RED), "It is #FF0000, or #00FF00.", "ambiguous"),
+    (_rx(RED), "Maybe #FF0000 or #F00.", "ambiguous"),
+    (_rx(RED), "#FF0000 or #F00, or perhaps #00FF00.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), BOTH_NOTATIONS)
+def test_two_notations_that_both_match_are_stated(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
