@@ -41,7 +41,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     "… is a myth") the answer is ``wrong``, when one is offered as an alternative ("1969 or 1970")
     ``ambiguous`` — unless the alternatives are only matches of one another, two notations that both
     satisfy the pattern ("`#FF0000` (or the shorthand `#F00`)":
-    :func:`~harness.metrics.regex_context.alternative_notations`), which is stated. ``extract:
+    :func:`~harness.metrics.regex_context.alternative_notations`), which is stated. A pattern that finds nothing
+    is tried once more with clean ``0b``/``0x`` prefixes set aside ("0b11111111" for
+    ``\\b11111111\\b``: :func:`~harness.metrics.regex_context.radix_unprefixed`). ``extract:
     whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
     ``regex`` package (the same syntax as ``re``) searches with a time limit of
     :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
@@ -107,7 +109,7 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.regex_context import alternative_notations, committed_lead, match_context
+from harness.metrics.regex_context import alternative_notations, committed_lead, match_context, radix_unprefixed
 from harness.metrics.text_cues import (
     COMMITS,
     CONTRAST,
@@ -496,6 +498,15 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
             ),
         )
         return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
+    bare = radix_unprefixed(target) if not found else target
+    if bare != target:  # "0b11111111" for a pattern written as \b11111111\b
+        try:
+            found = list(islice(regex.finditer(exp.pattern, bare, flags, timeout=REGEX_TIMEOUT_S), MAX_MATCHES))
+        except TimeoutError:
+            found = []
+        if found:
+            answer = bare if target is answer else answer
+            target, where = bare, f"{where} (a 0b/0x prefix set aside)"
     contexts = [(f, match_context(target, f.start(), f.end(), query)) for f in found]
     stated = [f for f, how in contexts if how == "stated"]
     if (

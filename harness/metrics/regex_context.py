@@ -29,6 +29,10 @@ the shorthand `#F00`)", "0xFF, or just FF") all satisfy the pattern, so the answ
 ambiguous: between consecutive matches stand only connecting words (:data:`NOTATION_WORDS`),
 marks and markup, the matches' sentence holds no hedge ("maybe", "either", "not sure", …), and no
 "or" follows the last match.
+
+:func:`radix_unprefixed`: a ``0b`` before binary digits or a ``0x`` before hex digits, only where the
+whole token is clean ("0b11111111", "0xFF"; not "0b12", "0xFG"), blanked so that a pattern written
+for the bare digits (``\\b11111111\\b``) can match; used only when the pattern finds nothing as written.
 """
 
 from __future__ import annotations
@@ -181,3 +185,11 @@ def alternative_notations(text: str, spans: list[tuple[int, int]]) -> bool:
     begin = max(text.rfind(c, 0, spans[0][0]) for c in ".!?\n") + 1
     stop = min((i for i in (text.find(c, spans[-1][1]) for c in ".!?\n") if i >= 0), default=len(text))
     return not _NOTATION_HEDGE.search(text[begin:stop])
+
+
+_RADIX_PREFIX = re.compile(r"(?<![\w.])0(?:b(?=[01]+(?!\w|\.\d))|x(?=[0-9a-fA-F]+(?!\w|\.\d)))")
+
+
+def radix_unprefixed(text: str) -> str:
+    """``text`` with each clean ``0b``/``0x`` prefix replaced by spaces (offsets kept; see the module docstring)."""
+    return _RADIX_PREFIX.sub(lambda m: " " * len(m.group(0)), text)

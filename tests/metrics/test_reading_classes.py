@@ -1614,3 +1614,21 @@ BOTH_NOTATIONS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), BOTH_NOTATIONS)
 def test_two_notations_that_both_match_are_stated(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+RADIX_PREFIX = [
+    # a clean 0b/0x prefix does not hide the bare digits a pattern asks for
+    (_rx(r"\b11111111\b"), "Reading the remainders from bottom to top: 0b11111111.", "correct"),
+    (_rx(r"(?i)\bff\b"), "255 is 0xFF in hexadecimal.", "correct"),
+    (_rx(r"\b1010\b"), "Answer: 0b1010", "correct"),
+    # not a clean token, a rejected value, or another value stays as it was
+    (_rx(r"\b11111111\b"), "It is 0b111111112.", "unanswered"),
+    (_rx(r"(?i)\bff\b"), "It is 0xFFG.", "unanswered"),
+    (_rx(r"\b11111111\b"), "It is not 0b11111111.", "wrong"),
+    (_rx(r"\b1010\b"), "Answer: 0b1011", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), RADIX_PREFIX)
+def test_a_clean_radix_prefix_is_set_aside(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
