@@ -20,6 +20,8 @@
   (the value, so the check compares numbers; an expression around them is left to the other rules);
 * **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
   ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
+  a continental amount, dot-grouped thousands before a decimal comma (``1.102,50`` → ``1102.50``), is
+  read whole;
 * **digits and a part**: "2 and a half" → 2.5, "1 and three quarters" → 1.75;
 * **dozens**: "half a dozen" → 6, "a dozen" / "one dozen" → 12, "<n> dozen" (digits or a number
   word from one to twelve) → n × 12, "a baker's dozen" → 13.
@@ -59,6 +61,8 @@ _PI_OVER_RE = re.compile(
 )
 _FRAC_NUM_RE = re.compile(r"\\[dt]?frac\s*\{\s*(?P<a>\d{1,12}(?:\.\d+)?)\s*\}\s*\{\s*(?P<b>\d{1,12}(?:\.\d+)?)\s*\}")
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
+#: A continental amount: dot-grouped thousands and a decimal comma ("1.102,50", "12.345.678,9").
+_CONTINENTAL_RE = re.compile(r"(?<![\w.,])(?P<int>[1-9]\d{0,2}(?:\.\d{3})+),(?P<dec>\d{1,2})(?!\d|[.,]\d)")
 _DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
 _AND_A_PART = re.compile(
     r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
@@ -192,6 +196,8 @@ def plain_numerals(text: str) -> str:
         text = _POWER_RE.sub(_power, text)
     if "/" in text:
         text = _MIXED_RE.sub(_mixed, text)
+    if "." in text and "," in text:
+        text = _CONTINENTAL_RE.sub(lambda m: m["int"].replace(".", "") + "." + m["dec"], text)
     if "." in text:
         text = _DOTTED_RE.sub(lambda m: m.group(0).replace(".", ""), text)
     if "," in text:

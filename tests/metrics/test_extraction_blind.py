@@ -81,7 +81,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind5_dev.yaml", 221, 120, 0, 120, id="fifth-dev"),
     # the fifth holdout, spent at 2bb48bb (first at 3b60ab2: P 0.960, R 0.933; final: P 1.000, R 0.933; 0 fp,
     # 7 misses); classes fixed after, the floor is the tuned score
-    pytest.param("extraction_corpus_blind5_holdout_spent.yaml", 198, 104, 0, 100, id="fifth-holdout-spent"),
+    pytest.param("extraction_corpus_blind5_holdout_spent.yaml", 198, 104, 0, 101, id="fifth-holdout-spent"),
     # the sixth corpus (no split), scored once on 3b60ab2 and once on 2bb48bb with nothing changed for it
     # (P 0.992, R 0.992: 2 fp, 'O' for 'O negative' and a 'but' that concedes, and 2 misses); both fp
     # classes fixed after

@@ -1632,3 +1632,19 @@ RADIX_PREFIX = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), RADIX_PREFIX)
 def test_a_clean_radix_prefix_is_set_aside(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+CONTINENTAL_AMOUNT = [
+    # dot-grouped thousands before a decimal comma are one amount
+    (_num(1102.5), "Formel: K = 1000 · 1,05² = 1000 · 1,1025\n\nEndbetrag: 1.102,50 USD", "correct"),
+    (_num(2345.75), "Summe: 2.345,75 €", "correct"),
+    (_num(12345678.9), "Der Gesamtbetrag ist 12.345.678,9 EUR.", "correct"),
+    # another amount stays wrong
+    (_num(1102.5), "Endbetrag: 1.105,00 USD", "wrong"),
+    (_num(50), "Endbetrag: 1.102,50 USD", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CONTINENTAL_AMOUNT)
+def test_a_continental_amount_is_read_whole(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
