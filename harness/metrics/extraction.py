@@ -87,8 +87,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
     After every rule: a number read from an answer whose last line gives results under two
     contrasting conditions — "without X" and "with X", "before tax" and "after tax", "in theory"
     and "in practice", "if … otherwise", "assuming … if", two "in the … case", or a parenthesis with a number under a
-    condition ("5 weeks (4 with interest)") — when that number is one of the line's two or more
-    results the question did not give, is ``ambiguous``
+    condition ("5 weeks (4 with interest)"; not one that restates the result for the reader's way of
+    measuring: "(that's 48 tablespoons, if you're measuring that way)") — when that number is one of
+    the line's two or more results the question did not give, is ``ambiguous``
     (:func:`harness.metrics.number_cues.scenario_pair`).
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000

@@ -173,6 +173,22 @@ _REAL = re.compile(r"(?i)\b(?:realistically|in\s+practice|practically|in\s+reali
 _ELSE = re.compile(r"(?i)\b(?:otherwise|or\s+else|else|if\s+not|if\s+instead|assuming)\b")
 _CASE = re.compile(r"(?i)\bin\s+the\s+[\w-]+\s+case\b|\bin\s+case\s+of\b")
 _CONDITIONED_ASIDE = re.compile(r"(?i)\([^()]*\d[^()]*\b(?:with|without|if|unless|assuming|when)\b[^()]*\)")
+#: Unit words after "if you prefer" in a restating aside.
+_UNITS = (
+    r"(?:metric|imperial|us|si|units?|grams?|kilograms?|kg|g|pounds?|lbs?|ounces?|oz|litres?|liters?|ml|cups?|"
+    r"tablespoons?|teaspoons?|miles?|km|kilometres?|kilometers?|metres?|meters?|feet|inches|celsius|fahrenheit)"
+)
+#: A conditioned aside that restates the result in other terms, its condition only the reader's way of
+#: measuring or writing it ("(that's 48 tablespoons, if you're measuring that way)", "(i.e. 0.75 kg, if
+#: you prefer metric)"): the same quantity, not a second scenario.
+_RESTATED_ASIDE = re.compile(
+    r"(?i)^\(\s*(?:that's|that\s+is|i\.\s?e\.|ie|which\s+is|equivalently|about|roughly|~|≈|=)[^()]*"
+    r"\bif\s+you(?:'re|\s+are)?\s+(?:measuring|converting|prefer\s+(?:the\s+)?"
+    + _UNITS
+    + r"|writing\s+it|working\s+in\s+(?:us|metric|imperial|si)|"
+    r"using\s+(?:us|metric|imperial|si))\b"
+    r"(?![^()]*\b(?:otherwise|else|instead)\b)"
+)
 
 
 def scenario_pair(line: str) -> str | None:
@@ -180,7 +196,8 @@ def scenario_pair(line: str) -> str | None:
     "without X" / "with no X" and a "with … X" of the same noun (or "with it"); "before tax" and
     "after tax" (tax, tip, fees, discount, shipping, interest); "naively / in theory / on paper"
     and "realistically / in practice"; an "if" with "otherwise" / "else" /
-    "if not" / "assuming"; two "in the … case"; or a parenthesis giving a number under a condition."""
+    "if not" / "assuming"; two "in the … case"; or a parenthesis giving a number under a condition
+    (not one that only restates the result for the reader's way of measuring: :data:`_RESTATED_ASIDE`)."""
     for m in _WITHOUT.finditer(line):
         noun = re.escape(re.sub(r"(?:es|s)$", "", m["noun"].lower())) + r"\w*"  # "without leaks" / "with a leak"
         if re.search(rf"(?i)\bwith\s+(?!out\b|no\b)(?:(?:[\w%.$]+\s+){{0,2}}{noun}|(?:it|them|that|this)\b)", line):
@@ -197,7 +214,7 @@ def scenario_pair(line: str) -> str | None:
     cases = _CASE.findall(line)
     if len(cases) >= 2:
         return f"{cases[0]!r} and {cases[1]!r}"
-    aside = _CONDITIONED_ASIDE.search(line)
+    aside = next((a for a in _CONDITIONED_ASIDE.finditer(line) if not _RESTATED_ASIDE.match(a.group(0))), None)
     if aside:
         return f"the aside {aside.group(0)!r}"
     return None

@@ -85,7 +85,7 @@ FLOORS = [
     # the sixth corpus (no split), scored once on 3b60ab2 and once on 2bb48bb with nothing changed for it
     # (P 0.992, R 0.992: 2 fp, 'O' for 'O negative' and a 'but' that concedes, and 2 misses); both fp
     # classes fixed after
-    pytest.param("extraction_corpus_blind6_spent.yaml", 409, 241, 0, 239, id="sixth-spent"),
+    pytest.param("extraction_corpus_blind6_spent.yaml", 409, 241, 0, 240, id="sixth-spent"),
 ]
 
 

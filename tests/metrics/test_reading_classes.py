@@ -1648,3 +1648,24 @@ CONTINENTAL_AMOUNT = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), CONTINENTAL_AMOUNT)
 def test_a_continental_amount_is_read_whole(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+RESTATED_ASIDE = [
+    # an aside that restates the result for the reader's way of measuring is not a second scenario
+    (
+        _num(3),
+        "2/3 × 9/2 = 3.\n\n**3 cups** of sugar (that's 48 tablespoons, if you're measuring that way).",
+        "correct",
+    ),
+    (_num(0.75), "You need **0.75 kg** of flour (i.e. 750 g, if you prefer grams).", "correct"),
+    (_num(12), "The tank holds **12 litres** (about 3.2 gallons, if you're using US units).", "correct"),
+    # an aside under a real condition, or an alternative amount, still is
+    (_num(12), "The tank holds **12 litres** (15 litres if you include the overflow).", "ambiguous"),
+    (_num(3), "**3 cups** of sugar (or 4 cups if you're measuring loosely).", "ambiguous"),
+    (_num(3), "**3 cups** of sugar (that's 4 cups if you prefer it sweeter).", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), RESTATED_ASIDE)
+def test_an_aside_restating_the_result_is_not_a_scenario(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
