@@ -86,6 +86,9 @@ FLOORS = [
     # (P 0.992, R 0.992: 2 fp, 'O' for 'O negative' and a 'but' that concedes, and 2 misses); both fp
     # classes fixed after
     pytest.param("extraction_corpus_blind6_spent.yaml", 409, 241, 0, 240, id="sixth-spent"),
+    # the seventh corpus (no split), scored on 4dbf3f7 and once on a3939e9 with nothing changed for it (both
+    # P 0.987, R 0.936: 3 fp, 15 misses; not fixed yet)
+    pytest.param("extraction_corpus_blind7_spent.yaml", 425, 235, 3, 220, id="seventh-spent"),
 ]
 
 
