@@ -197,6 +197,13 @@ def _make(
     )
 
 
+def _abstained(extraction: Extraction, why: str) -> Extraction:
+    """``extraction`` turned into an abstention: method ``ambiguous``, confidence 0, ``why`` added to its detail."""
+    return extraction.model_copy(
+        update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {why}"}
+    )
+
+
 def _check_text(
     values: list[str],
     normalize: bool,
@@ -213,9 +220,7 @@ def _check_text(
         if not abstain:
             abstain = committed_elsewhere(values, extraction.value, answer, extraction.method)
         if abstain:
-            extraction = extraction.model_copy(
-                update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {abstain}"}
-            )
+            extraction = _abstained(extraction, abstain)
             return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     reasons = []
     for value in values:
@@ -224,13 +229,7 @@ def _check_text(
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
     if normalize and _hedges(values, candidate):
-        extraction = extraction.model_copy(
-            update={
-                "method": "ambiguous",
-                "confidence": 0.0,
-                "detail": f"{extraction.detail}; it names the expected answer only as one of alternatives ('or')",
-            }
-        )
+        extraction = _abstained(extraction, "it names the expected answer only as one of alternatives ('or')")
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
 
 
@@ -443,9 +442,7 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     framing = _reported_number(answer, extraction, query) or _hedged_mentions(answer, extraction.value or "")
     if framing:
-        extraction = extraction.model_copy(
-            update={"method": "ambiguous", "confidence": 0.0, "detail": f"{extraction.detail}; {framing}"}
-        )
+        extraction = _abstained(extraction, framing)
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     bound = max(exp.tolerance, exp.rel_tolerance * abs(exp.value))
     readings = [(num.value, f"{num.value:g}")]
@@ -646,13 +643,7 @@ def _check_choice(exp: ExpectChoice, answer: str, query: str | None = None) -> C
     got_shown = f"{got} ({options[got]})" if exp.letters else repr(got)
     hedge = _hedged_option(answer, got, options[got], exp.letters)
     if hedge:
-        extraction = extraction.model_copy(
-            update={
-                "method": "ambiguous",
-                "confidence": 0.0,
-                "detail": f"{extraction.detail}; it hedges it ({hedge!r})",
-            }
-        )
+        extraction = _abstained(extraction, f"it hedges it ({hedge!r})")
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     return _make(
         got == exp.answer,
@@ -723,13 +714,7 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
     why = disclaimed(cap_text(answer)[0]) if result.outcome in ("correct", "wrong") else None
     if why is None:
         return result
-    extraction = result.extraction.model_copy(
-        update={
-            "method": "ambiguous",
-            "confidence": 0.0,
-            "detail": f"{result.extraction.detail}; the answer disclaims it ({why!r}) and does not commit after that",
-        }
-    )
+    extraction = _abstained(result.extraction, f"the answer disclaims it ({why!r}) and does not commit after that")
     return _make(
         False, result.expected_display, extraction, f"expected {result.expected_display}, got {_got(extraction)}"
     )
