@@ -45,7 +45,6 @@ def verdict_of(world, n_resamples: int = 2000) -> str:
 
 def score_verdicts(W, runs: int, only: str | None) -> None:
     cells = exceeds = 0
-    power: list[str] = []
     for gen, kw, ns in W.verdict_grid():
         label = _label(gen, kw)
         if only and only not in label:
@@ -63,8 +62,6 @@ def score_verdicts(W, runs: int, only: str | None) -> None:
             cells += 1
             exceeds += bool(bad)
             extra = f", power (supported) {sup:.3f}" if truth == "better" else ""
-            if truth == "better":
-                power.append(f"{label} n={n}: {sup:.3f}")
             print(
                 f"verdict {label} n={n} [{truth}, ratio {world.true_ratio:.3f}] runs={runs}: supported {sup:.3f}, "
                 f"refuted {ref:.3f}, insufficient {counts['insufficient_data'] / runs:.3f}{extra} "
