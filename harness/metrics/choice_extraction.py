@@ -44,7 +44,7 @@ from harness.metrics.extraction_base import (
     truncated,
 )
 from harness.metrics.number_cues import TAKE_BACK
-from harness.metrics.text_cues import CONCEDED, unframed
+from harness.metrics.text_cues import CONCEDED, OUTRANKED, RANKED_BELOW, ranks_context, unframed
 
 _NEGATION = re.compile(
     r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
@@ -77,9 +77,11 @@ def _key_for(letter: str, options: Mapping[str, str], strict_case: bool) -> str 
 class _Options:
     """Option keys and texts, with the regular expressions that find their mentions."""
 
-    def __init__(self, options: Mapping[str, str], letters: bool) -> None:
+    def __init__(self, options: Mapping[str, str], letters: bool, query: str | None = None) -> None:
         self.options = dict(options)
         self.letters = letters
+        #: Options placed below another ("China is a distant second", "ahead of China") are context.
+        self.ranked = ranks_context(query)
         keys = _letter_pattern(list(options)) if letters else ""
         self.marker = (
             re.compile(
@@ -197,12 +199,29 @@ class _Options:
             if not part.strip():
                 continue
             named = {k for k in shielded_keys(part) if k in self.options} | self.mentions(rest)
+            named -= self.ranked_below(part)
             if _NEGATION.search(rest):
                 if _REJECTS.search(rest) or self.not_option.search(part):
                     rejected |= named
             else:
                 found |= named
         return found - rejected  # "Not C, since C forgets a term": the reason is about the rejected C
+
+    def ranked_below(self, part: str) -> set[str]:
+        """The options a shielded sub-clause places below another ("… is a distant third", "ahead of
+        …", "it overtook …", and those listed right after one: "followed by B and then C"; see
+        :data:`~harness.metrics.text_cues.RANKED_BELOW` and :data:`~harness.metrics.text_cues.OUTRANKED`):
+        context, not a choice; none when the question asks for a rank."""
+        if not self.ranked:
+            return set()
+        ranked: set[str] = set()
+        after = -1  # the end of the last ranked option: "followed by B and then C" ranks both
+        for m in re.finditer(MARK + r"([^" + MARK + r"]+)" + MARK, part):
+            listed = after >= 0 and re.fullmatch(r"\s*,?\s*(?:and\s+)?(?:then\s+)?(?:the\s+)?", part[after : m.start()])
+            if RANKED_BELOW.match(part, m.end()) or OUTRANKED.search(part[: m.start()]) or listed:
+                ranked.add(m[1])
+                after = m.end()
+        return ranked
 
 
 def _lead_letter(clause: str, opts: _Options) -> str | None:
@@ -377,7 +396,7 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
     """
     text, capped = cap_text(text)
     text = clean_latex(text)
-    opts = _Options(options, letters)
+    opts = _Options(options, letters, query)
     line = declared_clause(text)
     if line is not None:
         whole = [

@@ -723,10 +723,10 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
 def _check_read(expected: Expected, answer: str, query: str | None) -> CorrectnessResult:
     """:func:`check_expected` for the types whose value is read from the answer (all but ``python``)."""
     if isinstance(expected, ExpectExact):
-        extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
+        extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer, query)
         return _check_text([expected.value], expected.normalize, extraction, repr(expected.value), query, answer)
     if isinstance(expected, ExpectAnyOf):
-        extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer)
+        extraction = _whole(answer) if expected.extract == "whole" else extract_answer(answer, query)
         shown = "any of " + ", ".join(repr(v) for v in expected.values)
         return _check_text(expected.values, True, extraction, shown, query, answer)
     if isinstance(expected, ExpectNumeric):

@@ -130,7 +130,12 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     words; sub-clauses holding a negation ("not", "n't", "never", "wrong", "incorrect", "unlike",
     "eliminate", "rule out", "rather than", ...) are ignored, and an option that such a sub-clause
     rejects (it opens with the negation, says "not C", or calls the option wrong or ruled out) is
-    not named by the rest of its sentence either ("Not C, since C forgets the sin x term"). When
+    not named by the rest of its sentence either ("Not C, since C forgets the sin x term"); an
+    option a sub-clause places below another — a rank word after it ("The United States is a
+    distant third", "B is a close second") or a comparison before it ("ahead of China", "followed by
+    B and then C", "it overtook China": :data:`harness.metrics.text_cues.RANKED_BELOW`,
+    :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named, unless the question
+    asks for a rank ("second", "runner-up"). When
     an option is an expression ("x cos x + sin x"), every option is found only as a whole
     expression with its operators ("sin x + x cos x" names neither "sin x − x cos x" nor "x cos x":
     :func:`harness.metrics.choice_cues.expression_pattern`). The last sentence that mentions an
@@ -199,7 +204,9 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
-    sentence of the first non-empty line (when that sentence is a question — "Shakespeare? No,
+    sentence of the first non-empty line (one that only places a value below another — "Saturn is
+    second; the largest is Jupiter", "Copper comes third. …" — is context and the next sentence of
+    the line is read instead, unless the question asks for a rank; when that sentence is a question — "Shakespeare? No,
     Marlowe." — the rest of the line instead; when it opens with "Not …" and goes on after a
     semicolon, dash or comma — "Not Raphael; Leonardo" — what follows; when a take-back word cuts
     it — "Michelangelo — no wait, Leonardo" — the part after it) (``whole`` when that is the whole answer, else

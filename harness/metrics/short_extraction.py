@@ -23,7 +23,7 @@ from harness.metrics.extraction_base import (
     split_sentences,
 )
 from harness.metrics.number_cues import TAKE_BACK
-from harness.metrics.text_cues import CONTRAST
+from harness.metrics.text_cues import CONTRAST, ranked_sentence, ranks_context
 
 
 def _strip_list_marker(line: str) -> str:
@@ -43,9 +43,18 @@ _LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusi
 _FIRST_END = re.compile(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)")
 
 
-def extract_answer(text: str) -> Extraction:
+def _first_end(line: str) -> re.Match[str] | None:
+    """The end of ``line``'s first sentence (not the full stop of an abbreviation: "The first U.S. president")."""
+    return next(
+        (e for e in _FIRST_END.finditer(line) if not (e.group(0) == "." and abbreviation_at(line, e.end()))),
+        None,
+    )
+
+
+def extract_answer(text: str, query: str | None = None) -> Extraction:
     """The short answer in ``text``: boxed, after an answer cue, the last short bold span, a final
-    conclusion, else the first sentence (see the module docstring)."""
+    conclusion, else the first sentence (see the module docstring); ``query``, when known, tells
+    whether a value ranked second is context (:func:`~harness.metrics.text_cues.ranks_context`)."""
     text, capped = cap_text(text)
     text = clean_latex(text)
     line = declared_clause(text)
@@ -76,14 +85,10 @@ def extract_answer(text: str) -> Extraction:
                 value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {quoted(value)}", capped
             )
     first = _strip_list_marker(lines[0]).strip()
-    m = next(
-        (
-            e
-            for e in _FIRST_END.finditer(first)
-            if not (e.group(0) == "." and abbreviation_at(first, e.end()))  # "The first U.S. president was …"
-        ),
-        None,
-    )
+    m = _first_end(first)
+    while m and ranks_context(query) and ranked_sentence(first[: m.start()]) and first[m.end() :].strip(MARKUP):
+        first = first[m.end() :].strip()  # "Saturn is second; the largest is Jupiter": a ranked value is context
+        m = _first_end(first)
     if m and m.group(0) == "?" and first[m.end() :].strip():  # "Shakespeare? No, Marlowe.": a question, not the answer
         rest = re.sub(r"(?i)^(?:no|nope|yes|well)\b[,.!—–-]*\s*", "", first[m.end() :].strip()) or first[m.end() :]
         return extracted(

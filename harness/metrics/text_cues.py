@@ -109,6 +109,39 @@ COMMITS = re.compile(
     r"(?i)\b(?:I(?:'d|’d|\s+would)\s+(?:say|go\s+with|pick|choose|name|answer|put)|I\s+(?:say|pick|choose|name)"
     r"|I'?ll\s+go\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick))\b"
 )
+#: A value placed below the one asked for ("Saturn is second", "The United States is a distant
+#: third", "…, with Montreal the runner-up"): what it names is context, not the answer. The rank word
+#: follows the value (:data:`RANKED_BELOW`); or the value follows a comparison that puts another
+#: above it (:data:`OUTRANKED`: "ahead of China", "followed by Lyon", "it overtook China").
+RANKED_BELOW = re.compile(
+    r"(?i)\s*(?:(?:is|was|are|were|comes?|came|ranks?|ranked|sits?|finish(?:es|ed)?|places?|placed)\s+)?"
+    r"(?:only\s+|just\s+)?(?:(?:a|the)\s+)?(?:(?:distant|close|clear|far|narrow)\s+)?"
+    r"(?:second|third|fourth|fifth|runner[-\s]up|next)\b(?=[-\s]*(?:$|[.,;:!?)—–]|\w+est\b|most\b|least\b|"
+    r"place\b|position\b|behind\b|after\b|in\b|with\b|at\b|on\b|by\b))"
+)
+OUTRANKED = re.compile(
+    r"(?i)\b(?:(?:well\s+|just\s+|narrowly\s+|slightly\s+)?ahead\s+of|followed\s+by|trailed\s+by|"
+    r"overt(?:ook|akes?|aken|aking)|surpass(?:es|ed|ing)?|outrank(?:s|ed|ing)?|outnumber(?:s|ed|ing)?|"
+    r"edg(?:es|ed|ing)\s+out)\s+(?:the\s+)?$"
+)
+#: Ordinal words in a question: asked for a rank, a ranked value is the answer, not context.
+_ASKS_RANK = re.compile(r"(?i)\b(?:second|third|fourth|fifth|runner[-\s]up|next)\b")
+
+
+def ranked_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` only places a value of one to four words below another ("Saturn is
+    second", "The United States is a distant third.")."""
+    m = re.match(r"\W*(?:[\w'’-]+\s+){0,3}?[\w'’-]+", sentence)
+    end = RANKED_BELOW.match(sentence, m.end()) if m else None
+    return end is not None and not sentence[end.end() :].strip(" .!?;,*_")
+
+
+def ranks_context(query: str | None) -> bool:
+    """Whether ranked values are context for ``query``: not when the question asks for a rank ("the
+    second largest")."""
+    return not (query and _ASKS_RANK.search(query))
+
+
 _CLOSING = re.compile(r"(?i)(?:[,;:—–]\s*|\s)(?:so|therefore|thus|hence|which\s+makes\s+it|making\s+it)\s+")
 
 

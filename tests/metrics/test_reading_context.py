@@ -1,0 +1,64 @@
+"""Context after (or around) the answer in exact, any_of and choice answers: values stated of
+something other than what the question asks are not the answer. Each class with at least three
+phrasings of its own, and the wrong or undecidable answers that must not pass (issue 26)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from harness.data.expected import Expected
+from harness.metrics.correctness import check_expected
+
+_EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
+
+
+def _verdict(block: dict[str, Any], answer: str, query: str | None = None) -> str:
+    got = check_expected(_EXPECTED.validate_python(block), answer, query)
+    assert got.verdict is not None
+    return got.verdict
+
+
+def _exact(value: str) -> dict[str, Any]:
+    return {"type": "exact", "value": value}
+
+
+def _choice(answer: str, options: list[str]) -> dict[str, Any]:
+    return {"type": "choice", "answer": answer, "options": options}
+
+
+RIVERS = ["Nile", "Amazon", "Yangtze", "Mississippi"]
+LONGEST = "Which river is the longest? Options: Nile; Amazon; Yangtze; Mississippi"
+METALS = "Which metal conducts electricity best?"
+
+RANKED_CONTEXT = [
+    # a value placed below another (a rank word after it, or "ahead of" / "followed by" / "overtook" before it)
+    (_choice("Nile", RIVERS), LONGEST, "Nile — it runs about 6,650 km. The Amazon is a close second.", "correct"),
+    (_choice("Nile", RIVERS), LONGEST, "The Nile, narrowly ahead of the Amazon by most measurements.", "correct"),
+    (
+        _choice("Amazon", RIVERS),
+        LONGEST,
+        "Amazon: by one survey it overtook the Nile. The Yangtze comes third.",
+        "correct",
+    ),
+    (_choice("Nile", RIVERS), LONGEST, "The Nile, followed by the Amazon and then the Yangtze.", "correct"),
+    (_exact("silver"), METALS, "Copper is second; the best conductor is silver, though it costs more.", "correct"),
+    (_exact("silver"), METALS, "Gold comes third; silver is the best of all.", "correct"),
+    # the wrong value keeps being read; a question that asks for the rank reads the ranked value
+    (_choice("Nile", RIVERS), LONGEST, "Amazon — the Nile is a close second.", "wrong"),
+    (_exact("silver"), METALS, "Silver is second; copper is the best conductor.", "wrong"),
+    (_exact("copper"), "Which metal is the second-best conductor?", "Copper is second; silver is the best.", "correct"),
+    (
+        _choice("Amazon", RIVERS),
+        "Which river is the second longest? Options: Nile; Amazon; Yangtze; Mississippi",
+        "The Nile, ahead of the Amazon.",
+        "ambiguous",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), RANKED_CONTEXT)
+def test_a_value_ranked_below_another_is_context(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
