@@ -70,12 +70,14 @@ def is_expression(text: str) -> bool:
 def expression_pattern(text: str) -> re.Pattern[str]:
     """A pattern for an expression option as written: its terms and operators in order (spaces free,
     "-" / "−" and "*" / "×" alike), standing as a whole expression — not a part of a longer one ("x
-    cos x" is not named by "sin x + x cos x")."""
+    cos x" is not named by "sin x + x cos x"); its value after it ("2^10 = 1024") does not extend it."""
     tokens = re.findall(r"\w+|[^\w\s]", unicodedata.normalize("NFKC", text.casefold()))
     body = r"\s*".join(_OPERATOR_CLASS.get(t, re.escape(t)) for t in tokens)
     ops = f"[{_OPERATOR}]"
     return re.compile(
-        rf"(?i)(?<!\w)(?<!{ops})(?<!{ops}\s)(?<!\b[^\W\d_]\s)" + body + rf"(?!\w)(?!\s*{ops})(?!\s[^\W\d_]\b)"
+        rf"(?i)(?<!\w)(?<!{ops})(?<!{ops}\s)(?<!\b[^\W\d_]\s)"
+        + body
+        + rf"(?!\w)(?!\s*(?!=\s*[-−]?\d){ops})(?!\s[^\W\d_]\b)"
     )
 
 

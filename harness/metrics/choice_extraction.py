@@ -503,6 +503,25 @@ _PREMISE = re.compile(
 )
 
 
+_ASIDE = re.compile(r"\([^()]{1,200}\)")
+#: Words that make an aside offer or add an option rather than only remark on the others.
+_ASIDE_OFFERS = re.compile(
+    r"(?i)\b(?:or|and|either|also|too|equally|alternatively|otherwise|unless|but|though|although|"
+    r"could|might|may|maybe|perhaps|possibly|probably|arguably|if)\b"
+)
+
+
+def _outside_asides(sentence: str, opts: _Options) -> str | None:
+    """The one option ``sentence`` names outside its parenthetical asides, when the asides name
+    others only as remarks ("2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729)"): an aside that
+    offers or adds an option ("(or B)", "(B also works)", "(maybe B)") or negates one leaves it open."""
+    asides = _ASIDE.findall(opts.shielded(sentence))
+    if not asides or any(_ASIDE_OFFERS.search(unshielded(a)) or _NEGATION.search(unshielded(a)) for a in asides):
+        return None
+    outside = opts.positive_mentions(_ASIDE.sub(" ", opts.shielded(sentence)).replace(MARK, " "))
+    return next(iter(outside)) if len(outside) == 1 else None
+
+
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
@@ -538,6 +557,15 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if offered:
         return extracted(
             None, "ambiguous", f"the last sentence naming options offers {offered} as alternatives", capped
+        )
+    aside_key = _outside_asides(last, opts)
+    if aside_key is not None:
+        return extracted(
+            aside_key,
+            "conclusion" if cue else "last_mention",
+            f"{aside_key!r}: the only option the last sentence naming options names outside its asides "
+            f"({quoted(last)})",
+            capped,
         )
     premise = _PREMISE.match(last)
     if premise:

@@ -137,14 +137,18 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named, unless the question
     asks for a rank ("second", "runner-up"). When
     an option is an expression ("x cos x + sin x"), every option is found only as a whole
-    expression with its operators ("sin x + x cos x" names neither "sin x − x cos x" nor "x cos x":
+    expression with its operators, a value after it not extending it ("2^10 = 1024"; but "sin x +
+    x cos x" names neither "sin x − x cos x" nor "x cos x":
     :func:`harness.metrics.choice_cues.expression_pattern`). The last sentence that mentions an
     option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
     exactly one; when it names several, the part after its last turn ("but", "however", "so",
     "which leaves", "only") decides if it names exactly one (``conclusion``) — checked first: a
     leading premise ("If tomorrow is 10/03, today is 10/02.", "Since …,", "Assuming …,") whose
     options are assumed, the part after it deciding when it names exactly one; else the first
-    sentence when it mentions exactly one and holds no negation (``leading``); a first and a last
+    sentence when it mentions exactly one and holds no negation (``leading``) — but first, a last
+    sentence that names exactly one option outside its parenthetical asides, the asides naming the
+    others only as remarks ("2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729)"; not an aside that
+    offers, adds, hedges or negates: "(or B)", "(B could also be argued)"), gives that one; a first and a last
     sentence naming different options without a conclusion cue, or a final sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
     options as alternatives ("A or D", "12/24/2006 or 12/25/2006"). Option texts of one

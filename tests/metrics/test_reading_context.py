@@ -62,3 +62,25 @@ RANKED_CONTEXT = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), RANKED_CONTEXT)
 def test_a_value_ranked_below_another_is_context(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+POWERS = ["2^10", "10^3", "3^6"]
+LETTERED = {"type": "choice", "answer": "B", "options": {"A": "Venus", "B": "Mercury", "C": "Mars"}}
+
+ASIDES_NAMING_OTHERS = [
+    # the other options named only in a parenthetical remark, and an option followed by its value
+    (_choice("2^10", POWERS), "2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729).", "correct"),
+    (_choice("10^3", POWERS), "The biggest is 10^3 (2^10 is 1024, 3^6 is 729, both smaller).", "correct"),
+    (LETTERED, "Mercury is closest to the Sun (Venus is second, Mars fourth).", "correct"),
+    (LETTERED, "(B) Mercury orbits closest (Venus at 0.72 AU, Mars at 1.52 AU).", "correct"),
+    # an aside that offers, adds or negates an option leaves it open
+    (LETTERED, "Mercury is closest to the Sun (or Venus, on average).", "ambiguous"),
+    (LETTERED, "Mercury is closest to the Sun (Venus could also be argued).", "ambiguous"),
+    (_choice("2^10", POWERS), "2^10 = 1024 is the largest (maybe 3^6 = 729 is close).", "ambiguous"),
+    (_choice("2^10", POWERS), "3^6 = 729 is the largest (2^10 = 1024, 10^3 = 1000).", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), ASIDES_NAMING_OTHERS)
+def test_options_named_only_in_an_aside_are_remarks(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, "Which is the largest?") == verdict
