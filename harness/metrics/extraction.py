@@ -215,7 +215,11 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     semicolon, dash or comma — "Not Raphael; Leonardo" — what follows; when a take-back word cuts
     it — "Michelangelo — no wait, Leonardo" — the part after it) (``whole`` when that is the whole answer, else
     ``first_sentence``; a first sentence longer than :data:`SHORT_ANSWER_WORDS` words is cut at
-    its first comma). Negated parts are dropped from every extracted clause.
+    its first comma, unless a correcting word after it turns to a conclusion ("…, but …, so I'd name
+    Hilbert") or to a clause stating what the question asks — its subject a noun phrase holding a
+    predicate word of the question, "…, but the capital is Ottawa" for "What is the capital of
+    Canada?" (:func:`harness.metrics.text_cues.states_asked`) —: then the whole sentence is kept and
+    the contrast rule reads the part after the turn). Negated parts are dropped from every extracted clause.
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else

@@ -23,7 +23,7 @@ from harness.metrics.extraction_base import (
     split_sentences,
 )
 from harness.metrics.number_cues import TAKE_BACK
-from harness.metrics.text_cues import CONTRAST, ranked_sentence, ranks_context
+from harness.metrics.text_cues import CONTRAST, ranked_sentence, ranks_context, states_asked
 
 
 def _strip_list_marker(line: str) -> str:
@@ -117,9 +117,10 @@ def extract_answer(text: str, query: str | None = None) -> Extraction:
     if len(sentence.split()) > SHORT_ANSWER_WORDS and "," in sentence:
         head, _, rest = sentence.partition(",")
         turn = next((c for c in CONTRAST.finditer(rest) if not c["concede"]), None)
-        if turn is None or not _OVERTURNS.search(rest, turn.end()):
+        if turn is None or not (_OVERTURNS.search(rest, turn.end()) or states_asked(rest[turn.end() :], query)):
             # a long sentence is cut at its first comma, unless the rest turns and concludes ("…, but
-            # Hilbert … so I'd name Hilbert"): then the whole sentence is kept for the contrast rule
+            # Hilbert … so I'd name Hilbert") or turns to state what the question asks ("…, but the
+            # capital is Ottawa"): then the whole sentence is kept for the contrast rule
             sentence = head.strip()
     if whole:
         return extracted(sentence, "whole", f"the whole answer: {quoted(sentence)}", capped)

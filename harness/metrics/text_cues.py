@@ -136,6 +136,34 @@ def ranked_sentence(sentence: str) -> bool:
     return end is not None and not sentence[end.end() :].strip(" .!?;,*_")
 
 
+#: Words of a question that are not its predicate: wh-words, auxiliaries, generic verbs.
+_NOT_ASKED = frozenset(
+    "what which whom whose where when does have this that these those there their known called name named "
+    "give state answer following from with into than about".split()
+)
+#: A clause whose subject is a noun phrase ("the capital is …", "the official capital under the
+#: Constitution Act is …", "its largest is …"): the subject is matched against the question's words.
+_SUBJECT_STATED = re.compile(
+    r"(?i)^\W*(?:the|its|their|his|her|our)\s+(?P<subj>[^,;:.!?()]{1,60}?)\s+(?:is|was|are|were|remains|became)\b"
+)
+
+
+def asked_words(query: str | None) -> set[str]:
+    """The predicate words of the question (its first line): lower-case words of four letters or
+    more, not wh-words, auxiliaries or generic verbs, and not a name (a capitalised word names the
+    question's subject, "Canada", not what is asked of it)."""
+    line = next((ln for ln in (query or "").split("\n") if ln.strip()), "")
+    return {w for w in re.findall(r"(?<![\w'’-])[a-z][a-z-]{3,}\b", line) if w not in _NOT_ASKED}
+
+
+def states_asked(clause: str, query: str | None) -> bool:
+    """Whether ``clause`` opens by stating the question's own predicate of a value: its subject is a
+    noun phrase holding a predicate word of the question ("the capital is Ottawa" for "What is the
+    capital of Canada?", "the largest is Jupiter" for "… the largest planet …")."""
+    m = _SUBJECT_STATED.match(clause)
+    return m is not None and bool(set(re.findall(r"[a-z-]+", m["subj"].lower())) & asked_words(query))
+
+
 def ranks_context(query: str | None) -> bool:
     """Whether ranked values are context for ``query``: not when the question asks for a rank ("the
     second largest")."""

@@ -84,3 +84,54 @@ ASIDES_NAMING_OTHERS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), ASIDES_NAMING_OTHERS)
 def test_options_named_only_in_an_aside_are_remarks(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer, "Which is the largest?") == verdict
+
+
+TURN_TO_THE_ASKED = [
+    # a long first sentence that turns, after its first comma, to state what the question asks
+    (
+        _exact("Canberra"),
+        "What is the capital of Australia?",
+        "Sydney is the biggest city and Melbourne was the temporary seat of government, but the capital is "
+        "Canberra, a planned city.",
+        "correct",
+    ),
+    (
+        _exact("Au"),
+        "What is the chemical symbol for gold?",
+        "Gold sits in group 11 alongside copper and silver in the periodic table, but its symbol is Au, from aurum.",
+        "correct",
+    ),
+    (
+        _exact("Everest"),
+        "What is the highest mountain on Earth?",
+        "Mauna Kea is taller when measured from its base on the ocean floor, however the highest peak above sea "
+        "level is Everest.",
+        "correct",
+    ),
+    # the turn states the asked predicate of another value: the opening name is not a commitment
+    (
+        _exact("Canberra"),
+        "What is the capital of Australia?",
+        "Canberra hosts Parliament House and the High Court of Australia, but the legal capital under the "
+        "constitution is Sydney.",
+        "ambiguous",
+    ),
+    (
+        _exact("Au"),
+        "What is the chemical symbol for gold?",
+        "Au is what older periodic tables printed for the metal, but the official symbol today is Ag, I believe.",
+        "ambiguous",
+    ),
+    # a turn to something the question does not ask leaves the opening clause as the answer
+    (
+        _exact("Canberra"),
+        "What is the capital of Australia?",
+        "Canberra is the capital of the country, but Sydney is the largest and best-known city by a long way.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), TURN_TO_THE_ASKED)
+def test_a_turn_to_what_the_question_asks(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
