@@ -11,8 +11,14 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 ``any_of``
     Any of ``values`` matches under the ``exact`` rule.
     For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
-    asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
-    makes the answer ``ambiguous``); cut at its last contrast word ("but", "actually", ...), comparing
+    a whole answer that is a symbol and its name glossed in a parenthesis ("H (hydrogen)", "Sodium
+    (Na)": :func:`~harness.metrics.text_cues.glossed`) is compared by whichever of the two names the
+    value; asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
+    makes the answer ``ambiguous``); an answer read without a cue that opens with another value as
+    its heading, before a dash or colon, and names the value only after it ("j — …, since i is
+    reserved for current": :func:`~harness.metrics.text_cues.heading`; not a filler heading, "Short
+    answer:", nor one of the question's words) is ``ambiguous``; cut at its last contrast word ("but",
+    "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
     appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named
@@ -21,6 +27,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     framing the question uses). So is one the answer commits away from: a closing "…, so
     <another name>", alternatives with a slash, or a later first-person commitment without the
     value ("Textbooks say Edison. I'd say Swan.").
+    When no value matches, a lower-case value's last word in the other grammatical number
+    (:func:`~harness.metrics.text_cues.number_variants`: "mitochondrion" for "mitochondria", "nuclei"
+    for "nucleus") matches the same way, possessives ("cell's") set aside — not when the question asks
+    for a word's form ("plural", "singular", "spelling").
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -118,7 +128,10 @@ from harness.metrics.text_cues import (
     appositive,
     attribution,
     contrast_cut,
+    glossed,
+    heading,
     last_conclusion,
+    number_variants,
     second_clause,
     trailing_phrase,
     without_asides,
@@ -228,9 +241,21 @@ def _check_text(
         if ok:
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
+    if normalize and not _ASKS_FORM.search(query or ""):  # "The mitochondrion." for "mitochondria"
+        for value in values:
+            for variant in number_variants(value):
+                ok, why = phrase_match(variant, re.sub(r"['’]s\b", "", candidate), normalize)  # not "cell's"
+                if ok:
+                    other = f"(as {variant!r}, {value!r} in the other number)"
+                    detail = f"expected {shown}, got {_got(extraction)}: {why} {other}"
+                    return _make(True, shown, extraction, detail)
     if normalize and _hedges(values, candidate):
         extraction = _abstained(extraction, "it names the expected answer only as one of alternatives ('or')")
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
+
+
+#: A question about a word's own form ("What is the plural of cactus?"): there the number is the answer.
+_ASKS_FORM = re.compile(r"(?i)\b(?:plural|singular|spell(?:ed|ing|s)?|grammatical)\b")
 
 
 def _names(values: list[str], text: str) -> bool:
@@ -245,7 +270,20 @@ def _narrowed(values: list[str], candidate: str, method: str, query: str | None 
     offered = alternative_aside(candidate)
     if offered is not None:
         return candidate, f"it offers an alternative in a parenthesis {offered[:60]!r}"
+    gloss = glossed(candidate)
+    if gloss is not None:  # "H (hydrogen)": a symbol and its name are one answer
+        named = [g for g in gloss if _names(values, g)]
+        if named:
+            return named[0], ""
     candidate = without_asides(candidate, values)
+    if method in ("whole", "first_sentence"):
+        lead = heading(candidate, query)
+        if lead is not None and _names(values, lead[1]) and not _names(values, lead[0]):
+            return (
+                candidate,
+                f"it opens with another value as its heading ({lead[0].strip()!r}) and names the expected "
+                "answer only after it",
+            )
     cut = contrast_cut(candidate)
     if cut is not None:
         claim, other = cut

@@ -220,6 +220,10 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     predicate word of the question, "…, but the capital is Ottawa" for "What is the capital of
     Canada?" (:func:`harness.metrics.text_cues.states_asked`) —: then the whole sentence is kept and
     the contrast rule reads the part after the turn). Negated parts are dropped from every extracted clause.
+    How the read answer is then compared is :mod:`harness.metrics.correctness`'s (``exact``): among
+    others, a symbol glossed by its name is one answer ("H (hydrogen)"), an answer opening with
+    another value as its heading names the expected one only after it ("j — …, since i is reserved
+    for current": ``ambiguous``), and a common noun matches in the other number ("mitochondrion").
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else

@@ -337,3 +337,88 @@ def appositive(main: str, tail: str) -> str | None:
     if _SYMBOL.match(phrase) and last.isalpha() and last.islower():
         return phrase
     return None
+
+
+#: An opening heading before a dash or colon ("j — that's the standard symbol, …", "Lyon: it has …").
+_HEADING = re.compile(r"^[\W_]*(?P<head>[^—–:;,.()!?\n]{1,40}?)\s*(?:—|–|:|\s-\s)\s*(?P<rest>\S.*)$", re.DOTALL)
+#: Words that open a reply without giving a value ("Short answer:", "Well —", "Yes:", "It's —").
+_FILLER = frozenset(
+    "yes no well so okay ok sure answer short final hmm note simply basically honestly actually correct right true "
+    "false easy good great question of course definitely absolutely the a an it its it's that this here there is "
+    "my in summary brief".split()
+)
+
+
+def heading(candidate: str, query: str | None = None) -> tuple[str, str] | None:
+    """``(head, rest)`` when ``candidate`` opens with a short heading of one to four words before a
+    dash or colon and explains after it ("j — that's the standard symbol, since i is reserved for
+    current"), the heading giving a value: not only filler words ("Short answer:", "Well —") nor only
+    words of the question ("The capital — …" for "What is the capital …?"); else ``None``."""
+    m = _HEADING.match(candidate)
+    if m is None or len(m["head"].split()) > 4:
+        return None
+    words = [w for w in re.findall(r"[\w'’+#-]+", m["head"].lower()) if w not in _FILLER]
+    asked = {w.lower() for w in re.findall(r"[\w'’-]+", query or "")}
+    if not words or all(w in asked for w in words):
+        return None
+    return m["head"], m["rest"]
+
+
+#: A symbol and its name glossed in a parenthesis, either way round ("H (hydrogen)", "Hydrogen (H)",
+#: "NaCl (table salt)"): a symbol of one to four letters or a formula, the gloss of one to three words.
+_GLOSSED = re.compile(
+    r"^[\W_]*(?P<a>[A-Za-z][\w]{0,5}|[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*\((?P<b>[A-Za-z][\w]{0,5}|"
+    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\)[\s.!*_]*$"
+)
+_SYMBOLISH = re.compile(r"^(?:[A-Z][a-z]?\d*){1,4}$|^[a-z]{1,2}$")
+
+
+def glossed(candidate: str) -> tuple[str, str] | None:
+    """``(symbol, name)`` when the whole candidate is a symbol and its name, one glossing the other in
+    a parenthesis ("H (hydrogen)", "Hydrogen (H)", "NaCl (sodium chloride)"); else ``None``. Both
+    name the same thing, so either may match the expected value."""
+    m = _GLOSSED.match(candidate.strip())
+    if m is None:
+        return None
+    a, b = m["a"].strip(), m["b"].strip()
+    if _SYMBOLISH.match(a) and not _SYMBOLISH.match(b):
+        return a, b
+    if _SYMBOLISH.match(b) and not _SYMBOLISH.match(a):
+        return b, a
+    return None
+
+
+#: Singular and plural endings, both ways: Latin and Greek ones ("mitochondrion" / "mitochondria",
+#: "nucleus" / "nuclei", "vertebra" / "vertebrae", "index" / "indices") and English ones
+#: ("-y" / "-ies", "-s" / "-es" / "-s").
+_NUMBER_ENDINGS = (
+    ("ion", "ia"),
+    ("on", "a"),
+    ("um", "a"),
+    ("us", "i"),
+    ("a", "ae"),
+    ("is", "es"),
+    ("ex", "ices"),
+    ("ix", "ices"),
+    ("y", "ies"),
+    ("", "es"),
+    ("", "s"),
+)
+
+
+def number_variants(value: str) -> list[str]:
+    """``value`` with its last word in the other grammatical number ("mitochondria" →
+    "mitochondrion", "mitochondrium"; "nucleus" → "nuclei"; "cells" → "cell"), for a lower-case last
+    word of five letters or more (a common noun: not a name, "Einstein" / "Einsteins", nor a symbol,
+    "Au"); an empty list otherwise."""
+    head, _, last = value.strip().rpartition(" ")
+    if len(last) < 5 or not last.isalpha() or not last.islower():
+        return []
+    out: list[str] = []
+    for singular, plural in _NUMBER_ENDINGS:
+        for have, make in ((plural, singular), (singular, plural)):
+            if last.lower().endswith(have) and len(last) - len(have) >= 3:
+                word = last[: len(last) - len(have)] + make
+                if word.lower() != last.lower() and word not in out:
+                    out.append(word)
+    return [f"{head} {w}".strip() for w in out]

@@ -135,3 +135,70 @@ TURN_TO_THE_ASKED = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), TURN_TO_THE_ASKED)
 def test_a_turn_to_what_the_question_asks(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+def _any(*values: str) -> dict[str, Any]:
+    return {"type": "any_of", "values": list(values)}
+
+
+HEADING_VALUE = [
+    # a short answer opening with another value as its heading: the expected one named only after it
+    (
+        _any("i"),
+        "What symbol denotes the square root of -1?",
+        "j — engineers use it, since i means current.",
+        "ambiguous",
+    ),
+    (_exact("Paris"), "What is the capital of France?", "Lyon: most people wrongly guess Paris.", "ambiguous"),
+    (
+        _exact("Mercury"),
+        "Which planet is closest to the Sun?",
+        "Venus - it is closer to us than Mercury is.",
+        "ambiguous",
+    ),
+    # the heading names the expected value, or the heading is filler or the question's own words
+    (_any("i"), "What symbol denotes the square root of -1?", "i — though engineers write j.", "correct"),
+    (_exact("Paris"), "What is the capital of France?", "Short answer: Paris, on the Seine.", "correct"),
+    (_exact("Paris"), "What is the capital of France?", "The capital: Paris, since 987.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), HEADING_VALUE)
+def test_a_heading_gives_the_value(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
+
+
+GLOSSED_SYMBOL = [
+    # a symbol and its name glossed in a parenthesis are one answer, either way round
+    (_exact("Hydrogen"), "Answer: H (hydrogen)", "correct"),
+    (_exact("Na"), "Sodium (Na)", "correct"),
+    (_exact("sodium chloride"), "Answer: NaCl (sodium chloride)", "correct"),
+    (_exact("Iron"), "Fe (iron).", "correct"),
+    # a different name, an alternative or a rejected gloss is not the expected answer
+    (_exact("Hydrogen"), "Answer: He (helium)", "wrong"),
+    (_exact("Hydrogen"), "Answer: He (or hydrogen)", "ambiguous"),
+    (_exact("Hydrogen"), "Answer: He (not hydrogen)", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), GLOSSED_SYMBOL)
+def test_a_symbol_and_its_glossed_name_are_one_answer(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+OTHER_NUMBER = [
+    # the same common noun in the other grammatical number
+    (_exact("mitochondria"), "Which organelle makes most of the cell's ATP?", "The mitochondrion.", "correct"),
+    (_exact("nucleus"), "Where is a eukaryotic cell's DNA kept?", "In the nuclei of its cells.", "correct"),
+    (_any("vertebrae"), "What are the bones of the spine called?", "Each one is a vertebra.", "correct"),
+    (_exact("ribosomes"), "Where are proteins made?", "On the ribosome.", "correct"),
+    # not a name, not a possessive, and not when the question asks for the form itself
+    (_any("cacti", "cactuses"), "What is the plural of cactus?", "Cactus.", "wrong"),
+    (_exact("Einstein"), "Who wrote the 1905 relativity paper?", "Newton, building on Einsteins ideas.", "wrong"),
+    (_exact("cell"), "What are living things made of?", "The cell's membrane.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), OTHER_NUMBER)
+def test_a_noun_in_the_other_number(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
