@@ -50,7 +50,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     A declared or cued number that the text after it takes back (a word such as "wait", "mistake",
     "recount", "let me redo" — :data:`harness.metrics.number_cues.TAKE_BACK` — followed by a
     different number) is ``ambiguous``.
-    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit),
+    3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit,
+       unit symbols such as "°C", "m²", "µm" included),
        bold headings ("**Step 3: Share**", "**Total:**") passed over; when the last bold span that
        holds a digit says more than a number ("**66 girls in the band**"), no earlier bold number
        is taken ("**264 girls**" was an intermediate) and the later rules read the answer.
@@ -73,7 +74,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
        "…") nor a question ("37,500? …") and no "no" follows it; or the first
        sentence opens with a clause on the question's subject that holds one number (not a
        comparison, not a given) and goes on, after a dash or a colon, with the working ("Tom has a
-       dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`).
+       dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`), or that
+       opens with a value standing alone (a number and at most two unit words, not a step heading)
+       before a dash and goes on in words ("86 400 — that's 24 × 3600", "52 cards – four suits …").
     6. ``last_number`` — when the question asks "How many <noun>" and the last sentence with a
        number holds several values of which one stands with the noun ("Three marbles remain after
        giving each friend 2"), that value; else the last number of the last sentence that holds
@@ -92,12 +95,20 @@ expected value is 0 — zero words such as "no brothers" and "none")
     the line's two or more results the question did not give, is ``ambiguous``
     (:func:`harness.metrics.number_cues.scenario_pair`).
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
-    "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; "70.000" as 70000
-    only when the answer shows the dot-for-thousands convention). The ``equals`` rule and a clause whose ``=`` is
-    followed by an expression in a variable ("= 3(2x+1) + 0") give no number (``none``).
+    "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; a decimal comma
+    before one, two or four or more digits, or after a lone zero: "1,15", "0,7917", "0,375"; "70.000"
+    as 70000 only when the answer shows the dot-for-thousands convention, or when its group ends in
+    "00" and the question asks for a count: "604.800" for "How many seconds …"). The ``equals``
+    rule and a clause whose ``=`` is followed by an expression in a variable ("= 3(2x+1) + 0")
+    give no number (``none``).
     Reading a clause (and the fallback rules' sentences): a reason clause after the result is cut
     off ("3/2 since 4^(3/2) = 8", "5, because 12 − 7 = 5":
-    :func:`harness.metrics.number_cues.without_reason`); a clause offering "either … or …", or
+    :func:`harness.metrics.number_cues.without_reason`), and so is a hypothetical about another
+    question after the answer ("36 — and if you needed 15% more instead, that would be 276", "$18,
+    but if you meant the price with the coupon instead, $15": an "if"/"had" clause with "instead",
+    "rather", "meant", "wanted", … :func:`harness.metrics.number_cues.without_hypothetical`; a
+    sentence that is only such a hypothetical is passed over by the fallback rules after an earlier
+    sentence with a number); a clause offering "either … or …", or
     turning after its first number to a different one ("5, but with interest she needs 4"), is
     ``ambiguous``; a clause that is one LaTeX expression or a fraction with a parenthesised term
     (``\\frac{1+\\sqrt{3}}{2}``, ``(3-2)/2``) is read whole, never by its first digit; two different
@@ -118,8 +129,11 @@ expected value is 0 — zero words such as "no brothers" and "none")
     day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "out of 12") are passed over
     in a clause and by the fallback rules when other numbers remain. Numbers inside a
     trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
-    sentences that start with "Check:"/"Verify"/"Note"/"I double-checked" are passed over by the
-    fallback rules when other numbers remain.
+    sentences that check a result — they start with "Check:"/"Verify"/"Note"/"I double-checked",
+    open with a check heading of at most three words before it ("Quick check:", "Euler's formula
+    checks out:", "A quick verification —"; cues after it included), or hold a check phrase before
+    their first digit with no conclusion cue after it ("Plugging it back in checks out: 3·2 + 4 =
+    10") — are passed over by the fallback rules when other numbers remain.
 
 Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
     1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else

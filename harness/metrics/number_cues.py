@@ -23,6 +23,11 @@
 * :func:`without_reason` — a sentence cut before a reason clause that follows the result ("log₄ 8 =
   3/2 since 4^(3/2) = 8", "5 left, because 12 − 7 = 5"): the numbers of the reason are its
   working, not the answer. Only when the part before holds a number.
+* :func:`without_hypothetical` — a sentence cut before a hypothetical about another question
+  after the answer ("It's 36 — and if you needed 15% more instead, that would be 276", "…, but if
+  you meant the total rather than the share, 90"): its numbers answer a question not asked.
+  :func:`only_hypothetical` — a sentence that is only such a hypothetical, passed over by the
+  fallback rules after an earlier sentence with a number.
 * :func:`head_clause` — a first sentence that states the answer and then, after a dash or a colon,
   its working ("Tom has a dozen apples — Jerry has 4 and Tom has three times that", "Eliza earns
   $460 this week: $400 regular plus $60 overtime"): ``(head, working)``.
@@ -101,6 +106,33 @@ RESULT_CUE = re.compile(
 _REASON = re.compile(
     r"(?i)(?:[,;]\s*|\s[-–—]\s*|\s)(?:since|because|as\s+(?:shown|seen)\s+by|given\s+that|which\s+follows\s+from)\b"
 )
+
+
+#: A hypothetical about another question after the answer ("It's 36 — and if you needed 15% more
+#: instead, that would be 276", "If you meant the total rather than the share, it's 90."): from its
+#: "if" to the end of the sentence.
+HYPOTHETICAL = re.compile(
+    r"(?i)(?:^|(?<=[,;:])\s*|\s[-–—]+\s*|\s)(?:and\s+|but\s+|or\s+|whereas\s+|while\s+)?(?:if|had|were)\s+"
+    r"(?:you|we|one|someone|they|the\s+(?:question|task))\b[^.;!?\n]*?"
+    r"\b(?:instead|rather|meant|wanted|asked\s+for|were\s+asking|had\s+asked)\b[^.;!?\n]*"
+)
+
+
+def without_hypothetical(sentence: str) -> str:
+    """``sentence`` up to a hypothetical about another question (:data:`HYPOTHETICAL`), when a digit
+    comes before it; a sentence that is only such a hypothetical is returned whole (the caller
+    knows whether an earlier sentence stated a number)."""
+    m = HYPOTHETICAL.search(sentence)
+    if m is None or not re.search(r"\d", sentence[: m.start()]):
+        return sentence
+    return sentence[: m.start()]
+
+
+def only_hypothetical(sentence: str) -> bool:
+    """Whether ``sentence`` is, from its start, a hypothetical about another question
+    ("If you wanted 15% more instead, that would be 276.")."""
+    m = HYPOTHETICAL.search(sentence)
+    return m is not None and not re.search(r"\w", sentence[: m.start()])
 
 
 def without_reason(sentence: str) -> str:

@@ -37,8 +37,10 @@ from harness.metrics.number_cues import (
     UNIT_BEFORE,
     expression_after,
     head_clause,
+    only_hypothetical,
     question_subject,
     scenario_pair,
+    without_hypothetical,
     without_reason,
 )
 from harness.metrics.numbers import ParsedNumber, find_numbers, parse_number
@@ -161,6 +163,37 @@ _CHECK = re.compile(
     r"to\s+(?:check|verify)|double[- ]check(?:ing)?|I\s+(?:double[- ]|re-?)?(?:checked|verified)|"
     r"(?:as\s+a\s+)?(?:quick\s+)?check(?:ing)?\s+(?:it|this|that))\b"
 )
+#: A check announced as a sentence's heading, after at most three words ("Quick check:", "A quick
+#: sanity check —", "Euler's formula checks out:"): whatever it computes, cues included, checks.
+_CHECK_HEAD = re.compile(
+    r"(?i)^\W*(?:[\w'’]+\s+){0,3}?(?:(?:quick|sanity|final|cross|double)[- ])?"
+    r"(?:check(?:ing|s\s+out)?|verif(?:y|ying|ied|ication)|proof)\s*[:—–]"
+)
+
+
+#: A check phrase inside a sentence, before its numbers ("Quick check: 36/240 = 0.15", "Euler's formula
+#: checks out: 6 − 12 + 8 = 2", "As a sanity check, 4 × 9 = 36").
+_CHECK_PHRASE = re.compile(
+    r"(?i)\b(?:(?:quick|sanity|final|cross|double)[- ]check(?:ing)?|checks?\s+out|(?:as\s+a|one|a)\s+check|"
+    r"to\s+(?:check|verify|confirm)|check(?:ing)?\s*:|verif(?:y|ying|ied|ication))\b"
+)
+
+
+def _is_check(sentence: str) -> bool:
+    """Whether ``sentence`` checks a result rather than states one: it opens with a check word
+    (:data:`_CHECK`) or a check heading (:data:`_CHECK_HEAD`), or a check phrase comes before its
+    first digit and no conclusion cue follows it."""
+    if _CHECK.match(sentence) or _CHECK_HEAD.match(sentence):
+        return True
+    m = _CHECK_PHRASE.search(sentence)
+    digit = re.search(r"\d", sentence)
+    return (
+        m is not None
+        and digit is not None
+        and m.start() < digit.start()
+        and not CONCLUSION.search(sentence, m.end())
+        and not RESULT_CUE.search(sentence, m.end())
+    )
 
 
 def _without_asides(sentence: str) -> str:
@@ -233,7 +266,7 @@ def _turned_number(clause: str, zeros: bool) -> str | None:
 
 def _pick_in_clause(clause: str, zeros: bool) -> _Picked | None:
     """The number a clause gives: ``(number, why)``, ``(None, why)`` when ambiguous, ``None`` if none."""
-    clause = _without_negated_numbers(without_reason(clause))
+    clause = _without_negated_numbers(without_hypothetical(without_reason(clause)))
     either = _EITHER_OR.search(clause)
     if either:
         return None, f"the clause {quoted(clause)} offers alternatives ({either.group(0).strip()!r})"
@@ -327,7 +360,7 @@ def extract_number(
     found = _extract_number(text, zeros, given, query)
     if found.value is None:
         return found
-    read = fraction_values(plain_numerals(dotted_thousands(clean_latex(cap_text(text)[0]), set(given or ()))))
+    read = fraction_values(plain_numerals(dotted_thousands(clean_latex(cap_text(text)[0]), set(given or ()), query)))
     lines = [ln for ln in read.split("\n") if ln.strip(MARKUP)]
     line = lines[-1] if lines else ""
     why = scenario_pair(line)
@@ -350,7 +383,7 @@ def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, quer
     """:func:`extract_number` before the two-scenario check."""
     text, capped = cap_text(text)
     given = set(givens) if givens is not None else None
-    text = fraction_values(plain_numerals(dotted_thousands(clean_latex(text), given)))
+    text = fraction_values(plain_numerals(dotted_thousands(clean_latex(text), given, query)))
     line = declared_clause(text)
     if line is not None:
         got = _pick_in_clause(line, zeros)
@@ -400,7 +433,7 @@ def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, quer
             continue
         num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
         if num is None:
-            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/]+){0,2}\.?", inner)
+            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/°º²³µΩ]+){0,2}\.?", inner)
             num = parse_number(bm["num"], zeros=zeros) if bm else None
         if num is not None:
             return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
@@ -481,6 +514,19 @@ def _with_asked_noun(segment: str, nums: list[tuple[int, ParsedNumber]], noun: s
     return hits[0] if hits and all(_same_number(h, hits[0]) for h in hits) else None
 
 
+def _bare_value_head(first: str, head: tuple[str, str]) -> bool:
+    """Whether the first sentence opens with a value standing alone (a number and at most two unit
+    words) before a dash, and goes on in words ("86 400 — that's 24 × 3600", "36 — 10% is 24 and …")."""
+    sep = first[len(head[0]) :].lstrip()
+    words = re.findall(r"[^\W\d_]+", head[0])
+    return (
+        sep[:1] in ("—", "–", "-")
+        and len(words) <= 2
+        and not _WORKING.match(head[0])
+        and bool(re.match(r"[^\W\d_]", head[1].lstrip(MARKUP + " ")))
+    )
+
+
 def _result_cues(sentence: str) -> list[re.Match[str]]:
     """Conclusion cues and result phrases ("for a total of", "making") in ``sentence``, in order."""
     return sorted([*CONCLUSION.finditer(sentence), *RESULT_CUE.finditer(sentence)], key=lambda m: m.start())
@@ -492,12 +538,16 @@ def _number_fallback(
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
     raw = [
-        without_reason(CONDITION_CLAUSE.sub(" ", s))
+        without_hypothetical(without_reason(CONDITION_CLAUSE.sub(" ", s)))
         for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _LIST_MARKERS.sub("", text)))
+    ]
+    raw = [
+        " " if i and only_hypothetical(s) and any(re.search(r"\d", r) for r in raw[:i]) else s
+        for i, s in enumerate(raw)
     ]
     sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
-    kept = [t for t in numbered if not _CHECK.match(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
+    kept = [t for t in numbered if not _is_check(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
     numbered = kept or numbered
     if not numbered:
         return extracted(None, "none", "no number found in the answer", capped)
@@ -587,7 +637,8 @@ def _number_fallback(
             first_nums[0][1], "leading", "the only number of the short first sentence, which the rest explains", capped
         )
     head = head_clause(first) if i_first == 0 and given is not None else None
-    if head is not None and question_subject(head[0], query):
+    on_subject = head is not None and question_subject(head[0], query)
+    if head is not None and (on_subject or _bare_value_head(first, head)):
         in_head = _nums(head[0], zeros)
         stated = _stated(head[0], in_head)
         if (
@@ -601,7 +652,9 @@ def _number_fallback(
             return _number_extraction(
                 in_head[0][1],
                 "leading",
-                "the only number of the opening clause on the question's subject, which the working after it explains",
+                "the only number of the opening clause "
+                + ("on the question's subject" if on_subject else "(a value standing alone before a dash)")
+                + ", which the working after it explains",
                 capped,
             )
     last_nums = _stated(last, last_nums)

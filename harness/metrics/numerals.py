@@ -12,14 +12,17 @@
   at most 100) → ``3.25``;
 * **dots as thousands separators** when there are at least two groups (``2.500.000`` → ``2500000``;
   one group such as ``2.500`` stays a decimal here; :func:`dotted_thousands` reads it as thousands
-  when the answer shows that convention);
+  when the answer shows that convention, or when the group ends in "00" and the question asks for a
+  count);
 * **roots and π with a number**: ``2√3``, ``2\\sqrt{3}`` → ``3.464101615``, ``4π`` → ``12.56637061``,
   ``π/4`` and ``3π/4`` → their value (a bare π is left alone: "π ≈ 3.14" states 3.14); what that
   leaves of a LaTeX fraction (``\\frac{\\sqrt{3}}{2}`` → ``\\frac{1.732050808}{2}``) becomes its value
   in answers by :func:`fraction_values`
   (the value, so the check compares numbers; an expression around them is left to the other rules);
-* **decimal commas**: a comma followed by one or two digits and no further digit group (``1,15 l``,
-  ``0,35``) is a decimal point; thousands groups have three digits, so ``1,150`` is unchanged;
+* **decimal commas**: a comma followed by one or two digits, or by four or more, and no further
+  digit group (``1,15 l``, ``0,35``, ``0,7917``, ``3,14159``) is a decimal point, and so is a comma
+  after a lone zero (``0,375``); thousands groups have three digits after a non-zero lead, so
+  ``1,150`` is unchanged;
   a continental amount, dot-grouped thousands before a decimal comma (``1.102,50`` → ``1102.50``), is
   read whole;
 * **digits and a part**: "2 and a half" → 2.5, "1 and three quarters" → 1.75;
@@ -63,7 +66,9 @@ _FRAC_NUM_RE = re.compile(r"\\[dt]?frac\s*\{\s*(?P<a>\d{1,12}(?:\.\d+)?)\s*\}\s*
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
 #: A continental amount: dot-grouped thousands and a decimal comma ("1.102,50", "12.345.678,9").
 _CONTINENTAL_RE = re.compile(r"(?<![\w.,])(?P<int>[1-9]\d{0,2}(?:\.\d{3})+),(?P<dec>\d{1,2})(?!\d|[.,]\d)")
-_DECIMAL_COMMA_RE = re.compile(r"(?<![\d,.])(?P<a>\d{1,6}),(?P<b>\d{1,2})(?![\d]|,\d)")
+_DECIMAL_COMMA_RE = re.compile(
+    r"(?<![\d,.])(?:(?P<a>\d{1,6}),(?P<b>\d{1,2}|\d{4,12})|(?P<z>0),(?P<c>\d{3}))(?![\d]|,\d)"
+)
 _AND_A_PART = re.compile(
     r"(?i)(?<![\w.])(?P<n>\d{1,6})\s+and\s+(?P<part>a\s+half|one\s+half|a\s+quarter|one\s+quarter|"
     r"three\s+quarters|a\s+third|two\s+thirds)\b"
@@ -148,7 +153,11 @@ _CURRENCY_AFTER_RE = re.compile(
 )
 
 
-def dotted_thousands(text: str, givens: set[float] | None = None) -> str:
+#: A question that asks for a count ("How many seconds …?", "the number of …").
+_COUNT_QUESTION = re.compile(r"(?i)\bhow\s+many\b|\bnumber\s+of\b")
+
+
+def dotted_thousands(text: str, givens: set[float] | None = None, query: str | None = None) -> str:
     """``text`` with one-group dotted numbers ("70.000") written as thousands ("70000") when the
     answer shows the dot-for-thousands convention, else unchanged.
 
@@ -158,6 +167,10 @@ def dotted_thousands(text: str, givens: set[float] | None = None) -> str:
     question gave and whose decimal reading is not ("$80,000" in the question, "80.000" in the
     answer). Without such a sign "2.500" stays 2.5: an English decimal is far more common; the
     mantissa of scientific notation ("1.024 × 10⁶") is never read as thousands.
+
+    A dotted group ending in "00" ("604.800", "86.400") is read as thousands by itself when the
+    question asks for a count ("How many …", "the number of …") or the answer writes two or more
+    such numbers: an English decimal is not written with two trailing zeros, and a count is whole.
     """
     if "." not in text:
         return text
@@ -172,7 +185,12 @@ def dotted_thousands(text: str, givens: set[float] | None = None) -> str:
             givens and any(float(m["a"] + m["b"]) in givens and float(f"{m['a']}.{m['b']}") not in givens for m in ones)
         )
     )
-    return _ONE_GROUP_RE.sub(r"\g<a>\g<b>", text) if shown else text
+    if shown:
+        return _ONE_GROUP_RE.sub(r"\g<a>\g<b>", text)
+    round_groups = [m for m in ones if m["b"].endswith("00")]
+    if round_groups and (len(round_groups) > 1 or _COUNT_QUESTION.search(query or "")):
+        return _ONE_GROUP_RE.sub(lambda m: m["a"] + m["b"] if m["b"].endswith("00") else m.group(0), text)
+    return text
 
 
 def fraction_values(text: str) -> str:
@@ -201,7 +219,7 @@ def plain_numerals(text: str) -> str:
     if "." in text:
         text = _DOTTED_RE.sub(lambda m: m.group(0).replace(".", ""), text)
     if "," in text:
-        text = _DECIMAL_COMMA_RE.sub(r"\g<a>.\g<b>", text)
+        text = _DECIMAL_COMMA_RE.sub(lambda m: f"{m['a'] or m['z']}.{m['b'] or m['c']}", text)
     if " and " in text:
         text = _AND_A_PART.sub(lambda m: f"{int(m['n']) + _PARTS[' '.join(m['part'].lower().split())]:.6g}", text)
     if "dozen" in text.lower():

@@ -1,0 +1,130 @@
+"""Numbers an answer states first and then surrounds with context (issue 26, the seventh corpus's
+classes): notations of continental writers, a check or a hypothetical after the result, a value
+standing alone before its working, a bold value with a unit symbol. Each class has at least three
+phrasings of its own and the wrong answers that must not pass."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import TypeAdapter
+
+from harness.data.expected import Expected
+from harness.metrics.correctness import check_expected
+
+_EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
+
+
+def _check(value: float, answer: str, query: str | None = None, tolerance: float = 1e-6) -> tuple[str, str]:
+    got = check_expected(
+        _EXPECTED.validate_python({"type": "numeric", "value": value, "tolerance": tolerance}), answer, query
+    )
+    assert got.verdict is not None
+    return got.verdict, got.extraction.method
+
+
+DECIMAL_COMMA = [
+    # a comma followed by four or more digits, or after a lone zero, is a decimal comma
+    (0.8333, "Das macht ungefähr 0,8333.", "correct"),
+    (3.14159, "Pi vaut environ 3,14159.", "correct"),
+    (0.625, "Der Anteil beträgt 0,625.", "correct"),
+    (1.0625, "Antwort: 1,0625", "correct"),
+    # a three-digit group after a non-zero lead stays a thousands separator
+    (1150, "The bill comes to 1,150.", "correct"),
+    (0.8333, "Das macht ungefähr 0,8433.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), DECIMAL_COMMA)
+def test_a_decimal_comma_with_four_digits_or_after_zero(value: float, answer: str, verdict: str) -> None:
+    assert _check(value, answer, tolerance=1e-4)[0] == verdict
+
+
+ROUND_DOTTED = [
+    # a dotted group ending in "00" is thousands when the question asks for a count
+    (3600, "Eine Stunde hat 3.600 Sekunden.", "How many seconds are in an hour?", "correct"),
+    (525600, "Ein Jahr hat 525.600 Minuten.", "How many minutes are in a year?", "correct"),
+    (120000, "Die Stadt hat etwa 120.000 Einwohner.", "What is the number of inhabitants of the town?", "correct"),
+    # or when the answer writes two such numbers
+    (1500, "Von 2.500 Stück bleiben 1.500 übrig.", "What remains after the sale?", "correct"),
+    # otherwise, or with another last digit, it stays a decimal
+    (2.5, "The ratio works out to 2.500.", "What is the ratio of the two lengths?", "correct"),
+    (1.25, "Each share is 1.250 litres.", "How many litres does each person get?", "correct"),
+    (3.6, "Eine Stunde hat 3.600 Sekunden.", "How many seconds are in an hour?", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), ROUND_DOTTED)
+def test_round_dotted_thousands_in_a_count(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+_MELONS = "A truck carries 3 crates with 15 melons each. How many melons does it carry?"
+_SOLVE = "Solve 3x + 4 = 10."
+_SIDE = "An isosceles triangle has a perimeter of 24 cm and a base of 10 cm. How long is each equal side?"
+CHECK_AFTER = [
+    # a sentence that checks the result (a check heading, or a check phrase before its numbers) is not the answer
+    (45, "Each of the 3 crates holds 15 melons, so 45 melons. Quick check: 45 / 3 = 15 ✓", _MELONS, "correct"),
+    (7, "Each equal side is 7 cm. Sanity check: 7 + 7 + 10 = 24, so the perimeter fits.", _SIDE, "correct"),
+    (2, "Solving 3x + 4 = 10 gives x = 2. Plugging it back in checks out: 3·2 + 4 = 10.", _SOLVE, "correct"),
+    (7, "The equal sides are 7 cm each.\n\nA quick verification — 2 × 7 + 10 = 24 ✓", _SIDE, "correct"),
+    # the wrong result before a check stays wrong
+    (45, "Each crate holds 15 melons, so there are 30 melons. Quick check: 45 / 3 = 15 ✓", _MELONS, "wrong"),
+    (7, "Each equal side is 14 cm. Sanity check: 7 + 7 + 10 = 24.", _SIDE, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), CHECK_AFTER)
+def test_a_check_after_the_result_is_not_the_answer(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+_PENS = "Pens cost $3 each. How much does Ana pay for 6 pens?"
+_TRAIN = "A train runs at 45 km/h for 2 hours. How far does it go?"
+HYPOTHETICAL_AFTER = [
+    # a hypothetical about another question after the answer is not the answer
+    (18, "She pays $18, but if you meant the price with the coupon instead, that would be $15.", _PENS, "correct"),
+    (90, "The train covers 90 km. If you were asking about the return trip instead, that's 120 km.", _TRAIN, "correct"),
+    (18, "The answer is $18, and if you wanted the cost of 8 pens rather than 6, it would be $24.", _PENS, "correct"),
+    (90, "It goes 90 km — had you asked for the distance at 60 km/h instead, it'd be 120 km.", _TRAIN, "correct"),
+    # the hypothetical's value is not read as the answer, and a wrong answer stays wrong
+    (15, "She pays $18, but if you meant the price with the coupon instead, that would be $15.", _PENS, "wrong"),
+    (120, "The train covers 90 km. If you were asking about the return trip instead, that's 120 km.", _TRAIN, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), HYPOTHETICAL_AFTER)
+def test_a_hypothetical_after_the_answer_is_not_the_answer(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+BARE_HEAD = [
+    # a value standing alone before a dash, then its working in words
+    (1440, "1440 — there are 24 hours of 60 minutes each.", "How many minutes are in a day?", "correct"),
+    (52, "52 cards – four suits with 13 cards in each suit.", "How many cards are in a standard deck?", "correct"),
+    (168, "168 hours - seven days times 24 hours a day.", "How many hours are in a week?", "correct"),
+    (24, "1440 — there are 24 hours of 60 minutes each.", "How many minutes are in a day?", "wrong"),
+    # a step heading is not a value standing alone
+    (12, "Step 1 — multiply rows by columns: 3 × 4 = 12.", "A grid has 3 rows, 4 columns. How many cells?", "correct"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), BARE_HEAD)
+def test_a_value_standing_alone_before_a_dash_leads(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+_CELSIUS = "Convert 70 °F to Celsius, rounded to one decimal place."
+BOLD_UNIT = [
+    # a bold number whose unit is a symbol ("°C", "m²", "µm") is the bold answer
+    (21.1, "Scale by 5/9.\n(70 − 32) × 5/9 ≈ 21.1\n\n**21.1 °C**", _CELSIUS, "correct"),
+    (25, "Use 5 m for each side.\n\n**25 m²**", "What is the area of a square whose side is 5 m?", "correct"),
+    (3.5, "Divide 7 by 2.\n\n**3.5 µm**", "How thick is each of the 2 layers of a 7 µm film?", "correct"),
+    (21.1, "Scale by 5/9.\n\n**22.1 °C**", _CELSIUS, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), BOLD_UNIT)
+def test_a_bold_number_with_a_unit_symbol(value: float, answer: str, query: str, verdict: str) -> None:
+    got = _check(value, answer, query, tolerance=0.05)
+    assert got[0] == verdict
+    assert got[1] == "bold"
