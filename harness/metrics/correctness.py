@@ -7,7 +7,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     equal after normalization (case, NFKC, markdown, punctuation, whitespace; the articles a/an/the
     are dropped), or — for a candidate of at most 15 words — ``value`` appears in it as a whole phrase
     and the rest of the candidate has no negation or alternative word ("not", "never", "isn't",
-    "or", "either", ...). ``normalize: false`` demands exact equality of the stripped strings.
+    "or", "either", ...). ``normalize: false`` keeps case and marks: the stripped strings are equal,
+    or the value as written stands as a whole token in a short answer with no negation or
+    alternative ("Sodium is Na." for ``Na``; not "NaCl", "NA" or "<class 'list'>" for ``list``); the
+    short answer is narrowed the same way first.
 ``any_of``
     Any of ``values`` matches under the ``exact`` rule.
     For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
@@ -228,13 +231,13 @@ def _check_text(
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     candidate = extraction.value
-    if normalize:
-        candidate, abstain = _narrowed(values, candidate, extraction.method, query)
-        if not abstain:
-            abstain = committed_elsewhere(values, extraction.value, answer, extraction.method)
-        if abstain:
-            extraction = _abstained(extraction, abstain)
-            return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
+    # narrowed with or without normalization: "Na (from the Latin natrium)" reads as "Na"
+    candidate, abstain = _narrowed(values, candidate, extraction.method, query)
+    if not abstain:
+        abstain = committed_elsewhere(values, extraction.value, answer, extraction.method)
+    if abstain:
+        extraction = _abstained(extraction, abstain)
+        return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
     reasons = []
     for value in values:
         ok, why = phrase_match(value, candidate, normalize)

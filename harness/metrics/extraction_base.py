@@ -183,6 +183,31 @@ def _drops_mark(expected: str, candidate: str) -> str | None:
     return None
 
 
+def _exact_match(expected: str, candidate: str) -> tuple[bool, str]:
+    """:func:`phrase_match` without normalization: equal, or ``expected`` as written (case and marks
+    kept) standing as a whole token — between spaces, an opening parenthesis before it and a
+    punctuation mark after it — in a candidate of at most :data:`SHORT_ANSWER_WORDS` words whose rest
+    holds none of :data:`BLOCKING_WORDS` ("Sodium is Na." gives "Na"; "NaCl", "na", "'list'" in
+    "<class 'list'>" and "not Na" do not)."""
+    if candidate == expected:
+        return True, "equal (exact, not normalized)"
+    if not expected:
+        return False, "the expected answer is empty"
+    token = re.compile(r"(?<![^\s(])" + re.escape(expected) + r"(?![^\s.,;:!?)])")
+    if not token.search(candidate):
+        return False, f"{quoted(expected)} is not in {quoted(candidate)} as written (exact comparison, not normalized)"
+    words = normalize_answer(candidate).split()
+    if len(words) > SHORT_ANSWER_WORDS:
+        return False, f"{quoted(expected)} appears as written, but the answer has {len(words)} words"
+    blocking = sorted({w for w in normalize_answer(token.sub(" ", candidate)).split() if w in BLOCKING_WORDS})
+    if blocking:
+        return False, f"{quoted(expected)} appears as written, but the answer also says {blocking}"
+    return (
+        True,
+        f"{quoted(expected)} appears as written (case kept) in the {len(words)}-word answer {quoted(candidate)}",
+    )
+
+
 def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple[bool, str]:
     """Whether ``candidate`` gives the answer ``expected``, with the reason in words.
 
@@ -200,7 +225,10 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     only a candidate that holds that token with its mark, since "O" is another blood group and "C"
     another language, though both normalize to the same word.
 
-    Without ``normalize`` only exact equality of the stripped strings counts.
+    Without ``normalize`` case and marks count: the stripped strings are equal, or ``expected`` as
+    written stands as a whole token (between spaces, or before a punctuation mark) in a candidate of at
+    most :data:`SHORT_ANSWER_WORDS` words with no blocking word in the rest ("Sodium is Na." gives
+    "Na"; "NaCl", "na", "not Na" do not).
 
     Args:
         expected: the expected answer.
@@ -208,8 +236,7 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
         normalize: fold case, punctuation and articles and allow containment.
     """
     if not normalize:
-        ok = candidate.strip() == expected.strip()
-        return ok, "equal (exact, not normalized)" if ok else "not equal (exact comparison, not normalized)"
+        return _exact_match(expected.strip(), candidate.strip())
     exp, cand = normalize_answer(expected), normalize_answer(candidate)
     if not exp:
         return False, "the expected answer is empty after normalization"

@@ -388,10 +388,9 @@ def glossed(candidate: str) -> tuple[str, str] | None:
     return None
 
 
-#: Singular and plural endings, both ways: Latin and Greek ones ("mitochondrion" / "mitochondria",
-#: "nucleus" / "nuclei", "vertebra" / "vertebrae", "index" / "indices") and English ones
-#: ("-y" / "-ies", "-s" / "-es" / "-s").
-_NUMBER_ENDINGS = (
+#: Latin and Greek singular and plural endings ("mitochondrion" / "mitochondria", "nucleus" /
+#: "nuclei", "vertebra" / "vertebrae", "index" / "indices"), read both ways.
+_CLASSICAL_NUMBER = (
     ("ion", "ia"),
     ("on", "a"),
     ("um", "a"),
@@ -400,25 +399,36 @@ _NUMBER_ENDINGS = (
     ("is", "es"),
     ("ex", "ices"),
     ("ix", "ices"),
-    ("y", "ies"),
-    ("", "es"),
-    ("", "s"),
 )
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
+def _english_number(word: str) -> list[str]:
+    """``word``'s other number by the English rules: "-y" / "-ies", a sibilant and "-es" ("gas" /
+    "gases"), else "-s" ("ohm" / "ohms"; "bits" / "bit")."""
+    if word.endswith("ies"):
+        return [word[:-3] + "y"]
+    if word.endswith("es") and word[:-2].endswith(_SIBILANT):
+        return [word[:-2]]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return [word[:-1]]
+    if re.search(r"[^aeiou]y$", word):
+        return [word[:-1] + "ies"]
+    return [word + "es"] if word.endswith(_SIBILANT) else [word + "s"]
 
 
 def number_variants(value: str) -> list[str]:
     """``value`` with its last word in the other grammatical number ("mitochondria" →
-    "mitochondrion", "mitochondrium"; "nucleus" → "nuclei"; "cells" → "cell"), for a lower-case last
-    word of five letters or more (a common noun: not a name, "Einstein" / "Einsteins", nor a symbol,
-    "Au"); an empty list otherwise."""
+    "mitochondrion"; "nucleus" → "nuclei"; "cells" → "cell"; "ohm" → "ohms"), for a lower-case last
+    word (a common noun: not a name, "Einstein" / "Einsteins", nor a symbol, "Au") of three letters
+    or more; the Latin and Greek endings only for words of five or more. An empty list otherwise."""
     head, _, last = value.strip().rpartition(" ")
-    if len(last) < 5 or not last.isalpha() or not last.islower():
+    if len(last) < 3 or not last.isalpha() or not last.islower():
         return []
-    out: list[str] = []
-    for singular, plural in _NUMBER_ENDINGS:
-        for have, make in ((plural, singular), (singular, plural)):
-            if last.lower().endswith(have) and len(last) - len(have) >= 3:
-                word = last[: len(last) - len(have)] + make
-                if word.lower() != last.lower() and word not in out:
-                    out.append(word)
-    return [f"{head} {w}".strip() for w in out]
+    out = _english_number(last)
+    if len(last) >= 5:
+        for singular, plural in _CLASSICAL_NUMBER:
+            for have, make in ((plural, singular), (singular, plural)):
+                if last.endswith(have) and len(last) - len(have) >= 3:
+                    out.append(last[: len(last) - len(have)] + make)
+    return [f"{head} {w}".strip() for w in dict.fromkeys(out) if w != last]

@@ -173,7 +173,11 @@ def test_phrase_match_reasons() -> None:
         False,
         "'paris' appears, but the answer also says ['not'] (negation or alternative)",
     )
-    assert phrase_match("Paris", "paris", normalize=False) == (False, "not equal (exact comparison, not normalized)")
+    assert phrase_match("Paris", "paris", normalize=False) == (
+        False,
+        "'Paris' is not in 'paris' as written (exact comparison, not normalized)",
+    )
+    assert phrase_match("Paris", "It is Paris.", normalize=False)[0] is True
     assert {"not", "or", "never"} <= BLOCKING_WORDS
 
 

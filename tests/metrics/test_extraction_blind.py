@@ -81,7 +81,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind5_dev.yaml", 221, 120, 0, 120, id="fifth-dev"),
     # the fifth holdout, spent at 2bb48bb (first at 3b60ab2: P 0.960, R 0.933; final: P 1.000, R 0.933; 0 fp,
     # 7 misses); classes fixed after, the floor is the tuned score
-    pytest.param("extraction_corpus_blind5_holdout_spent.yaml", 198, 104, 0, 101, id="fifth-holdout-spent"),
+    pytest.param("extraction_corpus_blind5_holdout_spent.yaml", 198, 104, 0, 102, id="fifth-holdout-spent"),
     # the sixth corpus (no split), scored once on 3b60ab2 and once on 2bb48bb with nothing changed for it
     # (P 0.992, R 0.992: 2 fp, 'O' for 'O negative' and a 'but' that concedes, and 2 misses); both fp
     # classes fixed after
@@ -91,11 +91,12 @@ FLOORS = [
     pytest.param("extraction_corpus_blind7_spent.yaml", 425, 235, 1, 232, id="seventh-spent"),
     # the eighth corpus's dev half (four writers): first score (dee42bc) P 1.000, R 0.961 (0 fp, 10 misses);
     # its holdout half is untouched until the round's single final score
-    # (numeric classes fixed after: a check after the result, a value before a dash, a bold unit symbol)
-    pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 250, id="eighth-dev"),
+    # (classes fixed after: numeric — a check after the result, a value before a dash, a bold unit symbol;
+    # exact — a case-kept symbol in a sentence, a turn to what is asked)
+    pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 252, id="eighth-dev"),
     # the ninth corpus's dev half (two writers, one trying to make a grader err both ways): first score
     # (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); its holdout half is untouched
-    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 4, 119, id="ninth-dev"),
+    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 2, 120, id="ninth-dev"),
 ]
 
 

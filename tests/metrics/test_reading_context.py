@@ -192,6 +192,8 @@ OTHER_NUMBER = [
     (_exact("nucleus"), "Where is a eukaryotic cell's DNA kept?", "In the nuclei of its cells.", "correct"),
     (_any("vertebrae"), "What are the bones of the spine called?", "Each one is a vertebra.", "correct"),
     (_exact("ribosomes"), "Where are proteins made?", "On the ribosome.", "correct"),
+    (_exact("ohm"), "What is the SI unit of resistance?", "Answer: Ohms", "correct"),
+    (_any("byte"), "What unit holds eight bits?", "Eight bits make two nibbles, or one of the bytes.", "wrong"),
     # not a name, not a possessive, and not when the question asks for the form itself
     (_any("cacti", "cactuses"), "What is the plural of cactus?", "Cactus.", "wrong"),
     (_exact("Einstein"), "Who wrote the 1905 relativity paper?", "Newton, building on Einsteins ideas.", "wrong"),
@@ -202,3 +204,26 @@ OTHER_NUMBER = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), OTHER_NUMBER)
 def test_a_noun_in_the_other_number(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+def _case_kept(value: str) -> dict[str, Any]:
+    return {"type": "exact", "value": value, "normalize": False}
+
+
+CASE_KEPT_IN_A_SENTENCE = [
+    # normalize: false keeps case and marks, but the value may stand in a short sentence
+    (_case_kept("Na"), "Na (from the Latin natrium).", "correct"),
+    (_case_kept("Na"), "S? No, that's sulfur. Sodium is Na.", "correct"),
+    (_case_kept("K"), "Potassium's symbol is K, from kalium.", "correct"),
+    (_case_kept("Fe"), "It is Fe.", "correct"),
+    # another case, a longer token, a value inside code or a rejected one is not it
+    (_case_kept("Na"), "Sodium is NA.", "wrong"),
+    (_case_kept("Na"), "Table salt is NaCl.", "wrong"),
+    (_case_kept("list"), "It prints `<class 'list'>`.", "wrong"),
+    (_case_kept("Na"), "It is not Na, it is K.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), CASE_KEPT_IN_A_SENTENCE)
+def test_a_case_kept_value_in_a_short_sentence(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
