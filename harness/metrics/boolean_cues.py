@@ -95,6 +95,13 @@ HEDGE = re.compile(
     r"(?i)^[\W_]*(?:(?:it|that|this|the\s+answer)\s+(?:really\s+|all\s+|just\s+)?depends\b|(?:it'?s\s+)?(?:hard|difficult|"
     r"impossible)\s+to\s+(?:say|tell)\b|(?:it\s+)?could\s+go\s+either\s+way\b|(?:I'?m\s+)?not\s+sure\b)"
 )
+#: Inside a last sentence: a conclusion that leaves it open ("…, so it really depends on who you
+#: ask", "both yes and no are defensible", "the answer is yes and no").
+OPEN_ENDED = re.compile(
+    r"(?i)\b(?:so|thus|hence|therefore|ultimately|really)[,]?\s+(?:it|that|this|the\s+answer)\s+(?:really\s+|all\s+|"
+    r"just\s+)?depends\b|\bboth\s+(?:(?:a\s+)?[\"'“‘]?yes[\"'”’]?\s+and\s+(?:a\s+)?[\"'“‘]?no|true\s+and\s+false)\b"
+    r"|\b(?:is|be|say)\s+[\"'“‘]?yes\s+and\s+no\b"
+)
 #: After a said verdict: a turn that sets it aside ("Most would say yes, but …", "… which is wrong").
 SAID_TURNED = re.compile(
     r"(?i)\b(?:but|however|yet|actually|in\s+fact|wrong|mistaken|incorrect|myth|misconception|though|although)\b"

@@ -12,6 +12,7 @@ from harness.metrics.boolean_cues import (
     HOLDS,
     LEADING_NOT,
     MYTH,
+    OPEN_ENDED,
     PARTIAL,
     SO_VERDICT,
     TURNED_BARE,
@@ -135,7 +136,7 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     both = {m["w"].lower() for m in SO_VERDICT.finditer(text)}
     if len(both) > 1:
         return extracted(None, "ambiguous", "the answer concludes both ways ('so yes' and 'so no')", capped)
-    if sentences and HEDGE.match(sentences[-1]) and _POLARITY_RE.search(text):
+    if sentences and (HEDGE.match(sentences[-1]) or OPEN_ENDED.search(sentences[-1])) and _POLARITY_RE.search(text):
         return extracted(None, "ambiguous", f"the answer ends by leaving it open: {quoted(sentences[-1])}", capped)
     lead = _LEADING_WORD.match(text.lstrip())
     lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None

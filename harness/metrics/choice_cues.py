@@ -63,19 +63,22 @@ _OPERATOR_CLASS = {"-": "[-−–]", "−": "[-−–]", "–": "[-−–]", "×
 
 def is_expression(text: str) -> bool:
     """An option text with an operator between its terms ("x cos x + sin x", "a − b", "2^n"; not a
-    hyphenated word or a date), whose operators tell it from another option with the same words."""
-    return bool(re.search(r"[\w)]\s*[+−×*·=^<>≤≥]\s*[\w(]|\w\s+[-–]\s+\w", text))
+    hyphenated word or a date; a leading minus sign before a function, "−cos x", makes one too), whose
+    operators tell it from another option with the same words."""
+    return bool(re.search(r"[\w)]\s*[+−×*·=^<>≤≥]\s*[\w(]|\w\s+[-–]\s+\w|^\s*[-−]\s*[^\W\d_]{2,}\s", text))
 
 
 def expression_pattern(text: str) -> re.Pattern[str]:
     """A pattern for an expression option as written: its terms and operators in order (spaces free,
     "-" / "−" and "*" / "×" alike), standing as a whole expression — not a part of a longer one ("x
-    cos x" is not named by "sin x + x cos x"); its value after it ("2^10 = 1024") does not extend it."""
+    cos x" is not named by "sin x + x cos x"); an "=" and a value beside it ("2^10 = 1024", "d/dx sin x
+    = cos x") do not extend it."""
     tokens = re.findall(r"\w+|[^\w\s]", unicodedata.normalize("NFKC", text.casefold()))
     body = r"\s*".join(_OPERATOR_CLASS.get(t, re.escape(t)) for t in tokens)
     ops = f"[{_OPERATOR}]"
+    before = f"[{_OPERATOR.replace('=', '')}]"  # "= cos x": a result after "=" stands whole
     return re.compile(
-        rf"(?i)(?<!\w)(?<!{ops})(?<!{ops}\s)(?<!\b[^\W\d_]\s)"
+        rf"(?i)(?<!\w)(?<!{before})(?<!{before}\s)(?<!\b[^\W\d_]\s)"
         + body
         + rf"(?!\w)(?!\s*(?!=\s*[-−]?\d){ops})(?!\s[^\W\d_]\b)"
     )

@@ -522,11 +522,18 @@ def _outside_asides(sentence: str, opts: _Options) -> str | None:
     return next(iter(outside)) if len(outside) == 1 else None
 
 
+#: A sentence wholly inside parentheses: a remark beside the answer, not a claim.
+_WHOLE_ASIDE = re.compile(r"^[\s*_]*\((?=(?:[^()]*?\s){3})(?:[^()]|\([^()]*\))*\)?[\s.!?*_]*$")
+
+
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
     sentences = split_sentences(text)
     mentioned = [(i, s, m) for i, s in enumerate(sentences) if (m := opts.positive_mentions(s))]
+    stated = [x for x in mentioned if not _WHOLE_ASIDE.match(x[1])]
+    if stated and len(stated) < len(mentioned):
+        mentioned = stated  # "(−cos x, option B, is the antiderivative …)": a sentence in parentheses is an aside
     if not mentioned:
         return extracted(None, "none", "no option letter or option text found in the answer", capped)
     i_last, last, last_keys = mentioned[-1]

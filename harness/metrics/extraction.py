@@ -151,18 +151,22 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named, unless the question
     asks for a rank ("second", "runner-up"). When
     an option is an expression ("x cos x + sin x"), every option is found only as a whole
-    expression with its operators, a value after it not extending it ("2^10 = 1024"; but "sin x +
-    x cos x" names neither "sin x − x cos x" nor "x cos x":
+    expression with its operators (a leading minus sign makes an option one: "−cos x"), an "=" and a
+    value beside it not extending it ("2^10 = 1024", "d/dx sin x = cos x"; but "sin x + x cos x"
+    names neither "sin x − x cos x" nor "x cos x":
     :func:`harness.metrics.choice_cues.expression_pattern`). The last sentence that mentions an
     option decides (``conclusion`` with a conclusion cue, else ``last_mention``) when it mentions
     exactly one; when it names several, the part after its last turn ("but", "however", "so",
     "which leaves", "only") decides if it names exactly one (``conclusion``) — checked first: a
     leading premise ("If tomorrow is 10/03, today is 10/02.", "Since …,", "Assuming …,") whose
     options are assumed, the part after it deciding when it names exactly one; else the first
-    sentence when it mentions exactly one and holds no negation (``leading``) — but first, a last
-    sentence that names exactly one option outside its parenthetical asides, the asides naming the
-    others only as remarks ("2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729)"; not an aside that
-    offers, adds, hedges or negates: "(or B)", "(B could also be argued)"), gives that one; a first and a last
+    sentence when it mentions exactly one and holds no negation (``leading``). A sentence wholly in
+    parentheses after the others ("(−cos x, option B, is the antiderivative …)") is a remark beside
+    the answer: its options count only when no other sentence names one. A last sentence naming
+    several that names exactly one outside its parenthetical asides, the asides naming the others
+    only as remarks ("2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729)"; not an aside that offers,
+    adds, hedges or negates: "(or B)", "(B could also be argued)"), gives that one (checked before
+    the premise and the turn); a first and a last
     sentence naming different options without a conclusion cue, or a final sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
     options as alternatives ("A or D", "12/24/2006 or 12/25/2006"). Option texts of one
@@ -192,7 +196,9 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     2 and 3 are ``ambiguous`` when a later answer cue, or a sentence after a take-back word such as
     "I should correct myself" or "actually", gives the other value). Then, before rule 3: an answer that
     concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
-    reader.") while using a yes/no word is ``ambiguous``;
+    reader.", a last sentence concluding "…, so it really depends on who you ask" or "both yes and
+    no are defensible": :data:`harness.metrics.boolean_cues.OPEN_ENDED`) while using a yes/no word
+    is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
     also after an opening viewpoint adverb and comma ("Botanically, yes — …", "Technically, no:";
     not a hedging or limiting one: "Probably, yes", "Mostly, no", "Theoretically, yes"),

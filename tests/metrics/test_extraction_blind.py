@@ -96,7 +96,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 252, id="eighth-dev"),
     # the ninth corpus's dev half (two writers, one trying to make a grader err both ways): first score
     # (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); its holdout half is untouched
-    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 2, 120, id="ninth-dev"),
+    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 1, 121, id="ninth-dev"),
 ]
 
 

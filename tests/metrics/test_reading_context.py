@@ -227,3 +227,63 @@ CASE_KEPT_IN_A_SENTENCE = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), CASE_KEPT_IN_A_SENTENCE)
 def test_a_case_kept_value_in_a_short_sentence(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+SIGNS = {"A": "cos x", "B": "−cos x", "C": "−sin x", "D": "tan x"}
+DERIVATIVE = {"type": "choice", "answer": "A", "options": SIGNS}
+RIVER_LETTERS = {"type": "choice", "answer": "A", "options": {"A": "Nile", "B": "Amazon", "C": "Yangtze"}}
+
+WHOLE_ASIDE_SENTENCE = [
+    # a sentence wholly in parentheses after the choice is a remark beside it
+    (DERIVATIVE, "d/dx sin x = cos x, option A. (−cos x, option B, is the antiderivative of sin x.)", "correct"),
+    (
+        DERIVATIVE,
+        "The derivative is cos x. (People often write −sin x here, which is the derivative of cos x.)",
+        "correct",
+    ),
+    (RIVER_LETTERS, "It is the Nile, at about 6,650 km. (The Amazon comes close by some measurements.)", "correct"),
+    # a sign tells expression options apart; a bare marker in parentheses is the answer, not an aside
+    (DERIVATIVE, "d/dx sin x = −cos x, option B.", "wrong"),
+    (RIVER_LETTERS, "The longest is debated.\n\n(B)", "wrong"),
+    (RIVER_LETTERS, "(I would pick the Amazon, to be honest.)", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), WHOLE_ASIDE_SENTENCE)
+def test_a_sentence_in_parentheses_is_an_aside(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+def _bool(value: bool) -> dict[str, Any]:
+    return {"type": "boolean", "value": value}
+
+
+OPEN_CONCLUSION = [
+    # a last sentence whose conclusion leaves the verdict open, though it uses yes/no words
+    (
+        _bool(True),
+        "Botanically it's a fruit, legally a vegetable, so it really depends on who you ask — yes or no.",
+        "ambiguous",
+    ),
+    (
+        _bool(True),
+        "A tomato is a fruit to a botanist and a vegetable to a cook; both yes and no are defensible.",
+        "ambiguous",
+    ),
+    (_bool(False), "Some say it is true and some false. Honestly the answer is yes and no.", "ambiguous"),
+    (_bool(True), "Calling it a fruit is correct botanically, so ultimately it depends on the context.", "ambiguous"),
+    (
+        _bool(True),
+        "Botanists would say it is true; chefs would not. So really it depends on who is asking.",
+        "ambiguous",
+    ),
+    (_bool(True), "The statement is correct in botany, but cooks disagree, so it really depends.", "ambiguous"),
+    # a committed verdict stays
+    (_bool(True), "Yes. Botanically it is a fruit, whatever the kitchen says.", "correct"),
+    (_bool(True), "It is a fruit botanically, so yes.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), OPEN_CONCLUSION)
+def test_a_conclusion_that_leaves_it_open(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, "Is a tomato a fruit?") == verdict
