@@ -133,7 +133,16 @@ expected value is 0 — zero words such as "no brothers" and "none")
     open with a check heading of at most three words before it ("Quick check:", "Euler's formula
     checks out:", "A quick verification —"; cues after it included), or hold a check phrase before
     their first digit with no conclusion cue after it ("Plugging it back in checks out: 3·2 + 4 =
-    10") — are passed over by the fallback rules when other numbers remain.
+    10") — are passed over by the fallback rules when other numbers remain. Question anchoring
+    (answer first, context after): with the question known, when the first sentence with a number
+    shares a content word with the question's asking sentence and every later sentence with a
+    number speaks of another subject or event — it shares no content word with the question, opens
+    with a noun phrase of its own (not a pronoun or a link), carries a sign of another subject (a
+    superlative, an ordinal, "other", "another", "followed", "later", "by comparison", … that the
+    question does not use) and neither computes, concludes, turns nor claims to be the real or
+    correct value — the later sentences are context and the fallback rules read the first one alone
+    ("…, leaving a typical adult with 206. The smallest, the stapes, is about 3 mm long.";
+    :func:`harness.metrics.number_cues.context_after`).
 
 Choices (:func:`extract_choice`; ``letters=False`` for options given as a list of texts)
     1. ``boxed``; 2. ``answer_cue`` — in the clause (negated parts dropped): a leading letter, else

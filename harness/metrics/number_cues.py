@@ -28,6 +28,10 @@
   you meant the total rather than the share, 90"): its numbers answer a question not asked.
   :func:`only_hypothetical` — a sentence that is only such a hypothetical, passed over by the
   fallback rules after an earlier sentence with a number.
+* :func:`context_after` — question anchoring: later sentences that speak of another subject or
+  event than the question's ("The smallest, the stapes, is about 3 mm long." after "…, leaving a
+  typical adult with 206"; "…; formal reunification followed on 3 October 1990" after "… fell on 9
+  November 1989") are context after an opening statement that shares the question's words.
 * :func:`head_clause` — a first sentence that states the answer and then, after a dash or a colon,
   its working ("Tom has a dozen apples — Jerry has 4 and Tom has three times that", "Eliza earns
   $460 this week: $400 regular plus $60 overtime"): ``(head, working)``.
@@ -250,3 +254,68 @@ def scenario_pair(line: str) -> str | None:
     if aside:
         return f"the aside {aside.group(0)!r}"
     return None
+
+
+#: Words a sentence shares with any question without being about its subject.
+_COMMON = frozenset(
+    "the and for are was were has have had that this these those with from into than then there their them they "
+    "what which when where who whom whose how many much does did can could will would should about after before "
+    "over under each every per all any some its it's one two three four five six seven eight nine ten give "
+    "answer number total also just only very more less most least".split()
+)
+#: A later sentence's sign that it speaks of another subject or another event (the brief: "a second,
+#: a smallest, another event"): a superlative, an ordinal, "other" / "another", a sequel in time.
+_OTHER_SUBJECT = re.compile(
+    r"(?i)\b(?:smallest|largest|biggest|longest|shortest|highest|lowest|tallest|heaviest|lightest|oldest|youngest|"
+    r"newest|earliest|latest|fastest|slowest|nearest|closest|farthest|furthest|deepest|widest|hottest|coldest|"
+    r"brightest|greatest|the\s+(?:most|least)\s+[a-z]+|(?<!per\s)(?<!a\s)(?<!one\s)second|third|fourth|fifth|"
+    r"(?<!in\s)(?<!each\s)other(?!\s+words)|another|followed|"
+    r"later|afterwards|subsequently|meanwhile|by\s+comparison|for\s+comparison|in\s+comparison|for\s+reference)\b"
+)
+#: A later sentence that opens with a pronoun or a link speaks of what came before, not of another subject.
+_REFERS_BACK = re.compile(r"(?i)^\W*(?:it|he|she|they|this|that|these|those|which|so|thus|hence|I|we|you)\b")
+_TURN_OR_RESULT = re.compile(
+    r"(?i)[=≈]|\b(?:but|however|yet|though|although|actually|in\s+fact|instead|rather|wait|correction|"
+    r"mistake|answer|result|total|therefore|thus|hence|so|overall|altogether|real|really|actual|true|truly|"
+    r"correct|right|precise|exact|accurate|final)\b"
+)
+
+
+def _stem(word: str) -> str:
+    for end in ("ing", "ed", "es", "s"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[: -len(end)]
+    return word
+
+
+def content_stems(text: str) -> set[str]:
+    """The content words of ``text``, lower-cased and stemmed ("bones" → "bone", "fused" → "fus"):
+    words of three letters or more that are not function words (:data:`_COMMON`)."""
+    return {_stem(w) for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _COMMON}
+
+
+def other_subject(sentence: str, query: str) -> bool:
+    """Whether ``sentence``, after an answer's opening statement, speaks of another subject or event
+    (see :func:`context_after`): it shares no content word with the question, opens with a noun
+    phrase of its own (not a pronoun or a link), names another subject (:data:`_OTHER_SUBJECT`, a
+    sign the question itself does not use) and neither computes, concludes, turns nor claims to be
+    the real or correct value ("The real count, the most accurate, is 213.")."""
+    sign = _OTHER_SUBJECT.search(sentence)
+    return (
+        sign is not None
+        and not re.search(rf"(?i)\b{re.escape(sign.group(0))}\b", query)
+        and not (content_stems(sentence) & content_stems(_asked(query)))
+        and not _REFERS_BACK.match(sentence)
+        and not _TURN_OR_RESULT.search(sentence)
+    )
+
+
+def context_after(first: str, later: list[str], query: str | None) -> bool:
+    """Whether the sentences ``later`` (each holding a number) are only context after the opening
+    statement ``first``: the question is known, ``first`` shares a content word with the question's
+    asking sentence, and every later sentence speaks of another subject or event
+    (:func:`other_subject`: "The smallest, the stapes, is about 3 mm long." after "…, leaving a
+    typical adult with 206." for "How many bones are in a typical adult …?")."""
+    if not query or not later or not (content_stems(first) & content_stems(_asked(query))):
+        return False
+    return all(other_subject(s, query) for s in later)

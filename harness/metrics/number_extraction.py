@@ -35,6 +35,7 @@ from harness.metrics.number_cues import (
     RESULT_CUE,
     TAKE_BACK,
     UNIT_BEFORE,
+    context_after,
     expression_after,
     head_clause,
     only_hypothetical,
@@ -549,6 +550,28 @@ def _number_fallback(
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _is_check(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
     numbered = kept or numbered
+    if given is not None and len(numbered) > 1 and context_after(numbered[0][1], [t[1] for t in numbered[1:]], query):
+        # answer first, context after: the later sentences speak of other subjects or events
+        found = _read_numbered(text, zeros, given, capped, query, raw, numbered[:1])
+        passed = len(numbered) - 1
+        note = f"; {passed} later sentence{'s' * (passed != 1)} about another subject passed over as context"
+        return found.model_copy(update={"detail": found.detail + note})
+    return _read_numbered(text, zeros, given, capped, query, raw, numbered)
+
+
+_Numbered = list[tuple[int, str, list[tuple[int, ParsedNumber]]]]
+
+
+def _read_numbered(
+    text: str,
+    zeros: bool,
+    given: set[float] | None,
+    capped: bool,
+    query: str | None,
+    raw: list[str],
+    numbered: _Numbered,
+) -> Extraction:
+    """The fallback rules on the sentences with a number (``numbered``: index, sentence, numbers)."""
     if not numbered:
         return extracted(None, "none", "no number found in the answer", capped)
     i_last, last, last_nums = numbered[-1]

@@ -88,7 +88,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind6_spent.yaml", 409, 241, 0, 240, id="sixth-spent"),
     # the seventh corpus (no split), scored on 4dbf3f7 and once on a3939e9 with nothing changed for it (both
     # P 0.987, R 0.936: 3 fp, 15 misses); classes fixed after, the floor is the tuned score
-    pytest.param("extraction_corpus_blind7_spent.yaml", 425, 235, 1, 232, id="seventh-spent"),
+    pytest.param("extraction_corpus_blind7_spent.yaml", 425, 235, 1, 234, id="seventh-spent"),
     # the eighth corpus's dev half (four writers): first score (dee42bc) P 1.000, R 0.961 (0 fp, 10 misses);
     # its holdout half is untouched until the round's single final score
     # (classes fixed after: numeric — a check after the result, a value before a dash, a bold unit symbol;

@@ -128,3 +128,48 @@ def test_a_bold_number_with_a_unit_symbol(value: float, answer: str, query: str,
     got = _check(value, answer, query, tolerance=0.05)
     assert got[0] == verdict
     assert got[1] == "bold"
+
+
+_PIANO = "How many keys does a standard piano have?"
+_TITANIC = "In what year did the Titanic sink?"
+_MARS = "How many moons does Mars have?"
+CONTEXT_AFTER = [
+    # later sentences that speak of another subject or event (a superlative, "by comparison", a sequel)
+    # are context after an opening statement that shares the question's words
+    (
+        88,
+        "Of its 52 white and 36 black keys, a standard piano has 88 in all. "
+        "The lowest note, A0, vibrates at about 27.5 Hz.",
+        _PIANO,
+        "correct",
+    ),
+    (
+        1912,
+        "The Titanic struck an iceberg on 14 April 1912 and went down early on 15 April 1912. "
+        "Her sister ship Britannic, launched later, was lost in 1916.",
+        _TITANIC,
+        "correct",
+    ),
+    (
+        2,
+        "Discovered in 1877, the moons of Mars number 2: Phobos and Deimos. Jupiter, by comparison, has 95.",
+        _MARS,
+        "correct",
+    ),
+    # the opening's wrong value stays wrong, and a later sentence that turns or concludes is not context
+    (2, "Mars has 95 moons. Jupiter, by comparison, has 2.", _MARS, "wrong"),
+    (1912, "Many say the Titanic sank in 1912. But the wreck was actually found in 1985.", _TITANIC, "wrong"),
+    (88, "Of 52 white and 36 black keys, a piano has 88. Adding them up gives 88.", _PIANO, "correct"),
+    # a question that asks for the superlative is answered by it
+    (
+        27.5,
+        "A standard piano has 88 keys over 7 octaves. The lowest note, A0, vibrates at about 27.5 Hz.",
+        "What frequency is the lowest note of a standard piano?",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), CONTEXT_AFTER)
+def test_context_about_another_subject_after_the_answer(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
