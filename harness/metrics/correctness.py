@@ -13,7 +13,10 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     short answer is narrowed the same way first.
 ``any_of``
     Any of ``values`` matches under the ``exact`` rule.
-    For both (with ``normalize``), the short answer is first narrowed (:mod:`harness.metrics.text_cues`):
+    For both, a possessive name standing as a predicate is read as the name ("… but general relativity
+    is Einstein's." names Einstein; "Einstein's ideas" does not:
+    :func:`~harness.metrics.text_cues.without_predicative_possessive`), and the short answer is
+    narrowed (:mod:`harness.metrics.text_cues`):
     a whole answer that is a symbol and its name glossed in a parenthesis ("H (hydrogen)", "Sodium
     (Na)": :func:`~harness.metrics.text_cues.glossed`) is compared by whichever of the two names the
     value; asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
@@ -138,6 +141,7 @@ from harness.metrics.text_cues import (
     second_clause,
     trailing_phrase,
     without_asides,
+    without_predicative_possessive,
 )
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
@@ -230,7 +234,7 @@ def _check_text(
 ) -> CorrectnessResult:
     if extraction.value is None:
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
-    candidate = extraction.value
+    candidate = without_predicative_possessive(extraction.value)  # "… but general relativity is Einstein's."
     # narrowed with or without normalization: "Na (from the Latin natrium)" reads as "Na"
     candidate, abstain = _narrowed(values, candidate, extraction.method, query)
     if not abstain:

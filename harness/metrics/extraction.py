@@ -236,8 +236,11 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
-    ``conclusion`` (the last line starts with a conclusion cue: the clause after it); else the first
-    sentence of the first non-empty line (one that only places a value below another — "Saturn is
+    ``conclusion`` (the last line starts with a conclusion cue: the clause after it); ``conclusion``
+    also for an answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"):
+    its last sentence when short (at most six words), else the clause after its last conclusion cue;
+    else the first sentence of the first non-empty line (a middle initial, "Neil A. Armstrong", does
+    not end it; one that only places a value below another — "Saturn is
     second; the largest is Jupiter", "Copper comes third. …" — is context and the next sentence of
     the line is read instead, unless the question asks for a rank; when that sentence is a question — "Shakespeare? No,
     Marlowe." — the rest of the line instead; when it opens with "Not …" and goes on after a
@@ -252,7 +255,8 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     How the read answer is then compared is :mod:`harness.metrics.correctness`'s (``exact``): among
     others, a symbol glossed by its name is one answer ("H (hydrogen)"), an answer opening with
     another value as its heading names the expected one only after it ("j — …, since i is reserved
-    for current": ``ambiguous``), and a common noun matches in the other number ("mitochondrion").
+    for current": ``ambiguous``), a common noun matches in the other number ("mitochondrion"), and a
+    possessive name standing as a predicate is the name ("… but general relativity is Einstein's.").
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from harness.metrics.extraction_base import (
+    CONCLUSION,
     MARKUP,
     SHORT_ANSWER_WORDS,
     Extraction,
@@ -43,12 +44,69 @@ _LEAD_CONCLUSION = re.compile(r"(?i)^\W*(?:so|therefore|thus|hence|in\s+conclusi
 _FIRST_END = re.compile(r"[.!?](?=\s|$)|;(?!\s*(?:however|but|actually|in\s+fact|rather|instead|yet|though)\b)")
 
 
+#: A middle initial in a name ("Neil A. Armstrong", "John F. Kennedy"): a capitalised name, one capital
+#: and a full stop, then a capitalised name that does not open a sentence.
+_INITIAL_BEFORE = re.compile(
+    r"(?<![\w.])(?!(?:Option|Choice|Answer|Vitamin|Type|Plan|Group|Grade|Class|Part|Section|Step|Letter|Row|Column|"
+    r"Hepatitis|Appendix|Figure|Table)\b)[A-Z][a-z]+\s+[A-Z]\.$"
+)
+_INITIAL_AFTER = re.compile(
+    r"\s+(?!(?:It|Its|The|This|That|These|Those|There|Then|They|He|She|We|You|I|In|On|At|As|So|But|And|Or|If|"
+    r"Because|Since|However|Also|A|An|My|Our|His|Her|Their|Yes|No|Not|Note|See|Both|Each|All)\b)[A-Z][a-z]+\b"
+)
+
+
 def _first_end(line: str) -> re.Match[str] | None:
-    """The end of ``line``'s first sentence (not the full stop of an abbreviation: "The first U.S. president")."""
+    """The end of ``line``'s first sentence (not the full stop of an abbreviation, "The first U.S.
+    president", nor of a middle initial, "Neil A. Armstrong")."""
     return next(
-        (e for e in _FIRST_END.finditer(line) if not (e.group(0) == "." and abbreviation_at(line, e.end()))),
+        (
+            e
+            for e in _FIRST_END.finditer(line)
+            if not (
+                e.group(0) == "."
+                and (
+                    abbreviation_at(line, e.end())
+                    or (_INITIAL_BEFORE.search(line[: e.end()]) and _INITIAL_AFTER.match(line, e.end()))
+                )
+            )
+        ),
         None,
     )
+
+
+#: An answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"): its first
+#: sentence is not the answer.
+_THINKING = re.compile(
+    r"(?i)^[\W_]*(?:h?mm+|um+|uh+|let\s+me\s+(?:think|see|recall|check|work)|let'?s\s+see|"
+    r"thinking\s+(?:about\s+it|it\s+through|aloud)|okay,?\s+so|ok,?\s+so)\b"
+)
+
+
+def _thought_through(text: str, capped: bool) -> Extraction | None:
+    """For an answer that opens by thinking aloud: its last sentence when that is short (at most six
+    words, not a question: "… So it is Rust. … Rust."), else the clause after the last conclusion
+    cue ("So it is Rust"); ``None`` when the answer does not think aloud or gives neither."""
+    sentences = split_sentences(text)
+    if len(sentences) < 2 or not _THINKING.match(sentences[0]):
+        return None
+    last = sentences[-1].strip(MARKUP + ".!;")
+    if last and len(last.split()) <= 6 and not last.endswith("?") and not _THINKING.match(last):
+        value = drop_negated(last) or last
+        return extracted(
+            value, "conclusion", f"the short last sentence of an answer thinking aloud: {quoted(value)}", capped
+        )
+    for sentence in reversed(sentences[1:]):
+        cue = CONCLUSION.search(sentence)
+        if cue and sentence[cue.end() :].strip(MARKUP + ".!?;"):
+            value = drop_negated(sentence[cue.end() :]).strip(MARKUP + ".!?;")
+            return extracted(
+                value,
+                "conclusion",
+                f"after {cue.group(0).strip()!r} in an answer thinking aloud: {quoted(value)}",
+                capped,
+            )
+    return None
 
 
 def extract_answer(text: str, query: str | None = None) -> Extraction:
@@ -84,6 +142,9 @@ def extract_answer(text: str, query: str | None = None) -> Extraction:
             return extracted(
                 value, "conclusion", f"the final sentence after {lead.group(0).strip()!r}: {quoted(value)}", capped
             )
+    thinking = _thought_through(text, capped)
+    if thinking is not None:
+        return thinking
     first = _strip_list_marker(lines[0]).strip()
     m = _first_end(first)
     while m and ranks_context(query) and ranked_sentence(first[: m.start()]) and first[m.end() :].strip(MARKUP):

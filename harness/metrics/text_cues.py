@@ -432,3 +432,17 @@ def number_variants(value: str) -> list[str]:
                 if last.endswith(have) and len(last) - len(have) >= 3:
                     out.append(last[: len(last) - len(have)] + make)
     return [f"{head} {w}".strip() for w in dict.fromkeys(out) if w != last]
+
+
+#: A possessive name used as a predicate ("general relativity is Einstein's.", "The idea was
+#: Darwin's"): the name itself is what is stated; a possessive before a noun ("Einstein's ideas") is not.
+_PREDICATIVE_POSSESSIVE = re.compile(
+    r"(^[\W_]*|\b(?:is|was|are|were)\s+(?:all\s+|entirely\s+|really\s+|wholly\s+|mostly\s+)?)"
+    r"((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)['’]s(?=\s*(?:[.,;:!?)—–]|$))"
+)
+
+
+def without_predicative_possessive(candidate: str) -> str:
+    """``candidate`` with a possessive name that stands as a predicate read as the name ("… is
+    Einstein's." → "… is Einstein."); "Einstein's earlier ideas" is unchanged."""
+    return _PREDICATIVE_POSSESSIVE.sub(r"\1\2", candidate)

@@ -287,3 +287,47 @@ OPEN_CONCLUSION = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), OPEN_CONCLUSION)
 def test_a_conclusion_that_leaves_it_open(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer, "Is a tomato a fruit?") == verdict
+
+
+NAME_FORMS = [
+    # a possessive name standing as the predicate names the person
+    (
+        _any("Einstein", "Albert Einstein"),
+        "Newton laid the groundwork, but general relativity is Einstein's.",
+        "correct",
+    ),
+    (_exact("Darwin"), "Wallace had the idea too, but the theory as published was mostly Darwin's.", "correct"),
+    (_exact("Marie Curie"), "The discovery of polonium? That was Marie Curie's.", "correct"),
+    # before a noun it is not the name
+    (_any("Einstein", "Albert Einstein"), "Newton, building on Einstein's earlier ideas.", "wrong"),
+    # a middle initial does not end the first sentence
+    (_any("Neil Armstrong", "Armstrong"), "Commander Neil A. Armstrong, on 20 July 1969.", "correct"),
+    (_exact("John F. Kennedy"), "President John F. Kennedy, in 1961, announced the Moon goal.", "correct"),
+    (_exact("George W. Bush"), "George W. Bush, the 43rd president.", "correct"),
+    (_exact("Kennedy"), "Vitamin C. Kennedy never said that.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), NAME_FORMS)
+def test_names_in_their_written_forms(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+THINKING_ALOUD = [
+    # an answer that opens by thinking aloud commits at its end
+    (_exact("Rust"), "Hmm, cargo. pip is Python, npm is JavaScript, cargo is Rust. So it is Rust. Rust.", "correct"),
+    (
+        _exact("Lisbon"),
+        "Let me think. Porto is the second city and the seat of government is elsewhere. Lisbon, then.",
+        "correct",
+    ),
+    (_exact("Au"), "Let's see — gold is aurum in Latin. Silver is Ag from argentum. It has to be Au.", "correct"),
+    # its end decides the wrong way, too, and an open end gives nothing to accept
+    (_exact("Rust"), "Hmm, cargo. Go has modules and Rust has crates, but cargo feels like Go. Go.", "wrong"),
+    (_exact("Lisbon"), "Let me think. It is either Porto or Lisbon.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), THINKING_ALOUD)
+def test_an_answer_thinking_aloud_commits_at_its_end(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
