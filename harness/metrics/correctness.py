@@ -1,5 +1,9 @@
 """Objective correctness: check a final answer against the case's optional ``expected:`` block.
 
+Before any type's rule, a reasoning model's visible thinking is set aside (:mod:`harness.metrics.thinking`):
+only the text after the last ``</think>`` is read, and an answer cut off inside an unclosed ``<think>``
+is read up to that tag (so it is usually ``unanswered``); the detail says which.
+
 Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
 
 ``exact``
@@ -143,6 +147,7 @@ from harness.metrics.text_cues import (
     without_asides,
     without_predicative_possessive,
 )
+from harness.metrics.thinking import visible_reply
 from harness.records.scoreset import CheckResult, ScoreSet
 from harness.records.transcript import Transcript
 from harness.sandbox import ISOLATED, SandboxResult, run_python
@@ -753,6 +758,16 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
         answer: the final answer text to check (untrusted; code in it runs only in the sandbox).
         query: the question, when known: its numbers are passed over by the numeric fallback rules.
     """
+    reply, thinking = visible_reply(answer)
+    result = _check_reply(expected, reply, query)
+    if thinking is None:
+        return result
+    extraction = result.extraction.model_copy(update={"detail": f"{result.extraction.detail}; {thinking}"})
+    return result.model_copy(update={"extraction": extraction, "detail": f"{result.detail} ({thinking})"})
+
+
+def _check_reply(expected: Expected, answer: str, query: str | None) -> CorrectnessResult:
+    """:func:`check_expected` on the part of the answer that is read."""
     if isinstance(expected, ExpectPython):
         return _check_python(expected, answer)
     result = _check_read(expected, answer, query)

@@ -31,6 +31,9 @@ Shared definitions
     stop of a title ("Dr.") or of a dotted abbreviation before a lower-case word ("the U.S. president"),
     and, for numbers, not at a ";" inside a parenthesis.
 
+What every rule reads is the reply after a reasoning model's visible thinking (``<think>…</think>``
+set aside by :func:`harness.metrics.thinking.visible_reply` before extraction starts).
+
 Rules, in order of precedence (the first rule that yields something wins). Rule 0 of every type is
 ``declared``: the value of the declared answer line ``Answer: ...`` that the answer-format protocol
 asks every subject for (:mod:`harness.metrics.declared`; the last line-initial "Answer:" / "Final
