@@ -40,7 +40,7 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     When no value matches, a lower-case value's last word in the other grammatical number
     (:func:`~harness.metrics.text_cues.number_variants`: "mitochondrion" for "mitochondria", "nuclei"
     for "nucleus") matches the same way, possessives ("cell's") set aside — not when the question asks
-    for a word's form ("plural", "singular", "spelling").
+    for a word's form ("plural", "singular", "spelling", "what word …", "the letters of …").
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
@@ -266,8 +266,12 @@ def _check_text(
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
 
 
-#: A question about a word's own form ("What is the plural of cactus?"): there the number is the answer.
-_ASKS_FORM = re.compile(r"(?i)\b(?:plural|singular|spell(?:ed|ing|s)?|grammatical)\b")
+#: A question about a word's own form ("What is the plural of cactus?", "What word do you get if you
+#: reverse the letters of …?"): there the number is the answer.
+_ASKS_FORM = re.compile(
+    r"(?i)\b(?:plural|singular|spell(?:ed|ing|s)?|grammatical|words?|letters?|anagrams?|revers\w*|backwards?|"
+    r"rhymes?|suffix|prefix)\b"
+)
 
 
 def _names(values: list[str], text: str) -> bool:

@@ -100,8 +100,8 @@ FLOORS = [
     pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 1, 121, id="ninth-dev"),
     # the tenth corpus's dev half (two writers: reasoning models' visible thinking, council chairmen and debate
     # rounds citing the members' values): first score (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); visible
-    # thinking set aside after (harness.metrics.thinking)
-    pytest.param("extraction_corpus_blind10_dev.yaml", 213, 121, 2, 119, id="tenth-dev"),
+    # thinking set aside after (harness.metrics.thinking), and a question about a word form
+    pytest.param("extraction_corpus_blind10_dev.yaml", 213, 121, 1, 119, id="tenth-dev"),
 ]
 
 

@@ -331,3 +331,47 @@ THINKING_ALOUD = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), THINKING_ALOUD)
 def test_an_answer_thinking_aloud_commits_at_its_end(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+REASONING_BLOCK = [
+    # a reasoning model's thinking block is not the reply: only what follows it is read
+    (
+        _bool(False),
+        "<think>\nIt is a myth. So no.\nBut it is long… hmm.\n</think>\n\nYes — its length makes it visible.",
+        "wrong",
+    ),
+    (_exact("Au"), "<think>\nGold = aurum, so Au. Not Ag.\n</think>\n\nAu", "correct"),
+    (
+        _any("descending"),
+        "<think>\nASC vs DESC. So descending.\n</think>\n\nDescending, e.g. ORDER BY x DESC.",
+        "correct",
+    ),
+    ({"type": "numeric", "value": 12}, "<thinking>3 × 4 = 12, or maybe 13?</thinking>\nAnswer: 12", "correct"),
+    (_choice("Nile", RIVERS), "<think>Amazon? No — the Nile.</think>\nThe Amazon.", "wrong"),
+    # a block that never closes gave no reply
+    (_exact("Au"), "<think>\nGold is aurum, so the symbol is Au, unless", "unanswered"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), REASONING_BLOCK)
+def test_a_thinking_block_is_not_the_reply(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+WORD_FORM_QUESTION = [
+    # a question about a word's own form keeps the grammatical number significant
+    (_exact("desserts"), 'What word do you get if you reverse the letters of "stressed"?', "Answer: dessert", "wrong"),
+    (_exact("geese"), "What is the plural of goose?", "Goose.", "wrong"),
+    (_exact("mice"), "Which word rhymes with 'dice' and names more than one mouse?", "A mouse.", "wrong"),
+    (
+        _exact("desserts"),
+        'What word do you get if you reverse the letters of "stressed"?',
+        "Answer: desserts",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), WORD_FORM_QUESTION)
+def test_a_question_about_a_word_form(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
