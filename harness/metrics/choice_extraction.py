@@ -544,6 +544,15 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     _, first, first_keys = mentioned[0]
     cue = CONCLUSION.search(last)
     lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
+    opened = i_last > 0 and HEDGED.search(first) is not None and bool(opts.offered(first))
+    if len(last_keys) == 1 and opened and CONCEDED.search(last) and not cue:
+        return extracted(
+            None,
+            "ambiguous",
+            f"the answer opens between options ({quoted(first)}) and its last naming sentence concedes another "
+            f"({quoted(last)})",
+            capped,
+        )
     if len(last_keys) == 1:
         key = next(iter(last_keys))
         if cue or not lead_ok or first_keys == last_keys or len(mentioned) == 1:
@@ -589,7 +598,7 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     turn = list(_TURN.finditer(last))
     if turn and CONCEDED.search(last[turn[-1].end() :]) and not CONCLUSION.search(last[turn[-1].end() :]):
         before = opts.positive_mentions(last[: turn[-1].start()])
-        if len(before) == 1 and not _NEGATION.search(last[: turn[-1].start()]):
+        if len(before) == 1 and not _NEGATION.search(last[: turn[-1].start()]) and not opened:
             key = next(iter(before))
             return extracted(
                 key,

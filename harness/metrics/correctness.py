@@ -27,7 +27,9 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     makes the answer ``ambiguous``); an answer read without a cue that opens with another value as
     its heading, before a dash or colon, and names the value only after it ("j — …, since i is
     reserved for current": :func:`~harness.metrics.text_cues.heading`; not a filler heading, "Short
-    answer:", nor one of the question's words) is ``ambiguous``; cut at its last contrast word ("but",
+    answer:", nor one of the question's words) is ``ambiguous``, and one whose heading names the value
+    while the rest only explains it (no turn, negation, hedge, framing or commitment: "Beethoven —
+    Piano Sonata No. 14 …") is compared by its heading alone; cut at its last contrast word ("but",
     "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
@@ -131,6 +133,7 @@ from harness.metrics.extraction import (
 from harness.metrics.numerals import plain_numerals
 from harness.metrics.regex_context import alternative_notations, committed_lead, match_context, radix_unprefixed
 from harness.metrics.text_cues import (
+    ATTRIBUTED,
     COMMITS,
     CONTRAST,
     OTHER_POSSIBILITY,
@@ -274,6 +277,13 @@ _ASKS_FORM = re.compile(
 )
 
 
+#: After a heading: a turn, a take-back, an alternative or a negation that unsettles it.
+_UNSETTLED = re.compile(
+    r"(?i)\b(?:but|however|yet|actually|in\s+fact|rather|instead|though|although|or|either|not|never|wrong|"
+    r"incorrect|mistake|wait|sorry|maybe|perhaps|possibly|probably|no(?!\.\s*\d))\b|n't\b"
+)
+
+
 def _names(values: list[str], text: str) -> bool:
     norm = f" {normalize_answer(text)} "
     return any(f" {normalize_answer(v)} " in norm for v in values if normalize_answer(v))
@@ -300,6 +310,14 @@ def _narrowed(values: list[str], candidate: str, method: str, query: str | None 
                 f"it opens with another value as its heading ({lead[0].strip()!r}) and names the expected "
                 "answer only after it",
             )
+        if (
+            lead is not None
+            and _names(values, lead[0])
+            and not _UNSETTLED.search(lead[1])
+            and not ATTRIBUTED.search(lead[1])
+            and not COMMITS.search(lead[1])
+        ):
+            candidate = lead[0]  # "Beethoven — Piano Sonata No. 14 …": the heading is the answer, the rest explains
     cut = contrast_cut(candidate)
     if cut is not None:
         claim, other = cut

@@ -19,7 +19,8 @@ detail says so); every rule is linear in the length of what it reads, and a clau
 Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
-    that is only "Answer" / "Final answer", or GSM8K's last line ``#### 42``. Its *clause* is the
+    that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
+    "Final pick:"), or GSM8K's last line ``#### 42``. Its *clause* is the
     rest of that sentence, or the next non-empty line when it is empty; cues
     whose clause starts with "not", and cues qualified as a trap or someone else's ("the naive /
     tempting / simple / textbook answer is"), are skipped. *Negated parts* of a clause are dropped before it
@@ -181,7 +182,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     the premise and the turn); a first and a last
     sentence naming different options without a conclusion cue, or a final sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
-    options as alternatives ("A or D", "12/24/2006 or 12/25/2006"). Option texts of one
+    options as alternatives ("A or D", "12/24/2006 or 12/25/2006"), and so is an answer that opens
+    between two options with a hedge ("Could be A or B …") and whose last naming sentence only
+    concedes the other ("I'd lean B but A is defensible", "Leaning B, but A can't be ruled out"). Option texts of one
     character, or equal to a letter key, are matched only as letters.
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
@@ -242,8 +245,8 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); ``conclusion``
     also for an answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"):
     its last sentence when short (at most six words), else the clause after its last conclusion cue;
-    else the first sentence of the first non-empty line (a middle initial, "Neil A. Armstrong", does
-    not end it; one that only places a value below another — "Saturn is
+    else the first sentence of the first non-empty line (a middle initial, "Neil A. Armstrong", or a
+    numbering abbreviation, "Sonata No. 14", does not end it; one that only places a value below another — "Saturn is
     second; the largest is Jupiter", "Copper comes third. …" — is context and the next sentence of
     the line is read instead, unless the question asks for a rank; when that sentence is a question — "Shakespeare? No,
     Marlowe." — the rest of the line instead; when it opens with "Not …" and goes on after a
@@ -258,7 +261,9 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     How the read answer is then compared is :mod:`harness.metrics.correctness`'s (``exact``): among
     others, a symbol glossed by its name is one answer ("H (hydrogen)"), an answer opening with
     another value as its heading names the expected one only after it ("j — …, since i is reserved
-    for current": ``ambiguous``), a common noun matches in the other number ("mitochondrion"), and a
+    for current": ``ambiguous``; a heading that names it, the rest only explaining — no turn,
+    negation, hedge, framing or commitment after it — is compared alone: "Beethoven — Piano Sonata
+    No. 14 …"), a common noun matches in the other number ("mitochondrion"), and a
     possessive name standing as a predicate is the name ("… but general relativity is Einstein's.").
 
 Code (:func:`extract_code`)

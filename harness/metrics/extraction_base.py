@@ -311,6 +311,11 @@ _ANSWER_CUE = re.compile(
     r"|,?[ \t]+(?:first|up[ \t]+front|in[ \t]+short|in[ \t]+brief|briefly|in[ \t]+one[ \t]+line)[ \t]*:)"
 )
 _ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
+#: A line-initial label "Final:" ("Final verdict:", "Final pick:"), the way a council chairman or a
+#: debate summary states its result: an answer cue like "Final answer:".
+_FINAL_LABEL = re.compile(
+    r"(?im)(?:^|(?<=[.!?]\s))[ \t>#*_-]*(?P<cue>final(?:\s+(?:verdict|pick|choice|call|result|ruling))?)[*_]*[ \t]*:"
+)
 _NEGATED = re.compile(
     r"(?i)\(\s*(?:not|rather\s+than|instead\s+of|and\s+not)\b[^()]{0,200}\)"
     r"|(?:[,;]|\s[-–—])\s*(?:but\s+)?(?:not|rather\s+than|instead\s+of)\b[^,;.()\n]{0,200}"
@@ -358,7 +363,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
 
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
     "correct", "right", "short" answer; "answer first:", "answer in short:", "answer, briefly:"), a
-    line that is only "Answer" / "Final answer", or GSM8K's
+    line that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
+    "Final pick:"), or GSM8K's
     final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
@@ -374,6 +380,10 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
         found.append((m.start(), " ".join(m.group(0).split()), clause))
     for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
         found.append((m.start(), m["cue"], first_clause(_next_line(text, m.end()))))
+    for m in list(_FINAL_LABEL.finditer(text))[-MAX_CUES:]:
+        line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
+        rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
+        found.append((m.start(), m["cue"], first_clause(rest) or first_clause(_next_line(text, m.end()))))
     if "####" in text:
         found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]
     found.sort(key=lambda t: t[0])

@@ -56,9 +56,13 @@ _INITIAL_AFTER = re.compile(
 )
 
 
+#: A numbering abbreviation before a number ("Sonata No. 14", "Op. 27", "Vol. 2").
+_NUMBERED = re.compile(r"\b(?:No|Nos|Op|Vol|Fig|pp|Ch|Art|Sec|no|op|vol|fig|ch|art|sec)\.$")
+
+
 def _first_end(line: str) -> re.Match[str] | None:
     """The end of ``line``'s first sentence (not the full stop of an abbreviation, "The first U.S.
-    president", nor of a middle initial, "Neil A. Armstrong")."""
+    president", of a middle initial, "Neil A. Armstrong", nor of a numbering one, "Sonata No. 14")."""
     return next(
         (
             e
@@ -68,6 +72,7 @@ def _first_end(line: str) -> re.Match[str] | None:
                 and (
                     abbreviation_at(line, e.end())
                     or (_INITIAL_BEFORE.search(line[: e.end()]) and _INITIAL_AFTER.match(line, e.end()))
+                    or (_NUMBERED.search(line[: e.end()]) and re.match(r"\s*\d", line[e.end() :]))
                 )
             )
         ),

@@ -375,3 +375,47 @@ WORD_FORM_QUESTION = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), WORD_FORM_QUESTION)
 def test_a_question_about_a_word_form(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+BS = {"type": "choice", "answer": "B", "options": {"A": "O(n)", "B": "O(log n)", "C": "O(n log n)", "D": "O(1)"}}
+
+OPENED_AS_ALTERNATIVES = [
+    # an answer that opens by offering two options and ends only leaning, the other conceded, commits to neither
+    (BS, "Could be A or B, depending on the structure. I'd lean B but A is defensible.", "ambiguous"),
+    (BS, "Maybe A or B. On balance B, though A is possible too.", "ambiguous"),
+    (BS, "Perhaps A or B — it depends. Leaning B, but A can't be ruled out.", "ambiguous"),
+    # a plain lean with a concession, or a firm choice after the opening, still commits
+    (BS, "B is the usual answer. I'd lean B, but A is defensible for linked lists.", "correct"),
+    (BS, "Could be A or B at first glance. It is B: each step halves the range.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), OPENED_AS_ALTERNATIVES)
+def test_an_opening_between_two_options_then_a_lean(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+FINAL_LABEL_AND_HEADING = [
+    # a "Final:" label states the result like "Final answer:"
+    (_any("India"), "Round 1 split 2–1 for China. In round 2 the others conceded. Final: India.", "correct"),
+    (_exact("Lisbon"), "Two members said Porto, one said Lisbon.\nFinal verdict: Lisbon", "correct"),
+    (_exact("Lisbon"), "Members: Porto, Porto, Lisbon. Final pick: Porto.", "wrong"),
+    # a heading that names the value, the rest only explaining it (a numbering "No." does not end it)
+    (
+        _any("Beethoven"),
+        "Beethoven — Piano Sonata No. 14 in C-sharp minor, Op. 27 No. 2 (1801), named by a critic.",
+        "correct",
+    ),
+    (
+        _exact("Jupiter"),
+        "Jupiter: more than twice as massive as all the other planets put together, by far.",
+        "correct",
+    ),
+    (_exact("Paris"), "Paris — no, Lyon.", "wrong"),
+    (_exact("Paris"), "Paris: the usual textbook answer.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), FINAL_LABEL_AND_HEADING)
+def test_a_final_label_and_a_heading(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
