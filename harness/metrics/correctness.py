@@ -55,21 +55,24 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     a number every mention of which is hedged ("I think it's 42.", "Answer: probably 42").
 ``regex``
     ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
-    :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does
-    not match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed
-    by a correcting word — "but", "however", "actually", … — after which nothing matches:
-    ``ambiguous``). Only a match the answer states counts (:mod:`harness.metrics.regex_context`,
-    the first :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No",
-    "… is a myth") the answer is ``wrong``, when one is offered as an alternative ("1969 or 1970")
+    :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does not
+    match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed by a
+    correcting word — "but", "however", "actually", … — after which nothing matches: ``ambiguous``,
+    unless the turned clause only points back to the match as the standard or correct one and closes the
+    answer: "…, but that's the standard one)." :func:`~harness.metrics.regex_context.reaffirmed`). Only
+    a match the answer states counts (:mod:`harness.metrics.regex_context`, the first
+    :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No", "… is a
+    myth") or sits in a commenting aside after another value ("1969-07-21. (… after the 1969-07-20
+    touchdown …)") the answer is ``wrong``, when one is offered as an alternative ("1969 or 1970")
     ``ambiguous`` — unless the alternatives are only matches of one another, two notations that both
     satisfy the pattern ("`#FF0000` (or the shorthand `#F00`)":
-    :func:`~harness.metrics.regex_context.alternative_notations`), which is stated. A pattern that finds nothing
-    is tried once more with clean ``0b``/``0x`` prefixes set aside ("0b11111111" for
-    ``\\b11111111\\b``: :func:`~harness.metrics.regex_context.radix_unprefixed`). ``extract:
-    whole`` always searches the whole answer, ``extract: auto`` the extracted short answer. The
-    ``regex`` package (the same syntax as ``re``) searches with a time limit of
-    :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks catastrophically on an answer is
-    stopped and the case is ``unanswered``, with a detail that says so.
+    :func:`~harness.metrics.regex_context.alternative_notations`), which is stated. A pattern that finds
+    nothing is tried once more with clean ``0b``/``0x`` prefixes set aside ("0b11111111" for
+    ``\\b11111111\\b``: :func:`~harness.metrics.regex_context.radix_unprefixed`). ``extract: whole``
+    always searches the whole answer, ``extract: auto`` the extracted short answer. The ``regex``
+    package (the same syntax as ``re``) searches with a time limit of :data:`REGEX_TIMEOUT_S` seconds: a
+    pattern that backtracks catastrophically on an answer is stopped and the case is ``unanswered``,
+    with a detail that says so.
 ``choice``
     The extracted option equals ``answer`` (a letter of ``options``, or with a list of options
     without letters the option's text); an option every mention of which is hedged ("Probably
@@ -131,7 +134,13 @@ from harness.metrics.extraction import (
     phrase_match,
 )
 from harness.metrics.numerals import plain_numerals
-from harness.metrics.regex_context import alternative_notations, committed_lead, match_context, radix_unprefixed
+from harness.metrics.regex_context import (
+    alternative_notations,
+    committed_lead,
+    match_context,
+    radix_unprefixed,
+    reaffirmed,
+)
 from harness.metrics.text_cues import (
     ATTRIBUTED,
     COMMITS,
@@ -613,7 +622,7 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
                 detail=f"matched {m.group(0)!r} in the whole answer, but it opens and closes on its own {lead!r}",
             )
             return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
-        later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"]]
+        later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"] and not reaffirmed(answer, c.end())]
         if later:
             try:
                 again = regex.search(exp.pattern, answer[later[-1].end() :], flags, timeout=REGEX_TIMEOUT_S)

@@ -12,7 +12,11 @@ conceded it is ambiguous. It is *reported* when it sits in a clause framed as wh
 say ("Most people say 07/04/1776.", "Many say ampere; I say coulomb":
 :func:`harness.metrics.text_cues.framed_spans`; ambiguous), and an *aside* when it sits in a
 parenthesis of at least two other words after a different value ("07/02/1776 (the famous
-07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated.
+07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated. The
+parenthesis is found as written, whatever sentence marks it holds ("Answer: .pyc (compiled
+bytecode; you'll also see .py for scripts)"), and it may open a sentence of its own right after a
+short lead on the same line that has the match's shape — digits for digits, letters for letters
+("1969-07-21. (… after the 1969-07-20 touchdown …)"; not "The landing. (It was 1969-07-20.)").
 
 :func:`committed_lead`: an answer that opens with a short answer of its own (a first sentence of at
 most :data:`LEAD_WORDS` words without a match) and closes on it (the clause after the last
@@ -29,6 +33,10 @@ the shorthand `#F00`)", "0xFF, or just FF") all satisfy the pattern, so the answ
 ambiguous: between consecutive matches stand only connecting words (:data:`NOTATION_WORDS`),
 marks and markup, the matches' sentence holds no hedge ("maybe", "either", "not sure", …), and no
 "or" follows the last match.
+
+:func:`reaffirmed`: a turn after a match ("but", "however", …) whose clause only points back to it
+as the standard or correct one and closes the answer ("127.0.0.1 (any 127.x address works, but
+that's the standard one)."; "…, but it is the default address.") is not a turn away from it.
 
 :func:`radix_unprefixed`: a ``0b`` before binary digits or a ``0x`` before hex digits, only where the
 whole token is clean ("0b11111111", "0xFF"; not "0b12", "0xFG"), blanked so that a pattern written
@@ -77,17 +85,40 @@ def match_context(text: str, start: int, end: int, query: str | None = None) -> 
     sentence = text[head : tail.start() if tail else min(len(text), end + 400)]
     if any(a <= start - head and end - head <= b for a, b in framed_spans(sentence, query)):
         return "reported"
-    opened = text.rfind("(", head, start)
-    closed = text.find(")", end)
-    if (
-        opened != -1
-        and ")" not in text[opened:start]
-        and closed != -1
-        and re.search(r"\w", text[head:opened])
-        and len(re.findall(r"\w+", text[opened:start] + text[end:closed])) >= 2
-    ):
+    if _in_aside(text, start, end):
         return "aside"  # "07/02/1776 (the famous 07/04/1776 was just the printing)": a comment on another value
     return "stated"
+
+
+def _in_aside(text: str, start: int, end: int) -> bool:
+    """Whether the match at ``start``-``end`` sits in a commenting parenthesis (see the module
+    docstring): a parenthesis of at least two other words that opens after other words of its
+    sentence, or that opens a sentence right after a short lead of the same line ("1969-07-21.
+    (… after the 1969-07-20 touchdown …)"). The parenthesis is found as written, whatever sentence
+    marks it holds ("(compiled bytecode; you'll also see .py for scripts)")."""
+    opened = text.rfind("(", max(0, start - 300), start)
+    closed = text.find(")", end, end + 300)
+    if opened == -1 or ")" in text[opened:start] or closed == -1 or "(" in text[end:closed]:
+        return False
+    if len(re.findall(r"\w+", text[opened:start] + text[end:closed])) < 2:
+        return False  # a bare restatement "(07/04/1776)" is stated
+    heads = [m.end() for m in _SENTENCE_START.finditer(text, max(0, opened - 400), opened)]
+    head = heads[-1] if heads else max(0, opened - 400)
+    if re.search(r"\w", text[head:opened]):
+        return True
+    line = text.rfind("\n", 0, opened) + 1
+    lead = re.findall(r"\w+", text[line:opened])
+    return (
+        0 < len(lead) <= LEAD_WORDS
+        and not {w.lower() for w in lead} <= _NOT_A_LEAD | _FILLER
+        and _shape(text[line:opened]) == _shape(text[start:end])
+    )
+
+
+def _shape(value: str) -> tuple[bool, bool]:
+    """Whether ``value`` holds a digit and a letter: a lead and a match of one shape are values of one
+    kind ("1969-07-21" and "1969-07-20"; "Ampere" and "coulomb"), a lead of words before a date is not."""
+    return any(c.isdigit() for c in value), any(c.isalpha() for c in value)
 
 
 #: The most words of an opening sentence that :func:`committed_lead` takes for the answer's own short answer.
@@ -193,3 +224,21 @@ _RADIX_PREFIX = re.compile(r"(?<![\w.])0(?:b(?=[01]+(?!\w|\.\d))|x(?=[0-9a-fA-F]
 def radix_unprefixed(text: str) -> str:
     """``text`` with each clean ``0b``/``0x`` prefix replaced by spaces (offsets kept; see the module docstring)."""
     return _RADIX_PREFIX.sub(lambda m: " " * len(m.group(0)), text)
+
+
+#: A turned clause that only points back to the stated value as the standard or correct one ("…, but
+#: that's the standard one).", "…, but it is the default address.", "…, but this is the one").
+_REAFFIRMED = re.compile(
+    r"(?i)\s*(?:that|this|it)(?:'s|’s|\s+is|\s+remains)\s+(?:still\s+)?(?:the\s+)?"
+    r"(?:(?:standard|default|canonical|conventional|official|correct|right|proper|recommended|preferred)"
+    r"(?:\s+(?:one|answer|choice|form|formula|value|address|notation|name|symbol|term|unit|port))?|one)\b"
+    r"(?:\s+[\w'’-]+){0,3}?[\s.!)*_`]*$"
+)
+
+
+def reaffirmed(text: str, at: int) -> bool:
+    """Whether the clause after a turn ending at ``at`` only reaffirms the value stated before it, as
+    the standard or correct one, and closes the answer (:data:`_REAFFIRMED`): "localhost, i.e.
+    127.0.0.1 (any 127.x address works, but that's the standard one)." turns back to its value, not
+    away from it."""
+    return _REAFFIRMED.match(text, at) is not None

@@ -1,0 +1,61 @@
+"""Where a regex match stands in an answer (issue 26, the seventh and ninth corpora's classes): a
+match in a commenting parenthesis after another value, and a turn that only reaffirms the match.
+Phrasings of our own, with the answers that must keep their verdict."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import TypeAdapter
+
+from harness.data.expected import Expected
+from harness.metrics.correctness import check_expected
+
+_EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
+
+
+def _verdict(pattern: str, answer: str) -> str:
+    got = check_expected(_EXPECTED.validate_python({"type": "regex", "pattern": pattern}), answer)
+    assert got.verdict is not None
+    return got.verdict
+
+
+ASIDES: list[tuple[str, str, str]] = [
+    # a parenthesis that comments after another value, whatever sentence marks it holds
+    (r"\b1776-07-04\b", "1776-07-02. (The better-known 1776-07-04 is when the text was adopted.)", "wrong"),
+    (r"\.js\b", "Answer: .ts (TypeScript; plain .js also runs in the browser)", "wrong"),
+    (r"\b443\b", "8443. (Port 443 is the usual HTTPS port; this server listens elsewhere.)", "wrong"),
+    # a parenthesis after words that are not a value of the match's kind, a bare restatement, or a
+    # parenthesis after the match, still states it
+    (r"\b1969-07-20\b", "The landing came that summer. (It was 1969-07-20, UTC.)", "correct"),
+    (r"\b1969-07-20\b", "The Apollo 11 landing date. (1969-07-20)", "correct"),
+    (r"\b1776-07-04\b", "Answer: 1776-07-04 (adopted; the vote came two days earlier)", "correct"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "answer", "verdict"), ASIDES)
+def test_a_match_in_a_commenting_parenthesis_is_an_aside(pattern: str, answer: str, verdict: str) -> None:
+    assert _verdict(pattern, answer) == verdict
+
+
+REAFFIRMED: list[tuple[str, str, str]] = [
+    # a turn whose clause only points back to the match as the standard or correct one
+    (
+        r"\b127\.0\.0\.1\b",
+        "Use 127.0.0.1 (all of 127.0.0.0/8 loops back, but that's the standard one).",
+        "correct",
+    ),
+    (r"\b443\b", "Port 443 — other ports can serve HTTPS too, but that is the default one.", "correct"),
+    (
+        r"\bH2O\b",
+        "Water is H2O; heavy water exists too, but it's the correct formula for plain water.",
+        "correct",
+    ),
+    # a turn that goes on, or calls it only the usual answer, still turns away
+    (r"\b127\.0\.0\.1\b", "It's 127.0.0.1, but that's the standard one only on Linux; elsewhere use ::1.", "ambiguous"),
+    (r"\b1969\b", "1969, but that's the usual answer — it was really 1970.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "answer", "verdict"), REAFFIRMED)
+def test_a_turn_that_reaffirms_the_match(pattern: str, answer: str, verdict: str) -> None:
+    assert _verdict(pattern, answer) == verdict
