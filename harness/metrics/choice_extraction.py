@@ -74,6 +74,10 @@ def _key_for(letter: str, options: Mapping[str, str], strict_case: bool) -> str 
     return None
 
 
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_PLAIN_NUMBER_IN = re.compile(r"(?<![\w.,/-])-?\d+(?:\.\d+)?(?![\w,/]|\.\d)")
+
+
 class _Options:
     """Option keys and texts, with the regular expressions that find their mentions."""
 
@@ -119,6 +123,13 @@ class _Options:
             if any(k == kk for kk, _ in self.texts) and (p := option_pattern(t)) is not None
         ]
         self.expressions = dict(self.patterns) if math else {}
+        #: Options that are all plain numbers are also named by an equal value in another notation
+        #: ("0.450" names "0.45", "1,945"… not: only digits with an optional decimal part).
+        self.values: dict[float, str] = (
+            {float(t.strip()): k for k, t in options.items()}
+            if options and all(_PLAIN_NUMBER.fullmatch(t.strip()) for t in options.values())
+            else {}
+        )
         #: "not C", "not option (C)", "not <C's text>": a sub-clause that rejects the option it names.
         self.not_option = re.compile(_NOT_OPTION + (r"|(?-i:" + keys + r")(?![\w'’])" if letters else "") + ")")
         self.shield_markers = (
@@ -153,6 +164,12 @@ class _Options:
                 if key:
                     found.add(key)
         found |= {k for k, p in self.expressions.items() if p.search(clause)}
+        if self.values:
+            found |= {
+                self.values[float(m.group(0))]
+                for m in _PLAIN_NUMBER_IN.finditer(clause)
+                if float(m.group(0)) in self.values
+            }
         norm = " " + normalize_answer(clause) + " "
         for key, text in self.texts:
             if key in self.expressions:

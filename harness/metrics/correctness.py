@@ -20,17 +20,17 @@ Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
     For both, a possessive name standing as a predicate is read as the name ("… but general relativity
     is Einstein's." names Einstein; "Einstein's ideas" does not:
     :func:`~harness.metrics.text_cues.without_predicative_possessive`), and the short answer is
-    narrowed (:mod:`harness.metrics.text_cues`):
-    a whole answer that is a symbol and its name glossed in a parenthesis ("H (hydrogen)", "Sodium
-    (Na)": :func:`~harness.metrics.text_cues.glossed`) is compared by whichever of the two names the
-    value; asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
+    narrowed (:mod:`harness.metrics.text_cues`): a whole answer that is a symbol and its name glossed
+    in a parenthesis or after a dash ("H (hydrogen)", "Sodium (Na)", "Fe — iron":
+    :func:`~harness.metrics.text_cues.glossed`) is compared by whichever of the two names the value;
+    asides in parentheses dropped (one that offers an alternative, "(or oxygen)", "(maybe Lyon)",
     makes the answer ``ambiguous``); an answer read without a cue that opens with another value as
     its heading, before a dash or colon, and names the value only after it ("j — …, since i is
     reserved for current": :func:`~harness.metrics.text_cues.heading`; not a filler heading, "Short
-    answer:", nor one of the question's words) is ``ambiguous``, and one whose heading names the value
-    while the rest only explains it (no turn, negation, hedge, framing or commitment: "Beethoven —
-    Piano Sonata No. 14 …") is compared by its heading alone; cut at its last contrast word ("but",
-    "actually", ...), comparing
+    answer:", a speaker's label, "Model B:", nor one of the question's words) is ``ambiguous``, and
+    one whose heading names the value while the rest only explains it (no turn, negation, hedge,
+    framing or commitment: "Beethoven — Piano Sonata No. 14 …") is compared by its heading alone;
+    cut at its last contrast word ("but", "actually", ...), comparing
     the part after it — an answer that names the value only *before* the contrast is ``ambiguous``;
     without a cue, a value named only in a second "and" clause, or in a trailing phrase that is not an
     appositive ("held in Rio de Janeiro, Brazil" is one), is ``ambiguous``; so is a value named
@@ -363,6 +363,9 @@ _NAMES_FIRST = re.compile(
 #: A name or a value in a committing sentence (a capitalised word past its first, other than "I",
 #: or a number): "I'd say Swan" commits to something; "I'd say it's well planned" does not.
 _NAMED = re.compile(r"(?<=\s)(?!I\b)[A-Z][\w-]*|\d")
+#: After a commitment whose verb takes the choice itself ("I'll go with the liver", "I pick the
+#: second"; not "I'd say it's well planned"): a noun phrase, whatever its case.
+_CHOSEN = re.compile(r"\s+(?:the\s+|a\s+|an\s+)?(?!it\b|that\b|this\b)[a-z][\w-]{2,}")
 
 
 _HEDGE_BEFORE = re.compile(
@@ -424,7 +427,8 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     ("Canberra and Sydney", "Canberra (de jure); Sydney (de facto)") or gives it as a question
     ("Answer: Canberra?"); or, for an answer read without a cue, a later sentence commits in the
     first person to another name or value without naming the value ("Textbooks say X. I'd say
-    Hilbert.", "…; in practice Sydney, which is my answer": :data:`~harness.metrics.text_cues.COMMITS`)."""
+    Hilbert.", "…; in practice Sydney, which is my answer", and — a verb that takes the choice itself
+    — "I'll go with the liver": :data:`~harness.metrics.text_cues.COMMITS`)."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -449,7 +453,13 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     at = answer.find(candidate[: max(1, min(len(candidate), 40))])
     rest = answer[at + len(candidate) :] if at >= 0 else ""
     for sentence in re.split(r"[.!?;\n]+", rest):
-        if COMMITS.search(sentence) and _NAMED.search(sentence.strip()) and not _names(values, sentence):
+        committed = COMMITS.search(sentence)
+        named = _NAMED.search(sentence.strip()) or (
+            committed
+            and committed.group(0).lower().endswith(("with", "pick", "choose", "name"))
+            and _CHOSEN.match(sentence, committed.end())
+        )
+        if committed and named and not _names(values, sentence):
             return f"a later sentence commits to something else: {sentence.strip()[:60]!r}"
     return ""
 

@@ -185,7 +185,8 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     options as alternatives ("A or D", "12/24/2006 or 12/25/2006"), and so is an answer that opens
     between two options with a hedge ("Could be A or B …") and whose last naming sentence only
     concedes the other ("I'd lean B but A is defensible", "Leaning B, but A can't be ruled out"). Option texts of one
-    character, or equal to a letter key, are matched only as letters.
+    character, or equal to a letter key, are matched only as letters. Options that are all plain
+    numbers are also named by an equal value in another notation ("0.450" names "0.45").
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
     Before rule 5 (:mod:`harness.metrics.choice_cues`): 4a. options that are a truth-value pair

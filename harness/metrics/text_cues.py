@@ -345,7 +345,12 @@ _HEADING = re.compile(r"^[\W_]*(?P<head>[^—–:;,.()!?\n]{1,40}?)\s*(?:—|–
 _FILLER = frozenset(
     "yes no well so okay ok sure answer short final hmm note simply basically honestly actually correct right true "
     "false easy good great question of course definitely absolutely the a an it its it's that this here there is "
-    "my in summary brief".split()
+    "my in summary brief result verdict conclusion bottom line tldr".split()
+)
+#: A speaker's label before a reply ("Model B:", "Member 2 —", "Chairman:", "Round 1:"): not a value.
+_SPEAKER = re.compile(
+    r"(?i)^[\W_]*(?:model|member|assistant|chair(?:man|woman|person)?|expert|agent|judge|speaker|user|bot|ai|"
+    r"council|round|response|reply|panel|reviewer|critic|baseline|arm)\b"
 )
 
 
@@ -355,7 +360,7 @@ def heading(candidate: str, query: str | None = None) -> tuple[str, str] | None:
     current"), the heading giving a value: not only filler words ("Short answer:", "Well —") nor only
     words of the question ("The capital — …" for "What is the capital …?"); else ``None``."""
     m = _HEADING.match(candidate)
-    if m is None or len(m["head"].split()) > 4:
+    if m is None or len(m["head"].split()) > 4 or _SPEAKER.match(m["head"]):
         return None
     words = [w for w in re.findall(r"[\w'’+#-]+", m["head"].lower()) if w not in _FILLER]
     asked = {w.lower() for w in re.findall(r"[\w'’-]+", query or "")}
@@ -364,19 +369,19 @@ def heading(candidate: str, query: str | None = None) -> tuple[str, str] | None:
     return m["head"], m["rest"]
 
 
-#: A symbol and its name glossed in a parenthesis, either way round ("H (hydrogen)", "Hydrogen (H)",
-#: "NaCl (table salt)"): a symbol of one to four letters or a formula, the gloss of one to three words.
+#: A symbol and its name glossed in a parenthesis or after a dash, either way round ("H (hydrogen)",
+#: "Hydrogen (H)", "Fe — iron"): a symbol of one to four letters or a formula, the gloss of one to three words.
 _GLOSSED = re.compile(
-    r"^[\W_]*(?P<a>[A-Za-z][\w]{0,5}|[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*\((?P<b>[A-Za-z][\w]{0,5}|"
-    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\)[\s.!*_]*$"
+    r"^[\W_]*(?P<a>[A-Za-z][\w]{0,5}|[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*(?:\(|\s[—–-]\s*|:\s*)(?P<b>[A-Za-z][\w]{0,5}|"
+    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\)?[\s.!*_]*$"
 )
 _SYMBOLISH = re.compile(r"^(?:[A-Z][a-z]?\d*){1,4}$|^[a-z]{1,2}$")
 
 
 def glossed(candidate: str) -> tuple[str, str] | None:
     """``(symbol, name)`` when the whole candidate is a symbol and its name, one glossing the other in
-    a parenthesis ("H (hydrogen)", "Hydrogen (H)", "NaCl (sodium chloride)"); else ``None``. Both
-    name the same thing, so either may match the expected value."""
+    a parenthesis or after a dash or colon ("H (hydrogen)", "Hydrogen (H)", "NaCl (sodium chloride)",
+    "Fe — iron"); else ``None``. Both name the same thing, so either may match the expected value."""
     m = _GLOSSED.match(candidate.strip())
     if m is None:
         return None

@@ -419,3 +419,34 @@ FINAL_LABEL_AND_HEADING = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), FINAL_LABEL_AND_HEADING)
 def test_a_final_label_and_a_heading(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+SMALLEST = ["0.5", "0.45", "0.405", "0.54"]
+
+LABELS_GLOSSES_VALUES = [
+    # a symbol glossed after a dash, and a speaker's label before the reply, are not other values
+    (_exact("iron"), "Fe — iron.", "correct"),
+    (_exact("Hydrogen"), "H: hydrogen", "correct"),
+    (_exact("mice"), "Model B: The plural is mice.", "correct"),
+    (_exact("mice"), "Member 2 — the plural is mice.", "correct"),
+    # a commitment to a lower-case noun is a commitment to something else
+    (
+        _exact("Skin"),
+        'Council verdict: two members said "skin", one said "liver". On balance, I\'ll go with the liver.',
+        "ambiguous",
+    ),
+    (_exact("skin"), "Skin, by area. Strictly though, I pick the liver.", "ambiguous"),
+    # numeric options are named by an equal value in another notation
+    (
+        _choice("0.405", SMALLEST),
+        "Padding to three decimals: 0.500, 0.450, 0.405, 0.540. The smallest is 0.450.",
+        "wrong",
+    ),
+    (_choice("0.405", SMALLEST), "With four decimals, the smallest is 0.4050.", "correct"),
+    (_choice("0.5", SMALLEST), "It is 0.50, once the trailing zero is written out.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), LABELS_GLOSSES_VALUES)
+def test_labels_glosses_and_numeric_options(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
