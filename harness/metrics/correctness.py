@@ -4,7 +4,10 @@ Before any type's rule, a reasoning model's visible thinking is set aside (:mod:
 only the text after the last ``</think>`` is read, and an answer cut off inside an unclosed ``<think>``
 is read up to that tag (so it is usually ``unanswered``); the detail says which.
 
-Per type (what is extracted is described in :mod:`harness.metrics.extraction`):
+Per type (what is extracted is described in :mod:`harness.metrics.extraction`). For every type but
+``python``, an answer that is one JSON object with an answer field (``{"answer": 0.1667,
+"confidence": 0.9}``) is read by that field alone (:mod:`harness.metrics.structured`; the detail
+names the field):
 
 ``exact``
     The extracted short answer matches ``value`` under :func:`~harness.metrics.extraction.phrase_match`:
@@ -141,6 +144,7 @@ from harness.metrics.regex_context import (
     radix_unprefixed,
     reaffirmed,
 )
+from harness.metrics.structured import structured_answer
 from harness.metrics.text_cues import (
     ATTRIBUTED,
     COMMITS,
@@ -811,6 +815,12 @@ def _check_reply(expected: Expected, answer: str, query: str | None) -> Correctn
     """:func:`check_expected` on the part of the answer that is read."""
     if isinstance(expected, ExpectPython):
         return _check_python(expected, answer)
+    structured = structured_answer(answer)
+    if structured is not None:
+        result = _check_read(expected, structured[0], query)
+        note = f"read from the JSON answer's {structured[1]!r} field"
+        extraction = result.extraction.model_copy(update={"detail": f"{result.extraction.detail}; {note}"})
+        return result.model_copy(update={"extraction": extraction, "detail": f"{result.detail} ({note})"})
     result = _check_read(expected, answer, query)
     why = disclaimed(cap_text(answer)[0]) if result.outcome in ("correct", "wrong") else None
     if why is None:
