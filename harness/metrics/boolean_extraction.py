@@ -69,6 +69,8 @@ _QUALIFIER = (
     r"hopefully|normally|sometimes|only|early|rarely|hardly|barely|scarcely|frequently|commonly|"
     r"traditionally|historically|initially|originally|formerly)\b)[a-z]{3,}ly\s*,\s*)?"
 )
+#: An arrow to a verdict ("… → yes, leap year"), read like a conclusion cue.
+_ARROW = re.compile(r"(?:→|⇒|=>)(?=\s*(?:yes|no|true|false)\b)", re.IGNORECASE)
 _LEADING_WORD = re.compile(
     r"(?i)^[\W_]*"
     + _QUALIFIER
@@ -76,8 +78,8 @@ _LEADING_WORD = re.compile(
     r"(?!\s+(?:and|or|xor|is|==?|equals)\b|\s*[=)])"
     r"|(?P<neg>(?:absolutely|definitely|certainly|of\s+course|surely)\s+not|not\s+at\s+all|nope"
     r"|(?:that'?s|that\s+is|you'?re|you\s+are)\s+not\s+right)\b"
-    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah"
-    r"|(?:that'?s|that\s+is|you'?re|you\s+are|quite|exactly)\s+right)\b(?=\s*[.,!;:—–-]))"
+    r"|(?P<pos>absolutely|definitely|certainly|of\s+course|indeed|yep|yeah|yup|sí|aye"
+    r"|(?:that'?s|that\s+is|you'?re|you\s+are|quite|exactly)\s+right)\b(?=\s*(?:[.,!;:—–-]|$)))"
 )
 _STATEMENT = re.compile(
     r"(?i)\b(?:is|are|was|were|be|'s|holds?|evaluates?\s+to|comes?\s+out\s+(?:as|to)|"
@@ -143,7 +145,7 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     conclusion: tuple[bool | None, str] | None = None
     for stated in reversed(sentences[1:] if lead else sentences):
         sentence = unframed(stated, query)  # "It's often said to be true, but it's a myth": not the verdict
-        concluding = CONCLUSION.search(sentence)
+        concluding = CONCLUSION.search(sentence) or _ARROW.search(sentence)  # "… not a century year → yes"
         if (
             _STATEMENT.search(sentence)
             or (concluding and _POLARITY_RE.search(sentence[concluding.end() :]))

@@ -38,6 +38,7 @@ from harness.metrics.extraction_base import (
     drop_negated,
     extracted,
     last_boxed,
+    marked_item,
     normalize_answer,
     quoted,
     split_sentences,
@@ -468,6 +469,12 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
         got = _choice_in_clause(inner, opts)
         if got and got[0] is not None:
             return _choice_result(got, "bold", f"in the last bold span naming an option **{inner}**", capped)
+    item = marked_item(text)
+    got = _choice_in_clause(item, opts) if item is not None else None
+    if got and got[0] is not None:
+        return _choice_result(
+            got, "marked", f"in the one list or table item marked as picked ({quoted(item or '')})", capped
+        )
     pair = boolean_options(options)
     if pair is not None:
         words = {v: normalize_answer(options[k]) for v, k in pair.items()}

@@ -42,7 +42,9 @@ names the field):
     framing the question uses). So is one the answer commits away from: a closing "…, so
     <another name>", alternatives with a slash, or a later first-person commitment without the
     value ("Textbooks say Edison. I'd say Swan.").
-    When no value matches, a lower-case value's last word in the other grammatical number
+    When no value matches, a candidate with a clean radix prefix is compared without it ("0xFF"
+    for ``FF``; not with ``normalize: false``, where notation counts), and a lower-case value's last
+    word in the other grammatical number
     (:func:`~harness.metrics.text_cues.number_variants`: "mitochondrion" for "mitochondria", "nuclei"
     for "nucleus") matches the same way, possessives ("cell's") set aside — not when the question asks
     for a word's form ("plural", "singular", "spelling", "what word …", "the letters of …").
@@ -269,6 +271,14 @@ def _check_text(
         if ok:
             return _make(True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why}")
         reasons.append(why)
+    bare = _RADIX_PREFIX.sub("", candidate) if normalize else candidate
+    if bare != candidate:  # "0xFF" for "FF": a clean radix prefix is notation (not with normalize: false)
+        for value in values:
+            ok, why = phrase_match(value, bare, normalize)
+            if ok and not _RADIX_PREFIX.search(value):
+                return _make(
+                    True, shown, extraction, f"expected {shown}, got {_got(extraction)}: {why} (prefix set aside)"
+                )
     if normalize and not _ASKS_FORM.search(query or ""):  # "The mitochondrion." for "mitochondria"
         for value in values:
             for variant in number_variants(value):
@@ -280,6 +290,10 @@ def _check_text(
     if normalize and _hedges(values, candidate):
         extraction = _abstained(extraction, "it names the expected answer only as one of alternatives ('or')")
     return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}: {'; '.join(reasons)}")
+
+
+#: A clean radix prefix before its digits ("0xFF", "0b1010", "0o17").
+_RADIX_PREFIX = re.compile(r"(?<![\w.])0(?:[xX](?=[0-9A-Fa-f]+\b)|[bB](?=[01]+\b)|[oO](?=[0-7]+\b))")
 
 
 #: A question about a word's own form ("What is the plural of cactus?", "What word do you get if you

@@ -20,7 +20,11 @@ Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
     that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
-    "Final pick:"), or GSM8K's last line ``#### 42``. Its *clause* is the
+    "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a JSON field ``"final": "yes"``), or
+    GSM8K's last line ``#### 42``. *Marked item*: in a list or table, the one line that carries a
+    picking mark — an arrow back at it or a check mark ("- 1945 ← end of the war", "| stack | LIFO
+    ✅ |": :func:`harness.metrics.extraction_base.marked_item`); it is read after ``bold`` for
+    choices and short answers (method ``marked``). Its *clause* is the
     rest of that sentence, or the next non-empty line when it is empty; cues
     whose clause starts with "not", and cues qualified as a trap or someone else's ("the naive /
     tempting / simple / textbook answer is"), are skipped. *Negated parts* of a clause are dropped before it
@@ -219,10 +223,10 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     also after an opening viewpoint adverb and comma ("Botanically, yes — …", "Technically, no:";
     not a hedging or limiting one: "Probably, yes", "Mostly, no", "Theoretically, yes"),
     or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
-    / "Indeed" / "That's right:" / "You're right," (true);
+    / "Indeed" / "That's right:" / "You're right," / "yep" / "yup" / "Sí," (true);
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
-    followed by a polarity word, or only a yes/no word ("… where you started. Yes."), each read
-    without its clauses framed as
+    or an arrow ("… not a century year → yes") followed by a polarity word, or only a yes/no word
+    ("… where you started. Yes."), each read without its clauses framed as
     what others say (:func:`harness.metrics.text_cues.unframed`: "It's commonly said to be true,
     but it's a myth" is not a true verdict); 5. ``bold``;
     5a. ``conclusion`` — a yes/no given as what is said ("a typical person would answer No") with no

@@ -43,6 +43,7 @@ CONFIDENCE: dict[str, float] = {
     "bare_letter": 0.9,
     "fenced_defines": 0.9,
     "bold": 0.8,
+    "marked": 0.8,
     "equals": 0.75,
     "conclusion_cue": 0.7,
     "conclusion": 0.7,
@@ -107,6 +108,25 @@ def cap_text(text: str) -> tuple[str, bool]:
     if len(text) <= MAX_ANSWER_CHARS:
         return text, False
     return text[:HEAD_CHARS] + "\n…\n" + text[-(MAX_ANSWER_CHARS - HEAD_CHARS) :], True
+
+
+#: A mark that picks one item of a list or table ("- 1945 ← end of the war", "| stack | LIFO ✅ |",
+#: "- Neon ← going with this one").
+_PICK_MARK = re.compile(r"\s*(?:←|⟵|<-{1,2}(?!\w)|✅|✔️?|☑️?|✓)")
+
+
+def marked_item(text: str) -> str | None:
+    """The item of the one line of a list or table that carries a picking mark (an arrow pointing
+    back at it, a check mark): the line without its list marker, table bars and the mark with what
+    follows it; ``None`` unless exactly one of two or more list or table lines is marked."""
+    lines = [ln for ln in text.split("\n") if re.match(r"\s*(?:[-*+•]|\d+[.)]|\|)\s*\S", ln)]
+    marked = [ln for ln in lines if _PICK_MARK.search(ln)]
+    if len(lines) < 2 or len(marked) != 1:
+        return None
+    line = marked[0]
+    item = line[: _PICK_MARK.search(line).start()]  # type: ignore[union-attr]
+    item = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", item)
+    return " ".join(item.replace("|", " ").split()).strip(MARKUP + ".,;:—–-") or None
 
 
 def quoted(text: str, limit: int = 60) -> str:
@@ -311,10 +331,13 @@ _ANSWER_CUE = re.compile(
     r"|,?[ \t]+(?:first|up[ \t]+front|in[ \t]+short|in[ \t]+brief|briefly|in[ \t]+one[ \t]+line)[ \t]*:)"
 )
 _ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
-#: A line-initial label "Final:" ("Final verdict:", "Final pick:"), the way a council chairman or a
-#: debate summary states its result: an answer cue like "Final answer:".
+#: A line-initial label "Final:" ("Final verdict:", "Result:", "Choice:", "TL;DR:", a JSON key
+#: ``"final":``), the way a council chairman, a debate summary or a tool states its result: an
+#: answer cue like "Final answer:".
 _FINAL_LABEL = re.compile(
-    r"(?im)(?:^|(?<=[.!?]\s))[ \t>#*_-]*(?P<cue>final(?:\s+(?:verdict|pick|choice|call|result|ruling))?)[*_]*[ \t]*:"
+    r"(?im)(?:^|(?<=[.!?]\s)|(?<=[{,]))[ \t>#*_-]*[\"']?"
+    r"(?P<cue>final(?:\s+(?:verdict|pick|choice|call|result|ruling))?|"
+    r"result|choice|verdict|pick|decision|selected|tl;\s?dr|tldr|bottom\s+line)[\"']?[*_]*[ \t]*:"
 )
 _NEGATED = re.compile(
     r"(?i)\(\s*(?:not|rather\s+than|instead\s+of|and\s+not)\b[^()]{0,200}\)"
@@ -364,7 +387,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
     "correct", "right", "short" answer; "answer first:", "answer in short:", "answer, briefly:"), a
     line that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
-    "Final pick:"), or GSM8K's
+    "Final pick:", "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; also a JSON field
+    ``"final": "yes"``, whose clause is the quoted value), or GSM8K's
     final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
@@ -383,7 +407,9 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     for m in list(_FINAL_LABEL.finditer(text))[-MAX_CUES:]:
         line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
         rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
-        found.append((m.start(), m["cue"], first_clause(rest) or first_clause(_next_line(text, m.end()))))
+        quoted_value = re.match(r"\s*\"([^\"\n]{1,200})\"", rest)  # a JSON field: {"final": "yes", …}
+        clause = quoted_value[1].strip() if quoted_value else first_clause(rest)
+        found.append((m.start(), m["cue"], clause or first_clause(_next_line(text, m.end()))))
     if "####" in text:
         found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]
     found.sort(key=lambda t: t[0])

@@ -20,6 +20,7 @@ from harness.metrics.extraction_base import (
     drop_negated,
     extracted,
     last_boxed,
+    marked_item,
     quoted,
     split_sentences,
 )
@@ -136,6 +137,10 @@ def extract_answer(text: str, query: str | None = None) -> Extraction:
     for inner in reversed(bold_spans(text)):
         if inner and not inner.endswith(":") and len(inner.split()) <= 8:
             return extracted(inner, "bold", f"the last short bold span: {quoted(inner)}", capped)
+    item = marked_item(text)
+    if item is not None:
+        value = drop_negated(item) or item
+        return extracted(value, "marked", f"the one list or table item marked as picked: {quoted(value)}", capped)
     lines = [ln for ln in text.split("\n") if ln.strip(MARKUP)]
     if not lines:
         return extracted(None, "none", "the answer is empty", capped)

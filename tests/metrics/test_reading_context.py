@@ -450,3 +450,41 @@ LABELS_GLOSSES_VALUES = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), LABELS_GLOSSES_VALUES)
 def test_labels_glosses_and_numeric_options(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+GASES = ["Oxygen", "Nitrogen", "Carbon dioxide", "Argon"]
+YEARS = ["1944", "1945", "1946"]
+
+STRUCTURED_OUTPUT = [
+    # a result label or a JSON field states the answer
+    (_bool(True), '{"final": "yes", "reasoning": "boiling point falls with pressure"}', "correct"),
+    (_choice("Nitrogen", GASES), "choice: Nitrogen\nshare_by_volume: ~78%\nrunner_up: Oxygen (~21%)", "correct"),
+    (_exact("Pacific"), "TL;DR: Pacific.\n\nIt covers about 165 million km².", "correct"),
+    (_any("stack"), "| structure | order |\n|---|---|\n| queue | FIFO |\n| stack | LIFO |\n\nResult: stack", "correct"),
+    (_exact("Pacific"), "Bottom line: the Atlantic.\n\nThe Pacific is larger, but I said Atlantic.", "wrong"),
+    # the one list or table item marked as picked
+    (_choice("1945", YEARS), "- 1944 — D-Day, not the end\n- 1945 ← end of the war\n- 1946 — post-war", "correct"),
+    (
+        _any("neon", "argon"),
+        "Some options:\n- Helium (He)\n- Neon (Ne)  ← going with this one\n- Argon (Ar)",
+        "correct",
+    ),
+    (_exact("stack"), "| structure | order |\n|---|---|\n| queue | FIFO |\n| stack | LIFO ✅ |", "correct"),
+    (_choice("1945", YEARS), "- 1944 ✅\n- 1945\n- 1946", "wrong"),
+    (_choice("1945", YEARS), "- 1944 ✅\n- 1945 ✅\n- 1946", "ambiguous"),
+    # informal and other-language yes words, and an arrow to the verdict
+    (_bool(True), "yep", "correct"),
+    (_bool(True), "Sí, it was a Sunday.", "correct"),
+    (_bool(True), "2024 ÷ 4 = 506 and it is not a century year → yes, leap year.", "correct"),
+    (_bool(True), "1900 ÷ 4 = 475 but it is a century year not divisible by 400 → no.", "wrong"),
+    # a clean radix prefix is notation, unless case and marks are kept (normalize: false)
+    (_exact("FF"), "Answer: 0xFF", "correct"),
+    (_exact("1010"), "It is 0b1010 in binary.", "correct"),
+    (_case_kept("ff"), "Answer: 0xff", "wrong"),
+    (_exact("FF"), "Answer: 0xFFF", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), STRUCTURED_OUTPUT)
+def test_structured_and_marked_outputs(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
