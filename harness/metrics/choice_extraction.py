@@ -79,6 +79,16 @@ _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _PLAIN_NUMBER_IN = re.compile(r"(?<![\w.,/-])-?\d+(?:\.\d+)?(?![\w,/]|\.\d)")
 
 
+#: A speaker's label opening a line ("Model A:", "Member 2 —", "Chairman B:").
+_SPEAKER_LABEL = re.compile(
+    r"(?im)^([ \t>*_]*)(?:model|member|assistant|expert|agent|judge|speaker|panelist|reviewer|chair(?:man|person)?)"
+    r"\s+[A-Z0-9]{1,3}\s*[:—–]\s*"
+)
+_ODD_ONE = re.compile(
+    r"\b(?:NOT|EXCEPT)\b|(?i:\bodd\s+one\s+out\b|\bdoes\s+not\s+belong\b|\bdoesn't\s+belong\b|\bis\s+not\s+(?:a|an)\b)"
+)
+
+
 class _Options:
     """Option keys and texts, with the regular expressions that find their mentions."""
 
@@ -87,6 +97,9 @@ class _Options:
         self.letters = letters
         #: Options placed below another ("China is a distant second", "ahead of China") are context.
         self.ranked = ranks_context(query)
+        #: A question asking for the one option that is not ("Which is NOT …", "all EXCEPT", "the odd one
+        #: out"): the answer's explanation names the other options as the group that is.
+        self.odd_one = bool(query and _ODD_ONE.search(query))
         keys = _letter_pattern(list(options)) if letters else ""
         self.marker = (
             re.compile(
@@ -413,7 +426,7 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
         query: the question, when known (for options that are a truth-value pair).
     """
     text, capped = cap_text(text)
-    text = clean_latex(text)
+    text = _SPEAKER_LABEL.sub(r"\1", clean_latex(text))  # "Model A: …" names the speaker, not option A
     opts = _Options(options, letters, query)
     line = declared_clause(text)
     if line is not None:
@@ -550,6 +563,31 @@ def _outside_asides(sentence: str, opts: _Options) -> str | None:
 _WHOLE_ASIDE = re.compile(r"^[\s*_]*\((?=(?:[^()]*?\s){3})(?:[^()]|\([^()]*\))*\)?[\s.!?*_]*$")
 
 
+def _odd_one_out(sentences: list[str], mentioned: list[tuple[int, str, set[str]]], opts: _Options) -> str | None:
+    """For a question asking for the option that is not ("Which is NOT …"): the one option the
+    answer's opening (its first sentence, or the part of it before a dash or colon) names, when
+    everything after names the other options only as a group, two or more together, and neither
+    turns nor takes back ("C — yellow is what you get by mixing red and green"; "The odd one out is
+    Yellow (option C); red, green and blue are the primaries"); else ``None``."""
+    if not opts.odd_one or not mentioned or mentioned[0][0] != 0 or _NEGATION.search(sentences[0]):
+        return None
+    parts = re.split(r"\s[—–-]\s|:\s", sentences[0], maxsplit=1)
+    head, tail = parts[0], (parts[1] if len(parts) > 1 else "")
+    head_keys = opts.positive_mentions(head)
+    if len(head_keys) != 1:
+        return None
+    key = next(iter(head_keys))
+    rest = [opts.positive_mentions(tail)] if tail else []
+    rest += [keys for _, _, keys in mentioned[1:]]
+    rest = [k for k in rest if k]
+    after = " ".join([tail] + [s for _, s, _ in mentioned[1:]])
+    if TAKE_BACK.search(after) or CORRECTION.search(after) or _TURNS.search(after):
+        return None
+    if rest and all(len(k - {key}) > 1 for k in rest):  # the others named as a group, never one alone
+        return key
+    return None
+
+
 def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
@@ -568,6 +606,15 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
     _, first, first_keys = mentioned[0]
     cue = CONCLUSION.search(last)
     lead_ok = mentioned[0][0] == 0 and len(first_keys) == 1 and not _NEGATION.search(first)
+    odd = _odd_one_out(sentences, mentioned, opts)
+    if odd is not None:
+        return extracted(
+            odd,
+            "leading",
+            f"{odd!r}: the answer opens by naming only it ({quoted(first)}) and afterwards names only the other "
+            "options, the group the question sets it apart from",
+            capped,
+        )
     opened = i_last > 0 and HEDGED.search(first) is not None and bool(opts.offered(first))
     if len(last_keys) == 1 and opened and CONCEDED.search(last) and not cue:
         return extracted(

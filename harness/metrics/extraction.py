@@ -189,7 +189,12 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     options as alternatives ("A or D", "12/24/2006 or 12/25/2006"), and so is an answer that opens
     between two options with a hedge ("Could be A or B …") and whose last naming sentence only
     concedes the other ("I'd lean B but A is defensible", "Leaning B, but A can't be ruled out"). Option texts of one
-    character, or equal to a letter key, are matched only as letters. Options that are all plain
+    character, or equal to a letter key, are matched only as letters. A speaker's label opening a
+    line ("Model A:", "Member 2 —") is not a mention. For a question asking for the option that is
+    not ("Which is NOT …", "all EXCEPT", "the odd one out"), an answer whose opening — its first
+    sentence, or the part before a dash or colon — names one option and which afterwards names the
+    others only as a group, two or more together, with no turn or take-back, gives that option
+    (``leading``: "C — yellow is what you get by mixing red and green"). Options that are all plain
     numbers are also named by an equal value in another notation ("0.450" names "0.45").
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".

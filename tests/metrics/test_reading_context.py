@@ -488,3 +488,39 @@ STRUCTURED_OUTPUT = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), STRUCTURED_OUTPUT)
 def test_structured_and_marked_outputs(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+RGB = {"type": "choice", "answer": "C", "options": {"A": "Red", "B": "Green", "C": "Yellow", "D": "Blue"}}
+NOT_PRIMARY = "Which of these is NOT a primary colour of light?\nA) Red\nB) Green\nC) Yellow\nD) Blue"
+
+ODD_ONE_OUT = [
+    # asked for the option that is not, the explanation names the others as the group that is
+    (RGB, NOT_PRIMARY, "C — yellow light is what you get by mixing red and green.", "correct"),
+    (
+        RGB,
+        NOT_PRIMARY,
+        "Model A: The odd one out is Yellow (option C); red, green and blue are the primaries.",
+        "correct",
+    ),
+    (RGB, NOT_PRIMARY, "Yellow (C): red, green and blue are the additive primaries.", "correct"),
+    (
+        RGB,
+        NOT_PRIMARY,
+        "Option C — red, green and blue are the additive primaries; yellow is mixed from red and green.",
+        "correct",
+    ),
+    # a turn or a take-back, or the same reply to an ordinary question, leaves it open
+    (RGB, NOT_PRIMARY, "Yellow — but red and green could also be argued.", "ambiguous"),
+    (RGB, NOT_PRIMARY, "C. Actually, blue is the one.", "ambiguous"),
+    (
+        RGB,
+        "Which is a primary colour of light?",
+        "Yellow (C): red, green and blue are the additive primaries.",
+        "ambiguous",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), ODD_ONE_OUT)
+def test_the_odd_one_out_and_the_group(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
