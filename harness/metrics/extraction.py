@@ -120,7 +120,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     turning after its first number to a different one ("5, but with interest she needs 4"), is
     ``ambiguous``; a clause that is one LaTeX expression or a fraction with a parenthesised term
     (``\\frac{1+\\sqrt{3}}{2}``, ``(3-2)/2``) is read whole, never by its first digit; two different
-    numbers joined by "or" ("8 or maybe 9") are ``ambiguous``, and so are a clause that offers or
+    numbers joined by "or" ("8 or maybe 9"; not two forms of one value, "1/2, or 50%") are
+    ``ambiguous``, and so are a clause that offers or
     lists another number ("12 (or 13 if …)", "12, possibly 13", "4 and 5":
     :data:`harness.metrics.number_cues.HEDGED_NUMBER`) and a clause that ends on a range ("between
     12 and 14",
@@ -136,7 +137,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     first number. Numbers that compare ("2 times as many", "25% more than", "$10 off"), name a unit ("in one
     day") or sit in a circumstantial phrase ("from 4 boxes", "in 2 hours", "out of 12") are passed over
     in a clause and by the fallback rules when other numbers remain. Numbers inside a
-    trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line), and
+    trailing parenthesis, "not 5", list markers ("1. ", "2) " at the start of a line,
+    when at least two lines carry one: a lone "206. A newborn has …" opens with its answer), and
     sentences that check a result — they start with "Check:"/"Verify"/"Note"/"I double-checked",
     open with a check heading of at most three words before it ("Quick check:", "Euler's formula
     checks out:", "A quick verification —"; cues after it included), or hold a check phrase before

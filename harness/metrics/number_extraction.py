@@ -64,7 +64,7 @@ _RESULT_AFTER = re.compile(r"(?i)(?:\s+(?:with|is|are|at|over\s+is))?\s*[:=]?\s*
 def _alternatives(text: str, nums: list[tuple[int, ParsedNumber]]) -> str | None:
     """The numbers offered as alternatives ("8 or 9", "either 2 million or 1,000,000"), if any."""
     for (p1, a), (p2, b) in zip(nums, nums[1:], strict=False):
-        if a.value != b.value and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text) : p2]):
+        if not _same_number(a, b) and _BETWEEN_ALTERNATIVES.match(text[p1 + len(a.text) : p2]):
             return f"{a.text}, {b.text}"
     return None
 
@@ -158,6 +158,18 @@ def _without_negated_numbers(text: str) -> str:
 
 _PAREN = re.compile(r"\([^()]{0,200}\)")
 _LIST_MARKERS = re.compile(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+")
+_NUMBER_MARKERS = re.compile(r"(?m)^[ \t]*\d{1,3}[.)][ \t]+")
+_BULLETS = re.compile(r"(?m)^[ \t]*[-*+•][ \t]+")
+
+
+def _without_list_markers(text: str) -> str:
+    """``text`` without its bullets, and without its numbered-list markers when at least two lines
+    carry one: a single "206. A newborn has …" opens with the answer, not with a list item."""
+    if len(_NUMBER_MARKERS.findall(text)) >= 2:
+        return _LIST_MARKERS.sub("", text)
+    return _BULLETS.sub("", text)
+
+
 _CHECK = re.compile(
     r"(?i)^\W*(?:check(?:ing)?|verif(?:y|ication|ied)|sanity\s+check|proof|note|"
     r"for\s+comparison|by\s+comparison|let'?s\s+(?:check|verify)|let\s+me\s+(?:check|verify)|"
@@ -540,7 +552,7 @@ def _number_fallback(
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
     raw = [
         without_hypothetical(without_reason(CONDITION_CLAUSE.sub(" ", s)))
-        for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _LIST_MARKERS.sub("", text)))
+        for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _without_list_markers(text)))
     ]
     raw = [
         " " if i and only_hypothetical(s) and any(re.search(r"\d", r) for r in raw[:i]) else s

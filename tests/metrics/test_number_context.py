@@ -173,3 +173,40 @@ CONTEXT_AFTER = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), CONTEXT_AFTER)
 def test_context_about_another_subject_after_the_answer(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query)[0] == verdict
+
+
+_BONES = "How many bones are in the adult human body?"
+LONE_NUMBER_LEAD = [
+    # a number opening the answer with a full stop is not a list marker unless other lines carry one
+    (206, "206. A newborn has closer to 300 bony pieces, many of which fuse later.", _BONES, "correct"),
+    (36, "36. (If you meant 15% off 240, the price would be 204.)", "What is 15% of 240?", "correct"),
+    (7, "7. That is also why the week has seven named days.", "How many days are in a week?", "correct"),
+    (
+        12,
+        "1. Multiply the 3 rows by the 4 columns.\n2. The grid has 12 cells.",
+        "How many cells? 3 rows, 4 columns.",
+        "correct",
+    ),
+    (300, "206. A newborn has closer to 300 bony pieces, many of which fuse later.", _BONES, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), LONE_NUMBER_LEAD)
+def test_a_lone_number_with_a_full_stop_is_not_a_list_marker(
+    value: float, answer: str, query: str, verdict: str
+) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+EQUIVALENT_FORMS = [
+    # two forms of one value joined by "or" are not alternatives
+    (0.5, "1/2, or 50%.", "correct"),
+    (0.25, "It is 25% or 1/4.", "correct"),
+    (0.75, "So three quarters: 0.75 or 75%.", "correct"),
+    (0.5, "1/2 or 1/3, I can't decide.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), EQUIVALENT_FORMS)
+def test_two_forms_of_one_value_are_not_alternatives(value: float, answer: str, verdict: str) -> None:
+    assert _check(value, answer)[0] == verdict
