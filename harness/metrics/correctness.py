@@ -4,10 +4,14 @@ Before any type's rule, a reasoning model's visible thinking is set aside (:mod:
 only the text after the last ``</think>`` is read, and an answer cut off inside an unclosed ``<think>``
 is read up to that tag (so it is usually ``unanswered``); the detail says which.
 
+Then a speaker label opening a one-speaker reply ("Assistant:", "Model B:", "Chairman:") is set aside
+(:mod:`harness.metrics.structured`).
+
 Per type (what is extracted is described in :mod:`harness.metrics.extraction`). For every type but
 ``python``, an answer that is one JSON object with an answer field (``{"answer": 0.1667,
-"confidence": 0.9}``) is read by that field alone (:mod:`harness.metrics.structured`; the detail
-names the field):
+"confidence": 0.9}``), or a record of ``key: value`` lines with one (``choice: Nitrogen``; with the
+question known also the field it asks for, ``protocol: HTTPS`` for "Which protocol …"), is read by
+that field alone (:mod:`harness.metrics.structured`; the detail names the field):
 
 ``exact``
     The extracted short answer matches ``value`` under :func:`~harness.metrics.extraction.phrase_match`:
@@ -146,7 +150,7 @@ from harness.metrics.regex_context import (
     radix_unprefixed,
     reaffirmed,
 )
-from harness.metrics.structured import structured_answer
+from harness.metrics.structured import structured_answer, without_speaker
 from harness.metrics.text_cues import (
     ATTRIBUTED,
     COMMITS,
@@ -818,21 +822,23 @@ def check_expected(expected: Expected, answer: str, query: str | None = None) ->
         query: the question, when known: its numbers are passed over by the numeric fallback rules.
     """
     reply, thinking = visible_reply(answer)
+    reply, speaker = without_speaker(reply)
     result = _check_reply(expected, reply, query)
-    if thinking is None:
+    notes = "; ".join(n for n in (thinking, speaker) if n)
+    if not notes:
         return result
-    extraction = result.extraction.model_copy(update={"detail": f"{result.extraction.detail}; {thinking}"})
-    return result.model_copy(update={"extraction": extraction, "detail": f"{result.detail} ({thinking})"})
+    extraction = result.extraction.model_copy(update={"detail": f"{result.extraction.detail}; {notes}"})
+    return result.model_copy(update={"extraction": extraction, "detail": f"{result.detail} ({notes})"})
 
 
 def _check_reply(expected: Expected, answer: str, query: str | None) -> CorrectnessResult:
     """:func:`check_expected` on the part of the answer that is read."""
     if isinstance(expected, ExpectPython):
         return _check_python(expected, answer)
-    structured = structured_answer(answer)
+    structured = structured_answer(answer, query)
     if structured is not None:
         result = _check_read(expected, structured[0], query)
-        note = f"read from the JSON answer's {structured[1]!r} field"
+        note = f"read from the structured answer's {structured[1]!r} field"
         extraction = result.extraction.model_copy(update={"detail": f"{result.extraction.detail}; {note}"})
         return result.model_copy(update={"extraction": extraction, "detail": f"{result.detail} ({note})"})
     result = _check_read(expected, answer, query)

@@ -37,7 +37,11 @@ Shared definitions
     and, for numbers, not at a ";" inside a parenthesis.
 
 What every rule reads is the reply after a reasoning model's visible thinking (``<think>…</think>``
-set aside by :func:`harness.metrics.thinking.visible_reply` before extraction starts).
+set aside by :func:`harness.metrics.thinking.visible_reply` before extraction starts), without a
+speaker label opening a one-speaker reply ("Assistant:", "Model B:", "Chairman:":
+:func:`harness.metrics.structured.without_speaker`); a structured reply — one JSON object, or a
+record of ``key: value`` lines — is read by its answer field alone
+(:func:`harness.metrics.structured.structured_answer`).
 
 Rules, in order of precedence (the first rule that yields something wins). Rule 0 of every type is
 ``declared``: the value of the declared answer line ``Answer: ...`` that the answer-format protocol
@@ -250,15 +254,10 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     question's predicate for its subject ("51 is not prime" answers "Is 51 prime?"), or its
     opposite ("so it's composite": false; "X lies" for "Does X tell the truth?": false); not a
     clause asked as a question, and nothing when such clauses disagree. A leading yes/no followed
-    by "it depends" or turned by a bare opposite truth word is ``ambiguous``. Last, ``marked`` — a
-    list whose one checked item is the question's own predicate ("- fruit ✅ …" for "Is a tomato a
-    fruit?": true), or that checks another item while listing the predicate unchecked (false).
+    by "it depends" or turned by a bare opposite truth word is ``ambiguous``.
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
-    with the question known, ``answer_cue`` also for a structured answer (two or more ``key: value``
-    lines) whose one key is the noun the question asks for ("protocol: HTTPS" for "Which protocol …?":
-    :func:`harness.metrics.text_cues.asked_field`); ``marked``;
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); ``conclusion``
     also for an answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"):
     its last sentence when short (at most six words), else the clause after its last conclusion cue;

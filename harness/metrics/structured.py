@@ -11,22 +11,45 @@ answer field is missing, empty or a list or object, is read as written by the ru
 
 Only answers of at most :data:`MAX_JSON_CHARS` characters are parsed (``json.loads``, never
 evaluated).
+
+A *record* of ``key: value`` lines is read the same way: an answer of at least two non-empty lines,
+every one of them ``key: value`` with a short key (at most three words or one ``snake_case`` name;
+a leading list bullet allowed) and no fenced code, is read by its answer field, and ``choice``,
+``verdict``, ``final`` and ``selected`` are answer fields there too (``choice: Nitrogen`` /
+``share_by_volume: ~78%`` / ``runner_up: Oxygen (~21%)`` reads "Nitrogen"). With the question
+known, the field the question asks for is an answer field after those (:func:`asked_field`: "Which
+protocol runs on port 443?" → ``protocol``, "What is the capital of Canada?" → ``capital``, "How
+many edges …" → ``edges``; a plural and its singular are one field), for a JSON object and a record
+alike (``port: 443`` / ``protocol: HTTPS`` / ``transport: TCP`` reads "HTTPS").
+
+A *speaker label* (:func:`without_speaker`) opening a one-speaker reply is set aside before any
+rule (by :func:`harness.metrics.correctness.check_expected`, after the visible thinking): the
+reply's first non-empty line opens with a role word — "Assistant", "AI", "Model", "Response",
+"Chairman", "Member", "Juror", "Judge", … — optionally one identifier (a capital letter, a number,
+a capitalised name) and a colon ("Model B: …", "Assistant: …", "Response 2: …"), and no other line
+opens with one (a transcript of several speakers keeps its labels). So "Model A: The odd one out is
+Yellow (option C)" does not name option A, and "Model B: The plural is *mice*." reads as its
+sentence.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 #: The keys that hold the answer, in the order they are looked for.
 ANSWER_KEYS = ("answer", "final_answer", "finalanswer", "result", "value")
+#: Further answer fields of a ``key: value`` record (after :data:`ANSWER_KEYS`).
+RECORD_KEYS = ("final", "verdict", "choice", "selected")
 #: The longest answer parsed as JSON.
 MAX_JSON_CHARS = 20_000
 _FENCE = re.compile(r"(?s)^```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)\n?```$")
 
 
-def structured_answer(text: str) -> tuple[str, str] | None:
-    """``(value, key)`` of a JSON object answer's answer field (see the module docstring), else ``None``."""
+def structured_answer(text: str, query: str | None = None) -> tuple[str, str] | None:
+    """``(value, key)`` of a JSON object answer's or a ``key: value`` record's answer field (see the
+    module docstring), else ``None``."""
     body = text.strip()
     if len(body) > MAX_JSON_CHARS:
         return None
@@ -34,23 +57,102 @@ def structured_answer(text: str) -> tuple[str, str] | None:
     if fenced:
         body = fenced["body"].strip()
     if not (body.startswith("{") and body.endswith("}")):
-        return None
+        return _record_answer(text, query)
     try:
         data = json.loads(body)
     except ValueError:
         return None
     if not isinstance(data, dict):
         return None
-    keys = {str(k).lower(): k for k in data}
-    for want in ANSWER_KEYS:
-        if want not in keys:
+    return _field(data, ANSWER_KEYS, query, json_values=True)
+
+
+def _field(data: dict[Any, Any], keys: tuple[str, ...], query: str | None, json_values: bool) -> tuple[str, str] | None:
+    """The first answer field of ``data`` among ``keys``, then the field the question asks for."""
+    folded = {_fold(str(k)): k for k in data}
+    wanted = [k.replace("_", " ") for k in keys]
+    asked = asked_field(query)
+    if asked is not None:
+        wanted += [f for f in (asked, asked + "s", asked[:-1] if asked.endswith("s") else "") if f]
+    for want in wanted:
+        if want not in folded:
             continue
-        value = data[keys[want]]
+        value = data[folded[want]]
         if isinstance(value, bool):
-            return ("true" if value else "false"), keys[want]
-        if isinstance(value, int | float):
-            return json.dumps(value), keys[want]
+            return ("true" if value else "false"), folded[want]
+        if isinstance(value, int | float) and json_values:
+            return json.dumps(value), folded[want]
         if isinstance(value, str) and value.strip():
-            return value.strip(), keys[want]
+            return value.strip(), folded[want]
         return None
     return None
+
+
+def _fold(key: str) -> str:
+    """A field name folded for lookup: lower case, ``_`` / ``-`` / camelCase humps as spaces
+    ("final_answer", "finalAnswer" and "Final answer" are one name; "finalanswer" stays as is)."""
+    key = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key.strip())
+    return " ".join(re.split(r"[\s_\-]+", key.casefold()))
+
+
+_RECORD_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?(?P<key>[A-Za-z][A-Za-z0-9_]*(?:[ \t][A-Za-z][A-Za-z0-9_]*){0,2})[ \t]*:"
+    r"[ \t]*(?P<value>\S[^\n]*)$"
+)
+
+
+def _record_answer(text: str, query: str | None) -> tuple[str, str] | None:
+    lines = [ln for ln in text.strip().split("\n") if ln.strip()]
+    if len(lines) < 2 or "```" in text:
+        return None
+    fields: dict[str, str] = {}
+    for line in lines:
+        m = _RECORD_LINE.match(line)
+        if m is None:
+            return None
+        fields.setdefault(m["key"], m["value"].strip(" \t*_`"))
+    found = _field(fields, ANSWER_KEYS + RECORD_KEYS, query, json_values=False)
+    if found is None or found[1].casefold() == "answer":  # "Answer: …" lines are the protocol's declared line
+        return None
+    return found
+
+
+#: "Which <noun>", "What <noun>", "How many <noun>", "What is the <noun> of …", "Name the <noun>".
+_ASKED = re.compile(
+    r"(?i)\b(?:(?:which|what)(?:\s+(?:is|are|was|were)\s+(?:the|its|their|a|an))?"
+    r"|how\s+many|name\s+(?:the|a|an|one))\s+(?P<noun>[a-z][a-z-]{2,})\b"
+)
+_NOT_FIELD = frozenset("is are was were does do did can could will would should has have of the a an one".split())
+
+
+def asked_field(query: str | None) -> str | None:
+    """The noun the question asks for ("Which protocol …" → "protocol", "What is the capital of …"
+    → "capital", "How many edges …" → "edges"), else ``None``: the first such phrase of the
+    question's first line."""
+    line = next((ln for ln in (query or "").split("\n") if ln.strip()), "")
+    m = _ASKED.search(line)
+    if m is None or m["noun"].lower() in _NOT_FIELD:
+        return None
+    return m["noun"].lower()
+
+
+_ROLE = (
+    r"(?:assistant|ai|bot|model|response|reply|chair(?:man|woman|person)?|member|juror|judge|panelist|"
+    r"moderator|agent|expert|respondent)"
+)
+#: A speaker's label opening a line: a role word, optionally one identifier (a capital letter, a
+#: number, a capitalised name), then a colon and text.
+SPEAKER = re.compile(
+    r"(?m)^[ \t>*_]*(?i:" + _ROLE + r")(?:[ \t]+(?:[A-Z]|\d{1,2}|[A-Z][\w.-]{1,20}))?[ \t*_]*:[ \t*_]*(?=\S)"
+)
+
+
+def without_speaker(reply: str) -> tuple[str, str | None]:
+    """``reply`` without the speaker label opening it (see the module docstring), and a note saying
+    which label was set aside (``None`` when nothing was)."""
+    lead = reply.lstrip()
+    first = SPEAKER.match(lead)
+    if first is None or SPEAKER.search(lead, first.end()):
+        return reply, None
+    label = lead[: first.end()].strip(" \t*_:")
+    return lead[first.end() :], f"read without its speaker label {label!r}"

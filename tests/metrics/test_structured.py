@@ -10,7 +10,7 @@ from pydantic import TypeAdapter
 
 from harness.data.expected import Expected
 from harness.metrics.correctness import check_expected
-from harness.metrics.structured import structured_answer
+from harness.metrics.structured import asked_field, structured_answer, without_speaker
 
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
 
@@ -63,3 +63,90 @@ def test_only_a_single_object_with_a_scalar_answer_field_is_structured() -> None
 def test_the_detail_names_the_field() -> None:
     got = check_expected(_EXPECTED.validate_python(_FORTY_TWO), '{"final_answer": 42}')
     assert got.correct and "'final_answer' field" in got.detail
+
+
+_NOBLE = {"type": "any_of", "values": ["Lisbon"]}
+_LISTED = {"type": "choice", "answer": "Copper", "options": ["Glass", "Copper", "Rubber"]}
+_YES = {"type": "boolean", "value": True}
+RECORDS = [
+    # a record of key: value lines is read by its answer field, its companions are not
+    (_FORTY_TWO, "bags: 7\napples_per_bag: 6\nresult: 42", None, "correct"),
+    (_FORTY_TWO, "- total: 41\n- verdict: 41\n- note: 42 if you count the spare", None, "wrong"),
+    (_LISTED, "choice: Copper\nreason: free electrons\nrunner_up: Glass (an insulator)", None, "correct"),
+    (_YES, "verdict: true\nsource: the 1998 survey\nconfidence: high", None, "correct"),
+    # with the question known, the field it asks for
+    (_NOBLE, "country: Portugal\ncapital: Lisbon\npopulation: 545000", "What is the capital of Portugal?", "correct"),
+    (_NOBLE, "country: Portugal\ncapital: Porto", "What is the capital of Portugal?", "wrong"),
+    (
+        {"type": "any_of", "values": ["SMTP"]},
+        "port: 25\nprotocol: SMTP\nlayer: application",
+        "Which protocol normally uses port 25?",
+        "correct",
+    ),
+    (_FORTY_TWO, '{"edges": 42, "faces": 7}', "How many edges does the solid have?", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "query", "verdict"), RECORDS)
+def test_a_record_of_key_value_lines_is_read_by_its_answer_field(
+    block: dict[str, Any], answer: str, query: str | None, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
+
+
+@pytest.mark.parametrize(
+    ("answer", "query"),
+    [
+        ("capital: Lisbon\ncountry: Portugal", None),  # no answer field, and no question to ask for one
+        ("country: Portugal\nlargest city: Lisbon", "What is the capital of Portugal?"),  # not the asked field
+        ("result: 42", None),  # one line is a label, not a record
+        ("Step 1: 6 × 7\nresult: 42", None),  # "Step 1" is no field name
+        ("result: 42\nThat is six bags of seven.", None),  # prose after it
+        ("Answer: 42\nconfidence: high", None),  # the protocol's own line, read as the declared line
+        ("```\nresult: 42\nok: yes\n```", None),  # code
+    ],
+)
+def test_what_is_not_a_record_with_an_answer_field(answer: str, query: str | None) -> None:
+    assert structured_answer(answer, query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("Which protocol normally uses port 25?", "protocol"),
+        ("What is the capital of Portugal?", "capital"),
+        ("How many edges does a cube have?", "edges"),
+        ("Name the largest ocean.", "largest"),
+        ("What does HTTP 404 mean?", None),
+        ("Is 91 prime?", None),
+    ],
+)
+def test_the_field_a_question_asks_for(query: str, field: str | None) -> None:
+    assert asked_field(query) == field
+
+
+SPEAKERS = [
+    (_CHOICE, "Model A: The answer has to be 3 (option C).", "correct"),
+    ({"type": "choice", "answer": "B", "options": {"A": "Venus", "B": "Mercury"}}, "Model A: Mercury.", "correct"),
+    ({"type": "exact", "value": "Lisbon"}, "Assistant: The capital is Lisbon.", "correct"),
+    (_FORTY_TWO, "Response 2: the members converge on 42.", "correct"),
+    (_YES, "AI: Yes — it holds for every n.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), SPEAKERS)
+def test_a_speaker_label_opening_the_reply_is_set_aside(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Model A: 41\nModel B: 42\nChairman: 41",  # a transcript of several speakers
+        "Member answers: 41, 42, 42.",  # not a speaker's label
+        "The model: 42",  # no role word opening the line
+        "Model: ",  # nothing after it
+    ],
+)
+def test_a_speaker_label_is_kept_in_a_transcript_or_when_it_is_none(answer: str) -> None:
+    assert without_speaker(answer) == (answer, None)
