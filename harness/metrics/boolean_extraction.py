@@ -35,6 +35,8 @@ from harness.metrics.extraction_base import (
     declared_clause,
     extracted,
     last_boxed,
+    marked_item,
+    normalize_answer,
     quoted,
     split_sentences,
     truncated,
@@ -281,4 +283,26 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
         return extracted(
             str(said[0]).lower(), "predicate", f"{quoted(said[1])} answers the question's predicate", capped
         )
+    checked = _checked_predicate(text, query)
+    if checked is not None:
+        return extracted(str(checked[0]).lower(), "marked", checked[1], capped)
     return extracted(None, "none", "no yes/no or true/false found in the answer", capped)
+
+
+def _checked_predicate(text: str, query: str | None) -> tuple[bool, str] | None:
+    """A list whose one checked item is what the question asks ("- fruit ✅ …" for "Is a tomato a
+    fruit?": true), or one that checks another item while listing the asked one unchecked (false)."""
+    item = marked_item(text)
+    asked = re.search(r"(?i)\b([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*\?\s*$", (query or "").split("\n")[0])
+    if item is None or asked is None:
+        return None
+    head = normalize_answer(re.split(r"[(:—–,]", item)[0])
+    want = normalize_answer(asked[1])
+    if not head or not want:
+        return None
+    if head == want or want.endswith(" " + head):
+        return True, f"the one checked item of the list, {quoted(item)}, is what the question asks"
+    listed = {normalize_answer(re.split(r"[(:—–,]", ln.lstrip(" -*+•|"))[0]) for ln in text.split("\n")}
+    if want in listed or want.split()[-1] in listed:
+        return False, f"the list checks {quoted(item)}, not what the question asks ({quoted(asked[1])})"
+    return None

@@ -254,10 +254,15 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     question's predicate for its subject ("51 is not prime" answers "Is 51 prime?"), or its
     opposite ("so it's composite": false; "X lies" for "Does X tell the truth?": false); not a
     clause asked as a question, and nothing when such clauses disagree. A leading yes/no followed
-    by "it depends" or turned by a bare opposite truth word is ``ambiguous``.
+    by "it depends" or turned by a bare opposite truth word is ``ambiguous``. Last, ``marked`` — a
+    list whose one checked item is the question's own predicate ("- fruit ✅ …" for "Is a tomato a
+    fruit?": true), or that checks another item while listing the predicate unchecked (false).
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
+    with the question known, ``answer_cue`` also for a structured answer (two or more ``key: value``
+    lines) whose one key is the noun the question asks for ("protocol: HTTPS" for "Which protocol …?":
+    :func:`harness.metrics.text_cues.asked_field`); ``marked``;
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); ``conclusion``
     also for an answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"):
     its last sentence when short (at most six words), else the clause after its last conclusion cue;

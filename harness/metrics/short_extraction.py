@@ -25,7 +25,7 @@ from harness.metrics.extraction_base import (
     split_sentences,
 )
 from harness.metrics.number_cues import TAKE_BACK
-from harness.metrics.text_cues import CONTRAST, ranked_sentence, ranks_context, states_asked
+from harness.metrics.text_cues import CONTRAST, asked_field, ranked_sentence, ranks_context, states_asked
 
 
 def _strip_list_marker(line: str) -> str:
@@ -137,6 +137,11 @@ def extract_answer(text: str, query: str | None = None) -> Extraction:
     for inner in reversed(bold_spans(text)):
         if inner and not inner.endswith(":") and len(inner.split()) <= 8:
             return extracted(inner, "bold", f"the last short bold span: {quoted(inner)}", capped)
+    field = asked_field(text, query)
+    if field is not None:
+        return extracted(
+            field[1], "answer_cue", f"the field {field[0]!r} the question asks for: {quoted(field[1])}", capped
+        )
     item = marked_item(text)
     if item is not None:
         value = drop_negated(item) or item

@@ -451,3 +451,27 @@ def without_predicative_possessive(candidate: str) -> str:
     """``candidate`` with a possessive name that stands as a predicate read as the name ("… is
     Einstein's." → "… is Einstein."); "Einstein's earlier ideas" is unchanged."""
     return _PREDICATIVE_POSSESSIVE.sub(r"\1\2", candidate)
+
+
+MARKUP_QUOTES = " \t*_`\"'“”‘’,"
+#: The noun a question asks for, right after its wh-word ("Which protocol …", "What data structure …").
+_ASKED_NOUN = re.compile(r"(?i)\b(?:which|what)\s+(?P<n>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)")
+_FIELD = re.compile(r"^[ \t>*_-]*[\"']?(?P<k>[A-Za-z][\w \t-]{0,30}?)[\"']?[ \t]*[:=][ \t]*(?P<v>\S[^\n]*)$")
+
+
+def asked_field(text: str, query: str | None) -> tuple[str, str] | None:
+    """``(key, value)`` of a structured answer — two or more ``key: value`` lines — whose key is the
+    noun the question asks for ("protocol: HTTPS" for "Which protocol normally runs on port 443?");
+    else ``None``."""
+    m = _ASKED_NOUN.search(query or "")
+    if m is None:
+        return None
+    words = m["n"].lower().split()
+    asked = {words[0], " ".join(words)}
+    fields = [f for ln in text.split("\n") if (f := _FIELD.match(ln.strip()))]
+    if len(fields) < 2:
+        return None
+    hits = [f for f in fields if " ".join(re.split(r"[\s_-]+", f["k"].strip().lower())) in asked]
+    if len(hits) != 1:
+        return None
+    return hits[0]["k"].strip(), hits[0]["v"].strip().strip(MARKUP_QUOTES)

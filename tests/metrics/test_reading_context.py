@@ -524,3 +524,32 @@ ODD_ONE_OUT = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), ODD_ONE_OUT)
 def test_the_odd_one_out_and_the_group(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+FIELDS_AND_CHECKS = [
+    # a structured answer's field named as the question asks
+    (
+        _any("HTTPS"),
+        "Which protocol normally runs on TCP port 443?",
+        "port: 443\nprotocol: HTTPS\ntransport: TCP",
+        "correct",
+    ),
+    (_exact("Au"), "What symbol does gold have?", "element: gold\nsymbol: Au\nnumber: 79", "correct"),
+    (_exact("stack"), "Which data structure is LIFO?", "order: LIFO\ndata structure: stack", "correct"),
+    (_exact("Au"), "What symbol does gold have?", "element: gold\nsymbol: Ag\nnumber: 47", "wrong"),
+    # a checked list item that is (or is not) what the question asks
+    (
+        _bool(True),
+        "Is a tomato botanically a fruit?",
+        "- fruit ✅ (botanical sense: a berry)\n- vegetable (culinary)",
+        "correct",
+    ),
+    (_bool(False), "Is a peanut a nut?", "- nut\n- legume ✅ (it grows in a pod)", "correct"),
+    (_bool(True), "Is a whale a mammal?", "- fish\n- mammal ✓ (it breathes air)", "correct"),
+    (_bool(True), "Is a tomato botanically a fruit?", "- fruit\n- vegetable ✅", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), FIELDS_AND_CHECKS)
+def test_fields_and_checked_items(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
