@@ -108,7 +108,8 @@ expected value is 0 — zero words such as "no brothers" and "none")
     (:func:`harness.metrics.number_cues.scenario_pair`).
     Before any rule, notations are rewritten to digits (:mod:`harness.metrics.numerals`: "3½",
     "3 1/4", "10⁹", "2.500.000", "half a dozen", "π/4", ``\\frac{\\sqrt{3}}{2}``; a decimal comma
-    before one, two or four or more digits, or after a lone zero: "1,15", "0,7917", "0,375"; "70.000"
+    before one, two or four or more digits, or after a lone zero: "1,15", "0,7917", "0,375";
+    thousands grouped by spaces before a decimal comma, "11 576,25"; Swiss "1'250" and "1'100.–"; "70.000"
     as 70000 only when the answer shows the dot-for-thousands convention, or when its group ends in
     "00" and the question asks for a count: "604.800" for "How many seconds …"). The ``equals``
     rule and a clause whose ``=`` is followed by an expression in a variable ("= 3(2x+1) + 0")

@@ -23,8 +23,10 @@
   digit group (``1,15 l``, ``0,35``, ``0,7917``, ``3,14159``) is a decimal point, and so is a comma
   after a lone zero (``0,375``); thousands groups have three digits after a non-zero lead, so
   ``1,150`` is unchanged;
-  a continental amount, dot-grouped thousands before a decimal comma (``1.102,50`` → ``1102.50``), is
-  read whole;
+  a continental amount, thousands grouped by dots or spaces before a decimal comma (``1.102,50`` →
+  ``1102.50``, ``11 576,25`` → ``11576.25``), is read whole;
+* **Swiss notation**: thousands apostrophes (``1'250``, ``12’500'000``) are dropped, and so is the
+  dash that marks a whole amount (``1'100.–`` → ``1100``, ``250.-``);
 * **digits and a part**: "2 and a half" → 2.5, "1 and three quarters" → 1.75;
 * **dozens**: "half a dozen" → 6, "a dozen" / "one dozen" → 12, "<n> dozen" (digits or a number
   word from one to twelve) → n × 12, "a baker's dozen" → 13.
@@ -66,6 +68,15 @@ _FRAC_NUM_RE = re.compile(r"\\[dt]?frac\s*\{\s*(?P<a>\d{1,12}(?:\.\d+)?)\s*\}\s*
 _PI_RE = re.compile(r"(?<![\w.])(?P<k>\d{1,6}(?:\.\d+)?)[ \t]?(?:π|\\pi\b)(?![\w^])")
 #: A continental amount: dot-grouped thousands and a decimal comma ("1.102,50", "12.345.678,9").
 _CONTINENTAL_RE = re.compile(r"(?<![\w.,])(?P<int>[1-9]\d{0,2}(?:\.\d{3})+),(?P<dec>\d{1,2})(?!\d|[.,]\d)")
+#: A continental amount grouped by spaces (also no-break and thin spaces) before a decimal comma
+#: ("11 576,25", "1 102,50").
+_SPACED_CONTINENTAL_RE = re.compile(
+    r"(?<![\w.,])(?P<int>[1-9]\d{0,2}(?:[ \u00a0\u202f\u2009]\d{3})+),(?P<dec>\d{1,2})(?!\d|[.,]\d)"
+)
+#: Swiss thousands apostrophes ("1'250", "12’500'000") and the price dash of a whole amount ("1'100.–",
+#: "250.-", "80,–").
+_APOSTROPHE_RE = re.compile(r"(?<![\w'’.,])[1-9]\d{0,2}(?:['’]\d{3})+(?![\w'’]|[.,]\d)")
+_PRICE_DASH_RE = re.compile(r"(?<=\d)[.,][–—-](?![\w–—-])")
 _DECIMAL_COMMA_RE = re.compile(
     r"(?<![\d,.])(?:(?P<a>\d{1,6}),(?P<b>\d{1,2}|\d{4,12})|(?P<z>0),(?P<c>\d{3}))(?![\d]|,\d)"
 )
@@ -214,6 +225,12 @@ def plain_numerals(text: str) -> str:
         text = _POWER_RE.sub(_power, text)
     if "/" in text:
         text = _MIXED_RE.sub(_mixed, text)
+    if "'" in text or "’" in text:
+        text = _APOSTROPHE_RE.sub(lambda m: re.sub(r"['’]", "", m.group(0)), text)
+    if "–" in text or "—" in text or "-" in text:
+        text = _PRICE_DASH_RE.sub("", text)
+    if "," in text:
+        text = _SPACED_CONTINENTAL_RE.sub(lambda m: re.sub(r"\s", "", m["int"]) + "." + m["dec"], text)
     if "." in text and "," in text:
         text = _CONTINENTAL_RE.sub(lambda m: m["int"].replace(".", "") + "." + m["dec"], text)
     if "." in text:

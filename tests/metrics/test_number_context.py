@@ -210,3 +210,26 @@ EQUIVALENT_FORMS = [
 @pytest.mark.parametrize(("value", "answer", "verdict"), EQUIVALENT_FORMS)
 def test_two_forms_of_one_value_are_not_alternatives(value: float, answer: str, verdict: str) -> None:
     assert _check(value, answer)[0] == verdict
+
+
+LOCALE_AMOUNTS = [
+    # Swiss thousands apostrophes and the dash of a whole amount; space-grouped thousands before a decimal comma
+    (1100, "Neuer Preis: CHF 1'100.–", "correct"),
+    (12500, "Das Auto kostet 12’500 Franken.", "correct"),
+    (250, "Der Eintritt kostet 250.- CHF.", "correct"),
+    (11576.25, "Kontostand nach 3 Jahren: 11 576,25 EUR", "correct"),
+    (2345.5, "Total : 2\u202f345,50 €", "correct"),
+    (1100, "Neuer Preis: CHF 1'010.–", "wrong"),
+    (576.25, "Kontostand nach 3 Jahren: 11 576,25 EUR", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "verdict"), LOCALE_AMOUNTS)
+def test_swiss_and_space_grouped_amounts_are_read_whole(value: float, answer: str, verdict: str) -> None:
+    assert _check(value, answer, tolerance=0.01)[0] == verdict
+
+
+def test_feet_and_inches_are_not_thousands() -> None:
+    from harness.metrics.numerals import plain_numerals
+
+    assert plain_numerals("He is 5'10\" tall") == "He is 5'10\" tall"
