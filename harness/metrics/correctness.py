@@ -158,6 +158,7 @@ from harness.metrics.text_cues import (
     OTHER_POSSIBILITY,
     alternative_aside,
     appositive,
+    asked_words,
     attribution,
     contrast_cut,
     glossed,
@@ -165,6 +166,7 @@ from harness.metrics.text_cues import (
     last_conclusion,
     number_variants,
     second_clause,
+    states_asked,
     trailing_phrase,
     without_asides,
     without_predicative_possessive,
@@ -265,7 +267,7 @@ def _check_text(
     # narrowed with or without normalization: "Na (from the Latin natrium)" reads as "Na"
     candidate, abstain = _narrowed(values, candidate, extraction.method, query)
     if not abstain:
-        abstain = committed_elsewhere(values, extraction.value, answer, extraction.method)
+        abstain = committed_elsewhere(values, extraction.value, answer, extraction.method, query)
     if abstain:
         extraction = _abstained(extraction, abstain)
         return _make(False, shown, extraction, f"expected {shown}, got {_got(extraction)}")
@@ -440,7 +442,7 @@ def _joined_other(values: list[str], text: str) -> str:
     return ""
 
 
-def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str) -> str:
+def committed_elsewhere(values: list[str], candidate: str, answer: str, method: str, query: str | None = None) -> str:
     """Why a short answer that names the value is not the answer's commitment ("" when it is):
     it hedges the value (:func:`_hedged_value`: "probably Canberra", "It might be Canberra"); its
     closing conclusion turns to another name ("Canberra is the official answer, though …, so
@@ -450,7 +452,9 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     ("Answer: Canberra?"); or, for an answer read without a cue, a later sentence commits in the
     first person to another name or value without naming the value ("Textbooks say X. I'd say
     Hilbert.", "…; in practice Sydney, which is my answer", and — a verb that takes the choice itself
-    — "I'll go with the liver": :data:`~harness.metrics.text_cues.COMMITS`)."""
+    — "I'll go with the liver": :data:`~harness.metrics.text_cues.COMMITS`), or gives another name as
+    what is asked ("It's Lyon.", "Lyon is the capital." for "What is the capital of France?"; also a
+    clause of the answer itself: "Paris — what I thought at first, it's Lyon")."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -472,6 +476,9 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
             return "it offers the answer as a question"
     if method not in ("whole", "first_sentence", "conclusion"):
         return ""
+    for clause in re.split(r"[,;—–]|\s-\s", candidate)[1:]:  # "Paris — what I thought at first, it's Lyon"
+        if _IT_IS.match(clause.strip()) and not _names(values, clause):
+            return f"a clause after it gives another value: {clause.strip()[:60]!r}"
     at = answer.find(candidate[: max(1, min(len(candidate), 40))])
     rest = answer[at + len(candidate) :] if at >= 0 else ""
     for sentence in re.split(r"[.!?;\n]+", rest):
@@ -483,7 +490,35 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
         )
         if committed and named and not _names(values, sentence):
             return f"a later sentence commits to something else: {sentence.strip()[:60]!r}"
+        if _states_another(sentence.strip(), values, query):
+            return f"a later sentence gives another value as what is asked: {sentence.strip()[:60]!r}"
     return ""
+
+
+_NAME = r"(?P<x>(?!(?:It|The|This|That|They|He|She|We|I|A|An)\b)[A-Z][\w-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w-]*){0,2})"
+_IT_IS = re.compile(
+    r"^(?i:(?:so|thus|then|today|now|really|actually)\s+)?(?i:it'?s|it\s+is|the\s+answer\s+is|answer\s+is)\s+"
+    + _NAME
+    + r"[\s.!*_]*$"
+)
+_IS_THE = re.compile(r"^" + _NAME + r"\s+(?:is|was)\s+(?:the|its)\s+(?:[\w-]+\s+){0,2}?(?P<w>[a-z][\w-]*)\b")
+_THE_IS = re.compile(r"(?i:^(?:the|its)\s+[^,;:]{1,60}?\s+(?:is|was))\s+" + _NAME)
+
+
+def _states_another(sentence: str, values: list[str], query: str | None) -> bool:
+    """A later sentence that gives another name as the answer: "It's Lyon." / "The answer is Lyon.",
+    or, with the question known, states the question's predicate of another name ("Lyon is the
+    capital.", "The capital is Lyon." for "What is the capital of France?"), with no negation."""
+    if not sentence or _names(values, sentence) or re.search(r"(?i)\b(?:not|never|no)\b|n't\b", sentence):
+        return False
+    if _IT_IS.match(sentence):
+        return True
+    asked = asked_words(query)
+    m = _IS_THE.match(sentence)
+    if m is not None and m["w"] in asked:
+        return True
+    m = _THE_IS.match(sentence)
+    return m is not None and states_asked(sentence, query, strict=True)
 
 
 def _reported(values: list[str], candidate: str, query: str | None) -> str:

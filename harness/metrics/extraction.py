@@ -286,7 +286,9 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     for current": ``ambiguous``; a heading that names it, the rest only explaining — no turn,
     negation, hedge, framing or commitment after it — is compared alone: "Beethoven — Piano Sonata
     No. 14 …"), a common noun matches in the other number ("mitochondrion"), and a
-    possessive name standing as a predicate is the name ("… but general relativity is Einstein's.").
+    possessive name standing as a predicate is the name ("… but general relativity is Einstein's."),
+    and a value read without a cue is no commitment when a clause or a later sentence gives another
+    name as what is asked ("Paris — the tempting guess. Lyon is the capital.", "…, it's Lyon").
 
 Code (:func:`extract_code`)
     ``fenced_defines`` — the last fenced block that defines the expected function; else

@@ -156,12 +156,20 @@ def asked_words(query: str | None) -> set[str]:
     return {w for w in re.findall(r"(?<![\w'’-])[a-z][a-z-]{3,}\b", line) if w not in _NOT_ASKED}
 
 
-def states_asked(clause: str, query: str | None) -> bool:
+def states_asked(clause: str, query: str | None, strict: bool = False) -> bool:
     """Whether ``clause`` opens by stating the question's own predicate of a value: its subject is a
     noun phrase holding a predicate word of the question ("the capital is Ottawa" for "What is the
-    capital of Canada?", "the largest is Jupiter" for "… the largest planet …")."""
+    capital of Canada?", "the largest is Jupiter" for "… the largest planet …"); ``strict``: the
+    subject's head word, before any preposition, is one ("the universal recipient is …" does not
+    state "the universal donor")."""
     m = _SUBJECT_STATED.match(clause)
-    return m is not None and bool(set(re.findall(r"[a-z-]+", m["subj"].lower())) & asked_words(query))
+    if m is None:
+        return False
+    asked = asked_words(query)
+    if strict:
+        head = re.split(r"(?i)\s+(?:of|in|on|under|for|at|by|with|from|above|below|among)\s+", m["subj"])[0]
+        return head.lower().split()[-1] in asked
+    return bool(set(re.findall(r"[a-z-]+", m["subj"].lower())) & asked)
 
 
 def ranks_context(query: str | None) -> bool:

@@ -220,7 +220,7 @@ CASE_KEPT_IN_A_SENTENCE = [
     (_case_kept("Na"), "Sodium is NA.", "wrong"),
     (_case_kept("Na"), "Table salt is NaCl.", "wrong"),
     (_case_kept("list"), "It prints `<class 'list'>`.", "wrong"),
-    (_case_kept("Na"), "It is not Na, it is K.", "wrong"),
+    (_case_kept("Na"), "It is not Na, it is K.", "ambiguous"),
 ]
 
 
@@ -552,4 +552,31 @@ FIELDS_AND_CHECKS = [
 
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), FIELDS_AND_CHECKS)
 def test_fields_and_checked_items(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
+
+
+FRANCE = "What is the capital of France?"
+
+ANOTHER_VALUE_AFTER = [
+    # after a leading value, a clause or sentence that gives another value as what is asked
+    (_exact("Paris"), FRANCE, "Paris — the tempting guess. Lyon is the capital.", "ambiguous"),
+    (_exact("Paris"), FRANCE, "Paris — that's a trap. It's Lyon.", "ambiguous"),
+    (_exact("Paris"), FRANCE, "Paris — what I thought at first, it's Lyon.", "ambiguous"),
+    (_exact("Paris"), FRANCE, "Paris: that was the old answer, today it is Lyon.", "ambiguous"),
+    (_exact("Paris"), FRANCE, "Paris. The capital is Lyon, strictly speaking.", "ambiguous"),
+    # another value stated of something else, or a restatement, keeps the answer
+    (_exact("Paris"), FRANCE, "Paris. Lyon is the second city.", "correct"),
+    (_exact("Paris"), FRANCE, "Paris — it's the capital since 987.", "correct"),
+    (_exact("Paris"), FRANCE, "Paris. The largest city is also Paris.", "correct"),
+    (
+        _any("O negative"),
+        "Which blood type is known as the universal donor?",
+        "The universal donor is O negative; the universal recipient is AB positive.",
+        "correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), ANOTHER_VALUE_AFTER)
+def test_another_value_given_after_the_lead(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
