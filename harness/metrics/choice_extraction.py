@@ -210,9 +210,12 @@ class _Options:
             if upper:
                 bare = re.compile(r"(?<![\w'’\x00-])(?P<k>" + _letter_pattern(upper) + r")(?![\w'’\x00-])")
                 out = shield(out, [], bare, {k: k for k in upper})
+        compared = self.ranked_below(out)  # "more northerly than Madrid or Cairo": compared, not offered
         for pattern in (ALTERNATIVES, JOINED) if joined else (ALTERNATIVES,):
             for m in pattern.finditer(out):
                 if m["a"] != m["b"] and m["a"] in self.options and m["b"] in self.options:
+                    if {m["a"], m["b"]} & compared:
+                        continue
                     return [m["a"], m["b"]]
         return []
 
@@ -225,6 +228,8 @@ class _Options:
         found: set[str] = set()
         rejected: set[str] = set()
         sentence = unframed(sentence)  # "People usually pick B": what others pick is not named here
+        # "far north of Rome (42° N), Madrid (40° N) and Cairo": a compared list runs across asides
+        compared = self.ranked_below(_ASIDE.sub(" ", self.shielded(sentence)))
         for part in _SUBCLAUSE.split(self.shielded(sentence)):
             rest = unshielded(part)
             if not part.strip():
@@ -236,7 +241,7 @@ class _Options:
                     rejected |= named
             else:
                 found |= named
-        return found - rejected  # "Not C, since C forgets a term": the reason is about the rejected C
+        return found - rejected - compared  # "Not C, since C forgets a term": the reason is about the rejected C
 
     def ranked_below(self, part: str) -> set[str]:
         """The options a shielded sub-clause places below another ("… is a distant third", "ahead of
@@ -248,7 +253,9 @@ class _Options:
         ranked: set[str] = set()
         after = -1  # the end of the last ranked option: "followed by B and then C" ranks both
         for m in re.finditer(MARK + r"([^" + MARK + r"]+)" + MARK, part):
-            listed = after >= 0 and re.fullmatch(r"\s*,?\s*(?:and\s+)?(?:then\s+)?(?:the\s+)?", part[after : m.start()])
+            listed = after >= 0 and re.fullmatch(
+                r"\s*,?\s*(?:(?:and|or|nor)\s+)?(?:then\s+)?(?:the\s+)?", part[after : m.start()]
+            )
             if RANKED_BELOW.match(part, m.end()) or OUTRANKED.search(part[: m.start()]) or listed:
                 ranked.add(m[1])
                 after = m.end()

@@ -171,9 +171,11 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     not named by the rest of its sentence either ("Not C, since C forgets the sin x term"); an
     option a sub-clause places below another — a rank word after it ("The United States is a
     distant third", "B is a close second") or a comparison before it ("ahead of China", "followed by
-    B and then C", "it overtook China": :data:`harness.metrics.text_cues.RANKED_BELOW`,
-    :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named, unless the question
-    asks for a rank ("second", "runner-up"). When
+    B and then C", "it overtook China", "longer than the Amazon", "far north of Rome (42° N), Madrid
+    and Cairo" — a list after it, across asides, too: :data:`harness.metrics.text_cues.RANKED_BELOW`,
+    :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named (nor offered as an
+    alternative: "more northerly than Madrid or Cairo"), unless the question asks for a rank
+    ("second", "runner-up"). When
     an option is an expression ("x cos x + sin x"), every option is found only as a whole
     expression with its operators (a leading minus sign makes an option one: "−cos x"), an "=" and a
     value beside it not extending it ("2^10 = 1024", "d/dx sin x = cos x"; but "sin x + x cos x"

@@ -580,3 +580,28 @@ ANOTHER_VALUE_AFTER = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), ANOTHER_VALUE_AFTER)
 def test_another_value_given_after_the_lead(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+CITIES = ["Oslo", "Rome", "Madrid", "Cairo"]
+NORTH = "Which city is further north: Oslo, Rome, Madrid or Cairo?"
+
+COMPARED_TERMS = [
+    # options named as the term a comparison sets the answer against are not chosen
+    (
+        _choice("Oslo", CITIES),
+        NORTH,
+        "Oslo, at about 60° N, is far north of Rome (42° N), Madrid (40° N) and Cairo.",
+        "correct",
+    ),
+    (_choice("Oslo", CITIES), NORTH, "Oslo lies at a higher latitude than Rome, Madrid and Cairo.", "correct"),
+    (_choice("Oslo", CITIES), NORTH, "It is Oslo — colder and more northerly than Madrid or Cairo.", "correct"),
+    (_choice("Nile", RIVERS), LONGEST, "The Nile is longer than the Amazon by most measurements.", "correct"),
+    # the subject of the comparison is what the answer names, right or wrong
+    (_choice("Oslo", CITIES), NORTH, "Rome is further north than Madrid and Cairo.", "wrong"),
+    (_choice("Oslo", CITIES), NORTH, "Madrid is north of Cairo; Rome is north of Madrid.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), COMPARED_TERMS)
+def test_a_compared_term_is_not_chosen(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
