@@ -63,7 +63,7 @@ expected value is 0 — zero words such as "no brothers" and "none")
     "recount", "let me redo" — :data:`harness.metrics.number_cues.TAKE_BACK` — followed by a
     different number) is ``ambiguous``.
     3. ``bold`` — the last ``**...**`` span that is just a number (plus up to two words of unit,
-       unit symbols such as "°C", "m²", "µm" included),
+       unit symbols such as "°C", "m²", "µm" included, a degree sign also attached: "720°"),
        bold headings ("**Step 3: Share**", "**Total:**") passed over; when the last bold span that
        holds a digit says more than a number ("**66 girls in the band**"), no earlier bold number
        is taken ("**264 girls**" was an intermediate) and the later rules read the answer.
@@ -148,7 +148,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     open with a check heading of at most three words before it ("Quick check:", "Euler's formula
     checks out:", "A quick verification —"; cues after it included), or hold a check phrase before
     their first digit with no conclusion cue after it ("Plugging it back in checks out: 3·2 + 4 =
-    10") — are passed over by the fallback rules when other numbers remain. Question anchoring
+    10") — are passed over by the fallback rules when other numbers remain; so are the sentences
+    from a question to the reader after an earlier number on ("Would you like it in mph? That's
+    about 37.3 mph."). Markdown footnotes ("… 5,050.[^1]", "[^1]: The story goes …") are dropped
+    before any rule. Question anchoring
     (answer first, context after): with the question known, when the first sentence with a number
     shares a content word with the question's asking sentence and every later sentence with a
     number speaks of another subject or event — it shares no content word with the question, opens

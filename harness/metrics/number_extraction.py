@@ -392,11 +392,31 @@ def extract_number(
     )
 
 
+#: A markdown footnote: its definition line ("[^gauss]: The story goes …") and its reference ("5,050.[^gauss]").
+_FOOTNOTE_LINE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,40}\]:.*$")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,40}\]")
+
+
+def without_footnotes(text: str) -> str:
+    """``text`` without markdown footnotes: a footnote comments beside the answer, it does not give it."""
+    if "[^" not in text:
+        return text
+    return _FOOTNOTE_REF.sub("", _FOOTNOTE_LINE.sub("", text))
+
+
+#: A question to the reader that opens a coda after the answer ("Would you like that in miles per hour?
+#: It's about 37.3 mph.", "Want it in grams?", "Let me know if you need the working.").
+_OFFER = re.compile(
+    r"(?i)^\W*(?:would\s+you\s+like|do\s+you\s+(?:want|need)|shall\s+I|should\s+I|want\s+(?:me\s+to|it|that|this)|"
+    r"need\s+(?:it|that|this)|let\s+me\s+know|if\s+you(?:'d|\s+would)\s+like|happy\s+to)\b"
+)
+
+
 def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, query: str | None) -> Extraction:
     """:func:`extract_number` before the two-scenario check."""
     text, capped = cap_text(text)
     given = set(givens) if givens is not None else None
-    text = fraction_values(plain_numerals(dotted_thousands(clean_latex(text), given, query)))
+    text = fraction_values(plain_numerals(dotted_thousands(clean_latex(without_footnotes(text)), given, query)))
     line = declared_clause(text)
     if line is not None:
         got = _pick_in_clause(line, zeros)
@@ -446,7 +466,7 @@ def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, quer
             continue
         num = parse_number(inner.lstrip("~≈= "), zeros=zeros)
         if num is None:
-            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s+[A-Za-z/°º²³µΩ]+){0,2}\.?", inner)
+            bm = re.fullmatch(r"[~≈=]?\s*(?P<num>.+?)(?:\s*[°º][CFK]?|\s+[A-Za-z/°º²³µΩ]+){0,2}\.?", inner)
             num = parse_number(bm["num"], zeros=zeros) if bm else None
         if num is not None:
             return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
@@ -558,6 +578,9 @@ def _number_fallback(
         " " if i and only_hypothetical(s) and any(re.search(r"\d", r) for r in raw[:i]) else s
         for i, s in enumerate(raw)
     ]
+    offer = next((i for i, s in enumerate(raw) if i and _OFFER.match(s)), None)
+    if offer is not None and any(re.search(r"\d", r) for r in raw[:offer]):
+        raw = raw[:offer]  # a question to the reader after the answer opens a coda: what follows is extra
     sentences = [_without_asides(_without_negated_numbers(s)) for s in raw]
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _is_check(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]

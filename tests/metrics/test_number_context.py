@@ -233,3 +233,37 @@ def test_feet_and_inches_are_not_thousands() -> None:
     from harness.metrics.numerals import plain_numerals
 
     assert plain_numerals("He is 5'10\" tall") == "He is 5'10\" tall"
+
+
+_PENTAGON = "What is the sum of the interior angles of a pentagon, in degrees?"
+_TRIP = "A car travels 150 km in 2.5 hours. What is its average speed in km/h?"
+_BOOKS = "In how many orders can 5 distinct books stand on a shelf?"
+CODA_AND_NOTES = [
+    # a bold number with a degree sign attached is the bold answer
+    (
+        540,
+        "(5 − 2) × 180° = **540°**\n\nEach angle of a regular pentagon is 108°; the exterior ones sum to 360°.",
+        _PENTAGON,
+        "correct",
+    ),
+    (
+        90,
+        "**90°** — a right angle. A straight angle, by contrast, is 180°.",
+        "How many degrees is a right angle?",
+        "correct",
+    ),
+    (540, "**360°**\n\nEach angle of a regular pentagon is 72°.", _PENTAGON, "wrong"),
+    # a question to the reader after the answer opens a coda
+    (60, "150 km ÷ 2.5 h = 60 km/h. Would you like it in miles per hour? That's about 37.3 mph.", _TRIP, "correct"),
+    (60, "The average speed is 60 km/h. Want it in metres per second? It's 16.7 m/s.", _TRIP, "correct"),
+    (37.3, "150 km ÷ 2.5 h = 60 km/h. Would you like it in miles per hour? That's about 37.3 mph.", _TRIP, "wrong"),
+    # a markdown footnote comments beside the answer
+    (120, "They can stand in 5! = 120 orders.[^p]\n\n[^p]: With a sixth book it would be 720.", _BOOKS, "correct"),
+    (120, "Answer: 120[^n]\n\n[^n]: Not 25, which counts with repetition.", _BOOKS, "correct"),
+    (720, "They can stand in 5! = 120 orders.[^p]\n\n[^p]: With a sixth book it would be 720.", _BOOKS, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), CODA_AND_NOTES)
+def test_a_degree_sign_a_reader_coda_and_footnotes(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
