@@ -34,7 +34,10 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
     makes the answer ``ambiguous``); an answer read without a cue that opens with another value as
     its heading, before a dash or colon, and names the value only after it ("j — …, since i is
     reserved for current": :func:`~harness.metrics.text_cues.heading`; not a filler heading, "Short
-    answer:", a speaker's label, "Model B:", nor one of the question's words) is ``ambiguous``, and
+    answer:", a speaker's label, "Model B:", nor one of the question's words) is ``ambiguous``, so is
+    one whose heading names the value only to dismiss it ("Ottawa — a common mistake; Toronto",
+    "Beethoven — wrongly attributed") or that names it only in a clause ranking it below another
+    ("Saturn, and Jupiter a close second", "…, with Neil Armstrong second"), and
     one whose heading names the value while the rest only explains it (no turn, negation, hedge,
     framing or commitment: "Beethoven — Piano Sonata No. 14 …") is compared by its heading alone;
     cut at its last contrast word ("but", "actually", ...), comparing
@@ -165,6 +168,7 @@ from harness.metrics.text_cues import (
     heading,
     last_conclusion,
     number_variants,
+    ranked_sentence,
     second_clause,
     states_asked,
     trailing_phrase,
@@ -310,6 +314,14 @@ _ASKS_FORM = re.compile(
 )
 
 
+#: After a heading: a comment that dismisses it ("Ottawa — a common mistake", "Beethoven — wrongly
+#: attributed", "Paris: a trap").
+_DISMISSED = re.compile(
+    r"(?i)^\W*(?:(?:is|was|that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:(?:a|an|the)\s+)?(?:(?:common|popular|frequent|"
+    r"typical|classic|widespread|old)\s+)?(?:mistake|misconception|myth|trap|error|wrong|incorrect|misattribution|"
+    r"(?:wrongly|mistakenly|falsely|erroneously)\s+\w+)\b"
+)
+_LINK = re.compile(r"(?i)^\s*(?:with|and|while|whereas|then)\s+")
 #: After a heading: a turn, a take-back, an alternative or a negation that unsettles it.
 _UNSETTLED = re.compile(
     r"(?i)\b(?:but|however|yet|actually|in\s+fact|rather|instead|though|although|or|either|not|never|wrong|"
@@ -337,6 +349,11 @@ def _narrowed(values: list[str], candidate: str, method: str, query: str | None 
     candidate = without_asides(candidate, values)
     if method in ("whole", "first_sentence"):
         lead = heading(candidate, query)
+        if lead is not None and _names(values, lead[0]) and _DISMISSED.match(lead[1]):
+            return candidate, f"its heading names the expected answer only to dismiss it ({lead[1].strip()[:40]!r})"
+        ranked = next((p for p in re.split(r"[,;]", candidate)[1:] if ranked_sentence(_LINK.sub("", p))), None)
+        if ranked is not None and _names(values, ranked) and not _names(values, candidate.replace(ranked, " ")):
+            return candidate, f"it names the expected answer only as ranked below another ({ranked.strip()[:40]!r})"
         if lead is not None and _names(values, lead[1]) and not _names(values, lead[0]):
             return (
                 candidate,

@@ -268,7 +268,7 @@ Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");
     with the question known, ``answer_cue`` also for a structured answer (two or more ``key: value``
     lines) whose one key is the noun the question asks for ("protocol: HTTPS" for "Which protocol …?":
-    :func:`harness.metrics.text_cues.asked_field`); ``marked``;
+    :func:`harness.metrics.text_cues.asked_field`); ``marked`` (several marked items: ``ambiguous``);
     ``conclusion`` (the last line starts with a conclusion cue: the clause after it); ``conclusion``
     also for an answer that opens by thinking aloud ("Hmm, cargo.", "Let me think.", "Let's see —"):
     its last sentence when short (at most six words), else the clause after its last conclusion cue;

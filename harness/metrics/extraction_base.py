@@ -115,13 +115,18 @@ def cap_text(text: str) -> tuple[str, bool]:
 _PICK_MARK = re.compile(r"\s*(?:←|⟵|<-{1,2}(?!\w)|✅|✔️?|☑️?|✓)")
 
 
+def marked_lines(text: str) -> list[str]:
+    """The lines of a list or table (two or more lines) that carry a picking mark."""
+    lines = [ln for ln in text.split("\n") if re.match(r"\s*(?:[-*+•]|\d+[.)]|\|)\s*\S", ln)]
+    return [ln for ln in lines if _PICK_MARK.search(ln)] if len(lines) >= 2 else []
+
+
 def marked_item(text: str) -> str | None:
     """The item of the one line of a list or table that carries a picking mark (an arrow pointing
     back at it, a check mark): the line without its list marker, table bars and the mark with what
     follows it; ``None`` unless exactly one of two or more list or table lines is marked."""
-    lines = [ln for ln in text.split("\n") if re.match(r"\s*(?:[-*+•]|\d+[.)]|\|)\s*\S", ln)]
-    marked = [ln for ln in lines if _PICK_MARK.search(ln)]
-    if len(lines) < 2 or len(marked) != 1:
+    marked = marked_lines(text)
+    if len(marked) != 1:
         return None
     line = marked[0]
     item = line[: _PICK_MARK.search(line).start()]  # type: ignore[union-attr]

@@ -21,6 +21,7 @@ from harness.metrics.extraction_base import (
     extracted,
     last_boxed,
     marked_item,
+    marked_lines,
     quoted,
     split_sentences,
 )
@@ -146,6 +147,8 @@ def extract_answer(text: str, query: str | None = None) -> Extraction:
     if item is not None:
         value = drop_negated(item) or item
         return extracted(value, "marked", f"the one list or table item marked as picked: {quoted(value)}", capped)
+    if len(marked_lines(text)) > 1:
+        return extracted(None, "ambiguous", "several list or table items are marked as picked", capped)
     lines = [ln for ln in text.split("\n") if ln.strip(MARKUP)]
     if not lines:
         return extracted(None, "none", "the answer is empty", capped)

@@ -133,9 +133,12 @@ _ASKS_RANK = re.compile(r"(?i)\b(?:second|third|fourth|fifth|runner[-\s]up|next)
 def ranked_sentence(sentence: str) -> bool:
     """Whether ``sentence`` only places a value of one to four words below another ("Saturn is
     second", "The United States is a distant third.")."""
-    m = re.match(r"\W*(?:[\w'’-]+\s+){0,3}?[\w'’-]+", sentence)
-    end = RANKED_BELOW.match(sentence, m.end()) if m else None
-    return end is not None and not sentence[end.end() :].strip(" .!?;,*_")
+    for n in range(4):
+        m = re.match(r"\W*(?:[\w'’.-]+\s+){" + str(n) + r"}[\w'’.-]+", sentence)
+        end = RANKED_BELOW.match(sentence, m.end()) if m else None
+        if end is not None and not sentence[end.end() :].strip(" .!?;,*_"):
+            return True
+    return False
 
 
 #: Words of a question that are not its predicate: wh-words, auxiliaries, generic verbs.

@@ -605,3 +605,38 @@ COMPARED_TERMS = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), COMPARED_TERMS)
 def test_a_compared_term_is_not_chosen(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+CANADA = "What is the capital of Canada?"
+
+DISMISSED_OR_RANKED = [
+    # a heading that names the value only to dismiss it
+    (_exact("Ottawa"), CANADA, "Ottawa — is a common mistake; Toronto.", "ambiguous"),
+    (
+        _any("Beethoven"),
+        "Who composed the Moonlight Sonata?",
+        "Beethoven — wrongly attributed; it was Mozart.",
+        "ambiguous",
+    ),
+    (_exact("Ottawa"), CANADA, "Ottawa: a classic trap. Toronto.", "ambiguous"),
+    (_exact("Ottawa"), CANADA, "Ottawa — the seat of government since 1857.", "correct"),
+    # a value named only as ranked below another, in a clause after the lead
+    (
+        _any("Neil Armstrong"),
+        "Who first walked on the Moon?",
+        "Buzz E. Aldrin, with Neil Armstrong second.",
+        "ambiguous",
+    ),
+    (_exact("Jupiter"), "What is the largest planet?", "Saturn, and Jupiter a close second.", "ambiguous"),
+    (_exact("Jupiter"), "What is the largest planet?", "Saturn by volume, Jupiter next.", "ambiguous"),
+    (_exact("Jupiter"), "What is the largest planet?", "Jupiter, with Saturn second.", "correct"),
+    # several list items marked as picked commit to none
+    (_exact("Ottawa"), CANADA, "- Ottawa ✅ (what people think)\n- Toronto ✅ (actual)", "ambiguous"),
+    (_exact("Ottawa"), CANADA, "1. Ottawa ←\n2. Toronto ←", "ambiguous"),
+    (_exact("Ottawa"), CANADA, "| city | capital? |\n| Ottawa | ✓ |\n| Toronto | ✓ |", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), DISMISSED_OR_RANKED)
+def test_a_dismissed_or_ranked_value(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
