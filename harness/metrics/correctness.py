@@ -58,7 +58,9 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
     |value|)``. A percentage ``p%`` is correct when either ``p`` or ``p/100`` is within tolerance, so
-    "25%" answers both 25 and 0.25; a compound duration "1 hour and 45 minutes" answers 1.75 and 105.
+    "25%" answers both 25 and 0.25; a compound duration "1 hour and 45 minutes" answers 1.75 and 105;
+    when the question asks its count in a scale unit ("how many million …?", "in thousands"), a
+    number given in units is also read in that unit ("2 500 million", "2.5 billion" answer 2500).
     The number is read by :mod:`harness.metrics.numbers` (digits, spelled-out numbers, LaTeX through
     math-verify); when ``value`` is 0, "no brothers", "none", "nothing" read as 0. The question's
     own numbers (``givens``) are passed over by the fallback rules. A number read without a cue (not declared,
@@ -145,6 +147,7 @@ from harness.metrics.extraction import (
     parse_number,
     phrase_match,
 )
+from harness.metrics.number_cues import asked_scale
 from harness.metrics.numerals import plain_numerals
 from harness.metrics.regex_context import (
     alternative_notations,
@@ -614,6 +617,9 @@ def _check_numeric(exp: ExpectNumeric, answer: str, query: str | None = None) ->
     if num.percent:
         readings.append((num.value / 100, f"{num.value / 100:g} (the percentage as a fraction)"))
     readings += [(v, f"{v:g} (the same {num.kind} in the smaller unit)") for v in num.also]
+    scale = asked_scale(query)
+    if scale is not None and abs(num.value) >= scale[1]:
+        readings.append((num.value / scale[1], f"{num.value / scale[1]:g} (in the {scale[0]}s the question asks for)"))
     for value, label in readings:
         diff = abs(value - exp.value)
         if diff <= bound:

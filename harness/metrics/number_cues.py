@@ -28,6 +28,9 @@
   you meant the total rather than the share, 90"): its numbers answer a question not asked.
   :func:`only_hypothetical` — a sentence that is only such a hypothetical, passed over by the
   fallback rules after an earlier sentence with a number.
+* :func:`asked_scale` — a question that asks its count in a scale unit ("how many million …?",
+  "in thousands"): the check also reads the answer's number in that unit ("2 500 million" and
+  "2.5 billion" answer 2500).
 * :func:`context_after` — question anchoring: later sentences that speak of another subject or
   event than the question's ("The smallest, the stapes, is about 3 mm long." after "…, leaving a
   typical adult with 206"; "…; formal reunification followed on 3 October 1990" after "… fell on 9
@@ -319,3 +322,23 @@ def context_after(first: str, later: list[str], query: str | None) -> bool:
     if not query or not later or not (content_stems(first) & content_stems(_asked(query))):
         return False
     return all(other_subject(s, query) for s in later)
+
+
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+#: A question that asks for a count in a scale unit ("how many million is 2,5 milliard?", "the
+#: population in millions", "in thousands of euros").
+_ASKED_SCALE = re.compile(
+    r"(?i)\bhow\s+many\s+(?P<a>hundred|thousand|million|billion|trillion)s?\b"
+    r"|\bin\s+(?P<b>hundred|thousand|million|billion|trillion)s\b"
+)
+
+
+def asked_scale(query: str | None) -> tuple[str, float] | None:
+    """The scale unit the question asks its count in (``("million", 1e6)`` for "how many million …?",
+    "… in millions"), else ``None``: a number the answer gives in units ("2 500 million",
+    "2.5 billion") is then also read in that scale."""
+    m = _ASKED_SCALE.search(query or "")
+    if m is None:
+        return None
+    word = (m["a"] or m["b"]).lower()
+    return word, _SCALES[word]

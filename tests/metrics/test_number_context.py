@@ -267,3 +267,20 @@ CODA_AND_NOTES = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), CODA_AND_NOTES)
 def test_a_degree_sign_a_reader_coda_and_footnotes(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query)[0] == verdict
+
+
+ASKED_SCALE = [
+    # a question that asks its count in a scale unit is answered by a number given in units
+    (2500, "That is 2 500 million.", "How many million is 2.5 billion?", "correct"),
+    (340, "The city has about 340 thousand residents.", "How many thousand residents does the city have?", "correct"),
+    (7.9, "World population is about 7.9 billion.", "What is the world population in billions?", "correct"),
+    (45, "Revenue was $45,000,000 last year.", "What was last year's revenue, in millions of dollars?", "correct"),
+    (2500, "That is 25 000 million.", "How many million is 2.5 billion?", "wrong"),
+    # without such a question the number is read in units
+    (2500, "That is 2 500 million.", "What is 2.5 billion written out?", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), ASKED_SCALE)
+def test_a_count_asked_in_a_scale_unit(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query, tolerance=0.01)[0] == verdict
