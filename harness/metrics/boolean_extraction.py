@@ -71,6 +71,8 @@ _QUALIFIER = (
     r"hopefully|normally|sometimes|only|early|rarely|hardly|barely|scarcely|frequently|commonly|"
     r"traditionally|historically|initially|originally|formerly)\b)[a-z]{3,}ly\s*,\s*)?"
 )
+#: After a hedge, a turn to a verdict that settles it ("It depends …, but yes — …").
+_BUT_VERDICT = re.compile(r"(?i)\b(?:but|though|still)\s*,?\s*(?:the\s+answer\s+is\s+)?(?P<w>yes|no)\b")
 #: An arrow to a verdict ("… → yes, leap year"), read like a conclusion cue.
 _ARROW = re.compile(r"(?:→|⇒|=>)(?=\s*(?:yes|no|true|false)\b)", re.IGNORECASE)
 _LEADING_WORD = re.compile(
@@ -141,7 +143,14 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
     if len(both) > 1:
         return extracted(None, "ambiguous", "the answer concludes both ways ('so yes' and 'so no')", capped)
     if sentences and (HEDGE.match(sentences[-1]) or OPEN_ENDED.search(sentences[-1])) and _POLARITY_RE.search(text):
-        return extracted(None, "ambiguous", f"the answer ends by leaving it open: {quoted(sentences[-1])}", capped)
+        settled = _BUT_VERDICT.search(sentences[-1])  # "It depends on the definition, but yes — …" commits
+        if settled is None or OPEN_ENDED.search(sentences[-1], settled.start()):
+            return extracted(None, "ambiguous", f"the answer ends by leaving it open: {quoted(sentences[-1])}", capped)
+        if not re.match(r"\s*(?:or|and|nor)\b", sentences[-1][settled.end() :]):
+            value = settled["w"].lower() == "yes"
+            return extracted(
+                str(value).lower(), "conclusion", f"a hedge settled by a turn: {quoted(settled.group(0))}", capped
+            )
     lead = _LEADING_WORD.match(text.lstrip())
     lead_value = (_POLARITY[lead["w"].lower()] if lead["w"] else not lead["neg"]) if lead else None
     conclusion: tuple[bool | None, str] | None = None
@@ -293,16 +302,15 @@ def _checked_predicate(text: str, query: str | None) -> tuple[bool, str] | None:
     """A list whose one checked item is what the question asks ("- fruit ✅ …" for "Is a tomato a
     fruit?": true), or one that checks another item while listing the asked one unchecked (false)."""
     item = marked_item(text)
-    asked = re.search(r"(?i)\b([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*\?\s*$", (query or "").split("\n")[0])
-    if item is None or asked is None:
+    question = f" {normalize_answer((query or '').split(chr(10))[0])} "
+    if item is None or not question.strip():
         return None
     head = normalize_answer(re.split(r"[(:—–,]", item)[0])
-    want = normalize_answer(asked[1])
-    if not head or not want:
+    if not head:
         return None
-    if head == want or want.endswith(" " + head):
+    if f" {head} " in question:
         return True, f"the one checked item of the list, {quoted(item)}, is what the question asks"
-    listed = {normalize_answer(re.split(r"[(:—–,]", ln.lstrip(" -*+•|"))[0]) for ln in text.split("\n")}
-    if want in listed or want.split()[-1] in listed:
-        return False, f"the list checks {quoted(item)}, not what the question asks ({quoted(asked[1])})"
+    listed = [normalize_answer(re.split(r"[(:—–,]", ln.lstrip(" -*+•|\t"))[0]) for ln in text.split("\n")]
+    if any(f" {other} " in question for other in listed if other and other != head):
+        return False, f"the list checks {quoted(item)}, not the item the question asks about"
     return None

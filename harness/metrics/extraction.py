@@ -234,8 +234,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     "I should correct myself" or "actually", gives the other value). Then, before rule 3: an answer that
     concludes both ways ("…, so yes; but …, so no") or ends by leaving it open ("It depends on the
     reader.", a last sentence concluding "…, so it really depends on who you ask" or "both yes and
-    no are defensible": :data:`harness.metrics.boolean_cues.OPEN_ENDED`) while using a yes/no word
-    is ``ambiguous``;
+    no are defensible": :data:`harness.metrics.boolean_cues.OPEN_ENDED`; not one a turn then settles:
+    "It depends on the definition, but yes — …") while using a yes/no word is ``ambiguous``;
     3. ``leading`` — the answer's first word ("True — you turn around…", "No, …"; not "No doubt"),
     also after an opening viewpoint adverb and comma ("Botanically, yes — …", "Technically, no:";
     not a hedging or limiting one: "Probably, yes", "Mostly, no", "Theoretically, yes"),
@@ -262,7 +262,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     clause asked as a question, and nothing when such clauses disagree. A leading yes/no followed
     by "it depends" or turned by a bare opposite truth word is ``ambiguous``. Last, ``marked`` — a
     list whose one checked item is the question's own predicate ("- fruit ✅ …" for "Is a tomato a
-    fruit?": true), or that checks another item while listing the predicate unchecked (false).
+    fruit?": true; the checked item is one the question names), or that checks another item while
+    listing one the question names unchecked (false).
 
 Short answers (:func:`extract_answer`, for ``exact`` and ``any_of``)
     ``boxed``; ``answer_cue``; ``bold`` (the last bold span of at most 8 words not ending in ":");

@@ -547,6 +547,12 @@ FIELDS_AND_CHECKS = [
     (_bool(False), "Is a peanut a nut?", "- nut\n- legume ✅ (it grows in a pod)", "correct"),
     (_bool(True), "Is a whale a mammal?", "- fish\n- mammal ✓ (it breathes air)", "correct"),
     (_bool(True), "Is a tomato botanically a fruit?", "- fruit\n- vegetable ✅", "wrong"),
+    (_bool(False), "Is a tomato a vegetable botanically?", "- vegetable\n- fruit ✅", "correct"),
+    # a hedge that a turn settles ("It depends …, but yes") commits
+    (_bool(True), "Is water wet?", "It depends on the definition, but yes — in everyday use, water is wet.", "correct"),
+    (_bool(False), "Is a whale a fish?", "That depends on the era's taxonomy, but no: it is a mammal.", "correct"),
+    (_bool(True), "Is Pluto round?", "It's hard to say from afar, but yes, it is round.", "correct"),
+    (_bool(True), "Is water wet?", "It depends on the definition, but yes or no are both defensible.", "unanswered"),
 ]
 
 
