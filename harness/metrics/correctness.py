@@ -73,7 +73,8 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
     match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed by a
     correcting word — "but", "however", "actually", … — after which nothing matches: ``ambiguous``,
     unless the turned clause only points back to the match as the standard or correct one and closes the
-    answer: "…, but that's the standard one)." :func:`~harness.metrics.regex_context.reaffirmed`). Only
+    answer: "…, but that's the standard one)." :func:`~harness.metrics.regex_context.reaffirmed`; a turn
+    in a later markdown section, "### Related codes", comments on other things). Only
     a match the answer states counts (:mod:`harness.metrics.regex_context`, the first
     :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No", "… is a
     myth") or sits in a commenting aside after another value ("1969-07-21. (… after the 1969-07-20
@@ -639,6 +640,11 @@ REGEX_TIMEOUT_S = 1.0
 MAX_MATCHES = 50
 
 
+#: A markdown section heading ("### Related codes", "**Notes**"): a turn in a later section comments
+#: on other things, it does not turn away from the match.
+_NEXT_SECTION = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+\S|\*\*[^*\n]{1,60}\*\*[ \t]*:?[ \t]*$)")
+
+
 def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> CorrectnessResult:
     import regex
 
@@ -697,7 +703,7 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
                 + (
                     "as one of alternatives, in a concession or as what others say"
                     if hedged
-                    else "where the answer rejects it or comments on it in an aside"
+                    else "where the answer rejects it, comments on it in an aside or states a longer or signed number"
                 )
             ),
         )
@@ -712,7 +718,12 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
                 detail=f"matched {m.group(0)!r} in the whole answer, but it opens and closes on its own {lead!r}",
             )
             return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
-        later = [c for c in CONTRAST.finditer(answer, m.end()) if not c["concede"] and not reaffirmed(answer, c.end())]
+        section = _NEXT_SECTION.search(answer, m.end())
+        later = [
+            c
+            for c in CONTRAST.finditer(answer, m.end(), section.start() if section else len(answer))
+            if not c["concede"] and not reaffirmed(answer, c.end())
+        ]
         if later:
             try:
                 again = regex.search(exp.pattern, answer[later[-1].end() :], flags, timeout=REGEX_TIMEOUT_S)

@@ -1,22 +1,24 @@
 """Whether a regex match is what an answer states, or a value it rejects or hedges (used by
 :func:`harness.metrics.correctness.check_expected` for ``regex`` cases).
 
-A match is *rejected* when the text around it turns it down: "not 1969", "1970 (not 1969)",
-"1970, not 1969", "rather than 1969", "FF? No, FE.", "O(n^2) is only a myth / is wrong". It is
-*hedged* when it is offered as one of alternatives: "either 1969 or 1970", "1969 or 1970", "1969,
-I think — or was it 1970?". It is *conceded* when it sits in a concessive clause, after "although",
-"though", "even though" or "whereas" with no clause boundary between ("the answer is 08/02/1776,
-though it was adopted on 07/04/1776"; "Though 1969 is often given, …"). A regex case passes only on
-a match that is stated; when every match is rejected the answer is wrong, when one is hedged or
-conceded it is ambiguous. It is *reported* when it sits in a clause framed as what others think or
-say ("Most people say 07/04/1776.", "Many say ampere; I say coulomb":
-:func:`harness.metrics.text_cues.framed_spans`; ambiguous), and an *aside* when it sits in a
-parenthesis of at least two other words after a different value ("07/02/1776 (the famous
+A match is a *fragment* when it is only part of a number the answer states: its digits follow a
+minus sign ("2" of "x = −2, x = −3" for a pattern written for 2 and 3) or go on after a decimal
+point ("2" of "2.5"); a fragment is not stated. A match is *rejected* when the text around it turns
+it down: "not 1969", "1970 (not 1969)", "1970, not 1969", "rather than 1969", "FF? No, FE.", "O(n^2)
+is only a myth / is wrong". It is *hedged* when it is offered as one of alternatives: "either 1969
+or 1970", "1969 or 1970", "1969, I think — or was it 1970?". It is *conceded* when it sits in a
+concessive clause, after "although", "though", "even though" or "whereas" with no clause boundary
+between ("the answer is 08/02/1776, though it was adopted on 07/04/1776"; "Though 1969 is often
+given, …"). A regex case passes only on a match that is stated; when every match is rejected the
+answer is wrong, when one is hedged or conceded it is ambiguous. It is *reported* when it sits in a
+clause framed as what others think or say ("Most people say 07/04/1776.", "Many say ampere; I say
+coulomb": :func:`harness.metrics.text_cues.framed_spans`; ambiguous), and an *aside* when it sits in
+a parenthesis of at least two other words after a different value ("07/02/1776 (the famous
 07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated. The
-parenthesis is found as written, whatever sentence marks it holds ("Answer: .pyc (compiled
-bytecode; you'll also see .py for scripts)"), and it may open a sentence of its own right after a
-short lead on the same line that has the match's shape — digits for digits, letters for letters
-("1969-07-21. (… after the 1969-07-20 touchdown …)"; not "The landing. (It was 1969-07-20.)").
+parenthesis is found as written, whatever sentence marks it holds ("Answer: .pyc (compiled bytecode;
+you'll also see .py for scripts)"), and it may open a sentence of its own right after a short lead
+on the same line that has the match's shape — digits for digits, letters for letters ("1969-07-21.
+(… after the 1969-07-20 touchdown …)"; not "The landing. (It was 1969-07-20.)").
 
 :func:`committed_lead`: an answer that opens with a short answer of its own (a first sentence of at
 most :data:`LEAD_WORDS` words without a match) and closes on it (the clause after the last
@@ -25,7 +27,7 @@ coulomb. The ampere is only derived from it, so the coulomb is the base unit.") 
 lead; the matches between are discussion, and the answer is wrong. So does an opening of at most
 :data:`SHORT_LEAD_WORDS` words standing alone before a full stop, dash, colon or semicolon ("Coulomb.
 Ampere is derived.", "It's the coulomb — the ampere is just …"), unless it is a filler ("Sure.",
-"Good question —"), only repeats words of the question ("Electric current. Its unit is the
+"Good question —", "e.g."), only repeats words of the question ("Electric current. Its unit is the
 ampere."), or is restated before the match ("July 4th. In MM/DD/YYYY: 07/04/1776", "…, i.e. …").
 
 :func:`alternative_notations`: matches offered as alternatives only of one another ("`#FF0000` (or
@@ -66,13 +68,22 @@ _CONCEDED_BEFORE = re.compile(r"(?i)\b(?:although|though|even\s+though|whereas)\
 _HEDGE_BEFORE = re.compile(r"(?i)\b(?:either|or|maybe|perhaps|possibly)\s+[\"'“‘(]?$")
 _HEDGE_AFTER = re.compile(r"(?i)^[^.!?\n]{0,20}?(?:\bor\b|\?)")
 
-Context = Literal["stated", "rejected", "hedged", "conceded", "reported", "aside"]
+Context = Literal["stated", "rejected", "hedged", "conceded", "reported", "aside", "fragment"]
+#: A match that is only part of a number: its digits follow a minus sign ("2" of "x = −2") or go on
+#: after a decimal point ("2" of "2.5"); the number the answer states is another one.
+_SIGN_BEFORE = re.compile(r"(?:^|[^\w.,])[-−–]$")
+_DECIMALS_AFTER = re.compile(r"\.\d")
 _SENTENCE_START = re.compile(r"[.!?;\n]\s*")
 
 
 def match_context(text: str, start: int, end: int, query: str | None = None) -> Context:
     """How the answer ``text`` treats the match at ``start``-``end`` (see the module docstring)."""
     before, after = text[max(0, start - 160) : start], text[end : end + 80]
+    matched = text[start:end]
+    if (matched[:1].isdigit() and _SIGN_BEFORE.search(before)) or (
+        matched[-1:].isdigit() and _DECIMALS_AFTER.match(after)
+    ):
+        return "fragment"
     if _NEG_BEFORE.search(before) or _REJECTED_AFTER.match(after):
         return "rejected"
     if _HEDGE_BEFORE.search(before) or _HEDGE_AFTER.match(after):
@@ -131,7 +142,8 @@ _FILLER = frozenset("the a an it its is are was this that answer my short final"
 #: Openings that are not an answer of their own ("Sure.", "Good question —", "Simple:").
 _NOT_A_LEAD = frozenset(
     "sure yes no ok okay well hmm right great certainly absolutely indeed correct true false good question "
-    "simple easy quick short final answer summary note so basically essentially alright thanks hello hi".split()
+    "simple easy quick short final answer summary note so basically essentially alright thanks hello hi "
+    "e g i eg ie example instance".split()
 )
 _LEAD_HEAD = re.compile(r"[—–:;]|\s-\s")
 _LEAD_PREFIX = re.compile(r"(?i)^(?:it'?s|it\s+is|that'?s|that\s+is|this\s+is|the\s+answer\s+is|answer\s*:)\s+")

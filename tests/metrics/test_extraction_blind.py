@@ -109,7 +109,7 @@ FLOORS = [
     # answer read by its answer field; result labels, a marked list item, informal yes words, a radix prefix,
     # the odd one out named apart from the group, the field the question asks for in a JSON object or a key: value record,
     # a checked predicate)
-    pytest.param("extraction_corpus_blind11_dev.yaml", 657, 367, 1, 364, id="eleventh-dev"),
+    pytest.param("extraction_corpus_blind11_dev.yaml", 657, 367, 0, 366, id="eleventh-dev"),
 ]
 
 

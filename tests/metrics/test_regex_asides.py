@@ -59,3 +59,25 @@ REAFFIRMED: list[tuple[str, str, str]] = [
 @pytest.mark.parametrize(("pattern", "answer", "verdict"), REAFFIRMED)
 def test_a_turn_that_reaffirms_the_match(pattern: str, answer: str, verdict: str) -> None:
     assert _verdict(pattern, answer) == verdict
+
+
+FRAGMENTS_AND_SECTIONS: list[tuple[str, str, str]] = [
+    # a match that is only part of a signed or longer number is not stated
+    (r"\b2\b.*\b3\b", "Answer: x = −2 and x = −3", "wrong"),
+    (r"\b5\b", "The root is x = -5.", "wrong"),
+    (r"\b2\b", "The ratio comes to 2.5.", "wrong"),
+    (r"\b2\b.*\b3\b", "Answer: x = 2 and x = 3", "correct"),
+    (r"\b7\b", "The range is 3-7.", "correct"),
+    # a turn in a later section comments on other things
+    (r"\b404\b", "## Answer\n**404 Not Found**\n\n## See also\n- 410 Gone — it existed but was removed.", "correct"),
+    (r"\bPUT\b", "**Answer**\nPUT\n\n**Notes**\nPATCH is close, but it updates only part of a resource.", "correct"),
+    (r"\b404\b", "404 Not Found, but 410 is the right code when it is gone for good.", "ambiguous"),
+    # "e.g." opening an example is not a short answer of its own
+    (r"192\.168\.\d{1,3}\.\d{1,3}", "e.g. 192.168.1.20, a typical address on a home network.", "correct"),
+    (r"\b10\.\d{1,3}\.\d{1,3}\.\d{1,3}\b", "i.e. 10.0.0.7 — any 10.x address is private.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "answer", "verdict"), FRAGMENTS_AND_SECTIONS)
+def test_fragments_later_sections_and_example_openings(pattern: str, answer: str, verdict: str) -> None:
+    assert _verdict(pattern, answer) == verdict
