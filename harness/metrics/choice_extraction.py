@@ -97,6 +97,7 @@ class _Options:
         self.letters = letters
         #: Options placed below another ("China is a distant second", "ahead of China") are context.
         self.ranked = ranks_context(query)
+        self.asked = set(re.findall(r"[a-z]+", (query or "").split("\n")[0].lower()))
         #: A question asking for the one option that is not ("Which is NOT …", "all EXCEPT", "the odd one
         #: out"): the answer's explanation names the other options as the group that is.
         self.odd_one = bool(query and _ODD_ONE.search(query))
@@ -250,16 +251,36 @@ class _Options:
         context, not a choice; none when the question asks for a rank."""
         if not self.ranked:
             return set()
-        ranked: set[str] = set()
+        ranked: dict[str, int] = {}
+        seen: dict[str, int] = {}
+        # "Oxygen (A) is second": an option's text and its marker together are one mention
+        part = re.sub(
+            MARK + r"([^" + MARK + r"]+)" + MARK + r"[\s()]*" + MARK + r"\1" + MARK, MARK + r"\1" + MARK, part
+        )
         after = -1  # the end of the last ranked option: "followed by B and then C" ranks both
         for m in re.finditer(MARK + r"([^" + MARK + r"]+)" + MARK, part):
+            seen[m[1]] = seen.get(m[1], 0) + 1
             listed = after >= 0 and re.fullmatch(
                 r"\s*,?\s*(?:(?:and|or|nor)\s+)?(?:then\s+)?(?:the\s+)?", part[after : m.start()]
             )
-            if RANKED_BELOW.match(part, m.end()) or OUTRANKED.search(part[: m.start()]) or listed:
-                ranked.add(m[1])
+            outranked = OUTRANKED.search(part[: m.start()])
+            scale = outranked and (outranked["cmp"] or outranked["dir"])
+            if outranked and scale and not self.compares_as_asked(scale):
+                outranked = None  # "shorter than the Amazon" for "the longest": not the question's scale
+            if RANKED_BELOW.match(part, m.end()) or outranked or listed:
+                ranked[m[1]] = ranked.get(m[1], 0) + 1
                 after = m.end()
-        return ranked
+        return {k for k, n in ranked.items() if n == seen[k]}  # every mention of it is ranked below
+
+    def compares_as_asked(self, comparative: str) -> bool:
+        """Whether a comparison ("longer", "further north", "higher latitude") runs on the question's
+        own scale: its first word shares a stem of four letters or more with a word of the question
+        ("longer" / "longest", "north" / "north")."""
+        word = comparative.lower().split()[0]
+        if word in ("more", "less") and len(comparative.split()) > 1:
+            word = comparative.lower().split()[1]
+        stem = re.sub(r"(?:ier|er|r)$", "", word) if len(word) > 4 else word
+        return len(stem) >= 3 and any(w.startswith(stem[:4]) for w in self.asked)
 
 
 def _lead_letter(clause: str, opts: _Options) -> str | None:

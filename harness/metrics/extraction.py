@@ -175,7 +175,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     option a sub-clause places below another — a rank word after it ("The United States is a
     distant third", "B is a close second") or a comparison before it ("ahead of China", "followed by
     B and then C", "it overtook China", "longer than the Amazon", "far north of Rome (42° N), Madrid
-    and Cairo" — a list after it, across asides, too: :data:`harness.metrics.text_cues.RANKED_BELOW`,
+    and Cairo" — a list after it, across asides, too; a comparison with "than" or "north of" only on
+    the question's own scale, "longer than" for "the longest", not "shorter than"; and only when
+    every mention of the option in the sentence is so placed: :data:`harness.metrics.text_cues.RANKED_BELOW`,
     :data:`~harness.metrics.text_cues.OUTRANKED`) — is context, not named (nor offered as an
     alternative: "more northerly than Madrid or Cairo"), unless the question asks for a rank
     ("second", "runner-up"). When

@@ -113,7 +113,8 @@ COMMITS = re.compile(
 #: third", "…, with Montreal the runner-up"): what it names is context, not the answer. The rank word
 #: follows the value (:data:`RANKED_BELOW`); or the value follows a comparison that puts another
 #: above it (:data:`OUTRANKED`: "ahead of China", "followed by Lyon", "it overtook China", "larger
-#: than Saturn", "far north of Rome").
+#: than Saturn", "far north of Rome"; a comparison with "than" counts only on the question's own scale:
+#: "longer than" for "the longest", not "shorter than").
 RANKED_BELOW = re.compile(
     r"(?i)\s*(?:(?:is|was|are|were|comes?|came|ranks?|ranked|sits?|finish(?:es|ed)?|places?|placed)\s+)?"
     r"(?:only\s+|just\s+)?(?:(?:a|the)\s+)?(?:(?:distant|close|clear|far|narrow)\s+)?"
@@ -121,10 +122,10 @@ RANKED_BELOW = re.compile(
     r"place\b|position\b|behind\b|after\b|in\b|with\b|at\b|on\b|by\b))"
 )
 OUTRANKED = re.compile(
-    r"(?i)\b(?:(?:well\s+|just\s+|narrowly\s+|slightly\s+|far\s+)?(?:ahead|north|south|east|west)\s+of|"
-    r"followed\s+by|trailed\s+by|"
+    r"(?i)\b(?:(?:well\s+|just\s+|narrowly\s+|slightly\s+)?ahead\s+of|followed\s+by|trailed\s+by|"
     r"overt(?:ook|akes?|aken|aking)|surpass(?:es|ed|ing)?|outrank(?:s|ed|ing)?|outnumber(?:s|ed|ing)?|"
-    r"edg(?:es|ed|ing)\s+out|(?:[a-z]{2,}er|more\s+[a-z]+|less\s+[a-z]+)(?:\s+[a-z]+)?\s+than)\s+(?:the\s+)?$"
+    r"edg(?:es|ed|ing)\s+out|(?:far\s+)?(?P<dir>north|south|east|west)\s+of|"
+    r"(?P<cmp>[a-z]{2,}er(?:\s+[a-z]+)?|more\s+[a-z]+|less\s+[a-z]+)\s+than)\s+(?:the\s+)?$"
 )
 #: Ordinal words in a question: asked for a rank, a ranked value is the answer, not context.
 _ASKS_RANK = re.compile(r"(?i)\b(?:second|third|fourth|fifth|runner[-\s]up|next)\b")

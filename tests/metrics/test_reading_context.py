@@ -599,7 +599,15 @@ COMPARED_TERMS = [
         "Oslo, at about 60° N, is far north of Rome (42° N), Madrid (40° N) and Cairo.",
         "correct",
     ),
-    (_choice("Oslo", CITIES), NORTH, "Oslo lies at a higher latitude than Rome, Madrid and Cairo.", "correct"),
+    (_choice("Oslo", CITIES), NORTH, "Oslo lies further north than Rome, Madrid and Cairo.", "correct"),
+    # a comparison on another scale ("shorter than" for "the longest") does not set the term aside
+    (_choice("Nile", RIVERS), LONGEST, "The Nile is shorter than the Amazon.", "ambiguous"),
+    (
+        _choice("Nile", RIVERS),
+        LONGEST,
+        "The Nile, followed by the Amazon — but newer surveys put the Amazon first.",
+        "wrong",
+    ),
     (_choice("Oslo", CITIES), NORTH, "It is Oslo — colder and more northerly than Madrid or Cairo.", "correct"),
     (_choice("Nile", RIVERS), LONGEST, "The Nile is longer than the Amazon by most measurements.", "correct"),
     # the subject of the comparison is what the answer names, right or wrong
