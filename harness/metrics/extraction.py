@@ -20,7 +20,8 @@ Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
     that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
-    "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a JSON field ``"final": "yes"``), or
+    "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's "Ruling:",
+    "Consensus:", "Council answer:", "Majority view:"; a JSON field ``"final": "yes"``), or
     GSM8K's last line ``#### 42``. *Marked item*: in a list or table, the one line that carries a
     picking mark — an arrow back at it or a check mark ("- 1945 ← end of the war", "| stack | LIFO
     ✅ |": :func:`harness.metrics.extraction_base.marked_item`); it is read after ``bold`` for

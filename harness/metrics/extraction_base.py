@@ -342,7 +342,13 @@ _ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t
 _FINAL_LABEL = re.compile(
     r"(?im)(?:^|(?<=[.!?]\s)|(?<=[{,]))[ \t>#*_-]*[\"']?"
     r"(?P<cue>final(?:\s+(?:verdict|pick|choice|call|result|ruling))?|"
-    r"result|choice|verdict|pick|decision|selected|tl;\s?dr|tldr|bottom\s+line)[\"']?[*_]*[ \t]*:"
+    r"result|choice|verdict|pick|decision|selected|tl;\s?dr|tldr|bottom\s+line|ruling|consensus|"
+    r"(?:council|jury|panel|chair(?:man|person)?(?:'s)?|majority)\s+(?:answer|verdict|decision|ruling|pick|choice|view))"
+    r"[\"']?[*_]*[ \t]*:"
+)
+#: A label's clause that reports what others answered ("two members said …", "A and B voted for …").
+_REPORTED = re.compile(
+    r"(?i)\b(?:said|says|say|voted|vote|chose|picked|answered|proposed|argued|suggested|went\s+with)\b"
 )
 _NEGATED = re.compile(
     r"(?i)\(\s*(?:not|rather\s+than|instead\s+of|and\s+not)\b[^()]{0,200}\)"
@@ -392,14 +398,15 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
     "correct", "right", "short" answer; "answer first:", "answer in short:", "answer, briefly:"), a
     line that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
-    "Final pick:", "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; also a JSON field
-    ``"final": "yes"``, whose clause is the quoted value), or GSM8K's
+    "Final pick:", "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's
+    "Ruling:", "Consensus:", "Council answer:", "Majority view:"; also a JSON field ``"final":
+    "yes"``, whose clause is the quoted value), or GSM8K's
     final line ``#### 42`` (a number after the four hashes, nothing else on the line). The
     clause is the rest of that sentence; when it is empty, the next non-empty line. Left out: cues
     whose clause starts with "not", clauses that reject themselves ("10 cents, but that's wrong"),
     and cues qualified as a trap or someone else's ("the intuitive / tempting / naive / common /
-    simple / textbook answer is"). Only the
-    last :data:`MAX_CUES` cues are kept.
+    simple / textbook answer is"), and a label whose clause reports what others answered ("Council
+    verdict: two members said "skin", one said "liver""). Only the last :data:`MAX_CUES` cues are kept.
     """
     found: list[tuple[int, str, str]] = []
     for m in list(_ANSWER_CUE.finditer(text))[-MAX_CUES:]:
@@ -414,6 +421,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
         rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]
         quoted_value = re.match(r"\s*\"([^\"\n]{1,200})\"", rest)  # a JSON field: {"final": "yes", …}
         clause = quoted_value[1].strip() if quoted_value else first_clause(rest)
+        if not quoted_value and _REPORTED.search(clause or ""):
+            continue  # "Council verdict: two members said "skin", one said "liver"": a report, not a value
         found.append((m.start(), m["cue"], clause or first_clause(_next_line(text, m.end()))))
     if "####" in text:
         found += [(m.start(), "####", m["value"]) for m in list(GSM8K_LINE.finditer(text))[-MAX_CUES:]]

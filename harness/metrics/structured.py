@@ -22,6 +22,14 @@ protocol runs on port 443?" → ``protocol``, "What is the capital of Canada?" �
 many edges …" → ``edges``; a plural and its singular are one field), for a JSON object and a record
 alike (``port: 443`` / ``protocol: HTTPS`` / ``transport: TCP`` reads "HTTPS").
 
+For a yes/no question, a field named by a predicate word of the question and holding a truth
+value is an answer field too (``{"stateless": true}``, ``prime: no`` for "Is 91 prime?"; only
+when exactly one such field is there).
+
+An *answer tag* — the last ``<answer>…</answer>`` (or ``<final_answer>``, ``<final>``,
+``<result>``) in the answer — is read alone the same way, its content as written: ``<answer>yes
+</answer>``.
+
 A *speaker label* (:func:`without_speaker`) opening a one-speaker reply is set aside before any
 rule (by :func:`harness.metrics.correctness.check_expected`, after the visible thinking): the
 reply's first non-empty line opens with a role word — "Assistant", "AI", "Model", "Response",
@@ -38,10 +46,14 @@ import json
 import re
 from typing import Any
 
+from harness.metrics.text_cues import asked_words
+
 #: The keys that hold the answer, in the order they are looked for.
 ANSWER_KEYS = ("answer", "final_answer", "finalanswer", "result", "value")
 #: Further answer fields of a ``key: value`` record (after :data:`ANSWER_KEYS`).
 RECORD_KEYS = ("final", "verdict", "choice", "selected")
+#: An answer tag: ``<answer>B</answer>`` (also ``final_answer``, ``final``, ``result``).
+_TAG = re.compile(r"(?is)<(?P<tag>answer|final_answer|final|result)>(?P<value>[^<]{0,400})</(?P=tag)>")
 #: The longest answer parsed as JSON.
 MAX_JSON_CHARS = 20_000
 _FENCE = re.compile(r"(?s)^```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)\n?```$")
@@ -53,6 +65,9 @@ def structured_answer(text: str, query: str | None = None) -> tuple[str, str] | 
     body = text.strip()
     if len(body) > MAX_JSON_CHARS:
         return None
+    tags = list(_TAG.finditer(body))
+    if tags and tags[-1]["value"].strip():
+        return tags[-1]["value"].strip()[:400], f"<{tags[-1]['tag']}>"
     fenced = _FENCE.match(body)
     if fenced:
         body = fenced["body"].strip()
@@ -74,6 +89,9 @@ def _field(data: dict[Any, Any], keys: tuple[str, ...], query: str | None, json_
     asked = asked_field(query)
     if asked is not None:
         wanted += [f for f in (asked, asked + "s", asked[:-1] if asked.endswith("s") else "") if f]
+    truth = _truth_field(folded, data, query)
+    if truth is not None:
+        wanted.append(truth)
     for want in wanted:
         if want not in folded:
             continue
@@ -86,6 +104,29 @@ def _field(data: dict[Any, Any], keys: tuple[str, ...], query: str | None, json_
             return value.strip(), folded[want]
         return None
     return None
+
+
+_YES_NO_QUESTION = re.compile(
+    r"(?i)^\W*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|must)\b"
+)
+_TRUTH = frozenset({"yes", "no", "true", "false"})
+
+
+def _truth_field(folded: dict[str, Any], data: dict[Any, Any], query: str | None) -> str | None:
+    """For a yes/no question, the one field named by a predicate word of the question whose value is
+    a truth value (``{"stateless": true}`` or ``stateless: yes`` for "Is HTTP a stateless
+    protocol?"), else ``None``."""
+    line = next((ln for ln in (query or "").split("\n") if ln.strip()), "")
+    if not _YES_NO_QUESTION.match(line):
+        return None
+    words = asked_words(line)
+    hits = [
+        key
+        for key, raw in folded.items()
+        if key in words
+        and (isinstance(data[raw], bool) or (isinstance(data[raw], str) and data[raw].strip().casefold() in _TRUTH))
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _fold(key: str) -> str:

@@ -107,7 +107,7 @@ ATTRIBUTED = re.compile(
 #: A first-person commitment ("I'd say", "I'll go with", "my answer is", "which is my answer").
 COMMITS = re.compile(
     r"(?i)\b(?:I(?:'d|’d|\s+would)\s+(?:say|go\s+with|pick|choose|name|answer|put)|I\s+(?:say|pick|choose|name)"
-    r"|I'?ll\s+go\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick))\b"
+    r"|I(?:'?ll|’ll|\s+will)\s+(?:go\s+with|side\s+with|pick|choose)|I\s+side\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick))\b"
 )
 #: A value placed below the one asked for ("Saturn is second", "The United States is a distant
 #: third", "…, with Montreal the runner-up"): what it names is context, not the answer. The rank word

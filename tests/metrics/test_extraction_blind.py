@@ -107,8 +107,8 @@ FLOORS = [
     # conventions, long sectioned answers with context after the answer), all of it dev data: first score
     # (dee42bc) P 0.994, R 0.924 (2 fp, 28 misses); classes fixed after (a choice fp on numeric options; a JSON
     # answer read by its answer field; result labels, a marked list item, informal yes words, a radix prefix,
-    # the odd one out named apart from the group, the field the question asks for in a JSON object or a key: value record,
-    # a checked predicate)
+    # the odd one out named apart from the group, the field the question asks for in a JSON object or a
+    # key: value record, a checked predicate)
     pytest.param("extraction_corpus_blind11_dev.yaml", 657, 367, 0, 366, id="eleventh-dev"),
 ]
 

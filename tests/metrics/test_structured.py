@@ -150,3 +150,72 @@ def test_a_speaker_label_opening_the_reply_is_set_aside(block: dict[str, Any], a
 )
 def test_a_speaker_label_is_kept_in_a_transcript_or_when_it_is_none(answer: str) -> None:
     assert without_speaker(answer) == (answer, None)
+
+
+TAGS_AND_TRUTH_FIELDS = [
+    # an answer tag is read alone
+    (_YES, "<answer>yes</answer>", None, "correct"),
+    (_YES, "Thinking it over: cookies add state.\n<answer>no</answer>", None, "wrong"),
+    (_CHOICE, "<final_answer>C</final_answer>\n(A and B are too small.)", None, "correct"),
+    (_FORTY_TWO, "<result> 42 </result>", None, "correct"),
+    # for a yes/no question, the one field named by its predicate and holding a truth value
+    (_YES, '{"stateless": true, "reason": "each request stands alone"}', "Is HTTP a stateless protocol?", "correct"),
+    (
+        {"type": "boolean", "value": False},
+        "prime: no\nfactors: 7 × 13",
+        "Is 91 a prime number?",
+        "correct",
+    ),
+    (_YES, "visible: false\ndistance_km: 384400", "Is the Great Wall visible from the Moon?", "wrong"),
+    (
+        _YES,
+        '{"stateless": true, "secure": false}',
+        "Which protocol is stateless?",
+        "unanswered",
+    ),  # not a yes/no question
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "query", "verdict"), TAGS_AND_TRUTH_FIELDS)
+def test_answer_tags_and_the_predicate_field_of_a_yes_no_question(
+    block: dict[str, Any], answer: str, query: str | None, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
+
+
+COUNCIL_LABELS = [
+    (_FORTY_TWO, "Ruling: 41. Members B and C said 42, but A's count is the right one.", "wrong"),
+    (_FORTY_TWO, "Consensus: 42 (member C dissented with 41).", "correct"),
+    (_FORTY_TWO, "**Council answer:** 42\n\nA said 40; B and C agreed on 42.", "correct"),
+    (_FORTY_TWO, "Majority view: 41. The chair's own count gives 42.", "wrong"),
+    (_CHOICE, "Jury verdict: C — two of three jurors picked A at first.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), COUNCIL_LABELS)
+def test_a_council_s_ruling_label_is_an_answer_cue(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'Council verdict: two members said "Lisbon", one said "Porto". I side with Porto.',
+        "Consensus: A and B voted Lisbon; C picked Porto. Porto it is.",
+        "Result: members answered Lisbon twice, but the chair goes with Porto.",
+    ],
+)
+def test_a_label_that_reports_the_members_answers_is_not_the_answer(answer: str) -> None:
+    assert _verdict(_NOBLE, answer) != "correct"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'Two members said "Lisbon", one said "Porto". I will go with Porto.',
+        "Members A and B answered Lisbon; I side with C: Porto.",
+        "Lisbon was the majority's pick, but I will pick Porto.",
+    ],
+)
+def test_a_commitment_after_the_members_answers_overrides_them(answer: str) -> None:
+    assert _verdict(_NOBLE, answer) != "correct"
