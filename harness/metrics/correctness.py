@@ -475,7 +475,8 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     Hilbert.", "…; in practice Sydney, which is my answer", and — a verb that takes the choice itself
     — "I'll go with the liver": :data:`~harness.metrics.text_cues.COMMITS`), or gives another name as
     what is asked ("It's Lyon.", "Lyon is the capital." for "What is the capital of France?"; also a
-    clause of the answer itself: "Paris — what I thought at first, it's Lyon")."""
+    clause of the answer itself: "Paris — what I thought at first, it's Lyon"; not a statement about
+    another time: "Kyoto was the capital before 1869", a past tense the question does not use)."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -526,12 +527,25 @@ _IS_THE = re.compile(r"^" + _NAME + r"\s+(?:is|was)\s+(?:the|its)\s+(?:[\w-]+\s+
 _THE_IS = re.compile(r"(?i:^(?:the|its)\s+[^,;:]{1,60}?\s+(?:is|was))\s+" + _NAME)
 
 
+#: A time qualifier that places a statement in another period ("before 1869", "until 1927", "formerly").
+_THEN = re.compile(
+    r"(?i)\b(?:before|until|till|formerly|once|used\s+to|previously|originally|historically|earlier|"
+    r"(?:in|from|since)\s+(?:the\s+)?\d{3,4}s?)\b"
+)
+_PAST = re.compile(r"(?i)\b(?:was|were|did)\b")
+
+
 def _states_another(sentence: str, values: list[str], query: str | None) -> bool:
     """A later sentence that gives another name as the answer: "It's Lyon." / "The answer is Lyon.",
     or, with the question known, states the question's predicate of another name ("Lyon is the
     capital.", "The capital is Lyon." for "What is the capital of France?"), with no negation."""
     if not sentence or _names(values, sentence) or re.search(r"(?i)\b(?:not|never|no)\b|n't\b", sentence):
         return False
+    past = _PAST.search(query or "") is not None
+    if _THEN.search(sentence) or (re.search(r"\b(?:was|were)\b", sentence) and not past):
+        return False  # "Kyoto was the capital before 1869": another time, not the answer
+    if past and re.search(r"(?i)\b(?:today|now|currently|nowadays|these\s+days)\b", sentence):
+        return False  # "Berlin is the capital today" for "What was the capital of West Germany?"
     if _IT_IS.match(sentence):
         return True
     asked = asked_words(query)

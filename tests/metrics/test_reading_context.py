@@ -574,6 +574,20 @@ ANOTHER_VALUE_AFTER = [
     (_exact("Paris"), FRANCE, "Paris. Lyon is the second city.", "correct"),
     (_exact("Paris"), FRANCE, "Paris — it's the capital since 987.", "correct"),
     (_exact("Paris"), FRANCE, "Paris. The largest city is also Paris.", "correct"),
+    # another period's value is history, not the answer
+    (
+        _exact("Tokyo"),
+        "What is the capital of Japan?",
+        "Tokyo. Kyoto was the capital for a thousand years before 1869.",
+        "correct",
+    ),
+    (
+        _exact("Canberra"),
+        "What is the capital of Australia?",
+        "Canberra. Melbourne was the seat of government until 1927.",
+        "correct",
+    ),
+    (_exact("Bonn"), "What was the capital of West Germany?", "Bonn. Berlin is the capital today.", "correct"),
     (
         _any("O negative"),
         "Which blood type is known as the universal donor?",
