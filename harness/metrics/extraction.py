@@ -90,7 +90,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
        dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`), or that
        opens with a value standing alone (a number and at most two unit words, not a step heading)
        before a dash and goes on in words ("86 400 — that's 24 × 3600", "52 cards – four suits …").
-    6. ``last_number`` — when the question asks "How many <noun>" and the last sentence with a
+    6. ``last_number`` — when the last sentence states numbers of two or more subjects in its
+       clauses ("The variance is 4, and the standard deviation is 2."), the number of the one
+       subject that shares the question's words (:func:`harness.metrics.number_cues.anchored_clause`);
+       else, when the question asks "How many <noun>" and the last sentence with a
        number holds several values of which one stands with the noun ("Three marbles remain after
        giving each friend 2"), that value; else the last number of the last sentence that holds
        one; when the question is known, numbers the question gave are passed over
@@ -120,7 +123,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     :func:`harness.metrics.number_cues.without_reason`), and so is a hypothetical about another
     question after the answer ("36 — and if you needed 15% more instead, that would be 276", "$18,
     but if you meant the price with the coupon instead, $15": an "if"/"had" clause with "instead",
-    "rather", "meant", "wanted", … :func:`harness.metrics.number_cues.without_hypothetical`; a
+    "rather", "meant", "wanted", …, or any "if"/"had" clause with "instead": "If it had taken 3
+    hours instead, …"; :func:`harness.metrics.number_cues.without_hypothetical`), and so is a
+    check clause after the result ("… says 12 and Euler agrees: 8 − 12 + 6 = 2":
+    :func:`harness.metrics.number_cues.without_check_clause`; a
     sentence that is only such a hypothetical is passed over by the fallback rules after an earlier
     sentence with a number); a clause offering "either … or …", or
     turning after its first number to a different one ("5, but with interest she needs 4"), is
@@ -152,7 +158,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     10") — are passed over by the fallback rules when other numbers remain; so are the sentences
     from a question to the reader after an earlier number on ("Would you like it in mph? That's
     about 37.3 mph."). Markdown footnotes ("… 5,050.[^1]", "[^1]: The story goes …") are dropped
-    before any rule. Question anchoring
+    before any rule. With the question known and not asking for a year or a date, a year that dates a
+    figure ("8,849 m by the 2020 survey", "as of 2023", "according to the 2020 census") is passed
+    over by the fallback rules like a circumstantial number
+    (:func:`harness.metrics.number_cues.dating_year`). Question anchoring
     (answer first, context after): with the question known, when the first sentence with a number
     shares a content word with the question's asking sentence and every later sentence with a
     number speaks of another subject or event — it shares no content word with the question, opens

@@ -23,6 +23,8 @@
 * :func:`without_reason` — a sentence cut before a reason clause that follows the result ("log₄ 8 =
   3/2 since 4^(3/2) = 8", "5 left, because 12 − 7 = 5"): the numbers of the reason are its
   working, not the answer. Only when the part before holds a number.
+* :func:`without_check_clause` — a sentence cut before a check clause after its result ("The
+  majority says 12 and Euler agrees: 8 − 12 + 6 = 2").
 * :func:`without_hypothetical` — a sentence cut before a hypothetical about another question
   after the answer ("It's 36 — and if you needed 15% more instead, that would be 276", "…, but if
   you meant the total rather than the share, 90"): its numbers answer a question not asked.
@@ -31,6 +33,11 @@
 * :func:`asked_scale` — a question that asks its count in a scale unit ("how many million …?",
   "in thousands"): the check also reads the answer's number in that unit ("2 500 million" and
   "2.5 billion" answer 2500).
+* :func:`dating_year` — a year that dates a figure ("8,849 m by the 2020 survey", "as of 2023"),
+  passed over like a circumstantial number when the question does not ask for a year or a date.
+* :func:`anchored_clause` — question anchoring inside a sentence: of two or more clauses stating a
+  number of a subject ("The variance is 4, and the standard deviation is 2."), the one whose subject
+  shares the question's words.
 * :func:`context_after` — question anchoring: later sentences that speak of another subject or
   event than the question's ("The smallest, the stapes, is about 3 mm long." after "…, leaving a
   typical adult with 206"; "…; formal reunification followed on 3 October 1990" after "… fell on 9
@@ -116,12 +123,13 @@ _REASON = re.compile(
 
 
 #: A hypothetical about another question after the answer ("It's 36 — and if you needed 15% more
-#: instead, that would be 276", "If you meant the total rather than the share, it's 90."): from its
-#: "if" to the end of the sentence.
+#: instead, that would be 276", "If you meant the total rather than the share, it's 90.", "If it had
+#: taken 3 hours instead, …"): from its "if" to the end of the sentence.
 HYPOTHETICAL = re.compile(
     r"(?i)(?:^|(?<=[,;:])\s*|\s[-–—]+\s*|\s)(?:and\s+|but\s+|or\s+|whereas\s+|while\s+)?(?:if|had|were)\s+"
-    r"(?:you|we|one|someone|they|the\s+(?:question|task))\b[^.;!?\n]*?"
-    r"\b(?:instead|rather|meant|wanted|asked\s+for|were\s+asking|had\s+asked)\b[^.;!?\n]*"
+    r"(?:(?:you|we|one|someone|they|the\s+(?:question|task))\b[^.;!?\n]*?"
+    r"\b(?:instead|rather|meant|wanted|asked\s+for|were\s+asking|had\s+asked)\b"
+    r"|[^.;!?\n]*?\binstead\b)[^.;!?\n]*"
 )
 
 
@@ -140,6 +148,23 @@ def only_hypothetical(sentence: str) -> bool:
     ("If you wanted 15% more instead, that would be 276.")."""
     m = HYPOTHETICAL.search(sentence)
     return m is not None and not re.search(r"\w", sentence[: m.start()])
+
+
+#: A check clause inside a sentence after its result ("The majority says 12 and Euler agrees: 8 − 12 + 6
+#: = 2", "…, so 36 — a quick check: 36/240 = 0.15"): from the joint to the end of the sentence.
+_CHECK_CLAUSE = re.compile(
+    r"(?i)(?:[,;]\s*|\s[-–—]\s*|\s)(?:and\s+|which\s+)?(?:[\w'’]+\s+){0,2}"
+    r"(?:agrees|confirms\s+it|checks\s+out|(?:quick\s+|sanity\s+)?check|verification)\s*[:—–][^.;!?\n]*"
+)
+
+
+def without_check_clause(sentence: str) -> str:
+    """``sentence`` up to a check clause after its result (:data:`_CHECK_CLAUSE`), when a digit comes
+    before it."""
+    m = _CHECK_CLAUSE.search(sentence)
+    if m is None or not re.search(r"\d", sentence[: m.start()]):
+        return sentence
+    return sentence[: m.start()]
 
 
 def without_reason(sentence: str) -> str:
@@ -342,3 +367,47 @@ def asked_scale(query: str | None) -> tuple[str, float] | None:
         return None
     word = (m["a"] or m["b"]).lower()
     return word, _SCALES[word]
+
+
+#: A year that dates a figure rather than answers ("by the 2020 survey", "as of 2023", "since 1990").
+_DATING = re.compile(
+    r"(?i)\b(?:by\s+the|as\s+of|since|until|circa|c\.|according\s+to\s+the|per\s+the|from\s+the)\s+"
+    r"(?:(?:early|mid|late)[\s-]+)?$"
+)
+#: A question that asks for a year or a date.
+_ASKS_YEAR = re.compile(r"(?i)\b(?:year|when|date|century|decade)\b")
+
+
+def dating_year(before: str, number: float, query: str | None) -> bool:
+    """Whether a number is a year that dates a figure (:data:`_DATING` right ``before`` it, a whole
+    number from 1000 to 2100), when the question does not ask for a year or a date."""
+    return (
+        number.is_integer()
+        and 1000 <= number <= 2100
+        and not _ASKS_YEAR.search(query or "")
+        and _DATING.search(before) is not None
+    )
+
+
+_CLAUSE_SPLIT = re.compile(r"(?i),\s*(?:and|while|whereas)\s+|;\s*|\s+and\s+(?=(?:the|its|their|his|her)\s)")
+_SUBJECT_VALUE = re.compile(
+    r"(?i)^\W*(?P<subj>(?:the|its|their|his|her|a|an)\s+[^,;:=]{1,50}?)\s+(?:is|are|was|were|equals|comes\s+to)\s+"
+    r"(?:about\s+|approximately\s+|roughly\s+|exactly\s+|around\s+)?(?P<value>[-−$€£]?\d.*)$"
+)
+
+
+def anchored_clause(sentence: str, query: str | None) -> str | None:
+    """The value part of the one clause of ``sentence`` that states a number of the question's own
+    subject, when the sentence states numbers of two or more subjects ("The variance is 4, and the
+    standard deviation is 2." for "What is the population variance …?" gives "4"): its subject shares
+    a content word with the question's asking sentence and every other subject shares none."""
+    if not query:
+        return None
+    clauses = [m for c in _CLAUSE_SPLIT.split(sentence) if (m := _SUBJECT_VALUE.match(c))]
+    if len(clauses) < 2:
+        return None
+    asked = content_stems(_asked(query))
+    own = [m for m in clauses if content_stems(m["subj"]) & asked]
+    if len(own) != 1:
+        return None
+    return own[0]["value"]

@@ -35,12 +35,15 @@ from harness.metrics.number_cues import (
     RESULT_CUE,
     TAKE_BACK,
     UNIT_BEFORE,
+    anchored_clause,
     context_after,
+    dating_year,
     expression_after,
     head_clause,
     only_hypothetical,
     question_subject,
     scenario_pair,
+    without_check_clause,
     without_hypothetical,
     without_reason,
 )
@@ -121,10 +124,13 @@ def _exact_before_approx(text: str, eqs: list[re.Match[str]], zeros: bool) -> Pa
     return None
 
 
-def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, ParsedNumber]]:
+def _stated(
+    text: str, nums: list[tuple[int, ParsedNumber]], query: str | None = None
+) -> list[tuple[int, ParsedNumber]]:
     """``nums`` without those that compare ("2 times as many", "25% more than") or name a unit ("in
     one day", "per 1 hour"), then without those in a circumstantial phrase ("from 4 boxes", "in 2
-    hours"), each only when others remain."""
+    hours") or, with the question known, years that date a figure ("by the 2020 survey"), each only
+    when others remain."""
     kept = [
         (p, n)
         for p, n in nums
@@ -132,7 +138,12 @@ def _stated(text: str, nums: list[tuple[int, ParsedNumber]]) -> list[tuple[int, 
         and not (n.value == 1 and UNIT_BEFORE.search(text[max(0, p - 12) : p]))
     ]
     kept = kept or nums
-    main = [(p, n) for p, n in kept if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12) : p])]
+    main = [
+        (p, n)
+        for p, n in kept
+        if not CIRCUMSTANCE_BEFORE.search(text[max(0, p - 12) : p])
+        and not (query is not None and dating_year(text[max(0, p - 24) : p], n.value, query))
+    ]
     return main or kept
 
 
@@ -571,7 +582,7 @@ def _number_fallback(
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no answer cue", capped)
     raw = [
-        without_hypothetical(without_reason(CONDITION_CLAUSE.sub(" ", s)))
+        without_check_clause(without_hypothetical(without_reason(CONDITION_CLAUSE.sub(" ", s))))
         for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _without_list_markers(text)))
     ]
     raw = [
@@ -715,7 +726,16 @@ def _read_numbered(
                 + ", which the working after it explains",
                 capped,
             )
-    last_nums = _stated(last, last_nums)
+    own = anchored_clause(last, query) if given is not None else None
+    own_nums = _nums(own, zeros) if own else []
+    if own_nums:
+        return _number_extraction(
+            own_nums[0][1],
+            "last_number",
+            "the number the last sentence states of the question's own subject (its other clauses: other subjects)",
+            capped,
+        )
+    last_nums = _stated(last, last_nums, query)
     with_noun = _with_asked_noun(last, last_nums, noun) if len({n.value for _, n in last_nums}) > 1 else None
     if with_noun is not None:
         return _number_extraction(
@@ -737,7 +757,7 @@ def _read_numbered(
         )
     if given:
         for _, sentence, nums in reversed(numbered):
-            nums = _stated(sentence, nums)
+            nums = _stated(sentence, nums, query)
             fresh = [n for _, n in nums if n.value not in given]
             if fresh:
                 method = "last_number" if sentence is last else "last_new_number"

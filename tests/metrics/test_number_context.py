@@ -284,3 +284,37 @@ ASKED_SCALE = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), ASKED_SCALE)
 def test_a_count_asked_in_a_scale_unit(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query, tolerance=0.01)[0] == verdict
+
+
+_DATA = "What is the population variance of 2, 4, 4, 4, 5, 5, 7, 9?"
+_SCORES = "What is the mean score of the class?"
+_EDGES = "How many edges does a cube have?"
+OWN_SUBJECT_AND_ASIDES = [
+    # of clauses stating numbers of several subjects, the one of the question's own subject
+    (4, "The variance is 4, and the standard deviation is 2.", _DATA, "correct"),
+    (2, "The variance is 4, and the standard deviation is 2.", "What is the standard deviation of 2, 4, 5?", "correct"),
+    (78, "The mean is 78; the median is 81.", _SCORES, "correct"),
+    (81, "The mean is 78; the median is 81.", _SCORES, "wrong"),
+    # a check clause after the result in the same sentence
+    (12, "Jurors: 12, 8, 12. The majority says 12 and Euler agrees: 8 − 12 + 6 = 2.", _EDGES, "correct"),
+    (36, "10% is 24 and 5% is 12, so 15% is 36 — a quick check: 36/240 = 0.15.", "What is 15% of 240?", "correct"),
+    (2, "Jurors: 12, 8, 12. The majority says 12 and Euler agrees: 8 − 12 + 6 = 2.", _EDGES, "wrong"),
+    # a hypothetical with "instead" about any subject
+    (72, "Its average speed is 72 km/h. If it had taken 3 hours instead, it would be 60 km/h.", _TRAIN, "correct"),
+    (
+        15,
+        "Each gets 15; had there been 5 friends instead, each would get 12.",
+        "60 cards, 4 friends: how many each?",
+        "correct",
+    ),
+    (60, "Its average speed is 72 km/h. If it had taken 3 hours instead, it would be 60 km/h.", _TRAIN, "wrong"),
+    # a year that dates a figure, when the question does not ask for a year
+    (8849, "About 8,849 m by the 2020 survey.", "How tall is Mount Everest in metres?", "correct"),
+    (330, "Roughly 330 million according to the 2020 census.", "How many million people live in the US?", "correct"),
+    (1.43, "India has about 1.43 billion people as of 2023.", "What is India's population in billions?", "correct"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), OWN_SUBJECT_AND_ASIDES)
+def test_own_subject_checks_hypotheticals_and_dates(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query, tolerance=0.01)[0] == verdict
