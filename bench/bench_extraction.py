@@ -23,7 +23,8 @@ The dev halves of the two blind corpora (``extraction_corpus_blind_dev.yaml``, i
 Any other labelled corpus file (a YAML list or JSON lines of ``{id, query?, expected, answer,
 correct}``) is scored once, with the same figures per type and the verdict counts, by
 ``python -m bench.bench_extraction --corpus PATH`` (``--misses`` also lists every answer scored
-against its label, ``--json OUT`` writes the figures).
+against its label, ``--json OUT`` writes the figures), with the same figures again for the answers
+that followed the answer-format instruction and for those that did not (:func:`by_format`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from pydantic import TypeAdapter
 from bench import BenchResult, BenchRow, ratio, timed
 from harness.data.expected import Expected
 from harness.metrics.correctness import check_expected
+from harness.metrics.declared import follows_format
+from harness.metrics.thinking import visible_reply
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 CORPUS = DATA / "extraction_corpus.jsonl"
@@ -111,6 +114,7 @@ def score_row(row: dict[str, Any]) -> dict[str, Any]:
         "verdict": result.verdict,
         "method": result.extraction.method,
         "detail": result.detail,
+        "follows_format": follows_format(expected.type, visible_reply(row["answer"])[0]),
     }
 
 
@@ -252,6 +256,20 @@ def table(stats: dict[str, dict[str, float]], scored: list[dict[str, Any]]) -> l
     return lines
 
 
+def by_format(scored: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """The ``all`` figures of :func:`summarize` for the answers that followed the answer-format
+    instruction (:func:`harness.metrics.declared.follows_format` on the reply after any visible
+    thinking: an ``Answer:`` last line, or a fenced python block) and for those that did not."""
+    return {
+        name: summarize(group)["all"]
+        for name, group in (
+            ("followed", [r for r in scored if r["follows_format"]]),
+            ("not followed", [r for r in scored if not r["follows_format"]]),
+        )
+        if group
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """``--corpus PATH``: score that file once; without it, the whole benchmark."""
     import argparse
@@ -271,13 +289,20 @@ def main(argv: list[str] | None = None) -> int:
     scored, stats = score_file(args.corpus)
     print(f"{args.corpus}: {len(scored)} labelled answers, {sum(not r['correct'] for r in scored)} truly wrong")
     print("\n".join(table(stats, scored)))
+    formats = by_format(scored)
+    for name, f in formats.items():
+        print(
+            f"format {name:12} n={int(f['n'])} right={int(f['truly_correct'])} P {f['precision']:.3f} "
+            f"R {f['recall']:.3f} fp={int(f['fp'])} fn={int(f['fn'])}"
+        )
     if args.misses:
         for r in scored:
             if r["scored"] != r["correct"]:
                 label = "truly correct" if r["correct"] else "truly wrong"
                 print(f"MISS {r['id']} ({r['expected']['type']}, {label}, {r['verdict']}): {r['detail'][:240]}")
     if args.json:
-        args.json.write_text(json.dumps({"corpus": str(args.corpus), "stats": stats}, indent=1), encoding="utf-8")
+        figures = {"corpus": str(args.corpus), "stats": stats, "format": formats}
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return 0
 
 

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bench import BenchResult, BenchRow, bench_http, bench_overhead, bench_replay, bench_tier1, bench_xdist
 from bench import run as bench_run
@@ -261,3 +262,31 @@ def test_xdist_quick() -> None:
     assert f["plain_requests"] == f["n2_requests"] == 4 * 8
     assert 1 <= f["plain_peak_in_flight"] <= 4 and 1 <= f["n2_peak_in_flight"] <= 4
     assert f["n2_s"] > 0 and f["plain_s"] > 0
+
+
+def test_extraction_scores_split_by_whether_the_answer_followed_the_format(tmp_path: Path) -> None:
+    """``--corpus`` splits its figures by the answer-format protocol: an ``Answer:`` last line (after any
+    visible thinking) or a fenced python block follows it; a declared line with text after it does not."""
+    from bench import bench_extraction
+
+    num = {"type": "numeric", "value": 42}
+    rows = [
+        {"id": "a", "expected": num, "answer": "6 * 7 = 42.\nAnswer: 42", "correct": True},
+        {"id": "b", "expected": num, "answer": "<think>42?</think>\n6 * 7 = 41.\n**Answer:** 41", "correct": False},
+        {"id": "c", "expected": num, "answer": "Answer: 42\nHope that helps!", "correct": True},
+        {"id": "d", "expected": num, "answer": "The answer is 42 or maybe 43.", "correct": True},
+        {
+            "id": "e",
+            "expected": {"type": "python", "tests": "assert f() == 1"},
+            "answer": "```python\ndef f():\n    return 1\n```",
+            "correct": True,
+        },
+    ]
+    corpus = tmp_path / "c.yaml"
+    corpus.write_text(yaml.safe_dump(rows), encoding="utf-8")
+    scored, _ = bench_extraction.score_file(corpus)
+    assert [r["follows_format"] for r in scored] == [True, True, False, False, True]
+    split = bench_extraction.by_format(scored)
+    assert (split["followed"]["n"], split["followed"]["tp"], split["followed"]["fp"]) == (3, 2, 0)
+    assert (split["not followed"]["n"], split["not followed"]["tp"], split["not followed"]["fn"]) == (2, 1, 1)
+    assert split["not followed"]["recall"] == 0.5
