@@ -273,14 +273,16 @@ class _Options:
         return {k for k, n in ranked.items() if n == seen[k]}  # every mention of it is ranked below
 
     def compares_as_asked(self, comparative: str) -> bool:
-        """Whether a comparison ("longer", "further north", "higher latitude") runs on the question's
-        own scale: its first word shares a stem of four letters or more with a word of the question
+        """Whether a comparison ("longer", "further north", "closer to the Sun") runs on the question's
+        own scale: one of its words shares a stem of four letters or more with a word of the question
         ("longer" / "longest", "north" / "north")."""
-        word = comparative.lower().split()[0]
-        if word in ("more", "less") and len(comparative.split()) > 1:
-            word = comparative.lower().split()[1]
-        stem = re.sub(r"(?:ier|er|r)$", "", word) if len(word) > 4 else word
-        return len(stem) >= 3 and any(w.startswith(stem[:4]) for w in self.asked)
+        for word in comparative.lower().split():
+            if word in ("more", "less", "and", "or", "the", "to", "of", "than"):
+                continue
+            stem = re.sub(r"(?:ier|er|r)$", "", word) if len(word) > 4 else word
+            if len(stem) >= 3 and any(w.startswith(stem[:4]) for w in self.asked):
+                return True
+        return False
 
 
 def _lead_letter(clause: str, opts: _Options) -> str | None:
@@ -591,6 +593,37 @@ def _outside_asides(sentence: str, opts: _Options) -> str | None:
 _WHOLE_ASIDE = re.compile(r"^[\s*_]*\((?=(?:[^()]*?\s){3})(?:[^()]|\([^()]*\))*\)?[\s.!?*_]*$")
 
 
+_QUESTION_FILLER = frozenset(
+    "the and which what who whom whose this that these those with from for are was were has have had does did its "
+    "not can could would should will following options option one ones".split()
+)
+#: A competing claim in other words ("Mercury orbits nearest", "… is innermost", "the best").
+_SUPERLATIVE = re.compile(r"(?i)\b(?:[a-z]{2,}est|[a-z]*most|least|best|worst|first|only)\b")
+
+
+def _states_the_asked(first: str, later: list[tuple[int, str, set[str]]], text: str, opts: _Options) -> bool:
+    """Question anchoring for choices: the first sentence, naming one option, is a bare answer (at
+    most three words: "A.") or states a predicate word of the question ("Mercury is closest"), and
+    every later sentence naming an option says more than a bare name, uses none of them, and nothing
+    after it turns, negates, hedges or takes back ("Venus is much hotter"; "Venus (B) at 0.72 AU")."""
+    asked = {w for w in opts.asked if len(w) >= 3} - _QUESTION_FILLER
+    words = set(re.findall(r"[a-z]+", first.lower()))
+    if not (len(first.split()) <= 3 or words & asked) or first.rstrip(" *_").endswith("?") or _NEGATION.search(first):
+        return False
+    rest = text[text.find(first) + len(first) :]
+    if (
+        TAKE_BACK.search(rest)
+        or CORRECTION.search(rest)
+        or re.search(r"(?i)\b(?:but|however|actually|instead|rather|no|not|wrong|incorrect)\b|n't\b", rest)
+        or HEDGED.search(rest)
+    ):
+        return False
+    return all(
+        len(s.split()) > 3 and not (set(re.findall(r"[a-z]+", s.lower())) & asked) and not _SUPERLATIVE.search(s)
+        for _, s, _ in later
+    )
+
+
 def _odd_one_out(sentences: list[str], mentioned: list[tuple[int, str, set[str]]], opts: _Options) -> str | None:
     """For a question asking for the option that is not ("Which is NOT …"): the one option the
     answer's opening (its first sentence, or the part of it before a dash or colon) names, when
@@ -660,6 +693,14 @@ def _choice_by_mentions(text: str, opts: _Options, capped: bool) -> Extraction:
                 key, method, f"{key!r}: the last sentence that names an option names only it ({quoted(last)})", capped
             )
         lead = next(iter(first_keys))
+        if _states_the_asked(first, mentioned[1:], text, opts):
+            return extracted(
+                lead,
+                "leading",
+                f"{lead!r}: the first sentence answers what is asked ({quoted(first)}); the later ones name "
+                "other options only with other predicates",
+                capped,
+            )
         return extracted(
             None,
             "ambiguous",

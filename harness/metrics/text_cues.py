@@ -125,7 +125,7 @@ OUTRANKED = re.compile(
     r"(?i)\b(?:(?:well\s+|just\s+|narrowly\s+|slightly\s+)?ahead\s+of|followed\s+by|trailed\s+by|"
     r"overt(?:ook|akes?|aken|aking)|surpass(?:es|ed|ing)?|outrank(?:s|ed|ing)?|outnumber(?:s|ed|ing)?|"
     r"edg(?:es|ed|ing)\s+out|(?:far\s+)?(?P<dir>north|south|east|west)\s+of|"
-    r"(?P<cmp>[a-z]{2,}er(?:\s+[a-z]+)?|more\s+[a-z]+|less\s+[a-z]+)\s+than)\s+(?:the\s+)?$"
+    r"(?P<cmp>[a-z]{2,}er(?:\s+[a-z]+){0,3}?|more\s+[a-z]+|less\s+[a-z]+)\s+than)\s+(?:the\s+)?$"
 )
 #: Ordinal words in a question: asked for a rank, a ranked value is the answer, not context.
 _ASKS_RANK = re.compile(r"(?i)\b(?:second|third|fourth|fifth|runner[-\s]up|next)\b")

@@ -668,3 +668,31 @@ DISMISSED_OR_RANKED = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), DISMISSED_OR_RANKED)
 def test_a_dismissed_or_ranked_value(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+PLANETS = ["Mercury", "Venus", "Earth", "Mars"]
+PLANET_LETTERS = {"type": "choice", "answer": "A", "options": {"A": "Mercury", "B": "Venus", "C": "Earth", "D": "Mars"}}
+CLOSEST = "Which planet is closest to the Sun?"
+
+FIRST_ANSWERS_THE_ASKED = [
+    # the first sentence answers what is asked; later ones name other options with other predicates
+    (
+        _choice("Mercury", PLANETS),
+        CLOSEST,
+        "Mercury is closest; Venus is much hotter, thanks to its atmosphere.",
+        "correct",
+    ),
+    (PLANET_LETTERS, CLOSEST, "A. Mercury orbits at 0.39 AU; Venus (B) at 0.72 AU.", "correct"),
+    (_choice("Mercury", PLANETS), CLOSEST, "Mercury. Mars is red because of iron oxide dust.", "correct"),
+    (_choice("Mercury", PLANETS), CLOSEST, "Mercury orbits closer to the Sun than Venus, Earth or Mars.", "correct"),
+    # a later sentence that answers in other words, names a bare option, turns or hedges leaves it open
+    (_choice("Venus", PLANETS), CLOSEST, "Venus is closest to us; Mercury orbits nearest the Sun.", "ambiguous"),
+    (_choice("Venus", PLANETS), CLOSEST, "Venus is closest to Earth. Mercury.", "wrong"),
+    (_choice("Venus", PLANETS), CLOSEST, "Venus is closest, I think. Mercury maybe.", "ambiguous"),
+    (_choice("Venus", PLANETS), CLOSEST, "Venus is closest. Actually, Mercury orbits inside its path.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), FIRST_ANSWERS_THE_ASKED)
+def test_the_first_sentence_answers_what_is_asked(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
