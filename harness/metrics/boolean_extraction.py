@@ -247,6 +247,9 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
     if truncated(text):
         return extracted(None, "none", "the answer stops mid-sentence (truncated?) and gives no yes/no word", capped)
     first = sentences[0] if sentences else ""
+    checked = _checked_predicate(text, query)  # a list's checked item, before its first line's word
+    if checked is not None:
+        return extracted(str(checked[0]).lower(), "marked", checked[1], capped)
     adjective = leading_predicate(query, first)
     if adjective is not None:
         return extracted(
@@ -292,9 +295,6 @@ def _boolean_without_words(text: str, sentences: list[str], query: str | None, c
         return extracted(
             str(said[0]).lower(), "predicate", f"{quoted(said[1])} answers the question's predicate", capped
         )
-    checked = _checked_predicate(text, query)
-    if checked is not None:
-        return extracted(str(checked[0]).lower(), "marked", checked[1], capped)
     return extracted(None, "none", "no yes/no or true/false found in the answer", capped)
 
 

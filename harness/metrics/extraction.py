@@ -22,10 +22,15 @@ Shared definitions
     that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
     "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's "Ruling:",
     "Consensus:", "Council answer:", "Majority view:"; a JSON field ``"final": "yes"``), or
-    GSM8K's last line ``#### 42``. *Marked item*: in a list or table, the one line that carries a
-    picking mark — an arrow back at it or a check mark ("- 1945 ← end of the war", "| stack | LIFO
-    ✅ |": :func:`harness.metrics.extraction_base.marked_item`); it is read after ``bold`` for
-    choices and short answers (method ``marked``). Its *clause* is the
+    GSM8K's last line ``#### 42``. *Marked item*: of the candidates of a list, a checklist, a table
+    (not its header row) or a verdict record ("Option B: yes", "A: ✗"), the one picked — by a
+    picking mark ("- 1945 ← end of the war", "| stack | LIFO ✅ |", "- [x] Jupiter"), or by a
+    positive verdict or a check tick (✓) when every other candidate is rejected ("| Canberra | yes
+    |" among "no" rows, "B: ✓" among "✗", a box ``[ ]``):
+    :func:`harness.metrics.extraction_base.marked_item`; it is read after ``bold`` for choices,
+    short answers and numbers (numbers only strictly: a tick only among rejected candidates, never
+    an item that computes or checks), and for a yes/no question a list whose checked item is (or
+    is not) the question's predicate answers it before the opening-word rule (method ``marked``). Its *clause* is the
     rest of that sentence, or the next non-empty line when it is empty; cues
     whose clause starts with "not", and cues qualified as a trap or someone else's ("the naive /
     tempting / simple / textbook answer is"), are skipped. *Negated parts* of a clause are dropped before it

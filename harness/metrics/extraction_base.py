@@ -111,27 +111,103 @@ def cap_text(text: str) -> tuple[str, bool]:
 
 
 #: A mark that picks one item of a list or table ("- 1945 ← end of the war", "| stack | LIFO ✅ |",
-#: "- Neon ← going with this one").
-_PICK_MARK = re.compile(r"\s*(?:←|⟵|<-{1,2}(?!\w)|✅|✔️?|☑️?|✓)")
+#: "- Neon ← going with this one", "- [x] Jupiter").
+_PICK_MARK = re.compile(r"\s*(?:←|⟵|<-{1,2}(?!\w)|✅|✔️?|☑️?|✓|\[[xX]\](?=\s*\S))")
+#: A check tick (✓, ✔): a pick only when every other candidate is marked as rejected, since it also
+#: ticks a verified step ("Check: 21 + 29 = 50 ✓").
+_TICK = re.compile(r"✔️?|✓")
+#: A mark or a verdict that rejects an item ("❌", "✗", "[ ]", a cell or a value "no" / "false").
+_REJECT_MARK = re.compile(r"❌|✗|✘|✖|\[ \]")
+_VERDICT = re.compile(r"(?i)^(?P<pos>yes|true|correct|right|✓|✔️?|✅)$|^(?:no|false|wrong|incorrect|✗|✘|❌)$")
+#: A line of a list, a checklist, or a table ("- …", "1. …", "[x] …", "| … |").
+_LIST_LINE = re.compile(r"\s*(?:[-*+•]|\d+[.)]|\||\[[ xX]\])\s*\S")
+#: A line giving one candidate a verdict: "Option B: yes — by far", "A: ✗", "- Sydney: no".
+_KEYED_VERDICT = re.compile(
+    r"^\s*(?:[-*+•]\s+)?(?P<key>[^:\n|]{1,40}?)\s*:\s*(?P<v>yes|no|true|false|correct|wrong|incorrect|✓|✔️?|✗|✘|❌|✅)"
+    r"(?=$|[\s.,;—–(-])",
+    re.IGNORECASE,
+)
+
+
+def _candidates(text: str) -> list[tuple[str, str | None, bool | None]]:
+    """The candidate lines of a list, checklist, table or verdict record: ``(line, item, verdict)``,
+    the verdict ``True`` / ``False`` when a table cell or a keyed value gives one, else ``None``
+    (the item is then read from the mark)."""
+    lines = text.split("\n")
+    found: list[tuple[str, str | None, bool | None]] = []
+    for i, line in enumerate(lines):
+        keyed = _KEYED_VERDICT.match(line)
+        if keyed and not line.lstrip().startswith("|"):
+            found.append((line, keyed["key"].strip(MARKUP), _VERDICT.match(keyed["v"])["pos"] is not None))  # type: ignore[index]
+            continue
+        if not _LIST_LINE.match(line):
+            continue
+        if line.lstrip().startswith("|"):
+            if re.fullmatch(r"[\s|:\-]+", line):
+                continue  # a table's separator row
+            if i + 1 < len(lines) and re.fullmatch(r"\s*\|?[\s|:\-]*-[\s|:\-]*", lines[i + 1]):
+                continue  # a table's header row
+            cells = [c.strip().strip(MARKUP) for c in line.strip().strip("|").split("|")]
+            verdicts = [(j, _VERDICT.match(c)) for j, c in enumerate(cells)]
+            judged = [(j, m) for j, m in verdicts if m]
+            if len(judged) == 1:
+                j, m = judged[0]
+                item = " ".join(c for k, c in enumerate(cells) if k != j and c)
+                found.append((line, item or None, m["pos"] is not None))
+                continue
+        found.append((line, None, None))
+    return found
 
 
 def marked_lines(text: str) -> list[str]:
     """The lines of a list or table (two or more lines) that carry a picking mark."""
-    lines = [ln for ln in text.split("\n") if re.match(r"\s*(?:[-*+•]|\d+[.)]|\|)\s*\S", ln)]
+    lines = [ln for ln in text.split("\n") if _LIST_LINE.match(ln)]
     return [ln for ln in lines if _PICK_MARK.search(ln)] if len(lines) >= 2 else []
 
 
-def marked_item(text: str) -> str | None:
-    """The item of the one line of a list or table that carries a picking mark (an arrow pointing
-    back at it, a check mark): the line without its list marker, table bars and the mark with what
-    follows it; ``None`` unless exactly one of two or more list or table lines is marked."""
-    marked = marked_lines(text)
-    if len(marked) != 1:
+def marked_item(text: str, strict: bool = False) -> str | None:
+    """The item a list, checklist, table or verdict record picks, else ``None``.
+
+    Candidates are the lines of a list, a checklist or a table (not its header row) and lines that
+    give one candidate a verdict ("Option B: yes", "A: ✗"). Exactly one of two or more candidates
+    must be picked: by a picking mark (an arrow pointing back at it, ✅, ☑, a checked box ``[x]``),
+    or by a positive verdict — a table cell or a keyed value "yes" / "true" / "correct" / ✓ — or a
+    check tick (✓, ✔) when every other candidate is rejected (❌, ✗, an empty box ``[ ]``, a
+    verdict "no" / "false"). ``strict`` (for numbers) takes a check tick only that way too, and
+    never an item that computes or checks ("= 42", "check", "verify"). The item is the line
+    without its list marker, table bars and the mark with what follows it (the text after the mark
+    when nothing comes before it: "[x] Jupiter"); for a verdict, the other cells of its row or the
+    key before its colon."""
+    cands = _candidates(text)
+    if len(cands) < 2:
         return None
-    line = marked[0]
-    item = line[: _PICK_MARK.search(line).start()]  # type: ignore[union-attr]
-    item = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", item)
-    return " ".join(item.replace("|", " ").split()).strip(MARKUP + ".,;:—–-") or None
+    picked: list[tuple[str, str | None, bool]] = []  # (line, item, by a strong mark)
+    rejected = 0
+    for line, item, verdict in cands:
+        mark = _PICK_MARK.search(line)
+        if verdict is True:
+            picked.append((line, item, False))
+        elif verdict is False or _REJECT_MARK.search(line):
+            rejected += 1
+        elif mark is not None:
+            tick = _TICK.fullmatch(mark.group(0).strip()) is not None
+            picked.append((line, None, not tick or not strict))
+    if len(picked) != 1:
+        return None
+    line, item, strong = picked[0]
+    if not strong and rejected != len(cands) - 1:
+        return None
+    if item is None:
+        mark = _PICK_MARK.search(line)
+        assert mark is not None
+        before = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", line[: mark.start()])
+        item = " ".join(before.replace("|", " ").split()).strip(MARKUP + ".,;:—–-")
+        if not item:
+            after = re.split(r"\s[—–-]\s|\(", line[mark.end() :])[0]
+            item = " ".join(after.replace("|", " ").split()).strip(MARKUP + ".,;:—–-")
+    if strict and re.search(r"(?i)=|\bcheck|\bverif", item or ""):
+        return None
+    return item or None
 
 
 def quoted(text: str, limit: int = 60) -> str:

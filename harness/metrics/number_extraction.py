@@ -21,6 +21,7 @@ from harness.metrics.extraction_base import (
     drop_negated,
     extracted,
     last_boxed,
+    marked_item,
     quoted,
     split_sentences,
     truncated,
@@ -483,6 +484,10 @@ def _extract_number(text: str, zeros: bool, givens: Iterable[float] | None, quer
             return _number_extraction(num, "bold", f"the last bold number **{inner}**", capped)
         if re.search(r"\d", inner):
             break  # the last bold span with a number says more than a number: an earlier bold one is not the answer
+    item = marked_item(text, strict=True)
+    marked = _pick_in_clause(item, zeros) if item else None
+    if marked and marked[0] is not None:
+        return _picked(marked, "marked", f"the one list or table item marked as picked ({quoted(item or '')})", capped)
     return _number_fallback(text, zeros, given, capped, query)
 
 

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from harness.data.expected import Expected
 from harness.metrics.correctness import check_expected
+from harness.metrics.extraction_base import marked_item
 from harness.metrics.structured import asked_field, structured_answer, without_speaker
 
 _EXPECTED: TypeAdapter[Expected] = TypeAdapter(Expected)
@@ -219,3 +220,57 @@ def test_a_label_that_reports_the_members_answers_is_not_the_answer(answer: str)
 )
 def test_a_commitment_after_the_members_answers_overrides_them(answer: str) -> None:
     assert _verdict(_NOBLE, answer) != "correct"
+
+
+_PLANET = {"type": "choice", "answer": "B", "options": {"A": "Venus", "B": "Mercury", "C": "Mars"}}
+_CAPITAL = {"type": "exact", "value": "Canberra"}
+PICKED = [
+    # a checked box among empty ones
+    (_PLANET, "[ ] A\n[x] B\n[ ] C", None, "correct"),
+    (_PLANET, "- [ ] Venus\n- [x] Mercury — closest to the Sun\n- [ ] Mars", None, "correct"),
+    (_PLANET, "- [x] Venus\n- [ ] Mercury\n- [ ] Mars", None, "wrong"),
+    (_CAPITAL, "* [ ] Sydney\n* [X] Canberra\n* [ ] Melbourne", None, "correct"),
+    # one positive verdict among rejected candidates: a keyed value, a table cell, a tick among crosses
+    (_PLANET, "Option A: no\nOption B: yes — by far the closest\nOption C: no", None, "correct"),
+    (_PLANET, "A: ✗\nB: ✓\nC: ✗", None, "correct"),
+    (_PLANET, "A: ✓\nB: ✗\nC: ✗", None, "wrong"),
+    (
+        _CAPITAL,
+        "| City | Capital? |\n|---|---|\n| Sydney | no |\n| Canberra | yes |\n| Melbourne | no |",
+        None,
+        "correct",
+    ),
+    (_CAPITAL, "| City | Capital? |\n|---|---|\n| Sydney | yes |\n| Canberra | no |", None, "wrong"),
+    # numbers read a picked item too, strictly: a tick only among crossed-out candidates
+    (_FORTY_TWO, "- 40 ❌ (one bag short)\n- 42 ✔️ (6 × 7)\n- 48 ❌", None, "correct"),
+    (_FORTY_TWO, "Candidates:\n- 36\n- 42 ✅ six bags of seven\n- 48", None, "correct"),
+    (_FORTY_TWO, "- 41 ← my pick\n- 42\n- 43", None, "wrong"),
+    # a yes/no question answered by a list that checks one item: the checked item decides before the
+    # opening word does
+    ({"type": "boolean", "value": False}, "- prime\n- composite ✅ (7 × 13)", "Is 91 prime?", "correct"),
+    ({"type": "boolean", "value": True}, "- mammal ✅\n- fish", "Is a whale a mammal?", "correct"),
+    ({"type": "boolean", "value": True}, "- fish ✅\n- mammal", "Is a whale a mammal?", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "query", "verdict"), PICKED)
+def test_the_one_picked_candidate_of_a_list_table_or_verdict_record(
+    block: dict[str, Any], answer: str, query: str | None, verdict: str
+) -> None:
+    assert _verdict(block, answer, query) == verdict
+
+
+@pytest.mark.parametrize(
+    ("answer", "strict"),
+    [
+        ("- Check: 6 × 7 = 42 ✓\n- Bags: 7", True),  # a tick on a checked step is not a pick
+        ("- 42 ✓\n- 48", True),  # a tick among unmarked candidates, for numbers
+        ("- 40 ✅\n- 42 ✅\n- 48", False),  # two picks
+        ("| City | Capital? |\n|---|---|\n| Sydney | yes |\n| Canberra | yes |", False),  # two positive verdicts
+        ("| Planet | Closest? |\n|---|---|\n| Mercury | yes |\n| Venus | maybe |", False),  # a verdict among unjudged
+        ("[x] done", False),  # one line is no list
+        ("- Total: 6 × 7 = 42 ✅\n- 48", True),  # a computed item, for numbers
+    ],
+)
+def test_no_picked_item_without_one_pick_among_candidates(answer: str, strict: bool) -> None:
+    assert marked_item(answer, strict=strict) is None
