@@ -517,13 +517,26 @@ _DOTTED = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:etc|vs|approx|cf)\.$")
 _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt)\.$")
 
 
+#: A day written as an ordinal before a month name, as in German and the Nordic languages ("4. Juli",
+#: "24. desember").
+_ORDINAL_DAY = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")
+_MONTH = re.compile(
+    r"(?i)\s*(?:jan(?:uar|uary|vier)?|jänner|feb(?:ruar|ruary)?|mär(?:z)?|mar(?:ch|s)?|apr(?:il)?|mai|may|"
+    r"jun(?:i|e)?|jul(?:i|y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|o[ck]t(?:ober)?|nov(?:ember)?|de[cz](?:ember)?|"
+    r"desember|januari|februari|maart|mei|augustus)\b"
+)
+
+
 def abbreviation_at(text: str, pos: int) -> bool:
     """Whether the full stop that ends just before ``pos`` closes an abbreviation rather than a
-    sentence: a title ("Dr. Smith", "St. Louis"), or a dotted abbreviation ("U.S.", "e.g.", "etc.")
-    followed by a lower-case word or a digit ("the U.S. president")."""
+    sentence: a title ("Dr. Smith", "St. Louis"), a day written as an ordinal before a month name
+    ("Am 4. Juli 1776"), or a dotted abbreviation ("U.S.", "e.g.", "etc.") followed by a lower-case
+    word or a digit ("the U.S. president")."""
     head = text[max(0, pos - 12) : pos]
     if _TITLE.search(head):
         return True
+    if _ORDINAL_DAY.search(head) and _MONTH.match(text, pos):
+        return True  # "Am 4. Juli 1776": a day written as an ordinal, not a sentence end
     after = text[pos : pos + 4].lstrip(" \t")
     return bool(_DOTTED.search(head)) and bool(after) and (after[0].islower() or after[0].isdigit())
 

@@ -12,7 +12,8 @@ between ("the answer is 08/02/1776, though it was adopted on 07/04/1776"; "Thoug
 given, …"). A regex case passes only on a match that is stated; when every match is rejected the
 answer is wrong, when one is hedged or conceded it is ambiguous. It is *reported* when it sits in a
 clause framed as what others think or say ("Most people say 07/04/1776.", "Many say ampere; I say
-coulomb": :func:`harness.metrics.text_cues.framed_spans`; ambiguous), and an *aside* when it sits in
+coulomb": :func:`harness.metrics.text_cues.framed_spans`; also what a council participant gave,
+"Member A said 404", "Response B: 410"; ambiguous), and an *aside* when it sits in
 a parenthesis of at least two other words after a different value ("07/02/1776 (the famous
 07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated. The
 parenthesis is found as written, whatever sentence marks it holds ("Answer: .pyc (compiled bytecode;
@@ -76,6 +77,17 @@ _DECIMALS_AFTER = re.compile(r"\.\d")
 _SENTENCE_START = re.compile(r"[.!?;\n]\s*")
 
 
+#: A council participant's report right before the match ("Member A said 404", "two jurors answered
+#: 12", "Response B: 26.67 g"): what a member gave, not what the answer states (the chairman, the
+#: council or the majority decide, and are not listed).
+_MEMBER_REPORT = re.compile(
+    r"(?i)\b(?:members?|models?|jurors?|responses?|reviewers?|panelists?|experts?|agents?|assistants?|"
+    r"participants?|debaters?)(?:\s+(?:[A-Z0-9]{1,3}|#\d{1,2}|one|two|three|four|five))?\s*"
+    r"(?:(?:said|says|answered|gave|chose|picked|proposed|voted\s+for|argued(?:\s+for)?|suggested|went\s+with|"
+    r"reported|claimed|put|wrote|got)\b[^.;\n]{0,40}?|[:—–]\s*)$"
+)
+
+
 def match_context(text: str, start: int, end: int, query: str | None = None) -> Context:
     """How the answer ``text`` treats the match at ``start``-``end`` (see the module docstring)."""
     before, after = text[max(0, start - 160) : start], text[end : end + 80]
@@ -96,6 +108,8 @@ def match_context(text: str, start: int, end: int, query: str | None = None) -> 
     sentence = text[head : tail.start() if tail else min(len(text), end + 400)]
     if any(a <= start - head and end - head <= b for a, b in framed_spans(sentence, query)):
         return "reported"
+    if _MEMBER_REPORT.search(text[head:start]):
+        return "reported"  # "Member A said 404 and member B said 410; …": what a participant gave
     if _in_aside(text, start, end):
         return "aside"  # "07/02/1776 (the famous 07/04/1776 was just the printing)": a comment on another value
     return "stated"

@@ -81,3 +81,21 @@ FRAGMENTS_AND_SECTIONS: list[tuple[str, str, str]] = [
 @pytest.mark.parametrize(("pattern", "answer", "verdict"), FRAGMENTS_AND_SECTIONS)
 def test_fragments_later_sections_and_example_openings(pattern: str, answer: str, verdict: str) -> None:
     assert _verdict(pattern, answer) == verdict
+
+
+MEMBERS_AND_DATES: list[tuple[str, str, str]] = [
+    # what a council participant gave is reported, not stated; the decision states
+    (r"\b404\b", "Member A said 404 and member B said 410; the chairman sides with B.", "ambiguous"),
+    (r"\b404\b", "Summary. Response 1: 404. Response 2: 410. The chair goes with Response 2.", "ambiguous"),
+    (r"\b404\b", "Two jurors answered 404, one answered 410. Verdict: 404.", "correct"),
+    (r"\b404\b", "Member A: 404. Member B: 410. The council agrees with A: 404.", "correct"),
+    # a day written as an ordinal before a month name does not end a sentence
+    (r"\b1776-07-04\b", "Am 4. Juli 1776, also 1776-07-04.", "correct"),
+    (r"\b1814-05-17\b", "Den 17. mai 1814, altså 1814-05-17.", "correct"),
+    (r"\b1776-07-04\b", "Am 2. Juli 1776, also 1776-07-02.", "unanswered"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "answer", "verdict"), MEMBERS_AND_DATES)
+def test_member_reports_and_ordinal_days(pattern: str, answer: str, verdict: str) -> None:
+    assert _verdict(pattern, answer) == verdict
