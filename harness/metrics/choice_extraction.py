@@ -608,7 +608,8 @@ def _states_the_asked(first: str, later: list[tuple[int, str, set[str]]], text: 
     after it turns, negates, hedges or takes back ("Venus is much hotter"; "Venus (B) at 0.72 AU")."""
     asked = {w for w in opts.asked if len(w) >= 3} - _QUESTION_FILLER
     words = set(re.findall(r"[a-z]+", first.lower()))
-    if not (len(first.split()) <= 3 or words & asked) or first.rstrip(" *_").endswith("?") or _NEGATION.search(first):
+    bare = len(re.findall(r"\w+", first)) <= 3  # "A.", "CO₂ — carbon dioxide."
+    if not (bare or words & asked) or first.rstrip(" *_").endswith("?") or _NEGATION.search(first):
         return False
     rest = text[text.find(first) + len(first) :]
     if (

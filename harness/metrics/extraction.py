@@ -214,7 +214,7 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     adds, hedges or negates: "(or B)", "(B could also be argued)"), gives that one (checked before
     the premise and the turn); a first and a last
     sentence naming different options without a conclusion cue — unless the first is a bare answer
-    ("A.") or states a word of the question ("Mercury is closest") and every later naming sentence
+    of at most three words ("A.", "CO₂ — carbon dioxide.") or states a word of the question ("Mercury is closest") and every later naming sentence
     gives another option only another predicate (no question word, no superlative, nothing bare, no
     turn, negation, hedge or take-back: "Venus is much hotter"; ``leading``) —, or a final sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two

@@ -94,7 +94,7 @@ FLOORS = [
     # (classes fixed after: numeric — a check after the result, a value before a dash, a bold unit symbol;
     # exact — a case-kept symbol in a sentence, a turn to what is asked, a predicate possessive, a middle
     # initial, an answer thinking aloud)
-    pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 255, id="eighth-dev"),
+    pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 256, id="eighth-dev"),
     # the ninth corpus's dev half (two writers, one trying to make a grader err both ways): first score
     # (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); its holdout half is untouched
     pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 0, 121, id="ninth-dev"),

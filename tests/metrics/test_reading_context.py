@@ -684,6 +684,18 @@ FIRST_ANSWERS_THE_ASKED = [
     ),
     (PLANET_LETTERS, CLOSEST, "A. Mercury orbits at 0.39 AU; Venus (B) at 0.72 AU.", "correct"),
     (_choice("Mercury", PLANETS), CLOSEST, "Mercury. Mars is red because of iron oxide dust.", "correct"),
+    (
+        _choice("Carbon dioxide", GASES),
+        "Which gas do plants absorb for photosynthesis?",
+        "CO₂ — carbon dioxide. They give off oxygen.",
+        "correct",
+    ),
+    (
+        _choice("Oxygen", GASES),
+        "Which gas do plants absorb for photosynthesis?",
+        "Oxygen. Plants absorb carbon dioxide, though.",
+        "ambiguous",
+    ),
     (_choice("Mercury", PLANETS), CLOSEST, "Mercury orbits closer to the Sun than Venus, Earth or Mars.", "correct"),
     # a later sentence that answers in other words, names a bare option, turns or hedges leaves it open
     (_choice("Venus", PLANETS), CLOSEST, "Venus is closest to us; Mercury orbits nearest the Sun.", "ambiguous"),
