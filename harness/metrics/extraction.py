@@ -212,11 +212,12 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     several that names exactly one outside its parenthetical asides, the asides naming the others
     only as remarks ("2^10 = 1024 is the largest (10^3 = 1000, 3^6 = 729)"; not an aside that offers,
     adds, hedges or negates: "(or B)", "(B could also be argued)"), gives that one (checked before
-    the premise and the turn); a first and a last
-    sentence naming different options without a conclusion cue — unless the first is a bare answer
-    of at most three words ("A.", "CO₂ — carbon dioxide.") or states a word of the question ("Mercury is closest") and every later naming sentence
-    gives another option only another predicate (no question word, no superlative, nothing bare, no
-    turn, negation, hedge or take-back: "Venus is much hotter"; ``leading``) —, or a final sentence naming
+    the premise and the turn); a first and a last sentence naming different options without a
+    conclusion cue — unless the first is a bare answer of at most three words ("A.", "CO₂ — carbon
+    dioxide.") or states a word of the question ("Mercury is closest") and every later naming
+    sentence gives another option only another predicate (no question word, no superlative, nothing
+    bare, no turn, negation, hedge or take-back: "Venus is much hotter"; ``leading``) —, or a final
+    sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
     options as alternatives ("A or D", "12/24/2006 or 12/25/2006"), and so is an answer that opens
     between two options with a hedge ("Could be A or B …") and whose last naming sentence only
