@@ -45,6 +45,7 @@ from harness.metrics.extraction_base import (
     truncated,
 )
 from harness.metrics.number_cues import TAKE_BACK
+from harness.metrics.numbers import word_numbers
 from harness.metrics.text_cues import CONCEDED, OUTRANKED, RANKED_BELOW, ranks_context, unframed
 
 _NEGATION = re.compile(
@@ -87,6 +88,20 @@ _SPEAKER_LABEL = re.compile(
 _ODD_ONE = re.compile(
     r"\b(?:NOT|EXCEPT)\b|(?i:\bodd\s+one\s+out\b|\bdoes\s+not\s+belong\b|\bdoesn't\s+belong\b|\bis\s+not\s+(?:a|an)\b)"
 )
+
+
+def _spelled_values(clause: str) -> set[float]:
+    """The values of the spelled-out numbers in ``clause`` ("forty-five" → 45), a year read as two
+    numbers taken together too ("Nineteen forty-five" → 1945); only values of ten or more name an
+    option ("two of three jurors" is a count in passing, not options 2 and 3)."""
+    runs: dict[int, list[float]] = {}
+    for at, n in word_numbers(clause):
+        runs.setdefault(at, []).append(n.value)
+    out = {v for vs in runs.values() for v in vs}
+    for vs in runs.values():
+        if len(vs) == 2 and 10 <= vs[0] <= 99 and 0 <= vs[1] <= 99 and vs[0] == int(vs[0]) and vs[1] == int(vs[1]):
+            out.add(vs[0] * 100 + vs[1])
+    return out
 
 
 class _Options:
@@ -185,6 +200,7 @@ class _Options:
                 for m in _PLAIN_NUMBER_IN.finditer(clause)
                 if float(m.group(0)) in self.values
             }
+            found |= {self.values[v] for v in _spelled_values(clause) if v in self.values and abs(v) >= 10}
         norm = " " + normalize_answer(clause) + " "
         for key, text in self.texts:
             if key in self.expressions:
@@ -593,6 +609,9 @@ def _outside_asides(sentence: str, opts: _Options) -> str | None:
 _WHOLE_ASIDE = re.compile(r"^[\s*_]*\((?=(?:[^()]*?\s){3})(?:[^()]|\([^()]*\))*\)?[\s.!?*_]*$")
 
 
+#: A question word a later sentence uses only as what its option is compared away from ("The nucleus is
+#: more like the control centre than the powerhouse").
+_COMPARED_AWAY = re.compile(r"(?i)\b(?:than|unlike)\s+(?:the\s+|a\s+|an\s+)?[\w-]+")
 _QUESTION_FILLER = frozenset(
     "the and which what who whom whose this that these those with from for are was were has have had does did its "
     "not can could would should will following options option one ones".split()
@@ -620,7 +639,9 @@ def _states_the_asked(first: str, later: list[tuple[int, str, set[str]]], text: 
     ):
         return False
     return all(
-        len(s.split()) > 3 and not (set(re.findall(r"[a-z]+", s.lower())) & asked) and not _SUPERLATIVE.search(s)
+        len(s.split()) > 3
+        and not (set(re.findall(r"[a-z]+", _COMPARED_AWAY.sub(" ", s).lower())) & asked)
+        and not _SUPERLATIVE.search(s)
         for _, s, _ in later
     )
 

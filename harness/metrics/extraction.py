@@ -215,7 +215,8 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     the premise and the turn); a first and a last sentence naming different options without a
     conclusion cue — unless the first is a bare answer of at most three words ("A.", "CO₂ — carbon
     dioxide.") or states a word of the question ("Mercury is closest") and every later naming
-    sentence gives another option only another predicate (no question word, no superlative, nothing
+    sentence gives another option only another predicate (no question word — one it is only compared
+    away from, "… than the powerhouse", does not count —, no superlative, nothing
     bare, no turn, negation, hedge or take-back: "Venus is much hotter"; ``leading``) —, or a final
     sentence naming
     several, are ``ambiguous``; so is a last naming sentence, or a cued clause, that offers two
@@ -228,7 +229,9 @@ Choices (:func:`extract_choice`; ``letters=False`` for options given as a list o
     sentence, or the part before a dash or colon — names one option and which afterwards names the
     others only as a group, two or more together, with no turn or take-back, gives that option
     (``leading``: "C — yellow is what you get by mixing red and green"). Options that are all plain
-    numbers are also named by an equal value in another notation ("0.450" names "0.45").
+    numbers are also named by an equal value in another notation ("0.450" names "0.45") or spelled
+    out ("Nineteen forty-five" names "1945", a year read as two numbers together; values of ten or
+    more: "two of three jurors" does not name options 2 and 3).
     A lower-case letter counts only in parentheses, before ")" or alone, so "the answer is a city"
     is not option "a".
     Before rule 5 (:mod:`harness.metrics.choice_cues`): 4a. options that are a truth-value pair

@@ -97,7 +97,7 @@ FLOORS = [
     pytest.param("extraction_corpus_blind8_dev.yaml", 451, 256, 0, 256, id="eighth-dev"),
     # the ninth corpus's dev half (two writers, one trying to make a grader err both ways): first score
     # (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); its holdout half is untouched
-    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 0, 121, id="ninth-dev"),
+    pytest.param("extraction_corpus_blind9_dev.yaml", 217, 123, 0, 123, id="ninth-dev"),
     # the tenth corpus's dev half (two writers: reasoning models' visible thinking, council chairmen and debate
     # rounds citing the members' values): first score (dee42bc) P 0.967, R 0.967 (4 fp, 4 misses); visible
     # thinking set aside after (harness.metrics.thinking), a question about a word form, a "Final:" label, a

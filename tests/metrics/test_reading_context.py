@@ -685,6 +685,13 @@ FIRST_ANSWERS_THE_ASKED = [
     (PLANET_LETTERS, CLOSEST, "A. Mercury orbits at 0.39 AU; Venus (B) at 0.72 AU.", "correct"),
     (_choice("Mercury", PLANETS), CLOSEST, "Mercury. Mars is red because of iron oxide dust.", "correct"),
     (
+        {"type": "choice", "answer": "C", "options": {"A": "Nucleus", "B": "Ribosome", "C": "Mitochondrion"}},
+        "Which organelle is known as the powerhouse of the cell?",
+        "The mitochondrion — it makes most of the cell's ATP. The nucleus (A) is more like the control centre than the "
+        "powerhouse.",
+        "correct",
+    ),
+    (
         _choice("Carbon dioxide", GASES),
         "Which gas do plants absorb for photosynthesis?",
         "CO₂ — carbon dioxide. They give off oxygen.",
@@ -708,3 +715,18 @@ FIRST_ANSWERS_THE_ASKED = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), FIRST_ANSWERS_THE_ASKED)
 def test_the_first_sentence_answers_what_is_asked(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+SPELLED_YEARS = [
+    # numeric options named by spelled-out numbers, a year as two numbers together
+    (_choice("1945", YEARS), "Nineteen forty-five.", "correct"),
+    (_choice("1945", YEARS), "It ended in nineteen forty-five, with Japan's surrender.", "correct"),
+    (_choice("1945", YEARS), "One thousand nine hundred and forty-five.", "correct"),
+    (_choice("1945", YEARS), "Nineteen forty-four.", "wrong"),
+    (_choice("1945", YEARS), "Nineteen forty-four or forty-five.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "verdict"), SPELLED_YEARS)
+def test_spelled_out_numeric_options(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
