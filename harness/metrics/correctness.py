@@ -507,7 +507,7 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
         committed = COMMITS.search(sentence)
         named = _NAMED.search(sentence.strip()) or (
             committed
-            and committed.group(0).lower().endswith(("with", "pick", "choose", "name"))
+            and committed.group(0).lower().endswith(("with", "pick", "picks", "choose", "chooses", "name", "on"))
             and _CHOSEN.match(sentence, committed.end())
         )
         if committed and named and not _names(values, sentence):

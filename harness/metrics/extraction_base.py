@@ -129,6 +129,14 @@ _KEYED_VERDICT = re.compile(
 )
 
 
+#: Prose after a list that concludes or commits on its own ("Majority goes to C.", "The chair picks
+#: Sydney.", "I'd go with B"): the list's mark then does not decide.
+_CONCLUDES_AFTER = re.compile(
+    r"(?i)\b(?:goes\s+to|go(?:es)?\s+with|sides?\s+with|picks?|chooses?|choice|winner|wins|majority|"
+    r"overrul\w*|decid\w*|decision|verdict|ruling|consensus|settles?\s+on|answer|but|however|instead|actually)\b"
+)
+
+
 def _candidates(text: str) -> list[tuple[str, str | None, bool | None]]:
     """The candidate lines of a list, checklist, table or verdict record: ``(line, item, verdict)``,
     the verdict ``True`` / ``False`` when a table cell or a keyed value gives one, else ``None``
@@ -174,13 +182,18 @@ def marked_item(text: str, strict: bool = False) -> str | None:
     or by a positive verdict — a table cell or a keyed value "yes" / "true" / "correct" / ✓ — or a
     check tick (✓, ✔) when every other candidate is rejected (❌, ✗, an empty box ``[ ]``, a
     verdict "no" / "false"). ``strict`` (for numbers) takes a check tick only that way too, and
-    never an item that computes or checks ("= 42", "check", "verify"). The item is the line
+    never an item that computes or checks ("= 42", "check", "verify"). Prose after the list that
+    concludes, commits or turns on its own ("Majority goes to C.", "so …", "but …") decides
+    instead: no item then. The item is the line
     without its list marker, table bars and the mark with what follows it (the text after the mark
     when nothing comes before it: "[x] Jupiter"); for a verdict, the other cells of its row or the
     key before its colon."""
     cands = _candidates(text)
     if len(cands) < 2:
         return None
+    tail = text[text.rfind(cands[-1][0]) + len(cands[-1][0]) :]
+    if _CONCLUDES_AFTER.search(tail) or CONCLUSION.search(tail):
+        return None  # "…\n\nMajority goes to C.": what follows the list decides, not its mark
     picked: list[tuple[str, str | None, bool]] = []  # (line, item, by a strong mark)
     rejected = 0
     for line, item, verdict in cands:

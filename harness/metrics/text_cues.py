@@ -104,10 +104,13 @@ ATTRIBUTED = re.compile(
     r"|(?:legend|tradition|rumou?r)\s+(?:has\s+it|holds|says)\b|the\s+story\s+goes\b"
     r"|(?:supposedly|reportedly|allegedly|purportedly|rumou?redly)\b)"
 )
-#: A first-person commitment ("I'd say", "I'll go with", "my answer is", "which is my answer").
+#: A first-person commitment ("I'd say", "I'll go with", "my answer is", "which is my answer"), or
+#: a council's chair's ("the chair picks", "the council goes with").
 COMMITS = re.compile(
     r"(?i)\b(?:I(?:'d|’d|\s+would)\s+(?:say|go\s+with|pick|choose|name|answer|put)|I\s+(?:say|pick|choose|name)"
-    r"|I(?:'?ll|’ll|\s+will)\s+(?:go\s+with|side\s+with|pick|choose)|I\s+side\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick))\b"
+    r"|I(?:'?ll|’ll|\s+will)\s+(?:go\s+with|side\s+with|pick|choose)|I\s+side\s+with|my\s+(?:answer|pick|choice|vote|guess)\s+(?:is|would\s+be|:)|which\s+is\s+my\s+(?:answer|pick)"
+    r"|the\s+(?:chair(?:man|woman|person)?|council|jury|panel|foreperson|moderator)\s+"
+    r"(?:goes\s+with|sides\s+with|settles\s+on|picks|chooses))\b"
 )
 #: A value placed below the one asked for ("Saturn is second", "The United States is a distant
 #: third", "…, with Montreal the runner-up"): what it names is context, not the answer. The rank word

@@ -274,3 +274,35 @@ def test_the_one_picked_candidate_of_a_list_table_or_verdict_record(
 )
 def test_no_picked_item_without_one_pick_among_candidates(answer: str, strict: bool) -> None:
     assert marked_item(answer, strict=strict) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "- Member 1: B ✅\n- Member 2: C\n- Member 3: C\n\nMajority goes to C.",
+        "- A ✅ (member 1)\n- B\n- C\n\nThe chair overrules that: B.",
+        "- Canberra ✅\n- Sydney\n\nBut the jury's decision was Sydney.",
+        "- 42 ✅ (member 2)\n- 48\n\nSo the council's figure is 48.",
+    ],
+)
+def test_prose_after_a_list_that_concludes_decides_instead_of_its_mark(answer: str) -> None:
+    assert marked_item(answer) is None and marked_item(answer, strict=True) is None
+
+
+def test_the_chair_overruling_a_marked_member_is_read() -> None:
+    assert _verdict(_PLANET, "- A ✅ (member 1)\n- B\n- C\n\nThe chair overrules that: B.") == "correct"
+
+
+_CANBERRA = {"type": "any_of", "values": ["Canberra"]}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Member answers: Canberra, Canberra, Sydney.\nThe chair picks Sydney.",
+        "Members said Canberra twice. The council goes with Sydney.",
+        "Canberra, say two members; the jury settles on Sydney.",
+    ],
+)
+def test_a_chair_committing_after_the_members_answers_is_not_their_answer(answer: str) -> None:
+    assert _verdict(_CANBERRA, answer) != "correct"
