@@ -28,8 +28,9 @@
 * :func:`without_hypothetical` — a sentence cut before a hypothetical about another question
   after the answer ("It's 36 — and if you needed 15% more instead, that would be 276", "…, but if
   you meant the total rather than the share, 90"): its numbers answer a question not asked.
-  :func:`only_hypothetical` — a sentence that is only such a hypothetical, passed over by the
-  fallback rules after an earlier sentence with a number.
+  :func:`only_hypothetical` — a sentence that is only such a hypothetical, or a counterfactual
+  ("If the drain rate doubled, it would take 10 minutes.") when the question poses no condition,
+  passed over by the fallback rules after an earlier sentence with a number.
 * :func:`asked_scale` — a question that asks its count in a scale unit ("how many million …?",
   "in thousands"): the check also reads the answer's number in that unit ("2 500 million" and
   "2.5 billion" answer 2500).
@@ -143,11 +144,21 @@ def without_hypothetical(sentence: str) -> str:
     return sentence[: m.start()]
 
 
-def only_hypothetical(sentence: str) -> bool:
-    """Whether ``sentence`` is, from its start, a hypothetical about another question
-    ("If you wanted 15% more instead, that would be 276.")."""
+#: A sentence that opens with a counterfactual condition and concludes in the conditional ("If the
+#: drain rate doubled, it would take 10 minutes.", "Had she sold 3 more, she'd have 15.").
+_COUNTERFACTUAL = re.compile(r"(?i)^\W*(?:if|had|were)\b[^.;!?\n]*?\b(?:would|could|might|'d|’d)\b")
+#: A question that itself poses a condition: its answer may be stated in the conditional.
+_CONDITIONAL_QUESTION = re.compile(r"(?i)\b(?:if|would|suppose|supposing|assume|assuming|had|were)\b")
+
+
+def only_hypothetical(sentence: str, query: str | None = None) -> bool:
+    """Whether ``sentence`` is, from its start, a hypothetical about another question ("If you wanted
+    15% more instead, that would be 276."), or — with the question known and posing no condition of
+    its own — a counterfactual ("If the drain rate doubled, it would take 10 minutes.")."""
     m = HYPOTHETICAL.search(sentence)
-    return m is not None and not re.search(r"\w", sentence[: m.start()])
+    if m is not None and not re.search(r"\w", sentence[: m.start()]):
+        return True
+    return query is not None and not _CONDITIONAL_QUESTION.search(query) and bool(_COUNTERFACTUAL.match(sentence))
 
 
 #: A check clause inside a sentence after its result ("The majority says 12 and Euler agrees: 8 − 12 + 6

@@ -416,6 +416,19 @@ def without_footnotes(text: str) -> str:
     return _FOOTNOTE_REF.sub("", _FOOTNOTE_LINE.sub("", text))
 
 
+#: A sentence that opens by reporting what a council participant gave ("Member B: $50.", "Juror 2 said
+#: 8.", "Two members answered 48."): a report, not the answer's own value.
+_MEMBER_OPENING = re.compile(
+    r"(?i)^\W*(?:(?:one|two|three|four|five|both|all|the\s+other)\s+(?:of\s+the\s+\w+\s+)?)?"
+    r"(?:members?|models?|jurors?|responses?|reviewers?|panelists?|experts?|agents?|participants?|debaters?)"
+    r"(?:\s+(?:[A-Z0-9]{1,3}|#\d{1,2}))?\s*"
+    r"(?:(?:said|says|answered|gave|chose|picked|proposed|voted\s+for|argued(?:\s+for)?|suggested|went\s+with|"
+    r"reported|claimed|put|wrote|got)\b|[:—–])"
+)
+#: A sentence that restates the result of the sentence before it, stated after an "=", in another unit
+#: or form ("Time = 250 / 12.5 = 20 min. Equivalently 1200 s.", "In other words, …"): kept only when
+#: its number stands with the asked noun.
+_RESTATING = re.compile(r"(?i)^\W*(?:equivalently|in\s+other\s+words|i\.\s?e\.|or\s*,|or\s+about)\b")
 #: A question to the reader that opens a coda after the answer ("Would you like that in miles per hour?
 #: It's about 37.3 mph.", "Want it in grams?", "Let me know if you need the working.").
 _OFFER = re.compile(
@@ -591,7 +604,7 @@ def _number_fallback(
         for s in split_sentences(_PAREN.sub(lambda m: m.group(0).replace(";", ","), _without_list_markers(text)))
     ]
     raw = [
-        " " if i and only_hypothetical(s) and any(re.search(r"\d", r) for r in raw[:i]) else s
+        " " if i and only_hypothetical(s, query) and any(re.search(r"\d", r) for r in raw[:i]) else s
         for i, s in enumerate(raw)
     ]
     offer = next((i for i, s in enumerate(raw) if i and _OFFER.match(s)), None)
@@ -601,6 +614,22 @@ def _number_fallback(
     numbered = [(i, s, nums) for i, s in enumerate(sentences) if (nums := _nums(s, zeros))]
     kept = [t for t in numbered if not _is_check(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
     numbered = kept or numbered
+    reports = [t for t in numbered if _MEMBER_OPENING.match(t[1])]
+    if reports and len(reports) == len(numbered) and len(numbered) < len([s for s in sentences if s.strip()]):
+        return extracted(
+            None, "ambiguous", "every number is one a council participant gave; the answer states none itself", capped
+        )
+    numbered = [t for t in numbered if t not in reports] or numbered
+    noun = _asked_noun(query)
+    restated = [
+        t
+        for j, t in enumerate(numbered)
+        if j
+        and _RESTATING.match(t[1])
+        and _answer_equals(numbered[j - 1][1])
+        and _with_asked_noun(t[1], t[2], noun) is None
+    ]
+    numbered = [t for t in numbered if t not in restated] or numbered
     if given is not None and len(numbered) > 1 and context_after(numbered[0][1], [t[1] for t in numbered[1:]], query):
         # answer first, context after: the later sentences speak of other subjects or events
         found = _read_numbered(text, zeros, given, capped, query, raw, numbered[:1])

@@ -318,3 +318,32 @@ OWN_SUBJECT_AND_ASIDES = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), OWN_SUBJECT_AND_ASIDES)
 def test_own_subject_checks_hypotheticals_and_dates(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query, tolerance=0.01)[0] == verdict
+
+
+_SHIRT = "After a 20% discount a shirt costs $40. What was the original price in dollars?"
+_TANK = "A tank holds 250 litres and drains at 12.5 litres per minute. How many minutes until it is empty?"
+REPORTS_COUNTERFACTUALS_RESTATED = [
+    # a sentence reporting what a council participant gave is not the answer's own value
+    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "wrong"),
+    (50, "Juror 1 said $50. Juror 2 said $48. The panel could not agree.", _SHIRT, "ambiguous"),
+    (50, "Member A: $48. Member B: $50. Member C: $50. The majority is right: $50.", _SHIRT, "correct"),
+    # a counterfactual after the answer, when the question poses no condition
+    (20, "250 / 12.5 = 20 minutes. If the drain rate doubled, it would take 10 minutes.", _TANK, "correct"),
+    (20, "It empties after 20 minutes. Were the tank twice as big, it would need 40.", _TANK, "correct"),
+    (10, "250 / 12.5 = 20 minutes. If the drain rate doubled, it would take 10 minutes.", _TANK, "wrong"),
+    (
+        10,
+        "At 25 litres a minute it would take 10 minutes. If it drained at that rate, it would be empty in 10.",
+        "How many minutes would the 250-litre tank take if it drained at 25 litres per minute?",
+        "correct",
+    ),
+    # a restatement in another unit after a result stated with "="
+    (20, "Time = 250 / 12.5 = 20 min. Equivalently 1200 s.", _TANK, "correct"),
+    (20, "t = 250 / 12.5 = 20 min. In other words, a third of an hour, or 0.33 h.", _TANK, "correct"),
+    (1200, "Time = 250 / 12.5 = 20 min. Equivalently 1200 seconds.", "How many seconds until it is empty?", "correct"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), REPORTS_COUNTERFACTUALS_RESTATED)
+def test_member_reports_counterfactuals_and_restatements(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query, tolerance=0.01)[0] == verdict
