@@ -179,6 +179,13 @@ def extract_boolean(text: str, query: str | None = None) -> Extraction:
                 capped,
             )
         after_lead = text.lstrip()[lead.end() :]
+        flip = re.match(
+            r"(?i)[\s,.…—–:;!-]{0,8}(?P<w>yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:[,.!;:—–…-]|$|wait\b))", after_lead
+        )
+        if flip and (flip["w"].lower() in ("yes", "yeah", "yep", "yup")) != lead_value:
+            return extracted(
+                None, "ambiguous", f"the answer starts with {said!r} and at once says {flip['w']!r}", capped
+            )  # "Yeah, no.", "yep — no wait, …", "Sí... no, I was wrong"
         turned = [
             m
             for cue in (TURNED_BARE, TURNED_QUALIFIED)

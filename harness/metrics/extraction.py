@@ -269,7 +269,8 @@ Booleans (:func:`extract_boolean`; values ``true`` / ``false``)
     also after an opening viewpoint adverb and comma ("Botanically, yes — …", "Technically, no:";
     not a hedging or limiting one: "Probably, yes", "Mostly, no", "Theoretically, yes"),
     or "Absolutely not" / "Not at all" / "That's not right" (false) and "Absolutely." / "Of course,"
-    / "Indeed" / "That's right:" / "You're right," / "yep" / "yup" / "Sí," (true);
+    / "Indeed" / "That's right:" / "You're right," / "yep" / "yup" / "Sí," (true); a leading word at
+    once followed by the opposite bare word ("Yeah, no.", "yep — no wait, …") is ``ambiguous``;
     4. ``conclusion`` — the last sentence saying "is/are … true/false/correct/…", a conclusion cue
     or an arrow ("… not a century year → yes") followed by a polarity word, or only a yes/no word
     ("… where you started. Yes."), each read without its clauses framed as

@@ -730,3 +730,23 @@ SPELLED_YEARS = [
 @pytest.mark.parametrize(("block", "answer", "verdict"), SPELLED_YEARS)
 def test_spelled_out_numeric_options(block: dict[str, Any], answer: str, verdict: str) -> None:
     assert _verdict(block, answer) == verdict
+
+
+LEAP = "Is 2024 a leap year?"
+
+A_LEAD_AT_ONCE_TURNED = [
+    # a leading yes/no at once followed by the opposite bare word commits to neither
+    (_bool(True), LEAP, "Yeah, no.", "ambiguous"),
+    (_bool(True), LEAP, "yep — no wait, it isn't", "ambiguous"),
+    (_bool(True), LEAP, "Sí... no, I was wrong: not a leap year.", "ambiguous"),
+    (_bool(False), LEAP, "No — yes, it is.", "ambiguous"),
+    # "no" as a determiner, or the same word again, keeps the lead
+    (_bool(True), LEAP, "Yes. No doubt about it.", "correct"),
+    (_bool(True), LEAP, "Yes. No other year in the decade fits better.", "correct"),
+    (_bool(False), "Is 2023 a leap year?", "No. No, it is not.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), A_LEAD_AT_ONCE_TURNED)
+def test_a_lead_at_once_turned(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
