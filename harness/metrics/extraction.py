@@ -95,6 +95,9 @@ expected value is 0 — zero words such as "no brothers" and "none")
        dozen apples — Jerry has 4 and …": :func:`harness.metrics.number_cues.head_clause`), or that
        opens with a value standing alone (a number and at most two unit words, not a step heading)
        before a dash and goes on in words ("86 400 — that's 24 × 3600", "52 cards – four suits …").
+       Neither leads when a turn, a disagreement or a first-person commitment after it is followed by
+       a different number ("72 — that's what two members said, but I get 75", "$50. I disagree: it
+       was $48": :data:`harness.metrics.number_cues.OVERRIDE`).
     6. ``last_number`` — when the last sentence states numbers of two or more subjects in its
        clauses ("The variance is 4, and the standard deviation is 2."), the number of the one
        subject that shares the question's words (:func:`harness.metrics.number_cues.anchored_clause`);

@@ -126,11 +126,12 @@ _REASON = re.compile(
 #: A hypothetical about another question after the answer ("It's 36 — and if you needed 15% more
 #: instead, that would be 276", "If you meant the total rather than the share, it's 90.", "If it had
 #: taken 3 hours instead, …"): from its "if" to the end of the sentence.
+_IN_SENTENCE = r"(?:[^.;!?\n]|(?<=\d)\.(?=\d))"  # any character of the sentence, a decimal point included
 HYPOTHETICAL = re.compile(
     r"(?i)(?:^|(?<=[,;:])\s*|\s[-–—]+\s*|\s)(?:and\s+|but\s+|or\s+|whereas\s+|while\s+)?(?:if|had|were)\s+"
-    r"(?:(?:you|we|one|someone|they|the\s+(?:question|task))\b[^.;!?\n]*?"
+    rf"(?:(?:you|we|one|someone|they|the\s+(?:question|task))\b{_IN_SENTENCE}*?"
     r"\b(?:instead|rather|meant|wanted|asked\s+for|were\s+asking|had\s+asked)\b"
-    r"|[^.;!?\n]*?\binstead\b)[^.;!?\n]*"
+    rf"|{_IN_SENTENCE}*?\binstead\b){_IN_SENTENCE}*"
 )
 
 
@@ -146,7 +147,7 @@ def without_hypothetical(sentence: str) -> str:
 
 #: A sentence that opens with a counterfactual condition and concludes in the conditional ("If the
 #: drain rate doubled, it would take 10 minutes.", "Had she sold 3 more, she'd have 15.").
-_COUNTERFACTUAL = re.compile(r"(?i)^\W*(?:if|had|were)\b[^.;!?\n]*?\b(?:would|could|might|'d|’d)\b")
+_COUNTERFACTUAL = re.compile(rf"(?i)^\W*(?:if|had|were)\b{_IN_SENTENCE}*?\b(?:would|could|might|'d|’d)\b")
 #: A question that itself poses a condition: its answer may be stated in the conditional.
 _CONDITIONAL_QUESTION = re.compile(r"(?i)\b(?:if|would|suppose|supposing|assume|assuming|had|were)\b")
 
@@ -422,3 +423,12 @@ def anchored_clause(sentence: str, query: str | None) -> str | None:
     if len(own) != 1:
         return None
     return own[0]["value"]
+
+
+#: After an answer's leading value: a turn, a correction, a disagreement or a first-person commitment
+#: ("but I get 75", "I disagree: it was $48", "actually 75"); a different number after one overrides
+#: the leading value.
+OVERRIDE = re.compile(
+    r"(?i)\b(?:but|however|yet|though|although|actually|instead|wait|disagree|in\s+fact|really|"
+    r"I\s+(?:get|got|make\s+it|think|say|'d\s+say|would\s+say|calculate|compute|count))\b"
+)

@@ -33,6 +33,7 @@ from harness.metrics.number_cues import (
     CONDITION_CLAUSE,
     CONDITION_EQ,
     HEDGED_NUMBER,
+    OVERRIDE,
     RESULT_CUE,
     TAKE_BACK,
     UNIT_BEFORE,
@@ -576,6 +577,15 @@ def _with_asked_noun(segment: str, nums: list[tuple[int, ParsedNumber]], noun: s
     return hits[0] if hits and all(_same_number(h, hits[0]) for h in hits) else None
 
 
+def _overridden(rest: str, value: ParsedNumber, zeros: bool) -> bool:
+    """Whether ``rest`` (the answer after its leading value) turns, corrects, disagrees or commits in
+    the first person (:data:`harness.metrics.number_cues.OVERRIDE`) and a different number follows
+    ("72 — that's what two members said, but I get 75")."""
+    return any(
+        any(not _same_number(n, value) for _, n in _nums(rest[m.end() :], zeros)) for m in OVERRIDE.finditer(rest)
+    )
+
+
 def _bare_value_head(first: str, head: tuple[str, str]) -> bool:
     """Whether the first sentence opens with a value standing alone (a number and at most two unit
     words) before a dash, and goes on in words ("86 400 — that's 24 × 3600", "36 — 10% is 24 and …")."""
@@ -734,6 +744,7 @@ def _read_numbered(
         and not re.match(r"(?i)\W*no\b", text[text.find(first) + len(first) :])
         and first_nums[0][1].value not in given
         and not CORRECTION.search(text[len(first) :])
+        and not _overridden(text[text.find(first) + len(first) :], first_nums[0][1], zeros)
         and not _LABELLED.match(last)
     ):
         return _number_extraction(
@@ -751,6 +762,7 @@ def _read_numbered(
             and in_head[0][1].value not in (given or set())
             and _nums(head[1], zeros)
             and not CORRECTION.search(text[len(head[0]) :])
+            and not _overridden(text[text.find(head[0]) + len(head[0]) :], in_head[0][1], zeros)
         ):
             return _number_extraction(
                 in_head[0][1],

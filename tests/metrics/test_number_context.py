@@ -347,3 +347,21 @@ REPORTS_COUNTERFACTUALS_RESTATED = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), REPORTS_COUNTERFACTUALS_RESTATED)
 def test_member_reports_counterfactuals_and_restatements(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query, tolerance=0.01)[0] == verdict
+
+
+OVERRIDDEN_LEADS = [
+    # a leading value that a later turn, disagreement or first-person commitment replaces does not lead
+    (72, "72 — that's what two members said, but I get 75.", _TRAIN, "wrong"),
+    (50, "$50. I disagree with that, though: it was $48.", _SHIRT, "wrong"),
+    (1440, "1440 — or so I thought; actually I count 1400.", "How many minutes are in a day?", "wrong"),
+    (1440, "1440 — there are 24 hours of 60 minutes each.", "How many minutes are in a day?", "correct"),
+    # a hypothetical with a decimal in it is still one hypothetical
+    (25, "It takes 25 minutes. Had it drained at 12.5 instead of 10, it would take 20.", _TANK, "correct"),
+    (20, "It takes 25 minutes. Had it drained at 12.5 instead of 10, it would take 20.", _TANK, "wrong"),
+    (72, "75 km/h. If it had taken 2.5 hours instead of 2.4, it would be 72 km/h.", _TRAIN, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), OVERRIDDEN_LEADS)
+def test_an_overridden_lead_and_a_decimal_hypothetical(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query, tolerance=0.01)[0] == verdict
