@@ -53,7 +53,8 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
     for ``FF``; not with ``normalize: false``, where notation counts), and a lower-case value's last
     word in the other grammatical number
     (:func:`~harness.metrics.text_cues.number_variants`: "mitochondrion" for "mitochondria", "nuclei"
-    for "nucleus") matches the same way, possessives ("cell's") set aside — not when the question asks
+    for "nucleus") matches the same way — possessives ("cell's") set aside, and not as a modifier of
+    another noun ("Ohms law") —, not when the question asks
     for a word's form ("plural", "singular", "spelling", "what word …", "the letters of …").
 ``numeric``
     The extracted number ``got`` is correct when ``|got - value| <= max(tolerance, rel_tolerance *
@@ -296,7 +297,11 @@ def _check_text(
     if normalize and not _ASKS_FORM.search(query or ""):  # "The mitochondrion." for "mitochondria"
         for value in values:
             for variant in number_variants(value):
-                ok, why = phrase_match(variant, re.sub(r"['’]s\b", "", candidate), normalize)  # not "cell's"
+                bare = re.sub(r"[\w-]+['’]s\b", " ", candidate)  # not "cell's", "the mitochondrion's cousin"
+                ok, why = phrase_match(variant, bare, normalize)
+                marked = re.sub(rf"(?i)(?<!\w){re.escape(variant.split()[-1])}(?!\w)", "\x00", bare, count=1)
+                if ok and _AS_NOUN_MODIFIER.search(marked):
+                    ok = False  # "Ohms law": the word modifies another noun, it is not the answer
                 if ok:
                     other = f"(as {variant!r}, {value!r} in the other number)"
                     detail = f"expected {shown}, got {_got(extraction)}: {why} {other}"
@@ -308,6 +313,14 @@ def _check_text(
 
 #: A clean radix prefix before its digits ("0xFF", "0b1010", "0o17").
 _RADIX_PREFIX = re.compile(r"(?<![\w.])0(?:[xX](?=[0-9A-Fa-f]+\b)|[bB](?=[01]+\b)|[oO](?=[0-7]+\b))")
+
+
+#: A word (marked \x00) followed by another noun rather than the end, punctuation, a preposition, a
+#: conjunction or a verb: a modifier ("Ohms law"), not an answer ("measured in ohms.").
+_AS_NOUN_MODIFIER = re.compile(
+    r"(?i)\x00\s+(?!(?:of|in|on|at|is|are|was|were|and|or|that|which|with|for|from|to|by|as|make|makes|"
+    r"produce|produces|do|does)\b)[a-z]"
+)
 
 
 #: A question about a word's own form ("What is the plural of cactus?", "What word do you get if you
@@ -541,6 +554,7 @@ def _states_another(sentence: str, values: list[str], query: str | None) -> bool
     capital.", "The capital is Lyon." for "What is the capital of France?"), with no negation."""
     if not sentence or _names(values, sentence) or re.search(r"(?i)\b(?:not|never|no)\b|n't\b", sentence):
         return False
+    sentence = re.sub(r"^[\w ]{1,20}:\s+(?=[A-Z])", "", sentence)  # "chair: Lyon is the capital"
     past = _PAST.search(query or "") is not None
     if _THEN.search(sentence) or (re.search(r"\b(?:was|were)\b", sentence) and not past):
         return False  # "Kyoto was the capital before 1869": another time, not the answer

@@ -750,3 +750,24 @@ A_LEAD_AT_ONCE_TURNED = [
 @pytest.mark.parametrize(("block", "query", "answer", "verdict"), A_LEAD_AT_ONCE_TURNED)
 def test_a_lead_at_once_turned(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
     assert _verdict(block, answer, query) == verdict
+
+
+NUMBER_AND_LABEL_TRAPS = [
+    # the other number only as the answer, not as a possessive or a modifier of another noun
+    (
+        _exact("mitochondria"),
+        "Which organelle is the powerhouse?",
+        "The mitochondrion's cousin, the chloroplast.",
+        "wrong",
+    ),
+    (_exact("ohm"), "What is the SI unit of resistance?", "Ohms law uses volts.", "wrong"),
+    (_exact("ohm"), "What is the SI unit of resistance?", "It is measured in ohms.", "correct"),
+    (_exact("nucleus"), "Where is the DNA kept?", "In the nuclei of the cells.", "correct"),
+    # a labelled later statement still gives another value as what is asked
+    (_exact("Paris"), FRANCE, "Member 1 — Paris; chair: Lyon is the capital.", "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("block", "query", "answer", "verdict"), NUMBER_AND_LABEL_TRAPS)
+def test_number_and_label_traps(block: dict[str, Any], query: str, answer: str, verdict: str) -> None:
+    assert _verdict(block, answer, query) == verdict
