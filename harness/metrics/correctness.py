@@ -489,7 +489,8 @@ def committed_elsewhere(values: list[str], candidate: str, answer: str, method: 
     — "I'll go with the liver": :data:`~harness.metrics.text_cues.COMMITS`), or gives another name as
     what is asked ("It's Lyon.", "Lyon is the capital." for "What is the capital of France?"; also a
     clause of the answer itself: "Paris — what I thought at first, it's Lyon"; not a statement about
-    another time: "Kyoto was the capital before 1869", a past tense the question does not use)."""
+    another time: "Kyoto was the capital before 1869", a past tense the question does not use, nor one
+    about a subject the question does not name: "Toronto is the capital of Ontario")."""
     if not _names(values, candidate):
         return ""
     turn = last_conclusion(candidate)
@@ -563,11 +564,15 @@ def _states_another(sentence: str, values: list[str], query: str | None) -> bool
     if _IT_IS.match(sentence):
         return True
     asked = asked_words(query)
-    m = _IS_THE.match(sentence)
-    if m is not None and m["w"] in asked:
-        return True
-    m = _THE_IS.match(sentence)
-    return m is not None and states_asked(sentence, query, strict=True)
+    m = _IS_THE.match(sentence) or _THE_IS.match(sentence)
+    if m is None:
+        return False
+    others = set(re.findall(r"\b[A-Z][\w-]+", sentence[: m.start("x")] + " " + sentence[m.end("x") :]))
+    if others - {"The", "Its", "It"} - set(re.findall(r"\b[A-Z][\w-]+", query or "")):
+        return False  # "Toronto is the capital of Ontario": a subject the question does not ask about
+    if m.re is _IS_THE:
+        return m["w"] in asked
+    return states_asked(sentence, query, strict=True)
 
 
 def _reported(values: list[str], candidate: str, query: str | None) -> str:

@@ -562,6 +562,7 @@ def test_fields_and_checked_items(block: dict[str, Any], query: str, answer: str
 
 
 FRANCE = "What is the capital of France?"
+CANADA_Q = "What is the capital of Canada?"
 
 ANOTHER_VALUE_AFTER = [
     # after a leading value, a clause or sentence that gives another value as what is asked
@@ -574,6 +575,9 @@ ANOTHER_VALUE_AFTER = [
     (_exact("Paris"), FRANCE, "Paris. Lyon is the second city.", "correct"),
     (_exact("Paris"), FRANCE, "Paris — it's the capital since 987.", "correct"),
     (_exact("Paris"), FRANCE, "Paris. The largest city is also Paris.", "correct"),
+    # a predicate of another subject the question does not name is context
+    (_exact("Ottawa"), CANADA_Q, "Ottawa. Toronto is the capital of Ontario.", "correct"),
+    (_exact("Paris"), FRANCE, "Paris. Lyon is the capital of the Auvergne-Rhône-Alpes region.", "correct"),
     # another period's value is history, not the answer
     (
         _exact("Tokyo"),
