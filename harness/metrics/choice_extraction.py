@@ -85,6 +85,12 @@ _SPEAKER_LABEL = re.compile(
     r"(?im)^([ \t>*_]*)(?:model|member|assistant|expert|agent|judge|speaker|panelist|reviewer|chair(?:man|person)?)"
     r"\s+[A-Z0-9]{1,3}\s*[:—–]\s*"
 )
+#: A speaker named by a letter inside a sentence ("Response A picked B", "Responses B and C picked
+#: C", "Member D's"): the letter names the speaker, not an option.
+_SPEAKER_NAMED = re.compile(
+    r"\b((?:response|model|member|juror|panelist|agent|expert|reviewer)s?\s+)([A-Z](?:\s*(?:,|and|&)\s*[A-Z])*)\b",
+    re.IGNORECASE,
+)
 _ODD_ONE = re.compile(
     r"\b(?:NOT|EXCEPT)\b|(?i:\bodd\s+one\s+out\b|\bdoes\s+not\s+belong\b|\bdoesn't\s+belong\b|\bis\s+not\s+(?:a|an)\b)"
 )
@@ -473,6 +479,8 @@ def extract_choice(text: str, options: Mapping[str, str], letters: bool = True, 
     """
     text, capped = cap_text(text)
     text = _SPEAKER_LABEL.sub(r"\1", clean_latex(text))  # "Model A: …" names the speaker, not option A
+    if letters:  # "Response A picked B": the speaker's letter is masked
+        text = _SPEAKER_NAMED.sub(lambda m: m[1] + re.sub(r"\b[A-Za-z]\b", "#", m[2]), text)
     opts = _Options(options, letters, query)
     line = declared_clause(text)
     if line is not None:

@@ -71,7 +71,10 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
 ``regex``
     ``regex.search(pattern)`` over the declared answer line (``Answer: ...``,
     :mod:`harness.metrics.declared`) when there is one — an answer that declares a line that does not
-    match is ``wrong`` —, else over the whole answer (no match: ``unanswered``; a match followed by a
+    match is ``wrong`` —, else over the clause of the answer's last result label ("Consensus: PUT.",
+    "Final: …", "Verdict: …"; not one reporting what others answered:
+    :func:`~harness.metrics.extraction_base.label_clause`), else over the whole answer (no match:
+    ``unanswered``; a match followed by a
     correcting word — "but", "however", "actually", … — after which nothing matches: ``ambiguous``,
     unless the turned clause only points back to the match as the standard or correct one and closes the
     answer: "…, but that's the standard one)." :func:`~harness.metrics.regex_context.reaffirmed`; a turn
@@ -149,6 +152,7 @@ from harness.metrics.extraction import (
     parse_number,
     phrase_match,
 )
+from harness.metrics.extraction_base import label_clause
 from harness.metrics.number_cues import asked_scale
 from harness.metrics.numerals import plain_numerals
 from harness.metrics.regex_context import (
@@ -684,8 +688,11 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
     flags = regex.IGNORECASE if exp.ignore_case else 0
     shown = f"/{exp.pattern}/" + ("i" if exp.ignore_case else "")
     line = declared_line(cap_text(answer)[0]) if exp.extract is None else None
+    labelled = label_clause(cap_text(answer)[0]) if exp.extract is None and line is None else None
     if line is not None and line.value:
         target, where = line.value, f"the declared answer line {line.value[:80]!r}"
+    elif labelled is not None:  # "… Consensus: PUT.": the label's clause, not a value the rounds passed through
+        target, where = labelled, f"the clause of the answer's last result label {labelled[:80]!r}"
     elif exp.extract == "auto":
         short = extract_answer(answer)
         target, where = short.value or "", f"the extracted answer ({short.method}: {short.detail})"

@@ -481,6 +481,21 @@ _HYPOTHETICAL = re.compile(
 )
 
 
+def label_clause(text: str) -> str | None:
+    """The clause of the last line-initial result label ("Final:", "Consensus:", "Verdict:", …;
+    not a label reporting what others answered), else ``None``: what a regex case is anchored to
+    when no answer line was declared."""
+    found = None
+    for m in list(_FINAL_LABEL.finditer(text))[-MAX_CUES:]:
+        if text[m.start() : m.start() + 1] in ("{", ",") or text[m.start() - 1 : m.start()] in ("{", ","):
+            continue  # a JSON field
+        line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
+        clause = first_clause(text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end])
+        if clause and not _REPORTED.search(clause):
+            found = clause
+    return found
+
+
 def answer_cues(text: str) -> list[tuple[str, str]]:
     """The ``(cue, clause)`` pairs of explicit answer cues, in reading order.
 

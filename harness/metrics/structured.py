@@ -35,7 +35,8 @@ rule (by :func:`harness.metrics.correctness.check_expected`, after the visible t
 reply's first non-empty line opens with a role word — "Assistant", "AI", "Model", "Response",
 "Chairman", "Member", "Juror", "Judge", … — optionally one identifier (a capital letter, a number,
 a capitalised name) and a colon ("Model B: …", "Assistant: …", "Response 2: …"), and no other line
-opens with one (a transcript of several speakers keeps its labels). So "Model A: The odd one out is
+opens with one and no other speaker is named anywhere ("… Response B: $48"; a transcript of several
+speakers keeps its labels). So "Model A: The odd one out is
 Yellow (option C)" does not name option A, and "Model B: The plural is *mice*." reads as its
 sentence.
 """
@@ -188,12 +189,16 @@ SPEAKER = re.compile(
 )
 
 
+#: Another speaker named anywhere in the reply ("… Response B: $48."): a transcript, not one speaker.
+_NAMED_SPEAKER = re.compile(r"(?i:" + _ROLE + r")s?[ \t]+(?:[A-Z]|\d{1,2})\b")
+
+
 def without_speaker(reply: str) -> tuple[str, str | None]:
     """``reply`` without the speaker label opening it (see the module docstring), and a note saying
     which label was set aside (``None`` when nothing was)."""
     lead = reply.lstrip()
     first = SPEAKER.match(lead)
-    if first is None or SPEAKER.search(lead, first.end()):
+    if first is None or SPEAKER.search(lead, first.end()) or _NAMED_SPEAKER.search(lead, first.end()):
         return reply, None
     label = lead[: first.end()].strip(" \t*_:")
     return lead[first.end() :], f"read without its speaker label {label!r}"

@@ -324,7 +324,8 @@ _SHIRT = "After a 20% discount a shirt costs $40. What was the original price in
 _TANK = "A tank holds 250 litres and drains at 12.5 litres per minute. How many minutes until it is empty?"
 REPORTS_COUNTERFACTUALS_RESTATED = [
     # a sentence reporting what a council participant gave is not the answer's own value
-    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "wrong"),
+    # (the chairman names no value of its own: ambiguous, since "Member A:" opens a transcript of several speakers)
+    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "ambiguous"),
     (50, "Juror 1 said $50. Juror 2 said $48. The panel could not agree.", _SHIRT, "ambiguous"),
     (50, "Member A: $48. Member B: $50. Member C: $50. The majority is right: $50.", _SHIRT, "correct"),
     # a counterfactual after the answer, when the question poses no condition

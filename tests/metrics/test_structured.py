@@ -306,3 +306,44 @@ _CANBERRA = {"type": "any_of", "values": ["Canberra"]}
 )
 def test_a_chair_committing_after_the_members_answers_is_not_their_answer(answer: str) -> None:
     assert _verdict(_CANBERRA, answer) != "correct"
+
+
+_PATCH = {"type": "regex", "pattern": r"\bPATCH\b"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        # without a declared line, a regex case is anchored to the last result label's clause
+        ("Round one: PATCH (2), PUT (1). Round two: the PATCH members concede. Consensus: PUT.", "unanswered"),
+        ("Members split between PUT and PATCH.\nVerdict: PATCH, since PUT replaces the whole resource.", "correct"),
+        ("PATCH was my first thought, but no. Final: PUT.", "unanswered"),
+        ("Council verdict: two members said PATCH, one said PUT.", "ambiguous"),  # a report: the whole answer
+        ("It's PATCH.", "correct"),  # no label: the whole answer
+    ],
+)
+def test_a_regex_case_is_anchored_to_a_result_label(answer: str, verdict: str) -> None:
+    assert _verdict(_PATCH, answer) == verdict
+
+
+@pytest.mark.parametrize(
+    ("block", "answer", "verdict"),
+    [
+        # a speaker named by a letter inside a sentence names the speaker, not an option
+        (_PLANET, "Member A argued for Mercury.", "correct"),
+        (_PLANET, "Model C backs Mercury, the closest planet.", "correct"),
+        (_PLANET, "Responses A and C both land on Mars.", "wrong"),
+        (_PLANET, "Response B picked B (Mercury); Responses A and C picked A. The majority stands.", "ambiguous"),
+        # a transcript naming several speakers keeps its opening label
+        (_FORTY_TWO, "Response A: 42. Response B: 41. Response C: 41.", "wrong"),
+    ],
+)
+def test_a_speaker_s_letter_is_not_an_option(block: dict[str, Any], answer: str, verdict: str) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+def test_an_opening_label_is_kept_when_other_speakers_are_named() -> None:
+    text = "Response A: $50. Response B: $48."
+    assert without_speaker(text) == (text, None)
+    assert without_speaker("Model 2: 48, unlike model 3")[1] is None
+    assert without_speaker("Assistant: 48, as the others said")[1] is not None
