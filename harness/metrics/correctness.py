@@ -78,7 +78,8 @@ that field alone (:mod:`harness.metrics.structured`; the detail names the field)
     correcting word — "but", "however", "actually", … — after which nothing matches: ``ambiguous``,
     unless the turned clause only points back to the match as the standard or correct one and closes the
     answer: "…, but that's the standard one)." :func:`~harness.metrics.regex_context.reaffirmed`; a turn
-    in a later markdown section, "### Related codes", comments on other things). Only
+    in a later markdown section, "### Related codes", comments on other things, but a heading
+    that corrects, "## Correction", "**Update:**", is itself a turn). Only
     a match the answer states counts (:mod:`harness.metrics.regex_context`, the first
     :data:`MAX_MATCHES` matches read): when every match is rejected ("not 1969", "FF? No", "… is a
     myth") or sits in a commenting aside after another value ("1969-07-21. (… after the 1969-07-20
@@ -679,7 +680,9 @@ MAX_MATCHES = 50
 
 #: A markdown section heading ("### Related codes", "**Notes**"): a turn in a later section comments
 #: on other things, it does not turn away from the match.
-_NEXT_SECTION = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+\S|\*\*[^*\n]{1,60}\*\*[ \t]*:?[ \t]*$)")
+#: A section heading that corrects what came before ("## Correction", "**Update:**", "### Erratum").
+_CORRECTING = re.compile(r"(?i)correct|update|edit|errat|revis|amend|fix|actually|wait")
+_NEXT_SECTION = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+\S[^\n]*|\*\*[^*\n]{1,60}\*\*[ \t]*:?[ \t]*$)")
 
 
 def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> CorrectnessResult:
@@ -758,12 +761,14 @@ def _check_regex(exp: ExpectRegex, answer: str, query: str | None = None) -> Cor
                 detail=f"matched {m.group(0)!r} in the whole answer, but it opens and closes on its own {lead!r}",
             )
             return _make(False, shown, extraction, f"expected a match of {shown}; {extraction.detail}")
-        section = _NEXT_SECTION.search(answer, m.end())
-        later = [
+        headings = list(_NEXT_SECTION.finditer(answer, m.end()))
+        section = next((h for h in headings if not _CORRECTING.search(h.group(0))), None)
+        turns = [
             c
             for c in CONTRAST.finditer(answer, m.end(), section.start() if section else len(answer))
             if not c["concede"] and not reaffirmed(answer, c.end())
         ]
+        later = sorted(turns + [h for h in headings if _CORRECTING.search(h.group(0))], key=lambda t: t.start())
         if later:
             try:
                 again = regex.search(exp.pattern, answer[later[-1].end() :], flags, timeout=REGEX_TIMEOUT_S)

@@ -13,7 +13,8 @@ given, …"). A regex case passes only on a match that is stated; when every mat
 answer is wrong, when one is hedged or conceded it is ambiguous. It is *reported* when it sits in a
 clause framed as what others think or say ("Most people say 07/04/1776.", "Many say ampere; I say
 coulomb": :func:`harness.metrics.text_cues.framed_spans`; also what a council participant gave,
-"Member A said 404", "Response B: 410"; ambiguous), and an *aside* when it sits in
+"Member A said 404", "Response B: 410", unless the answer endorses it right after: "That's correct.";
+ambiguous), and an *aside* when it sits in
 a parenthesis of at least two other words after a different value ("07/02/1776 (the famous
 07/04/1776 was just the printing)"; wrong) — a bare restatement "(07/04/1776)" is stated. The
 parenthesis is found as written, whatever sentence marks it holds ("Answer: .pyc (compiled bytecode;
@@ -64,6 +65,7 @@ _REJECTED_AFTER = re.compile(
     r"(?i)^[\"'”’)]?\s*\?\s*(?:no|nope|not)\b"
     r"|^[^.!?\n]{0,40}?\b(?:is|are|was|were)\s+(?:only\s+|just\s+|simply\s+)?(?:a\s+(?:common\s+)?myth|wrong|incorrect|"
     r"false|a\s+(?:common\s+)?misconception|not\s+(?:right|correct|true))\b"
+    r"|^\s*(?:is|are|was|were)\s+not\s*(?:[.;!]|$)"
 )
 _CONCEDED_BEFORE = re.compile(r"(?i)\b(?:although|though|even\s+though|whereas)\b[^,;.!?\n]{0,120}$")
 _HEDGE_BEFORE = re.compile(r"(?i)\b(?:either|or|maybe|perhaps|possibly)\s+[\"'“‘(]?$")
@@ -88,6 +90,14 @@ _MEMBER_REPORT = re.compile(
 )
 
 
+#: A report endorsed right after it ("Member A said 404. That's correct.", "…, which is right", "; I agree").
+_ENDORSED = re.compile(
+    r"(?i)[^.;!?\n]{0,40}[.;,!]?\s*(?:and\s+)?(?:that'?s|that\s+is|which\s+is|this\s+is|it\s+is|it'?s|they\s+are|"
+    r"(?:member|response|juror|model)\s+\w{1,3}\s+is|I\s+agree|agreed|rightly)(?!\s+not\b|n't\b)"
+    r"(?:\s+(?:correct|right|the\s+right\s+answer|the\s+answer))?(?=\s*(?:[.!;,]|$))"
+)
+
+
 def match_context(text: str, start: int, end: int, query: str | None = None) -> Context:
     """How the answer ``text`` treats the match at ``start``-``end`` (see the module docstring)."""
     before, after = text[max(0, start - 160) : start], text[end : end + 80]
@@ -108,7 +118,7 @@ def match_context(text: str, start: int, end: int, query: str | None = None) -> 
     sentence = text[head : tail.start() if tail else min(len(text), end + 400)]
     if any(a <= start - head and end - head <= b for a, b in framed_spans(sentence, query)):
         return "reported"
-    if _MEMBER_REPORT.search(text[head:start]):
+    if _MEMBER_REPORT.search(text[head:start]) and not _ENDORSED.match(text, end):
         return "reported"  # "Member A said 404 and member B said 410; …": what a participant gave
     if _in_aside(text, start, end):
         return "aside"  # "07/02/1776 (the famous 07/04/1776 was just the printing)": a comment on another value

@@ -99,3 +99,22 @@ MEMBERS_AND_DATES: list[tuple[str, str, str]] = [
 @pytest.mark.parametrize(("pattern", "answer", "verdict"), MEMBERS_AND_DATES)
 def test_member_reports_and_ordinal_days(pattern: str, answer: str, verdict: str) -> None:
     assert _verdict(pattern, answer) == verdict
+
+
+ENDORSED_AND_CORRECTED: list[tuple[str, str, str]] = [
+    # a participant's report that the answer endorses right after it is stated
+    (r"\b404\b", "Member A said 404. That's correct.", "correct"),
+    (r"\b404\b", "Juror 2 answered 404, which is right.", "correct"),
+    (r"\b404\b", "Member A said 404. That's not correct: it is 410.", "ambiguous"),
+    # a later section that corrects is a turn, unlike one that comments
+    (r"\b404\b", "## Answer\n404\n\n## Correction\nActually, it's 410.", "ambiguous"),
+    (r"\b404\b", "**Answer**\n404\n\n**Update:**\nOn reflection, 410 fits better.", "ambiguous"),
+    # "X is not." rejects X
+    (r"\b2\b", "x = −2 is the only root; 2 is not.", "wrong"),
+    (r"\bPUT\b", "PATCH is the one; PUT is not.", "wrong"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "answer", "verdict"), ENDORSED_AND_CORRECTED)
+def test_endorsed_reports_correcting_sections_and_bare_rejections(pattern: str, answer: str, verdict: str) -> None:
+    assert _verdict(pattern, answer) == verdict
