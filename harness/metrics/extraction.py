@@ -44,8 +44,9 @@ Shared definitions
 
 What every rule reads is the reply after a reasoning model's visible thinking (``<think>…</think>``
 set aside by :func:`harness.metrics.thinking.visible_reply` before extraction starts), without a
-speaker label opening a one-speaker reply ("Assistant:", "Model B:", "Chairman:":
-:func:`harness.metrics.structured.without_speaker`); a structured reply — one JSON object, or a
+speaker label opening a one-speaker reply ("Assistant:", "Model B:", "Chairman:"), and of a
+transcript closed by its chair's turn only that turn
+(:func:`harness.metrics.structured.without_speaker`); a structured reply — one JSON object, or a
 record of ``key: value`` lines — is read by its answer field alone
 (:func:`harness.metrics.structured.structured_answer`).
 

@@ -36,7 +36,10 @@ reply's first non-empty line opens with a role word — "Assistant", "AI", "Mode
 "Chairman", "Member", "Juror", "Judge", … — optionally one identifier (a capital letter, a number,
 a capitalised name) and a colon ("Model B: …", "Assistant: …", "Response 2: …"), and no other line
 opens with one and no other speaker is named anywhere ("… Response B: $48"; a transcript of several
-speakers keeps its labels). So "Model A: The odd one out is
+speakers keeps its labels). A transcript — a reply opening with a speaker's label and holding
+another — whose last labelled turn is its chair's ("Chair:", "Chairman:", "Foreperson:",
+"Moderator:", "Judge:") is read from that turn alone: "Member A: yes / Member B: no / Chair: yes"
+reads "yes". So "Model A: The odd one out is
 Yellow (option C)" does not name option A, and "Model B: The plural is *mice*." reads as its
 sentence.
 """
@@ -189,6 +192,8 @@ SPEAKER = re.compile(
 )
 
 
+#: The roles that decide for a council (its chair, a jury's foreperson, a moderator, a judge).
+_DECIDER = re.compile(r"(?m)^[ \t>*_]*(?i:chair(?:man|woman|person)?|foreperson|moderator|judge)\b")
 #: Another speaker named anywhere in the reply ("… Response B: $48."): a transcript, not one speaker.
 _NAMED_SPEAKER = re.compile(r"(?i:" + _ROLE + r")s?[ \t]+(?:[A-Z]|\d{1,2})\b")
 
@@ -197,8 +202,13 @@ def without_speaker(reply: str) -> tuple[str, str | None]:
     """``reply`` without the speaker label opening it (see the module docstring), and a note saying
     which label was set aside (``None`` when nothing was)."""
     lead = reply.lstrip()
+    labels = list(SPEAKER.finditer(lead))
+    if len(labels) >= 2 and _DECIDER.match(lead, labels[-1].start()) and labels[0].start() == 0:
+        last = labels[-1]  # a transcript closed by its chair: the chair's turn is the answer
+        label = lead[last.start() : last.end()].strip(" \t*_:")
+        return lead[last.end() :], f"read from the closing turn of its chair ({label!r})"
     first = SPEAKER.match(lead)
-    if first is None or SPEAKER.search(lead, first.end()) or _NAMED_SPEAKER.search(lead, first.end()):
+    if first is None or len(labels) > 1 or _NAMED_SPEAKER.search(lead, first.end()):
         return reply, None
     label = lead[: first.end()].strip(" \t*_:")
     return lead[first.end() :], f"read without its speaker label {label!r}"

@@ -143,7 +143,7 @@ def test_a_speaker_label_opening_the_reply_is_set_aside(block: dict[str, Any], a
 @pytest.mark.parametrize(
     "answer",
     [
-        "Model A: 41\nModel B: 42\nChairman: 41",  # a transcript of several speakers
+        "Model A: 41\nModel B: 42\nMember C: 41",  # a transcript of several speakers, not closed by a chair
         "Member answers: 41, 42, 42.",  # not a speaker's label
         "The model: 42",  # no role word opening the line
         "Model: ",  # nothing after it
@@ -347,3 +347,25 @@ def test_an_opening_label_is_kept_when_other_speakers_are_named() -> None:
     assert without_speaker(text) == (text, None)
     assert without_speaker("Model 2: 48, unlike model 3")[1] is None
     assert without_speaker("Assistant: 48, as the others said")[1] is not None
+
+
+@pytest.mark.parametrize(
+    ("block", "answer", "verdict"),
+    [
+        # a transcript closed by its chair's turn is read from that turn
+        (_YES, "Member A: yes\nMember B: no\nMember C: yes\n\nChair: yes", "correct"),
+        (_YES, "Model 1: yes, by design\nModel 2: yes\nChairman: no — sessions make it stateful", "wrong"),
+        (_FORTY_TWO, "Juror 1: 42\nJuror 2: 41\nJuror 3: 41\nForeperson: 42, after recounting the bags", "correct"),
+        (_FORTY_TWO, "Member A: 42\nMember B: 41\nModerator: the bags hold 41 in total.", "wrong"),
+        (_PLANET, "Model A: C\nModel B: B\nJudge: B — Mercury is closest.", "correct"),
+    ],
+)
+def test_a_transcript_closed_by_its_chair_is_read_from_the_chair_s_turn(
+    block: dict[str, Any], answer: str, verdict: str
+) -> None:
+    assert _verdict(block, answer) == verdict
+
+
+def test_a_transcript_not_closed_by_its_chair_keeps_its_labels() -> None:
+    for text in ("Chairman: opening.\nModel A: 42\nModel B: 41", "Member A: 42\nMember B: 41"):
+        assert without_speaker(text) == (text, None)
