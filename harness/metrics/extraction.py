@@ -170,8 +170,10 @@ expected value is 0 — zero words such as "no brothers" and "none")
     ("If the drain rate doubled, it would take 10 minutes."), a restatement in another unit after a
     result stated with "=" ("… = 20 min. Equivalently 1200 s."; kept when its number stands with
     the asked noun), and sentences that report what a council participant gave ("Member B: $50.",
-    "Juror 2 said 48."; an answer whose every number is such a report, beside sentences of its own,
-    is ``ambiguous``). Markdown footnotes ("… 5,050.[^1]", "[^1]: The story goes …") are dropped
+    "Juror 2 said 48."; when every number is such a report, the report of the participant the
+    answer endorses — "B is right", "the chair sides with A", or "That's correct." right after a
+    report of one number — gives the value, and without an endorsement the answer is ``ambiguous``).
+    Markdown footnotes ("… 5,050.[^1]", "[^1]: The story goes …") are dropped
     before any rule. With the question known and not asking for a year or a date, a year that dates a
     figure ("8,849 m by the 2020 survey", "as of 2023", "according to the 2020 census") is passed
     over by the fallback rules like a circumstantial number

@@ -426,6 +426,47 @@ _MEMBER_OPENING = re.compile(
     r"(?:(?:said|says|answered|gave|chose|picked|proposed|voted\s+for|argued(?:\s+for)?|suggested|went\s+with|"
     r"reported|claimed|put|wrote|got)\b|[:—–])"
 )
+_Numbered = list[tuple[int, str, list[tuple[int, ParsedNumber]]]]
+_PARTICIPANT = r"(?:members?|models?|jurors?|responses?|reviewers?|panelists?|experts?|agents?|participants?)"
+#: An endorsement of one participant ("B is right", "Member 2 is correct", "the chair sides with A",
+#: "I agree with Response B"); the participant's id is matched in capitals or digits only.
+_ENDORSES = re.compile(
+    rf"(?i:\b(?:{_PARTICIPANT}\s+)?)(?P<a>(?-i:[A-Z]|\d{{1,2}}))(?i:'s\s+\w+)?\s+(?i:is|was)\s+(?i:right|correct)\b"
+    rf"|(?i:\b(?:agrees?\s+with|sides?\s+with|goes?\s+with|backs?|endorses?)\s+(?:{_PARTICIPANT}\s+)?)"
+    r"(?P<b>(?-i:[A-Z]|\d{1,2}))\b"
+)
+#: A sentence that endorses the report right before it ("That's correct.", "This is right.").
+_THAT_RIGHT = re.compile(r"(?i)^\W*(?:that'?s|that\s+is|this\s+is|it'?s|which\s+is)\s+(?:correct|right)\b")
+
+
+def _endorsed_report(sentences: list[str], reports: _Numbered, zeros: bool) -> tuple[ParsedNumber, str] | None:
+    """The value of the council participant the answer endorses, with the endorsement: a sentence
+    of its own naming one participant as right ("B is right", "the chair sides with A") whose report
+    gives a number, or "That's correct." right after a report of one number."""
+    in_reports = {i for i, _, _ in reports}
+    for i, sentence in enumerate(sentences):
+        if i in in_reports:
+            continue
+        m = _ENDORSES.search(sentence)
+        if m is not None:
+            who = m["a"] or m["b"]
+            said = re.compile(
+                rf"(?i:\b{_PARTICIPANT}\s+){re.escape(who)}\b\s*(?i:(?:said|says|answered|gave|chose|got|put|wrote)\b|[:—–])"
+            )
+            for _, report, _ in reports:
+                at = said.search(report)
+                after = _nums(report[at.end() :], zeros) if at else []
+                if after:
+                    return after[0][1], m.group(0)
+        if _THAT_RIGHT.match(sentence) and i - 1 in in_reports:
+            report = next(r for j, r, _ in reports if j == i - 1)
+            opening = _MEMBER_OPENING.match(report)
+            nums = _nums(report[opening.end() :], zeros) if opening else []
+            if nums and len({n.value for _, n in nums}) == 1:
+                return nums[0][1], sentence.strip()
+    return None
+
+
 #: A sentence that restates the result of the sentence before it, stated after an "=", in another unit
 #: or form ("Time = 250 / 12.5 = 20 min. Equivalently 1200 s.", "In other words, …"): kept only when
 #: its number stands with the asked noun.
@@ -625,6 +666,11 @@ def _number_fallback(
     kept = [t for t in numbered if not _is_check(t[1]) and not t[1].lstrip(MARKUP).startswith("(")]
     numbered = kept or numbered
     reports = [t for t in numbered if _MEMBER_OPENING.match(t[1])]
+    endorsed = _endorsed_report(sentences, reports, zeros) if reports and len(reports) == len(numbered) else None
+    if endorsed is not None:
+        return _number_extraction(
+            endorsed[0], "conclusion", f"the value of the participant the answer endorses ({endorsed[1]!r})", capped
+        )
     if reports and len(reports) == len(numbered) and len(numbered) < len([s for s in sentences if s.strip()]):
         return extracted(
             None, "ambiguous", "every number is one a council participant gave; the answer states none itself", capped
@@ -647,9 +693,6 @@ def _number_fallback(
         note = f"; {passed} later sentence{'s' * (passed != 1)} about another subject passed over as context"
         return found.model_copy(update={"detail": found.detail + note})
     return _read_numbered(text, zeros, given, capped, query, raw, numbered)
-
-
-_Numbered = list[tuple[int, str, list[tuple[int, ParsedNumber]]]]
 
 
 def _read_numbered(

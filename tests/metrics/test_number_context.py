@@ -325,7 +325,7 @@ _TANK = "A tank holds 250 litres and drains at 12.5 litres per minute. How many 
 REPORTS_COUNTERFACTUALS_RESTATED = [
     # a sentence reporting what a council participant gave is not the answer's own value
     # (the chairman names no value of its own: ambiguous, since "Member A:" opens a transcript of several speakers)
-    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "ambiguous"),
+    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "wrong"),
     (50, "Juror 1 said $50. Juror 2 said $48. The panel could not agree.", _SHIRT, "ambiguous"),
     (50, "Member A: $48. Member B: $50. Member C: $50. The majority is right: $50.", _SHIRT, "correct"),
     # a counterfactual after the answer, when the question poses no condition
@@ -366,3 +366,19 @@ OVERRIDDEN_LEADS = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), OVERRIDDEN_LEADS)
 def test_an_overridden_lead_and_a_decimal_hypothetical(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query, tolerance=0.01)[0] == verdict
+
+
+ENDORSED_REPORTS = [
+    # when every number is a participant's report, the one the answer endorses is its value
+    (50, "Member A: $48. Member B: $50. B is right.", _SHIRT, "correct"),
+    (50, "Member A said $48 and member B said $50; B is correct.", _SHIRT, "correct"),
+    (50, "Juror 2 said $50. That is correct.", _SHIRT, "correct"),
+    (50, "Member A: $48. Member B: $50. The chairman sides with A.", _SHIRT, "wrong"),
+    (50, "Member A said $48. That is correct.", _SHIRT, "wrong"),
+    (50, "Member A: $48. Member B: $50. The panel could not agree.", _SHIRT, "ambiguous"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), ENDORSED_REPORTS)
+def test_the_endorsed_report_gives_the_value(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
