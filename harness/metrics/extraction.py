@@ -19,8 +19,10 @@ detail says so); every rule is linear in the length of what it reads, and a clau
 Shared definitions
     *Answer cue*: "answer is / was / would be / will be", "answer:" or "answer =" (optionally
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
-    that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
-    "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's "Ruling:",
+    that is only "Answer" / "Final answer" / "Result" / "Verdict" / "Bottom line" / "TL;DR" (also a
+    markdown or bold heading, and "Ergebnis", "Résultat", "Resultado", "Risultato", "Antwort",
+    "Réponse", "Respuesta", "Risposta"), a sentence-initial label "Final:" ("Final verdict:",
+    "Result:", "Ergebnis:", "Résultat :", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's "Ruling:",
     "Consensus:", "Council answer:", "Majority view:"; a JSON field ``"final": "yes"``), or
     GSM8K's last line ``#### 42``. *Marked item*: of the candidates of a list, a checklist, a table
     (not its header row) or a verdict record ("Option B: yes", "A: ✗"), the one picked — by a

@@ -424,7 +424,10 @@ _ANSWER_CUE = re.compile(
     r"(?:\s+(?:is|would\s+be|will\s+be|was)\b[ \t]*:?|[ \t]*[:=]"
     r"|,?[ \t]+(?:first|up[ \t]+front|in[ \t]+short|in[ \t]+brief|briefly|in[ \t]+one[ \t]+line)[ \t]*:)"
 )
-_ANSWER_HEADING = re.compile(r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+)?answer)[ \t*_:]*$")
+_ANSWER_HEADING = re.compile(
+    r"(?im)^[ \t>#*_-]*(?P<cue>(?:final\s+|short\s+)?answer|(?:final\s+)?results?|verdict|bottom\s+line|tl;\s?dr|"
+    r"résultat|ergebnis|resultado|risultato|antwort|réponse|respuesta|risposta)[ \t*_:]*$"
+)
 #: A line-initial label "Final:" ("Final verdict:", "Result:", "Choice:", "TL;DR:", a JSON key
 #: ``"final":``), the way a council chairman, a debate summary or a tool states its result: an
 #: answer cue like "Final answer:".
@@ -432,6 +435,7 @@ _FINAL_LABEL = re.compile(
     r"(?im)(?:^|(?<=[.!?]\s)|(?<=[{,]))[ \t>#*_-]*[\"']?"
     r"(?P<cue>final(?:\s+(?:verdict|pick|choice|call|result|ruling))?|"
     r"result|choice|verdict|pick|decision|selected|tl;\s?dr|tldr|bottom\s+line|ruling|consensus|"
+    r"résultat|ergebnis|resultado|risultato|antwort|réponse|respuesta|risposta|"
     r"(?:council|jury|panel|chair(?:man|person)?(?:'s)?|majority)\s+(?:answer|verdict|decision|ruling|pick|choice|view))"
     r"[\"']?[*_]*[ \t]*:"
 )
@@ -501,7 +505,8 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
 
     A cue is "answer is / was / would be / will be", "answer:" or "answer =" (optionally "final",
     "correct", "right", "short" answer; "answer first:", "answer in short:", "answer, briefly:"), a
-    line that is only "Answer" / "Final answer", a sentence-initial label "Final:" ("Final verdict:",
+    line that is only "Answer" / "Final answer" / "Result" / "Verdict" / "TL;DR" (or "Ergebnis",
+    "Résultat", …: :data:`_ANSWER_HEADING`), a sentence-initial label "Final:" ("Final verdict:",
     "Final pick:", "Result:", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's
     "Ruling:", "Consensus:", "Council answer:", "Majority view:"; also a JSON field ``"final":
     "yes"``, whose clause is the quoted value), or GSM8K's

@@ -382,3 +382,31 @@ ENDORSED_REPORTS = [
 @pytest.mark.parametrize(("value", "answer", "query", "verdict"), ENDORSED_REPORTS)
 def test_the_endorsed_report_gives_the_value(value: float, answer: str, query: str, verdict: str) -> None:
     assert _check(value, answer, query)[0] == verdict
+
+
+_OCTAGON = "What is the sum of the interior angles of an octagon, in degrees?"
+_SUM50 = "What is the sum of all integers from 1 to 50?"
+RESULT_HEADINGS = [
+    # a result heading or label (also in other languages) is an answer cue for the line after it
+    (
+        1080,
+        "## Result\nFor n = 8: 6 × 180° = 1080°.\n\n## Related\nEach angle of a regular octagon is 135°.",
+        _OCTAGON,
+        "correct",
+    ),
+    (1275, "**Result**\n1 275\n\n**Method**\nPair 1 with 50, 2 with 49, …: 25 pairs of 51.", _SUM50, "correct"),
+    (1275, "Ergebnis: 1 275.\nMethode: 25 Paare zu je 51.", _SUM50, "correct"),
+    (1275, "Résultat : 1 275.\nMéthode : 25 paires de 51.", _SUM50, "correct"),
+    (1275, "## Result\n1 250\n\n## Method\n25 pairs of 51 make 1275.", _SUM50, "wrong"),
+]
+
+
+@pytest.mark.parametrize(("value", "answer", "query", "verdict"), RESULT_HEADINGS)
+def test_a_result_heading_is_an_answer_cue(value: float, answer: str, query: str, verdict: str) -> None:
+    assert _check(value, answer, query)[0] == verdict
+
+
+def test_a_result_heading_cues_a_short_answer_too() -> None:
+    block = _EXPECTED.validate_python({"type": "exact", "value": "Canberra"})
+    answer = "## Verdict\nCanberra\n\n## Why not Sydney\nSydney is larger, but it is not the capital."
+    assert check_expected(block, answer, "What is the capital of Australia?").verdict == "correct"
