@@ -21,7 +21,8 @@ Shared definitions
     "final", "correct", "right", "short" answer; "answer first:", "answer in short:"), a line
     that is only "Answer" / "Final answer" / "Result" / "Verdict" / "Bottom line" / "TL;DR" (also a
     markdown or bold heading, and "Ergebnis", "Résultat", "Resultado", "Risultato", "Antwort",
-    "Réponse", "Respuesta", "Risposta"), a sentence-initial label "Final:" ("Final verdict:",
+    "Réponse", "Respuesta", "Risposta"; a heading other than "Answer" over a list is not a cue), a
+    sentence-initial label "Final:" ("Final verdict:",
     "Result:", "Ergebnis:", "Résultat :", "Choice:", "Verdict:", "TL;DR:", "Bottom line:"; a council's "Ruling:",
     "Consensus:", "Council answer:", "Majority view:"; a JSON field ``"final": "yes"``), or
     GSM8K's last line ``#### 42``. *Marked item*: of the candidates of a list, a checklist, a table

@@ -462,6 +462,9 @@ def first_clause(rest: str) -> str:
     return (rest[: m.start()] if m else rest).strip(MARKUP)
 
 
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,2}[.)])[ \t]+")
+
+
 def _next_line(text: str, pos: int) -> str:
     for _ in range(6):
         end = text.find("\n", pos, pos + CLAUSE_CHARS)
@@ -524,7 +527,10 @@ def answer_cues(text: str) -> list[tuple[str, str]]:
         clause = first_clause(rest) or first_clause(_next_line(text, m.end()))
         found.append((m.start(), " ".join(m.group(0).split()), clause))
     for m in list(_ANSWER_HEADING.finditer(text))[-MAX_CUES:]:
-        found.append((m.start(), m["cue"], first_clause(_next_line(text, m.end()))))
+        after = _next_line(text, m.end())
+        if not re.search(r"(?i)answer", m["cue"]) and _LIST_ITEM.match(after):
+            continue  # "## Results" over a list ("- distance: 180 km", "- speed: 72 km/h"): not one value
+        found.append((m.start(), m["cue"], first_clause(after)))
     for m in list(_FINAL_LABEL.finditer(text))[-MAX_CUES:]:
         line_end = text.find("\n", m.end(), m.end() + CLAUSE_CHARS)
         rest = text[m.end() : m.end() + CLAUSE_CHARS if line_end < 0 else line_end]

@@ -398,6 +398,8 @@ RESULT_HEADINGS = [
     (1275, "Ergebnis: 1 275.\nMethode: 25 Paare zu je 51.", _SUM50, "correct"),
     (1275, "Résultat : 1 275.\nMéthode : 25 paires de 51.", _SUM50, "correct"),
     (1275, "## Result\n1 250\n\n## Method\n25 pairs of 51 make 1275.", _SUM50, "wrong"),
+    # a result heading over a list of values is not one value's cue
+    (72, "## Results\n- distance: 180 km\n- time: 2.5 h\n- speed: 72 km/h", _TRAIN, "correct"),
 ]
 
 
