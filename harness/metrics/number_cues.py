@@ -129,9 +129,9 @@ _REASON = re.compile(
 _IN_SENTENCE = r"(?:[^.;!?\n]|(?<=\d)\.(?=\d))"  # any character of the sentence, a decimal point included
 HYPOTHETICAL = re.compile(
     r"(?i)(?:^|(?<=[,;:])\s*|\s[-–—]+\s*|\s)(?:and\s+|but\s+|or\s+|whereas\s+|while\s+)?(?:if|had|were)\s+"
-    rf"(?:(?:you|we|one|someone|they|the\s+(?:question|task))\b{_IN_SENTENCE}*?"
+    rf"(?:(?:you|we|one|someone|they|the\s+(?:question|task))\b{_IN_SENTENCE}{{0,160}}?"
     r"\b(?:instead|rather|meant|wanted|asked\s+for|were\s+asking|had\s+asked)\b"
-    rf"|{_IN_SENTENCE}*?\binstead\b){_IN_SENTENCE}*"
+    rf"|{_IN_SENTENCE}{{0,160}}?\binstead\b){_IN_SENTENCE}{{0,300}}"
 )
 
 
@@ -147,7 +147,7 @@ def without_hypothetical(sentence: str) -> str:
 
 #: A sentence that opens with a counterfactual condition and concludes in the conditional ("If the
 #: drain rate doubled, it would take 10 minutes.", "Had she sold 3 more, she'd have 15.").
-_COUNTERFACTUAL = re.compile(rf"(?i)^\W*(?:if|had|were)\b{_IN_SENTENCE}*?\b(?:would|could|might|'d|’d)\b")
+_COUNTERFACTUAL = re.compile(rf"(?i)^\W*(?:if|had|were)\b{_IN_SENTENCE}{{0,160}}?\b(?:would|could|might|'d|’d)\b")
 #: A question that itself poses a condition: its answer may be stated in the conditional.
 _CONDITIONAL_QUESTION = re.compile(r"(?i)\b(?:if|would|suppose|supposing|assume|assuming|had|were)\b")
 

@@ -444,7 +444,8 @@ def _endorsed_report(sentences: list[str], reports: _Numbered, zeros: bool) -> t
     of its own naming one participant as right ("B is right", "the chair sides with A") whose report
     gives a number, or "That's correct." right after a report of one number."""
     in_reports = {i for i, _, _ in reports}
-    for i, sentence in enumerate(sentences):
+    for i in range(len(sentences) - 1, -1, -1):  # the last endorsement decides, alone
+        sentence = sentences[i]
         if i in in_reports:
             continue
         m = _ENDORSES.search(sentence)
@@ -458,12 +459,14 @@ def _endorsed_report(sentences: list[str], reports: _Numbered, zeros: bool) -> t
                 after = _nums(report[at.end() :], zeros) if at else []
                 if after:
                     return after[0][1], m.group(0)
+            return None
         if _THAT_RIGHT.match(sentence) and i - 1 in in_reports:
             report = next(r for j, r, _ in reports if j == i - 1)
             opening = _MEMBER_OPENING.match(report)
             nums = _nums(report[opening.end() :], zeros) if opening else []
             if nums and len({n.value for _, n in nums}) == 1:
                 return nums[0][1], sentence.strip()
+            return None
     return None
 
 
@@ -622,9 +625,11 @@ def _overridden(rest: str, value: ParsedNumber, zeros: bool) -> bool:
     """Whether ``rest`` (the answer after its leading value) turns, corrects, disagrees or commits in
     the first person (:data:`harness.metrics.number_cues.OVERRIDE`) and a different number follows
     ("72 — that's what two members said, but I get 75")."""
-    return any(
-        any(not _same_number(n, value) for _, n in _nums(rest[m.end() :], zeros)) for m in OVERRIDE.finditer(rest)
-    )
+    other = [p for p, n in _nums(rest, zeros) if not _same_number(n, value)]
+    if not other:
+        return False
+    turn = OVERRIDE.search(rest)  # one pass each: the first turn, and the last different number after it
+    return turn is not None and turn.end() <= other[-1]
 
 
 def _bare_value_head(first: str, head: tuple[str, str]) -> bool:
