@@ -31,7 +31,7 @@ LEADING_WORDS = 20
 #: Words that stop containment matching: negations, and alternatives that hedge between answers.
 BLOCKING_WORDS = frozenset(
     "not no never neither nor none nothing cannot cant isnt arent wasnt werent dont doesnt didnt "
-    "wont wouldnt couldnt shouldnt hasnt havent hadnt aint incorrect wrong or either".split()
+    "wont wouldnt couldnt shouldnt hasnt havent hadnt aint incorrect wrong or either tie tied".split()
 )
 
 #: How much each rule is trusted (0-1); ``ambiguous`` and ``none`` are 0.
@@ -297,6 +297,22 @@ def _drops_mark(expected: str, candidate: str) -> str | None:
     return None
 
 
+def _adds_mark(expected: str, candidate: str) -> str | None:
+    """The first marked token of ``candidate`` (:func:`_marked_tokens`: "C++", "O-", "-5") whose
+    letters and digits, without the mark, are a word of ``expected`` that ``expected`` itself does
+    not write with that mark, or ``None``: "C++" is another language than "C", though both
+    normalize to the same word. A token the candidate rejects ("not C++", "rather than C#") is not
+    one it gives."""
+    words = normalize_answer(expected).split()
+    held = {t.casefold() for t in _marked_tokens(expected)}
+    given = re.sub(r"(?i)\b(?:not|n't|rather than|instead of|unlike)\s+\S+", " ", candidate)
+    for tok in _marked_tokens(given):
+        core = tok.strip(SIGNIFICANT_MARKS)
+        if core and normalize_answer(core) in words and tok.casefold() not in held:
+            return tok
+    return None
+
+
 def _exact_match(expected: str, candidate: str) -> tuple[bool, str]:
     """:func:`phrase_match` without normalization: equal, or ``expected`` as written (case and marks
     kept) standing as a whole token — between spaces, an opening parenthesis before it and a
@@ -330,14 +346,16 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     1. they are equal, or
     2. the candidate has at most :data:`SHORT_ANSWER_WORDS` words, the expected phrase occurs in it
        as whole words, and what is left of the candidate once the phrase is removed holds none of
-       :data:`BLOCKING_WORDS` (negations such as "not", "isn't", "never", and "or"/"either", which
-       hedge between answers). So "It is Paris." matches "Paris", while "not Paris", "Paris or
-       Lyon" and "Lyon, not Paris" do not.
+       :data:`BLOCKING_WORDS` (negations such as "not", "isn't", "never", and "or"/"either" or
+       "tie"/"tied", which hedge between answers: "a tie between India and China"). So "It is
+       Paris." matches "Paris", while "not Paris", "Paris or Lyon" and "Lyon, not Paris" do not.
 
     Before both, normalization must not have made the match: an expected value with a token that
     opens or closes on a mark of :data:`SIGNIFICANT_MARKS` ("O-", "C++", "C#", "A+", "-5") matches
     only a candidate that holds that token with its mark, since "O" is another blood group and "C"
-    another language, though both normalize to the same word.
+    another language, though both normalize to the same word; and, the other way round, a candidate
+    whose marked token is, without its mark, a word of the expected value ("C++" or "C#" for "C",
+    "O-" for "O", "-5" for "5") does not match it (:func:`_adds_mark`).
 
     Without ``normalize`` case and marks count: the stripped strings are equal, or ``expected`` as
     written stands as a whole token (between spaces, or before a punctuation mark) in a candidate of at
@@ -357,6 +375,9 @@ def phrase_match(expected: str, candidate: str, normalize: bool = True) -> tuple
     dropped = _drops_mark(expected, candidate)
     if dropped is not None:
         return False, f"{quoted(dropped)} has a mark that makes it another answer, and {quoted(candidate)} drops it"
+    added = _adds_mark(expected, candidate)
+    if added is not None:
+        return False, f"{quoted(added)} has a mark that makes it another answer than {quoted(expected)}"
     if exp == cand:
         return True, f"equal after normalization ({quoted(cand)})"
     words = cand.split()

@@ -114,11 +114,11 @@ FLOORS = [
     # the eighth holdout (the issue's done-when set): P 1.000 / R 0.962 first, P 1.000 / R 0.973 (256/263) final
     pytest.param("extraction_corpus_blind8_holdout_spent.yaml", 452, 263, 0, 256, id="eighth-holdout-spent"),
     # the ninth holdout: P 0.975 / R 0.958 first, P 0.983 / R 0.967 final (2 fp: "a tie between India and
-    # China" for India, "C++" for C)
-    pytest.param("extraction_corpus_blind9_holdout_spent.yaml", 217, 120, 2, 116, id="ninth-holdout-spent"),
+    # China" for India, "C++" for C); both classes fixed after (a mark the answer adds, a tie), fp floor 0
+    pytest.param("extraction_corpus_blind9_holdout_spent.yaml", 217, 120, 0, 116, id="ninth-holdout-spent"),
     # the tenth holdout: P 0.975 / R 0.959 first, P 0.984 / R 0.976 final (2 fp: "C++ — …" for C, a name
-    # that is only the object of another subject's sentence)
-    pytest.param("extraction_corpus_blind10_holdout_spent.yaml", 219, 123, 2, 120, id="tenth-holdout-spent"),
+    # that is only the object of another subject's sentence); the "C++" class fixed after, fp floor 1
+    pytest.param("extraction_corpus_blind10_holdout_spent.yaml", 219, 123, 1, 120, id="tenth-holdout-spent"),
     # the twelfth corpus (no split, a probe of how the round's rules generalise): P 0.994 / R 0.972 first,
     # 0.994 / 0.975 mid-round (ea8df73) and final
     pytest.param("extraction_corpus_blind12_spent.yaml", 648, 357, 2, 348, id="twelfth-spent"),

@@ -1543,7 +1543,28 @@ MARKED_VALUES = [
     (_any("C#", "C sharp"), "It is C#.", "correct"),
     (_any("-5"), "Answer: −5", "correct"),
     (_any("self-driving"), "Answer: self driving", "correct"),
+    # the other way round: a mark the answer adds makes another answer than the unmarked value
+    ({"type": "exact", "value": "C"}, "Answer: C#", "wrong"),
+    ({"type": "exact", "value": "C"}, "C++ (the kernel moved to it for drivers)", "wrong"),
+    (_any("B", "B positive"), "Blood group B- is what the card says.", "wrong"),
+    ({"type": "exact", "value": "3"}, "Answer: -3", "wrong"),
+    # ... but not a mark the answer rejects, nor the unmarked value itself
+    ({"type": "exact", "value": "C"}, "C. Not C++, which came a decade later.", "correct"),
+    ({"type": "exact", "value": "C"}, "It's plain C.", "correct"),
 ]
+
+#: a value named in a tie with another hedges between them
+TIED_VALUES = [
+    (_any("Brazil"), "It's a tie between Brazil and Germany on that count.", False),
+    (_any("Mercury"), "Mercury and Venus are tied here", False),
+    ({"type": "exact", "value": "Tokyo"}, "Honestly a tie: Tokyo and Delhi", False),
+    (_any("Brazil"), "Brazil, with five titles.", True),
+]
+
+
+@pytest.mark.parametrize(("block", "answer", "correct"), TIED_VALUES)
+def test_a_value_named_in_a_tie_is_no_answer(block: dict[str, Any], answer: str, correct: bool) -> None:
+    assert (_verdict(block, answer) == "correct") is correct
 
 
 @pytest.mark.parametrize(("block", "answer", "verdict"), MARKED_VALUES)
