@@ -46,7 +46,14 @@ from harness.metrics.extraction_base import (
 )
 from harness.metrics.number_cues import TAKE_BACK
 from harness.metrics.numbers import word_numbers
-from harness.metrics.text_cues import CONCEDED, OUTRANKED, RANKED_BELOW, ranks_context, unframed
+from harness.metrics.text_cues import (
+    CONCEDED,
+    OUTRANKED,
+    RANKED_BELOW,
+    SPEAKER_ROLES,
+    ranks_context,
+    unframed,
+)
 
 _NEGATION = re.compile(
     r"(?i)\b(?:not|no|never|neither|nor|wrong|incorrect|false|unlike|eliminat\w*|rul(?:e|ed|ing)\s+out|"
@@ -81,12 +88,11 @@ _PLAIN_NUMBER_IN = re.compile(r"(?<![\w.,/-])-?\d+(?:\.\d+)?(?![\w,/]|\.\d)")
 
 
 #: A speaker's label opening a line ("Model A:", "Member 2 —", "Chairman B:").
-_SPEAKER_LABEL = re.compile(
-    r"(?im)^([ \t>*_]*)(?:model|member|assistant|expert|agent|judge|speaker|panelist|reviewer|chair(?:man|person)?)"
-    r"\s+[A-Z0-9]{1,3}\s*[:—–]\s*"
-)
+_SPEAKER_LABEL = re.compile(r"(?im)^([ \t>*_]*)" + SPEAKER_ROLES + r"\s+[A-Z0-9]{1,3}\s*[:—–]\s*")
 #: A speaker named by a letter inside a sentence ("Response A picked B", "Responses B and C picked
-#: C", "Member D's"): the letter names the speaker, not an option.
+#: C", "Member D's"): the letter names the speaker, not an option. Narrower than
+#: :data:`~harness.metrics.text_cues.SPEAKER_ROLES` on purpose: inside a sentence, "chair B" or "AI A"
+#: may be an option's own text.
 _SPEAKER_NAMED = re.compile(
     r"\b((?:response|model|member|juror|panelist|agent|expert|reviewer)s?\s+)([A-Z](?:\s*(?:,|and|&)\s*[A-Z])*)\b",
     re.IGNORECASE,

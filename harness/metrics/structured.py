@@ -50,7 +50,7 @@ import json
 import re
 from typing import Any
 
-from harness.metrics.text_cues import asked_words
+from harness.metrics.text_cues import SPEAKER_ROLES, asked_words
 
 #: The keys that hold the answer, in the order they are looked for.
 ANSWER_KEYS = ("answer", "final_answer", "finalanswer", "result", "value")
@@ -181,10 +181,7 @@ def asked_field(query: str | None) -> str | None:
     return m["noun"].lower()
 
 
-_ROLE = (
-    r"(?:assistant|ai|bot|model|response|reply|chair(?:man|woman|person)?|member|juror|judge|panelist|"
-    r"moderator|agent|expert|respondent)"
-)
+_ROLE = SPEAKER_ROLES
 #: A speaker's label opening a line: a role word, optionally one identifier (a capital letter, a
 #: number, a capitalised name), then a colon and text.
 SPEAKER = re.compile(

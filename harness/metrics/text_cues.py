@@ -364,11 +364,15 @@ _FILLER = frozenset(
     "false easy good great question of course definitely absolutely the a an it its it's that this here there is "
     "my in summary brief result verdict conclusion bottom line tldr".split()
 )
-#: A speaker's label before a reply ("Model B:", "Member 2 —", "Chairman:", "Round 1:"): not a value.
-_SPEAKER = re.compile(
-    r"(?i)^[\W_]*(?:model|member|assistant|chair(?:man|woman|person)?|expert|agent|judge|speaker|user|bot|ai|"
-    r"council|round|response|reply|panel|reviewer|critic|baseline|arm)\b"
+#: The roles that speak in a council's or a chat's transcript, as a regex alternation: one vocabulary for
+#: every rule that recognises a speaker's label ("Model B:", "Juror 2 —", "Chairman:"), here, in
+#: :mod:`harness.metrics.structured` and in :mod:`harness.metrics.choice_extraction`.
+SPEAKER_ROLES = (
+    r"(?:assistant|ai|bot|model|response|reply|chair(?:man|woman|person)?|member|juror|judge|panelist|"
+    r"moderator|agent|expert|respondent|speaker|reviewer)"
 )
+#: A speaker's label before a reply ("Model B:", "Member 2 —", "Chairman:", "Round 1:"): not a value.
+_SPEAKER = re.compile(r"(?i)^[\W_]*(?:" + SPEAKER_ROLES + r"|user|council|round|panel|critic|baseline|arm)\b")
 
 
 def heading(candidate: str, query: str | None = None) -> tuple[str, str] | None:
