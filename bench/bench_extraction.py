@@ -9,10 +9,10 @@ holds (expected block, answer, truly correct?) triples. Each answer goes through
 * recall = truly correct answers scored correct / truly correct answers;
 * ambiguous = answers the checker called ``ambiguous`` (never scored correct).
 
-Hostile inputs: a 128 KB and a 1 MB answer of ``"but "`` repeated (and of "answer: " repeated, and
-of unclosed fences) are scored for every type; the figure is the time per case and the ratio is
-1 MB time / 128 KB time (near 1 because answers are capped; a linear extractor without the cap
-would show 8, a quadratic one 64).
+Hostile inputs: a 128 KB and a 1 MB answer of ``"but "`` repeated (and of "answer: " repeated, of
+unclosed fences, of "if you ", "but 7 " and "Member A: 5. ") are scored for every type; the figure is
+the time per case and the ratio is 1 MB time / 128 KB time (near 1 because answers are capped; a
+linear extractor without the cap would show 8, a quadratic one 64).
 
 Run: ``python bench/run.py --only extraction``.
 
@@ -143,6 +143,10 @@ HOSTILE = {
     "but": "but ",
     "cue": "the answer is: ",
     "fence": "```python\n",
+    # round eight's shapes: hypotheticals, turns before numbers, council reports (each was quadratic once)
+    "if": "if you ",
+    "turn": "but 7 ",
+    "report": "Member A: 5. ",
 }
 HOSTILE_EXPECTED: list[dict[str, Any]] = [
     {"type": "numeric", "value": 3},
